@@ -1,0 +1,263 @@
+"""The Trainer API as typed, defaulted models: TrainJob and (Cluster)TrainingRuntime.
+
+Documents are first checked and defaulted against the CRD schemas
+(`schema.py`), which are the single source of truth for what is valid; the
+pydantic models are the typed view the passes read. Embedded Kubernetes types
+(EnvVar, ResourceRequirements, the JobSet spec) stay plain data, because the
+passes rewrite them as trees.
+
+`trainer.kubeflow.org/v1alpha1` is what upstream serves and the Kubeflow SDK
+writes; `v2alpha1` is the KEP's spelling and means the same, plus what only the
+KEP has (MPI `SSHAuthMountPath`, Intel MPI and MPICH).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from . import schema
+from .errors import InputError, InputErrors, Origin
+
+GROUP = "trainer.kubeflow.org"
+VERSIONS = ("v1alpha1", "v2alpha1")
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+DEFAULT_MANAGER = "trainer.kubeflow.org/trainjob-controller"
+KUEUE_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore")
+
+
+class ObjectMeta(_Model):
+    name: str
+    namespace: str | None = None
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
+    uid: str = ""
+
+
+class RuntimeRef(_Model):
+    name: str
+    api_group: str = GROUP
+    kind: str = "ClusterTrainingRuntime"
+
+
+class Trainer(_Model):
+    image: str | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+    env: list[dict[str, Any]] | None = None
+    num_nodes: int | None = None
+    resources_per_node: dict[str, Any] | None = None
+    num_proc_per_node: int | None = None
+
+
+class InitializerSource(_Model):
+    storage_uri: str | None = None
+    env: list[dict[str, Any]] | None = None
+    secret_ref: dict[str, Any] | None = None
+
+
+class Initializer(_Model):
+    dataset: InitializerSource | None = None
+    model: InitializerSource | None = None
+
+
+class TrainJobSpec(_Model):
+    runtime_ref: RuntimeRef
+    initializer: Initializer | None = None
+    trainer: Trainer | None = None
+    runtime_patches: list[dict[str, Any]] = []
+    suspend: bool = False
+    managed_by: str = DEFAULT_MANAGER
+    active_deadline_seconds: int | None = None
+
+
+class TrainJob(_Model):
+    api_version: str
+    kind: Literal["TrainJob"]
+    metadata: ObjectMeta
+    spec: TrainJobSpec
+    origin: Origin | None = Field(default=None, exclude=True)
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace or "default"
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+
+class EnvInjectionTarget(_Model):
+    job_name: str
+    container_names: list[str]
+
+
+class EnvInjection(_Model):
+    targets: list[EnvInjectionTarget] = []
+
+
+class TorchPolicy(_Model):
+    env_injection: EnvInjection | None = None
+
+
+class MPIPolicy(_Model):
+    num_proc_per_node: int = 1
+    mpi_implementation: str = "OpenMPI"
+    ssh_auth_mount_path: str = "/root/.ssh"
+    run_launcher_as_node: bool = False
+
+
+class FluxPolicy(_Model):
+    num_proc_per_node: int = 1
+
+
+class MLPolicy(_Model):
+    num_nodes: int | None = None
+    torch: TorchPolicy | None = None
+    mpi: MPIPolicy | None = None
+    jax: dict[str, Any] | None = None
+    xgboost: dict[str, Any] | None = None
+    flux: FluxPolicy | None = None
+
+
+class Coscheduling(_Model):
+    schedule_timeout_seconds: int = 60
+
+
+class Volcano(_Model):
+    network_topology: dict[str, Any] | None = None
+
+
+class PodGroupPolicy(_Model):
+    coscheduling: Coscheduling | None = None
+    volcano: Volcano | None = None
+
+
+class TemplateMeta(_Model):
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
+
+
+class JobSetTemplate(_Model):
+    metadata: TemplateMeta = TemplateMeta()
+    spec: dict[str, Any] = {}
+
+
+class RuntimeSpec(_Model):
+    ml_policy: MLPolicy | None = None
+    pod_group_policy: PodGroupPolicy | None = None
+    template: JobSetTemplate
+
+
+class Runtime(_Model):
+    api_version: str
+    kind: Literal["TrainingRuntime", "ClusterTrainingRuntime"]
+    metadata: ObjectMeta
+    spec: RuntimeSpec
+    origin: Origin | None = Field(default=None, exclude=True)
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+
+# ObjectMeta as the API server accepts it on input (read-only fields included,
+# so `kubectl get -o yaml` output can be compiled as is).
+_OBJECT_META = {
+    "type": "object",
+    "required": ["name"],
+    "properties": {
+        "name": {"type": "string", "maxLength": 253},
+        "generateName": {"type": "string"},
+        "namespace": {"type": "string", "maxLength": 63, "pattern": r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+        "uid": {"type": "string"},
+        "resourceVersion": {"type": "string"},
+        "generation": {"type": "integer"},
+        "creationTimestamp": {"type": "string"},
+        "deletionTimestamp": {"type": "string"},
+        "deletionGracePeriodSeconds": {"type": "integer"},
+        "selfLink": {"type": "string"},
+        "finalizers": {"type": "array", "items": {"type": "string"}},
+        "ownerReferences": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+        "managedFields": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+    },
+}
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _label_violations(labels: dict) -> list[schema.Violation]:
+    """Label keys and values as apimachinery's IsQualifiedName / IsValidLabelValue check them."""
+    out = []
+    for key, value in labels.items():
+        prefix, _, name = key.rpartition("/")
+        if not (0 < len(name) <= 63 and _LABEL_NAME.match(name)) or (
+            prefix and not (len(prefix) <= 253 and _DNS_SUBDOMAIN.match(prefix))
+        ) or key.startswith("/"):
+            out.append(schema.Violation(("metadata", "labels", key), "invalid label key", key=True))
+        if isinstance(value, str) and value and not (len(value) <= 63 and _LABEL_NAME.match(value)):
+            out.append(schema.Violation(("metadata", "labels", key), f"invalid label value {value!r}"))
+    return out
+
+
+@cache
+def _schema(name: str) -> dict:
+    """The CRD schema with ObjectMeta spelled out (the CRD leaves it to the API server)."""
+    crd = schema.load(name)
+    return {**crd, "properties": {**crd["properties"], "metadata": _OBJECT_META}}
+
+
+def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violation]:
+    name = "trainjob" if kind == "TrainJob" else "trainingruntime"
+    _, found = schema.validate(data, _schema(f"{name}.{version}"))
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and isinstance(metadata.get("labels"), dict):
+        found += _label_violations(metadata["labels"])
+    return found
+
+
+def _kep_spelling(data: dict) -> None:
+    """v2alpha1 (the KEP) spells the MPI mount path `SSHAuthMountPath`."""
+    mpi = ((data.get("spec") or {}).get("mlPolicy") or {}).get("mpi")
+    if isinstance(mpi, dict) and "SSHAuthMountPath" in mpi and "sshAuthMountPath" not in mpi:
+        mpi["sshAuthMountPath"] = mpi.pop("SSHAuthMountPath")
+
+
+def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtime | None:
+    """A typed TrainJob or runtime, None for documents of other API groups.
+
+    `namespace` is given to namespaced objects that have none (like kubectl -n).
+    """
+    if not isinstance(data, dict):
+        raise InputError(origin, (), "a Kubernetes object must be a mapping")
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if not isinstance(api_version, str) or not api_version.startswith(GROUP + "/"):
+        return None
+    version = api_version.partition("/")[2]
+    if version not in VERSIONS:
+        raise InputError(origin, ("apiVersion",), f"unsupported version {version!r}: trainc reads {GROUP}/v1alpha1 and /v2alpha1")
+    if kind not in ("TrainJob",) + RUNTIME_KINDS:
+        raise InputError(origin, ("kind",), f"unsupported kind {kind!r}: expected TrainJob, TrainingRuntime or ClusterTrainingRuntime")
+    if version == "v2alpha1" and kind != "TrainJob":
+        _kep_spelling(data)
+    violations = _violations_for(data, version, kind)
+    if violations:
+        raise InputErrors([InputError(origin, path, message, key=key) for path, message, key in violations])
+    if kind != "ClusterTrainingRuntime":
+        data["metadata"].setdefault("namespace", namespace)
+    model = TrainJob if kind == "TrainJob" else Runtime
+    return model.model_validate({**data, "origin": origin})

@@ -1,0 +1,95 @@
+"""Load inputs, register runtimes, compile every TrainJob: the `trainc build` job.
+
+All inputs are read and every error is collected before anything is written,
+so bad input never yields partial output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import api, catalog, emit, pipeline, source
+from .errors import InputError, InputErrors, TraincError
+
+
+@dataclass
+class Output:
+    """Rendered objects per TrainJob, in output order, plus notices for stderr."""
+
+    jobs: list = field(default_factory=list)  # [(TrainJob, [objects])]
+    notices: list = field(default_factory=list)
+
+    def documents(self) -> list[dict]:
+        return [obj for _, objs in self.jobs for obj in objs]
+
+
+def _documents(paths, errors):
+    for path in source.iter_files(list(paths)):
+        try:
+            yield from source.load_text(source.read(path), path)
+        except InputError as exc:
+            errors.append(exc)
+
+
+def _parse(documents, namespace: str, errors):
+    for origin, data in documents:
+        try:
+            parsed = api.parse(origin, data, namespace)
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+        except InputError as exc:
+            errors.append(exc)
+        else:
+            if parsed is not None:
+                yield parsed
+
+
+def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
+    """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
+    errors: list[InputError] = []
+    trainjobs, runtimes = [], []
+    for parsed in _parse(_documents(paths, errors), namespace, errors):
+        (trainjobs if parsed.kind == "TrainJob" else runtimes).append(parsed)
+    for parsed in _parse(_documents(runtime_paths, errors), namespace, errors):
+        if parsed.kind == "TrainJob":
+            errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
+        else:
+            runtimes.append(parsed)
+    if errors:
+        raise InputErrors(errors)
+    return trainjobs, runtimes
+
+
+def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
+    trainjobs, runtimes = load(paths, runtime_paths, namespace)
+    ctx = pipeline.Context(catalog=catalog.build(runtimes, namespace), ssh_key_seed=ssh_key_seed)
+    output, errors, seen = Output(), [], {}
+    for trainjob in sorted(trainjobs, key=lambda t: (t.namespace, t.name)):
+        key = (trainjob.namespace, trainjob.name)
+        if key in seen:
+            errors.append(InputError(trainjob.origin, ("metadata", "name"),
+                                     f"TrainJob {key[0]}/{key[1]} is defined twice (first in {seen[key].file})"))
+            continue
+        seen[key] = trainjob.origin
+        if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
+            output.notices.append(
+                f"notice: {key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob "
+                "on a worker cluster, so no objects are rendered for it"
+            )
+            continue
+        try:
+            unit = pipeline.compile_trainjob(trainjob, ctx)
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        except InputError as exc:
+            errors.append(exc)
+            continue
+        output.notices.extend(unit.notices)
+        output.jobs.append((trainjob, emit.objects(unit)))
+    if errors:
+        raise InputErrors(errors)
+    return output
+
+
+__all__ = ["Output", "build", "load", "TraincError"]

@@ -1,0 +1,65 @@
+"""Turn compiled units into Kubernetes objects and a deterministic YAML stream.
+
+Objects are data, serialized by libyaml; nothing is templated as text. The
+differences from upstream that running ahead of time calls for are made here:
+no ownerReferences (no TrainJob object exists in the cluster), a label tracing
+each object to its TrainJob, and `spec.suspend` only when true (a GitOps tool
+re-applying `suspend: false` would fight Kueue, which suspends and admits JobSets).
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from .ir import Unit
+
+TRAINJOB_LABEL = "trainer.kubeflow.org/trainjob-name"
+
+try:
+    _BaseDumper = yaml.CSafeDumper
+except AttributeError:  # PyYAML without libyaml
+    _BaseDumper = yaml.SafeDumper
+
+
+class _Dumper(_BaseDumper):
+    def ignore_aliases(self, data):
+        return True
+
+
+def _str(dumper, value: str):
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def metadata(unit: Unit, name: str, labels: dict | None = None, annotations: dict | None = None) -> dict:
+    """ObjectMeta for an object built for this unit's TrainJob."""
+    meta = {"name": name, "namespace": unit.trainjob.namespace, "labels": {**(labels or {}), TRAINJOB_LABEL: unit.name}}
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    return meta
+
+
+def jobset(unit: Unit) -> dict:
+    spec = unit.jobset
+    if unit.trainjob.spec.suspend:
+        spec = {**spec, "suspend": True}
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": metadata(unit, unit.name, unit.labels, unit.annotations),
+        "spec": spec,
+    }
+
+
+def objects(unit: Unit) -> list[dict]:
+    """Everything for one TrainJob, dependents before the JobSet that uses them."""
+    return [*unit.objects, jobset(unit)]
+
+
+def dump(documents: list[dict]) -> str:
+    if not documents:
+        return ""
+    return yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, explicit_start=True, allow_unicode=True, width=1 << 30)

@@ -1,0 +1,71 @@
+"""Errors that point at the input: file, line, column and field path.
+
+Positions are looked up only when an error is rendered, so the hot path never
+pays for them (the document is re-composed by libyaml on demand).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Path = tuple  # field path: keys (str) and list indexes (int)
+
+
+def render_path(path: Path) -> str:
+    """`spec.trainer.env[2].name`; map keys that are not identifiers go in brackets."""
+    out = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif part.replace("_", "a").replace("-", "a").isalnum() and not part[:1].isdigit():
+            out.append(f".{part}" if out else part)
+        else:
+            out.append(f"[{part}]")
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a document came from; `text` is kept to locate fields on error."""
+
+    file: str
+    index: int = 0
+    text: str | None = None
+
+
+class TraincError(Exception):
+    """An error the user can fix; never shown with a traceback."""
+
+    def render(self) -> str:
+        return str(self)
+
+
+class InputError(TraincError):
+    """A problem with one field of one input document."""
+
+    def __init__(
+        self, origin: Origin | None, path: Path, message: str, *, key: bool = False, mark: tuple[int, int] | None = None
+    ):
+        super().__init__(message)
+        self.origin, self.path, self.message, self.key, self.mark = origin, tuple(path), message, key, mark
+
+    def render(self) -> str:
+        from .source import locate
+
+        where = ""
+        if self.origin is not None:
+            line, column = self.mark or locate(self.origin, self.path, key=self.key)
+            where = f"{self.origin.file}:{line}:{column}: "
+        field = render_path(self.path)
+        return f"{where}{field}: {self.message}" if field else f"{where}{self.message}"
+
+
+class InputErrors(TraincError):
+    """Several independent input errors, reported together in input order."""
+
+    def __init__(self, errors: list[InputError]):
+        super().__init__(f"{len(errors)} errors")
+        self.errors = errors
+
+    def render(self) -> str:
+        return "\n".join(e.render() for e in self.errors)

@@ -1,0 +1,118 @@
+"""The list-map merges every pass uses, each written once (upstream pkg/apply).
+
+"Upsert" replaces an element with the same key in place, else appends it.
+"""
+
+from __future__ import annotations
+
+from . import quantity
+
+
+def _upsert(owner: dict, field: str, items, same) -> None:
+    """Upsert `items` into the list `owner[field]`, creating it only when there is something to add."""
+    if not items:
+        return
+    existing = owner.setdefault(field, [])
+    for item in items:
+        for index, current in enumerate(existing):
+            if same(current, item):
+                existing[index] = item
+                break
+        else:
+            existing.append(item)
+
+
+def _same_name(a: dict, b: dict) -> bool:
+    return a.get("name") == b.get("name")
+
+
+def _same_port(a: dict, b: dict) -> bool:
+    """Same containerPort, or the same (set) name: upstream after PR #3926 keeps other unnamed ports."""
+    return a.get("containerPort") == b.get("containerPort") or (a.get("name") is not None and a.get("name") == b.get("name"))
+
+
+def add_env(container: dict, *variables: dict) -> None:
+    _upsert(container, "env", variables, _same_name)
+
+
+def add_ports(container: dict, *ports: dict) -> None:
+    _upsert(container, "ports", ports, _same_port)
+
+
+def add_mounts(container: dict, *mounts: dict) -> None:
+    _upsert(container, "volumeMounts", mounts, lambda a, b: a.get("mountPath") == b.get("mountPath"))
+
+
+def add_volumes(pod_spec: dict, *volumes: dict) -> None:
+    _upsert(pod_spec, "volumes", volumes, _same_name)
+
+
+def value_env(name: str, value: str) -> dict:
+    return {"name": name, "value": value}
+
+
+def field_env(name: str, field_path: str) -> dict:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": field_path}}}
+
+
+def api_env(variable: dict) -> dict:
+    """A TrainJob env var as upstream re-encodes it (apply.EnvVar): only the fields it copies."""
+    source = variable.get("valueFrom")
+    if not source:
+        return {"name": variable["name"], "value": variable.get("value", "")}
+    out = {}
+    if "fieldRef" in source:
+        out["fieldRef"] = {"fieldPath": source["fieldRef"]["fieldPath"]}
+    if "resourceFieldRef" in source:
+        ref = source["resourceFieldRef"]
+        out["resourceFieldRef"] = {
+            "containerName": ref.get("containerName", ""),
+            "resource": ref["resource"],
+            "divisor": ref.get("divisor", "0"),
+        }
+    for kind in ("configMapKeyRef", "secretKeyRef"):
+        if kind in source:
+            ref = source[kind]
+            out[kind] = {"key": ref["key"], "name": ref.get("name", "")}
+            if "optional" in ref:
+                out[kind]["optional"] = ref["optional"]
+    return {"name": variable["name"], "valueFrom": out}
+
+
+def api_envs(variables) -> list:
+    return [api_env(v) for v in variables or ()]
+
+
+def merge_resources(base: dict | None, override: dict) -> dict:
+    """Strategic merge of ResourceRequirements: limits/requests merge per resource name.
+
+    Upstream keeps only limits and requests of the merged result (claims are dropped).
+    """
+    base = base or {}
+    merged = {}
+    for kind in ("limits", "requests"):
+        if kind in base or kind in override:
+            merged[kind] = {**(base.get(kind) or {}), **(override.get(kind) or {})}
+    return merged
+
+
+def gpu_count(resources: dict | None) -> int:
+    """Upstream GetNumGPUPerNode: the first resource whose name contains "gpu", requests before limits."""
+    def first_gpu(resource_list):
+        for name, value in (resource_list or {}).items():
+            if "gpu" in name.lower():
+                return quantity.parse(value).ceil()
+        return 0
+
+    resources = resources or {}
+    return first_gpu(resources.get("requests")) or max(first_gpu(resources.get("limits")), 0)
+
+
+def cpu_count(resources: dict | None) -> int:
+    """Upstream getNumCPUPerNode: requests.cpu unless zero, else limits.cpu, rounded up."""
+    resources = resources or {}
+    request = (resources.get("requests") or {}).get("cpu")
+    if request is not None and quantity.parse(request):
+        return quantity.parse(request).ceil()
+    limit = (resources.get("limits") or {}).get("cpu")
+    return quantity.parse(limit).ceil() if limit is not None else 0

@@ -1,0 +1,36 @@
+"""override: the TrainJob's trainer fields onto the trainer step (upstream Builder.Trainer).
+
+image, command (as the ML policy may have rewritten it) and args replace the
+runtime's on every trainer-step `node` container; env is upserted after the
+plugins' env, so a user value wins; resourcesPerNode is strategically merged
+(only when the runtime has an mlPolicy). With MPI runLauncherAsNode the job
+named `node` also gets env and resources, but not image/command/args.
+"""
+
+from __future__ import annotations
+
+from .. import merge
+from ..ir import NODE, TRAINER, Unit, main_container, step_of
+
+
+def override(unit: Unit, ctx) -> Unit:
+    trainer = unit.trainer
+    if trainer is None:
+        return unit
+    policy = unit.ml_policy
+    launcher_as_node = policy is not None and policy.mpi is not None and policy.mpi.run_launcher_as_node
+    command = unit.command if unit.command is not None else trainer.command
+    for rjob in unit.replicated_jobs:
+        is_trainer = step_of(rjob) == TRAINER
+        is_node = launcher_as_node and rjob.get("name") == NODE
+        container = main_container(rjob)
+        if container is None or not (is_trainer or is_node):
+            continue
+        if is_trainer:
+            for field, value in (("image", trainer.image), ("command", command), ("args", trainer.args)):
+                if value is not None:
+                    container[field] = list(value) if isinstance(value, list) else value
+        merge.add_env(container, *merge.api_envs(trainer.env))
+        if trainer.resources_per_node is not None and (is_node or (is_trainer and policy is not None)):
+            container["resources"] = merge.merge_resources(container.get("resources"), trainer.resources_per_node)
+    return unit

@@ -1,0 +1,51 @@
+"""resolve: find the TrainJob's runtime and seed the unit from its JobSet template."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..api import GROUP, RUNTIME_KINDS
+from ..errors import InputError
+from ..ir import Unit, copy_tree
+
+
+def resolve(unit: Unit, ctx) -> Unit:
+    trainjob = unit.trainjob
+    ref = trainjob.spec.runtime_ref
+    if ref.api_group != GROUP or ref.kind not in RUNTIME_KINDS:
+        raise InputError(trainjob.origin, ("spec", "runtimeRef"), f"unsupported runtime: {ref.kind}.{ref.api_group}")
+    runtime = ctx.catalog.find(ref.kind, trainjob.namespace, ref.name)
+    if runtime is None:
+        raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), _not_found(ctx.catalog, ref, trainjob.namespace))
+    notices = unit.notices
+    if runtime.kind == "ClusterTrainingRuntime" and runtime.metadata.labels.get("trainer.kubeflow.org/support") == "deprecated":
+        notices += (
+            f'warning: {trainjob.namespace}/{trainjob.name}: Referenced ClusterTrainingRuntime "{runtime.name}" is '
+            "deprecated and will be removed in a future release of Kubeflow Trainer. See runtime deprecation policy: "
+            "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy",
+        )
+    template = runtime.spec.template
+    return replace(
+        unit,
+        runtime=runtime,
+        jobset=copy_tree(template.spec),
+        labels=dict(template.metadata.labels),
+        annotations=dict(template.metadata.annotations),
+        notices=notices,
+    )
+
+
+def _not_found(catalog, ref, namespace: str) -> str:
+    if ref.kind == "TrainingRuntime":
+        message = f'TrainingRuntime "{ref.name}" not found in namespace "{namespace}"'
+        elsewhere = catalog.namespaces_with("TrainingRuntime", ref.name)
+        if elsewhere:
+            message += (
+                f" (it exists in namespace {', '.join(repr(ns) for ns in elsewhere)}; a TrainingRuntime must be in"
+                " the TrainJob's namespace, or use a ClusterTrainingRuntime)"
+            )
+        return message + "; looked in the inputs, --runtimes and the bundled runtimes"
+    message = f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, --runtimes and the bundled runtimes'
+    if catalog.namespaces_with("TrainingRuntime", ref.name):
+        message += f' (a TrainingRuntime "{ref.name}" exists: set runtimeRef.kind: TrainingRuntime)'
+    return message

@@ -1,0 +1,47 @@
+"""The ordered passes, and the driver that threads one TrainJob through them.
+
+Order follows upstream's build: the runtime is resolved (runtimePatches slot
+in right after, before any plugin); ML-policy plugins run next and own the
+env order they produce (R, T, then PET_* for Torch); the Trainer overlay comes
+after the plugins so the user's env wins and the torchtune rewrite is applied;
+gang scheduling and the network sync read the final pod counts; components
+(Secrets, ConfigMaps, PodGroups) are built last, from the finished unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .api import TrainJob
+from .catalog import Catalog
+from .ir import Unit
+from .passes.components import components
+from .passes.mlpolicy import mlpolicy
+from .passes.network import network
+from .passes.override import override
+from .passes.resolve import resolve
+
+PASSES = (
+    resolve,
+    # patch (runtimePatches) slots in here
+    mlpolicy,
+    override,
+    # initializers and podgroup slot in here
+    network,
+    components,
+)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Read-only inputs every pass may consult."""
+
+    catalog: Catalog
+    ssh_key_seed: bytes | None = None
+
+
+def compile_trainjob(trainjob: TrainJob, ctx: Context) -> Unit:
+    unit = Unit(trainjob=trainjob)
+    for run in PASSES:
+        unit = run(unit, ctx)
+    return unit

@@ -1,0 +1,1 @@
+"""Framework and gang-scheduler plugins; `registry` lists them in their fixed order."""

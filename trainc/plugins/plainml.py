@@ -1,0 +1,27 @@
+"""PlainML: no framework policy (or XGBoost/Flux, which build on it): numNodes and env only."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir, merge
+from ..ir import Unit
+
+
+def enforce(unit: Unit) -> Unit:
+    policy = unit.ml_policy
+    if policy is not None and (policy.torch or policy.mpi or policy.jax is not None):
+        return unit
+    unit = with_trainer_count(unit)
+    container = ir.trainer_container(unit)
+    if unit.trainer is not None and container is not None:
+        merge.add_env(container, *merge.api_envs(unit.trainer.env))
+    return unit
+
+
+def with_trainer_count(unit: Unit) -> Unit:
+    """The TrainJob's numNodes becomes the pod count of the first trainer job."""
+    rjob = ir.first_job_with_step(unit, ir.TRAINER)
+    if rjob is None or unit.trainer is None or unit.trainer.num_nodes is None:
+        return unit
+    return replace(unit, counts={**unit.counts, rjob["name"]: unit.trainer.num_nodes})

@@ -1,0 +1,28 @@
+"""Every plugin, in the one order trainc runs them (upstream runs them in Go map order).
+
+A plugin implements only the extension points it needs: `enforce` mutates the
+unit for its policy (EnforceMLPolicy / EnforcePodGroupPolicy) and is a no-op when
+its policy is absent; `build` returns the objects it emits beside the JobSet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import plainml, torch
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    enforce: Callable | None = None
+    build: Callable | None = None
+
+
+ML_POLICIES = (
+    Plugin("plainml", enforce=plainml.enforce),
+    Plugin("torch", enforce=torch.enforce),
+)
+GANG_SCHEDULERS = ()
+PLUGINS = ML_POLICIES + GANG_SCHEDULERS  # builders run in this order: dependents before the JobSet

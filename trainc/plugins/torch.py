@@ -1,0 +1,79 @@
+"""Torch: PET_* rendezvous env for torchrun, port 29500, envInjection, torchtune commands.
+
+Implements upstream's Torch plugin (spec §4): numProcPerNode is the TrainJob's
+value or `auto`, and `auto` without GPUs becomes the CPU count rounded up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir, merge
+from ..errors import InputError
+from ..ir import Unit
+from . import plainml, torchtune
+
+RESERVED_ENV = ("PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT")
+
+
+def proc_per_node(unit: Unit) -> tuple[int | str, int]:
+    """(numProcPerNode, GPUs per node) as upstream resolves them."""
+    resources = ir.node_resources(unit)
+    gpus = merge.gpu_count(resources)
+    if unit.trainer is not None and unit.trainer.num_proc_per_node is not None:
+        return unit.trainer.num_proc_per_node, gpus
+    if gpus == 0:
+        return max(1, merge.cpu_count(resources)), gpus
+    return "auto", gpus
+
+
+def enforce(unit: Unit) -> Unit:
+    policy = unit.ml_policy
+    if policy is None or policy.torch is None:
+        return unit
+    unit = plainml.with_trainer_count(unit)
+    trainer_job = ir.first_job_with_step(unit, ir.TRAINER)
+    nodes = unit.counts.get(trainer_job["name"], 1) if trainer_job is not None else 1
+    procs, gpus = proc_per_node(unit)
+    pet = [
+        merge.value_env("PET_NNODES", str(nodes)),
+        merge.value_env("PET_NPROC_PER_NODE", str(procs)),
+        merge.field_env("PET_NODE_RANK", ir.COMPLETION_INDEX),
+    ]
+    master = [
+        merge.value_env("PET_MASTER_ADDR", ir.coordinator(unit)),
+        merge.value_env("PET_MASTER_PORT", str(ir.TRAINER_PORT)),
+    ]
+    container = ir.trainer_container(unit) if unit.trainer is not None else None
+    if container is not None:
+        merge.add_env(container, *merge.api_envs(unit.trainer.env))
+        merge.add_env(container, *pet)
+        if unit.trainer.command == torchtune.ENTRYPOINT:
+            unit = replace(unit, command=torchtune.command(unit, nodes, procs, gpus))
+        else:
+            merge.add_env(container, *master)
+        merge.add_ports(container, {"containerPort": ir.TRAINER_PORT})
+    injection = policy.torch.env_injection
+    for target in injection.targets if injection is not None else ():
+        for name in target.container_names:
+            target_container = _find(unit, target.job_name, name)
+            if target_container is None:
+                raise InputError(
+                    unit.trainjob.origin, ("spec", "runtimeRef"),
+                    f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template',
+                )
+            merge.add_env(target_container, *ir.copy_tree(pet + master))
+    return unit
+
+
+def _find(unit: Unit, job_name: str, name: str) -> dict | None:
+    """Upstream FindContainerByPodSetName: regular containers win over init containers."""
+    rjob = next((j for j in unit.replicated_jobs if j.get("name") == job_name), None)
+    if rjob is None:
+        return None
+    spec = ir.pod_spec(rjob)
+    for group in ("containers", "initContainers"):
+        found = next((c for c in spec.get(group) or () if c.get("name") == name), None)
+        if found is not None:
+            return found
+    return None

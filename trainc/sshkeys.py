@@ -1,0 +1,115 @@
+"""SSH key pairs for the `<job>-mpi-ssh-auth` Secret of MPI TrainJobs.
+
+Upstream Kubeflow Trainer generates a fresh random ECDSA P-521 key per
+TrainJob.  trainc renders manifests ahead of time for GitOps, where a random
+key would change on every render, so keys are derived from a secret seed and
+the job's namespace and name instead.
+
+Security model: the seed is a long-lived secret held by whoever runs trainc
+(the rendering pipeline), never committed next to the rendered manifests.
+Anyone holding the seed can derive the private key of every job it was used
+for, past and future, so it deserves the same protection as those keys
+together.  Rotating the seed changes every job's key on the next render.
+The rendered Secret still contains the private key in the clear; the seed
+only removes the churn, it does not make the manifests safer to publish.
+
+The output matches what upstream writes: `ssh-privatekey` is a PEM
+`EC PRIVATE KEY` block (SEC1 DER with named curve and public key, as Go's
+`x509.MarshalECPrivateKey`), `ssh-publickey` an authorized-keys line without
+comment, ending in a newline (as Go's `ssh.MarshalAuthorizedKey`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+MIN_SEED_BYTES = 32
+
+# Domain separation: changing it (or the encoding below) changes every key.
+_SALT = b"trainc/mpi-ssh-auth/v1"
+# Order n of the P-521 base point (SEC 2, section 2.6.1).  Pinned here rather
+# than read from a library so that the derivation is fixed by this file.
+_P521_ORDER = int(
+    "01ff" "ffffffff" "ffffffff" "ffffffff" "ffffffff" "ffffffff" "ffffffff"
+    "ffffffff" "fffffffa" "51868783" "bf2f966b" "7fcc0148" "f709a5d0" "3bb5c9b8"
+    "899c47ae" "bb6fb71e" "91386409",
+    16,
+)
+# 66 bytes cover the 521-bit order; 16 more make the modular bias negligible.
+_OKM_BYTES = 66 + 16
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    """Contents of the two Secret keys; repr shows only the public half."""
+
+    private_pem: bytes = field(repr=False)
+    public_line: bytes
+
+
+def _check_seed(seed: bytes) -> None:
+    # Messages state sizes only: the seed must never reach a log.
+    if not isinstance(seed, bytes):
+        raise TypeError("seed must be bytes")
+    if not seed:
+        raise ValueError("seed is empty")
+    if len(seed) < MIN_SEED_BYTES:
+        raise ValueError(
+            f"seed is {len(seed)} bytes; at least {MIN_SEED_BYTES} are required"
+        )
+
+
+def load_seed(path: str | os.PathLike[str]) -> bytes:
+    """Read a seed file as raw bytes (no newline stripping) and validate it."""
+    with open(path, "rb") as f:
+        seed = f.read()
+    try:
+        _check_seed(seed)
+    except ValueError as e:
+        raise ValueError(f"seed file {os.fspath(path)!r}: {e}") from None
+    return seed
+
+
+def derive_keypair(seed: bytes, namespace: str, name: str) -> KeyPair:
+    """Derive the key pair of TrainJob `namespace/name` from `seed`.
+
+    HKDF-SHA512 (salt `_SALT`, info = the UTF-8 namespace and name, each
+    prefixed by its 4-byte big-endian length) yields 82 bytes c, and the
+    private scalar is d = c mod (n-1) + 1, as in FIPS 186-5 A.2.1 ("extra
+    random bits").  c has 656 bits against the 521-bit order n, so d is in
+    [1, n-1] and its distance from uniform is below 2**-134: negligible.
+    """
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    _check_seed(seed)
+    if not namespace or not name:
+        raise ValueError("namespace and name must be non-empty")
+    info = b"".join(
+        len(part).to_bytes(4, "big") + part
+        for part in (namespace.encode(), name.encode())
+    )
+    okm = HKDF(
+        algorithm=hashes.SHA512(), length=_OKM_BYTES, salt=_SALT, info=info
+    ).derive(seed)
+    scalar = int.from_bytes(okm, "big") % (_P521_ORDER - 1) + 1
+    return _keypair(ec.derive_private_key(scalar, ec.SECP521R1()))
+
+
+def random_keypair() -> KeyPair:
+    """A fresh random key pair, as upstream makes per TrainJob."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return _keypair(ec.generate_private_key(ec.SECP521R1()))
+
+
+def _keypair(key) -> KeyPair:
+    from cryptography.hazmat.primitives import serialization as s
+
+    private_pem = key.private_bytes(
+        s.Encoding.PEM, s.PrivateFormat.TraditionalOpenSSL, s.NoEncryption()
+    )
+    public = key.public_key().public_bytes(s.Encoding.OpenSSH, s.PublicFormat.OpenSSH)
+    return KeyPair(private_pem=private_pem, public_line=public + b"\n")

@@ -1,0 +1,241 @@
+"""Kubernetes strategic merge patch, as upstream applies TrainJob ``runtimePatches``.
+
+kubeflow/trainer (``pkg/runtime/core/trainingruntime.go: mergeRuntimePatches``) marshals the
+current JobSet spec and each patch's ``template.spec`` to JSON and calls
+``strategicpatch.StrategicMergePatch(source, patch, jobsetv1alpha2.JobSetSpec{})``
+(k8s.io/apimachinery v0.36.3, sigs.k8s.io/jobset v0.12.0). This module ports that JSON-level
+algorithm (``mergeMap`` / ``mergeSlice`` / ``normalizeElementOrder`` in
+``pkg/util/strategicpatch/patch.go``) to plain dicts and lists, with the Go struct tags written
+out by hand as a schema.
+
+A schema describes one Go struct: a dict from JSON field name to either a nested schema (a
+struct field whose subtree holds tagged lists) or a :class:`MergeList` (a ``patchStrategy:"merge"``
+list). Fields the schema does not name behave like untagged Go fields: objects merge recursively,
+lists are replaced, scalars are replaced. Upstream fails on JSON keys that are not Go fields at
+all; that cannot happen there because both documents are marshalled from typed structs, so the
+untagged-field behaviour is the right fallback for input that was not decoded through Go types.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Mapping, NamedTuple
+
+
+class MergeList(NamedTuple):
+    """A list tagged ``patchStrategy:"merge"``.
+
+    ``key`` is the ``patchMergeKey`` (``None`` for a list of scalars, merged as a set); ``item``
+    is the schema of one element.
+    """
+
+    key: str | None = None
+    item: Mapping[str, Any] = {}
+
+
+# metav1.ObjectMeta (apimachinery pkg/apis/meta/v1/types.go).
+OBJECT_META: dict[str, Any] = {"finalizers": MergeList(), "ownerReferences": MergeList("uid")}
+
+# core/v1 Container (k8s.io/api core/v1/types.go); EphemeralContainerCommon has the same tags.
+CONTAINER: dict[str, Any] = {
+    "ports": MergeList("containerPort"),
+    "env": MergeList("name"),
+    "volumeMounts": MergeList("mountPath"),
+    "volumeDevices": MergeList("devicePath"),
+}
+
+# core/v1 Volume: VolumeSource is inlined and untagged except for the ephemeral PVC template's
+# ObjectMeta.
+VOLUME: dict[str, Any] = {"ephemeral": {"volumeClaimTemplate": {"metadata": OBJECT_META}}}
+
+# core/v1 PodSpec, every tagged field. "merge,retainKeys" (volumes, resourceClaims) acts as
+# "merge" because retainKeys only matters with a $retainKeys directive, which is rejected here.
+POD_SPEC: dict[str, Any] = {
+    "volumes": MergeList("name", VOLUME),
+    "initContainers": MergeList("name", CONTAINER),
+    "containers": MergeList("name", CONTAINER),
+    "ephemeralContainers": MergeList("name", CONTAINER),
+    "imagePullSecrets": MergeList("name"),
+    "hostAliases": MergeList("ip"),
+    "topologySpreadConstraints": MergeList("topologyKey"),
+    "schedulingGates": MergeList("name"),
+    "resourceClaims": MergeList("name"),
+}
+
+# batch/v1 JobTemplateSpec -> JobSpec.template (core/v1 PodTemplateSpec); JobSpec has no tags.
+JOB_TEMPLATE: dict[str, Any] = {
+    "metadata": OBJECT_META,
+    "spec": {"template": {"metadata": OBJECT_META, "spec": POD_SPEC}},
+}
+
+# jobset v1alpha2 JobSetSpec (api/jobset/v1alpha2/jobset_types.go): replicatedJobs and
+# ReplicatedJob.dependsOn merge by name.
+JOBSET_SPEC: dict[str, Any] = {
+    "replicatedJobs": MergeList("name", {"template": JOB_TEMPLATE, "dependsOn": MergeList("name")}),
+}
+
+# trainer's resourceRequirementsPatchMeta (pkg/util/trainingruntime), used for resourcesPerNode:
+# limits/requests merge per resource name, claims merge by name (core/v1 leaves claims untagged).
+RESOURCE_REQUIREMENTS: dict[str, Any] = {"claims": MergeList("name")}
+
+_DIRECTIVE_KEYS = ("$patch", "$retainKeys")
+_DIRECTIVE_PREFIXES = ("$setElementOrder/", "$deleteFromPrimitiveList/")
+
+
+def merge(original: Any, patch: Any, schema: Mapping[str, Any] = JOBSET_SPEC) -> dict:
+    """Return ``original`` with the strategic merge ``patch`` applied; neither input is mutated.
+
+    ``None`` stands for a ``null`` document (an empty object upstream). Patch directives
+    (``$patch``, ``$retainKeys``, ``$setElementOrder/…``, ``$deleteFromPrimitiveList/…``) never
+    occur in patches marshalled from typed structs and raise ValueError, as do inputs upstream
+    rejects (non-object documents, merge-list elements lacking the merge key, mixed element types).
+    """
+    original = {} if original is None else original
+    patch = {} if patch is None else patch
+    if not isinstance(original, dict) or not isinstance(patch, dict):
+        raise ValueError("strategic merge: original and patch must be JSON objects")
+    _reject_directives(patch)
+    return _merge_map(copy.deepcopy(original), copy.deepcopy(patch), schema)
+
+
+def _reject_directives(value: Any) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _DIRECTIVE_KEYS or str(key).startswith(_DIRECTIVE_PREFIXES):
+                raise ValueError(f"strategic merge: patch directive {key!r} is not supported")
+            _reject_directives(item)
+    elif isinstance(value, list):
+        for item in value:
+            _reject_directives(item)
+
+
+def _json_type(value: Any) -> str:
+    """The Go type encoding/json decodes ``value`` into; upstream compares these, not values."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "float64"
+    return type(value).__name__
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Go ``==`` on decoded JSON values (``true`` is not ``1``)."""
+    return _json_type(a) == _json_type(b) and a == b
+
+
+def _discard_nulls(value: Any) -> Any:
+    """discardNullValuesFromPatch: drop null object members anywhere (list elements stay)."""
+    if isinstance(value, dict):
+        for key in [k for k, v in value.items() if v is None]:
+            del value[key]
+        for item in value.values():
+            _discard_nulls(item)
+    elif isinstance(value, list):
+        for item in value:
+            _discard_nulls(item)
+    return value
+
+
+def _merge_map(original: dict, patch: dict, schema: Mapping[str, Any]) -> dict:
+    """mergeMap with IgnoreUnmatchedNulls: null deletes, objects recurse, tagged lists merge.
+
+    A patch value with no same-typed original counterpart is taken with its null object members
+    discarded, while an untagged list that replaces an original list is taken verbatim.
+    """
+    for key, value in patch.items():
+        if value is None:
+            original.pop(key, None)
+            continue
+        current = original.get(key)
+        field = schema.get(key)
+        if key in original and isinstance(current, dict) and isinstance(value, dict):
+            original[key] = _merge_map(current, value, field if isinstance(field, dict) else {})
+        elif key in original and isinstance(current, list) and isinstance(value, list):
+            original[key] = _merge_list(current, value, field) if isinstance(field, MergeList) else value
+        else:
+            original[key] = _discard_nulls(value)
+    return original
+
+
+def _merge_list(original: list, patch: list, field: MergeList) -> list:
+    """mergeSlice: merge objects by key (or union scalars), then restore strategic-merge order.
+
+    A patch element whose key matches an element of the working list merges into it (including
+    one appended earlier by the same patch); otherwise it is appended verbatim. The final order
+    comes from :func:`_normalize_order`, whatever the working order was.
+    """
+    if not original and not patch:
+        return original
+    key = field.key
+    if (_element_type(original + patch) == "dict") != (key is not None):
+        raise ValueError(f"strategic merge: list elements do not fit merge key {key!r}")
+    if key is None:
+        merged = []
+        for item in original + patch:
+            if _index(merged, item, None) < 0:
+                merged.append(item)
+    else:
+        if any(key not in item for item in original + patch):
+            raise ValueError(f"strategic merge: list element lacks merge key {key!r}")
+        merged = list(original)
+        for item in patch:
+            pos = _index(merged, item, key)
+            if pos < 0:
+                merged.append(item)
+            else:
+                merged[pos] = _merge_map(merged[pos], item, field.item)
+    in_patch = [_index(patch, item, key) >= 0 for item in merged]
+    patch_items = [m for m, hit in zip(merged, in_patch) if hit]
+    server_only = [m for m, hit in zip(merged, in_patch) if not hit]
+    return _normalize_order(patch_items, server_only, patch, original, key)
+
+
+def _normalize_order(patch_items: list, server_only: list, patch: list, original: list,
+                     key: str | None) -> list:
+    """normalizeElementOrder + mergeSortedSlice.
+
+    Patch items are sorted by their position in the patch, server-only items by their position
+    in the original; then the two runs are interleaved: the next server-only item is emitted
+    first only when both it and the next patch item exist in the original and it comes earlier
+    there. Hence a patch item that is new to the list is emitted as soon as it is reached,
+    ahead of any remaining server-only items (``[A, B] + [C, A=9] -> [C, A, B]``).
+    """
+    patch_items = sorted(patch_items, key=lambda item: _index(patch, item, key))
+    server_only = sorted(server_only, key=lambda item: _index(original, item, key))
+    out: list = []
+    i = j = 0
+    while i < len(server_only) or j < len(patch_items):
+        if j < len(patch_items) and i < len(server_only):
+            li = _index(original, server_only[i], key)
+            ri = _index(original, patch_items[j], key)
+            take_left = li >= 0 and ri >= 0 and li < ri
+        else:
+            take_left = i < len(server_only)
+        if take_left:
+            out.append(server_only[i])
+            i += 1
+        else:
+            out.append(patch_items[j])
+            j += 1
+    return out
+
+
+def _element_type(items: list) -> str:
+    """sliceElementType: merge lists need elements of one JSON type, and no nested lists."""
+    types = {_json_type(item) for item in items}
+    if len(types) != 1 or types & {"list", "NoneType"}:
+        raise ValueError(f"strategic merge: unsupported list element types {sorted(types)}")
+    return types.pop()
+
+
+def _ident(item: Any, key: str | None) -> Any:
+    return item[key] if key is not None else item
+
+
+def _index(items: list, item: Any, key: str | None) -> int:
+    """Position of the first element with the same merge-key value (or scalar), else -1."""
+    target = _ident(item, key)
+    for pos, candidate in enumerate(items):
+        if _same(_ident(candidate, key), target):
+            return pos
+    return -1
