@@ -498,47 +498,98 @@ def test_pod_spec_schema_matches_jobset_path():
 
 # --- kubectl oracle -----------------------------------------------------------------------
 
-ORACLE_CASES = {
-    "env-order-1": ({"containers": [container(env=env("A=1", "B=2"))]}, {"containers": [container(env=env("C=3", "A=9"))]}),
-    "env-order-2": ({"containers": [container(env=env("A", "B", "C", "D"))]}, {"containers": [container(env=env("C=30", "E"))]}),
-    "env-order-3": ({"containers": [container(env=env("A", "B", "C", "D"))]}, {"containers": [container(env=env("E", "B=20"))]}),
-    "env-reorder": ({"containers": [container(env=env("A", "B", "C"))]}, {"containers": [container(env=env("C", "A"))]}),
-    "env-dup-original": ({"containers": [container(env=env("A=1", "A=2", "B"))]}, {"containers": [container(env=env("X", "A=3"))]}),
-    "env-dup-patch": ({"containers": [container(env=env("A"))]}, {"containers": [container(env=env("B=1", "B=2"))]}),
-    "containers": (
-        {"containers": [container("a", image="i"), container("b", image="j", args=["x"])],
-         "initContainers": [container("init", image="k")]},
-        {"containers": [container("c", env=env("X=1")), container("a", securityContext={"runAsUser": 0})],
-         "initContainers": [container("pre"), container("init", env=env("Y=2"))]},
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def env_case(original, patch):
+    return {"containers": [container(env=original)]}, {"containers": [container(env=patch)]}
+
+
+def mounts(*specs):
+    """mounts("v:/a", ...) -> volumeMounts entries."""
+    return [dict(zip(("name", "mountPath"), spec.split(":"))) for spec in specs]
+
+
+ORACLE_CASES = [
+    pytest.param(*env_case(env("A=1", "B=2"), env("C=3", "A=9")), id="env-order-1"),
+    pytest.param(*env_case(env("A", "B", "C", "D"), env("C=30", "E")), id="env-order-2"),
+    pytest.param(*env_case(env("A", "B", "C", "D"), env("E", "B=20")), id="env-order-3"),
+    pytest.param(*env_case(env("A", "B", "C"), env("C", "A")), id="env-reorder"),
+    pytest.param(*env_case(env("A=1", "A=2", "B"), env("X", "A=3")), id="env-dup-original"),
+    pytest.param(*env_case(env("A"), env("B=1", "B=2")), id="env-dup-patch"),
+    pytest.param(
+        {
+            "containers": [container("a", image="i"), container("b", image="j", args=["x"])],
+            "initContainers": [container("init", image="k")],
+        },
+        {
+            "containers": [
+                container("c", env=env("X=1")),
+                container("a", securityContext={"runAsUser": 0}),
+            ],
+            "initContainers": [container("pre"), container("init", env=env("Y=2"))],
+        },
+        id="containers",
     ),
-    "volumes-and-mounts": (
-        {"volumes": [{"name": "scratch", "emptyDir": {}}, {"name": "data", "emptyDir": {}}],
-         "containers": [container(volumeMounts=[{"name": "scratch", "mountPath": "/s"}, {"name": "data", "mountPath": "/d"}])]},
-        {"volumes": [{"name": "cfg", "configMap": {"name": "c"}}, {"name": "data", "persistentVolumeClaim": {"claimName": "p"}}],
-         "containers": [container(volumeMounts=[{"name": "cfg", "mountPath": "/d", "readOnly": True}, {"name": "cfg", "mountPath": "/c"}])]},
+    pytest.param(
+        {
+            "volumes": [{"name": "scratch", "emptyDir": {}}, {"name": "data", "emptyDir": {}}],
+            "containers": [container(volumeMounts=mounts("scratch:/s", "data:/d"))],
+        },
+        {
+            "volumes": [
+                {"name": "cfg", "configMap": {"name": "c"}},
+                {"name": "data", "persistentVolumeClaim": {"claimName": "p"}},
+            ],
+            "containers": [container(volumeMounts=mounts("cfg:/d", "cfg:/c"))],
+        },
+        id="volumes-and-mounts",
     ),
-    "scheduling": (
-        {"nodeSelector": {"a": "1", "b": "2"}, "tolerations": [{"key": "x", "operator": "Exists"}],
-         "imagePullSecrets": named("r1"), "schedulingGates": named("g1", "g2"), "serviceAccountName": "sa",
-         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-             {"matchExpressions": [{"key": "k", "operator": "In", "values": ["1", "2"]}]}]}},
-             "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-                 {"weight": 1, "podAffinityTerm": {"topologyKey": "zone"}}]}}},
-        {"nodeSelector": {"a": None, "c": "3"}, "tolerations": [{"key": "y", "value": None, "operator": "Equal"}],
-         "imagePullSecrets": named("r2", "r1"), "schedulingGates": named("g3"), "serviceAccountName": None,
-         "terminationGracePeriodSeconds": 5,
-         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-             {"matchExpressions": [{"key": "k", "operator": "In", "values": ["3"]}]}]}}}},
+    pytest.param(
+        {
+            "nodeSelector": {"a": "1", "b": "2"},
+            "tolerations": [{"key": "x", "operator": "Exists"}],
+            "imagePullSecrets": named("r1"),
+            "schedulingGates": named("g1", "g2"),
+            "serviceAccountName": "sa",
+            "affinity": {
+                "nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [node_term("k")]}},
+                "podAffinity": {PREFERRED: [{"weight": 1}]},
+            },
+        },
+        {
+            "nodeSelector": {"a": None, "c": "3"},
+            "tolerations": [{"key": "y", "value": None, "operator": "Equal"}],
+            "imagePullSecrets": named("r2", "r1"),
+            "schedulingGates": named("g3"),
+            "serviceAccountName": None,
+            "terminationGracePeriodSeconds": 5,
+            "affinity": {"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [node_term("j")]}}},
+        },
+        id="scheduling",
     ),
-    "security-contexts-and-nulls": (
-        {"securityContext": {"runAsUser": 1, "supplementalGroups": [1, 2], "sysctls": [{"name": "a", "value": "1"}]},
-         "containers": [container(securityContext={"capabilities": {"add": ["A"], "drop": ["ALL"]}, "privileged": True})]},
-        {"securityContext": {"runAsGroup": 2, "supplementalGroups": [3], "runAsUser": None},
-         "containers": [container(securityContext={"capabilities": {"add": ["B"]}, "privileged": None},
-                                  env=env("X"), volumeMounts=[{"name": "v", "mountPath": "/v", "subPath": None}])],
-         "volumes": [{"name": "v", "hostPath": {"path": "/h", "type": None}}]},
+    pytest.param(
+        {
+            "securityContext": {"runAsUser": 1, "supplementalGroups": [1, 2]},
+            "containers": [
+                container(securityContext={"capabilities": {"add": ["A"]}, "privileged": True})
+            ],
+        },
+        {
+            "securityContext": {"runAsGroup": 2, "supplementalGroups": [3], "runAsUser": None},
+            "containers": [
+                container(
+                    securityContext={"capabilities": {"add": ["B"]}, "privileged": None},
+                    env=[{"name": "X", "value": None}],
+                    volumeMounts=[{"name": "v", "mountPath": "/v", "subPath": None}],
+                )
+            ],
+            "volumes": [{"name": "v", "hostPath": {"path": "/h", "type": None}}],
+        },
+        id="security-contexts-and-nulls",
     ),
-}
+]
 
 
 def kubectl_patch(pod_template, patch_template, tmp_path):
@@ -548,22 +599,28 @@ def kubectl_patch(pod_template, patch_template, tmp_path):
         if os.environ.get("CI") == "true":
             pytest.fail("kubectl is required for the strategic-merge oracle tests when CI=true")
         pytest.skip("kubectl not installed: oracle comparison needs `kubectl patch --local`")
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "oracle"}, "spec": {"template": pod_template}}
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "oracle"},
+        "spec": {"template": pod_template},
+    }
     path = tmp_path / "job.json"
     path.write_text(json.dumps(job))
+    patch = json.dumps({"spec": {"template": patch_template}})
     out = subprocess.run(
-        [kubectl, "patch", "--local", "--type", "strategic", "-o", "json",
-         "-p", json.dumps({"spec": {"template": patch_template}}), "-f", str(path)],
+        [kubectl, "patch", "--local", "--type", "strategic", "-o", "json", "-p", patch,
+         "-f", str(path)],
         check=True, capture_output=True, text=True, timeout=60,
     )
     return json.loads(out.stdout)["spec"]["template"]
 
 
-@pytest.mark.parametrize("case", sorted(ORACLE_CASES))
-def test_matches_kubectl(case, tmp_path):
-    pod_spec, patch_spec = ORACLE_CASES[case]
-    pod_template = {"metadata": {"labels": {"a": "1"}, "finalizers": ["f1", "f2"]}, "spec": pod_spec}
-    patch_template = {"metadata": {"labels": {"b": "2"}, "finalizers": ["f3", "f1"]}, "spec": patch_spec}
-    expected = kubectl_patch(pod_template, patch_template, tmp_path)
-    ours = merge(jobset(pod_spec, pod_meta=pod_template["metadata"]), jobset(patch_spec, pod_meta=patch_template["metadata"]))
+@pytest.mark.parametrize("pod_spec, patch_spec", ORACLE_CASES)
+def test_matches_kubectl(pod_spec, patch_spec, tmp_path):
+    pod_meta = {"labels": {"a": "1"}, "finalizers": ["f1", "f2"]}
+    patch_meta = {"labels": {"b": "2"}, "finalizers": ["f3", "f1"]}
+    pod_template = {"metadata": pod_meta, "spec": pod_spec}
+    expected = kubectl_patch(pod_template, {"metadata": patch_meta, "spec": patch_spec}, tmp_path)
+    ours = merge(jobset(pod_spec, pod_meta=pod_meta), jobset(patch_spec, pod_meta=patch_meta))
     assert ours["replicatedJobs"][0]["template"]["spec"]["template"] == expected

@@ -11,9 +11,10 @@ out by hand as a schema.
 A schema describes one Go struct: a dict from JSON field name to either a nested schema (a
 struct field whose subtree holds tagged lists) or a :class:`MergeList` (a ``patchStrategy:"merge"``
 list). Fields the schema does not name behave like untagged Go fields: objects merge recursively,
-lists are replaced, scalars are replaced. Upstream fails on JSON keys that are not Go fields at
-all; that cannot happen there because both documents are marshalled from typed structs, so the
-untagged-field behaviour is the right fallback for input that was not decoded through Go types.
+lists are replaced, scalars are replaced. Upstream instead errors when both documents hold an
+object or list under a key that is no Go field; that cannot happen there because both documents
+are marshalled from typed structs, so the untagged-field behaviour is the fallback for input that
+was not decoded through Go types.
 """
 
 from __future__ import annotations
@@ -139,8 +140,9 @@ def _discard_nulls(value: Any) -> Any:
 def _merge_map(original: dict, patch: dict, schema: Mapping[str, Any]) -> dict:
     """mergeMap with IgnoreUnmatchedNulls: null deletes, objects recurse, tagged lists merge.
 
-    A patch value with no same-typed original counterpart is taken with its null object members
-    discarded, while an untagged list that replaces an original list is taken verbatim.
+    Any other patch value replaces the original one with its null object members discarded,
+    except that an untagged list replacing an original list is taken verbatim, nulls included
+    (mergeSliceHandler returns the patch list as is).
     """
     for key, value in patch.items():
         if value is None:
@@ -148,10 +150,11 @@ def _merge_map(original: dict, patch: dict, schema: Mapping[str, Any]) -> dict:
             continue
         current = original.get(key)
         field = schema.get(key)
-        if key in original and isinstance(current, dict) and isinstance(value, dict):
+        if isinstance(current, dict) and isinstance(value, dict):
             original[key] = _merge_map(current, value, field if isinstance(field, dict) else {})
-        elif key in original and isinstance(current, list) and isinstance(value, list):
-            original[key] = _merge_list(current, value, field) if isinstance(field, MergeList) else value
+        elif isinstance(current, list) and isinstance(value, list):
+            merged = isinstance(field, MergeList)
+            original[key] = _merge_list(current, value, field) if merged else value
         else:
             original[key] = _discard_nulls(value)
     return original

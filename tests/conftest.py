@@ -1,0 +1,46 @@
+"""Shared test fixtures: the golden-case snapshot extension and paths."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden"
+SHARED = ROOT.parent / "shared"
+ORACLE = SHARED / "oracle" / "validate_manifests.py"
+GOLDEN_SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
+IN_CI = os.environ.get("CI") == "true"
+
+
+def need(condition: bool, reason: str) -> None:
+    """Skip when a tool or file is missing locally; in CI (which installs it all) fail instead."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{reason} (CI installs it, so this is a failure there)")
+    pytest.skip(reason)
+
+
+class GoldenExtension(SingleFileSnapshotExtension):
+    """Stores a case's expected output as golden/<case>/expected.out.yaml, beside its inputs."""
+
+    file_extension = "out.yaml"
+    _write_mode = WriteMode.TEXT
+
+    @classmethod
+    def dirname(cls, *, test_location) -> str:
+        case = test_location.testname.partition("[")[2].rstrip("]")
+        return str(GOLDEN / case)
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location, index=0) -> str:
+        return "expected"
+
+
+@pytest.fixture
+def golden(snapshot):
+    return snapshot.use_extension(GoldenExtension)

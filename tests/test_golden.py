@@ -1,0 +1,38 @@
+"""Golden cases: golden/<case>/*.yaml are the inputs, expected.out.yaml the rendered output.
+
+Regenerate after an intended change with `pytest tests/test_golden.py --snapshot-update`
+and review the diff of golden/ as the spec of the change.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import GOLDEN, GOLDEN_SEED, ORACLE, need
+from trainc.build import build
+from trainc.emit import dump
+
+CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+
+
+def inputs(case: str) -> list[str]:
+    return sorted(str(p) for p in (GOLDEN / case).glob("*.yaml") if not p.name.endswith(".out.yaml"))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case, golden):
+    output = build(inputs(case), ssh_key_seed=GOLDEN_SEED)
+    assert dump(output.documents()) == golden
+
+
+def test_golden_outputs_validate_against_real_crds():
+    need(ORACLE.exists(), f"the CRD oracle {ORACLE} is not beside this checkout")
+    expected = sorted(str(p) for p in GOLDEN.glob("*/expected.out.yaml"))
+    assert expected, "no golden outputs"
+    result = subprocess.run(
+        [sys.executable, str(ORACLE), "--require-core", *expected], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
