@@ -46,9 +46,12 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _BaseLoader.construct_yaml_map)
 
 def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
+    message = f"invalid YAML: {getattr(exc, 'problem', None) or exc}"
+    context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and context_mark is not None and context_mark is not mark:
+        message += f" ({context} at line {context_mark.line + 1}, column {context_mark.column + 1})"
     where = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-    return InputError(origin, (), f"invalid YAML: {problem}", mark=where)
+    return InputError(origin, (), message, mark=where)
 
 
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:

@@ -1,0 +1,173 @@
+"""The `trainc build` contract: exit codes, exact error lines, nothing on stdout on error, determinism."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TRAINJOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  runtimeRef:
+    name: {runtime}
+{extra}"""
+
+
+def trainjob(name="demo", namespace="team-a", runtime="torch-distributed", extra="  trainer:\n    numNodes: 2\n"):
+    return TRAINJOB.format(name=name, namespace=namespace, runtime=runtime, extra=extra)
+
+
+def run(*args, cwd=None, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "trainc", *args], capture_output=True, text=True, cwd=cwd, input=stdin, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return name
+
+
+def assert_error(result, line: str):
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.strip() == line
+
+
+def test_builds_the_example():
+    result = run("build", "examples/torch-ddp.yaml", cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "kind: JobSet" in result.stdout and "ownerReferences" not in result.stdout
+
+
+def test_yaml_syntax_error(tmp_path):
+    name = write(tmp_path, "jobs/a.yaml", trainjob() + "  bad: [unclosed\n")
+    assert_error(run("build", name, cwd=tmp_path), (
+        "jobs/a.yaml:12:1: invalid YAML: did not find expected ',' or ']' "
+        "(while parsing a flow sequence at line 11, column 8)"
+    ))
+
+
+def test_duplicate_key(tmp_path):
+    name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numNodes: 2\n    numNodes: 3\n"))
+    assert_error(run("build", name, cwd=tmp_path), 'a.yaml:11:5: invalid YAML: duplicate key "numNodes"')
+
+
+def test_unknown_field(tmp_path):
+    name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numNodez: 2\n"))
+    assert_error(run("build", name, cwd=tmp_path), "a.yaml:10:5: spec.trainer.numNodez: unknown field")
+
+
+def test_wrong_type(tmp_path):
+    name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numNodes: two\n"))
+    assert_error(run("build", name, cwd=tmp_path), "a.yaml:10:15: spec.trainer.numNodes: must be an integer, not string")
+
+
+def test_cel_rule(tmp_path):
+    name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numProcPerNode: 0\n"))
+    assert_error(
+        run("build", name, cwd=tmp_path),
+        "a.yaml:10:21: spec.trainer.numProcPerNode: numProcPerNode must be greater than or equal to 1",
+    )
+
+
+def test_missing_runtime(tmp_path):
+    name = write(tmp_path, "a.yaml", trainjob(runtime="nope"))
+    assert_error(
+        run("build", name, cwd=tmp_path),
+        'a.yaml:8:11: spec.runtimeRef.name: ClusterTrainingRuntime "nope" not found; '
+        "looked in the inputs, --runtimes and the bundled runtimes",
+    )
+
+
+def test_training_runtime_in_another_namespace(tmp_path):
+    runtime = (ROOT / "runtimes/torch-distributed.yaml").read_text()
+    runtime = runtime.replace("kind: ClusterTrainingRuntime", "kind: TrainingRuntime").replace(
+        "  name: torch-distributed\n", "  name: mine\n  namespace: team-b\n"
+    )
+    write(tmp_path, "runtimes/mine.yaml", runtime)
+    name = write(tmp_path, "a.yaml", trainjob(runtime="mine\n    kind: TrainingRuntime"))
+    assert_error(
+        run("build", name, "--runtimes", "runtimes", cwd=tmp_path),
+        'a.yaml:8:11: spec.runtimeRef.name: TrainingRuntime "mine" not found in namespace "team-a" '
+        "(it exists in namespace 'team-b'; a TrainingRuntime must be in the TrainJob's namespace, or use a "
+        "ClusterTrainingRuntime); looked in the inputs, --runtimes and the bundled runtimes",
+    )
+
+
+def test_errors_from_several_files_all_reported(tmp_path):
+    write(tmp_path, "in/a.yaml", trainjob(name="a", extra="  trainer:\n    numNodez: 2\n"))
+    write(tmp_path, "in/b.yaml", trainjob(name="b", extra="  suspend: maybe\n"))
+    result = run("build", "in", cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "in/a.yaml:10:5: spec.trainer.numNodez: unknown field",
+        "in/b.yaml:9:12: spec.suspend: must be a boolean, not string",
+    ]
+
+
+def test_usage_error_exits_2():
+    assert run("build").returncode == 2
+    assert run("frobnicate").returncode == 2
+
+
+def test_unreadable_path(tmp_path):
+    result = run("build", "missing.yaml", cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("missing.yaml:1:1: cannot read")
+
+
+def test_stdin(tmp_path):
+    result = run("build", "-", stdin=trainjob())
+    assert result.returncode == 0, result.stderr
+    assert "name: demo" in result.stdout
+
+
+def test_output_is_identical_across_runs_and_file_order(tmp_path):
+    for index, name in enumerate(["zeta", "alpha", "mid"]):
+        write(tmp_path, f"in/{index}-{name}.yaml", trainjob(name=name, namespace=f"ns-{2 - index}"))
+    write(tmp_path, "in/sub/extra.yaml", trainjob(name="beta") + "---\n" + trainjob(name="aaa", namespace="ns-2"))
+    first = run("build", "in", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = run("build", "in", cwd=tmp_path)
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "in").rglob("*.yaml"))
+    reversed_order = run("build", *reversed(files), cwd=tmp_path)
+    assert first.stdout == again.stdout == reversed_order.stdout
+    names = [line.split(": ")[1] for line in first.stdout.splitlines() if line.startswith("  name: ")]
+    assert names == ["mid", "alpha", "aaa", "zeta", "beta"]  # namespace, then name
+
+
+def test_output_dir_writes_one_file_per_trainjob(tmp_path):
+    write(tmp_path, "a.yaml", trainjob(name="one") + "---\n" + trainjob(name="two", namespace="ns-b"))
+    result = run("build", "a.yaml", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == ""
+    assert sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*")) == [
+        "ns-b", "ns-b/two.yaml", "team-a", "team-a/one.yaml",
+    ]
+
+
+def test_no_partial_output_dir_on_error(tmp_path):
+    write(tmp_path, "a.yaml", trainjob(name="good") + "---\n" + trainjob(name="bad", runtime="nope"))
+    result = run("build", "a.yaml", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 1 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
+def test_output_is_accepted_by_kubectl_kustomize(tmp_path):
+    result = run("build", str(ROOT / "examples/torch-ddp.yaml"), "-o", str(tmp_path))
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- team-a/demo.yaml\n")
+    assert subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True).returncode == 0, result.stderr
