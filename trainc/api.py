@@ -215,7 +215,7 @@ def _label_violations(labels: dict) -> list[schema.Violation]:
 
 
 @cache
-def _schema(name: str) -> dict:
+def document_schema(name: str) -> dict:
     """The CRD schema with ObjectMeta spelled out (the CRD leaves it to the API server)."""
     crd = schema.load(name)
     return {**crd, "properties": {**crd["properties"], "metadata": _OBJECT_META}}
@@ -223,7 +223,7 @@ def _schema(name: str) -> dict:
 
 def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violation]:
     name = "trainjob" if kind == "TrainJob" else "trainingruntime"
-    _, found = schema.validate(data, _schema(f"{name}.{version}"))
+    _, found = schema.validate(data, document_schema(f"{name}.{version}"))
     metadata = data.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("labels"), dict):
         found += _label_violations(metadata["labels"])

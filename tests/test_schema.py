@@ -1,0 +1,105 @@
+"""The CRD-schema walk: defaults, pruning, type and range errors, CEL rules, quantities."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trainc import api, cel, schema
+from trainc.data import data_dir
+
+
+def _rules(node, found):
+    if isinstance(node, dict):
+        found.update(rule["rule"] for rule in node.get("x-kubernetes-validations", ()))
+        for value in node.values():
+            _rules(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _rules(value, found)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in data_dir("schemas").glob("*.json")))
+def test_every_cel_rule_is_translated(name):
+    unknown = _rules(schema.load(name), set()) - set(cel.RULES) - cel.TRANSITION
+    assert not unknown, f"translate these CEL rules in trainc/cel.py: {sorted(unknown)}"
+
+
+def runtime(spec):
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+            "metadata": {"name": "r"}, "spec": spec}
+
+
+def check(document, name="trainingruntime.v1alpha1"):
+    return schema.validate(document, api.document_schema(name))
+
+
+def test_applies_crd_defaults():
+    doc, errors = check(runtime({
+        "mlPolicy": {"mpi": {}},
+        "podGroupPolicy": {"coscheduling": {}},
+        "template": {"spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {
+            "containers": [{"name": "node", "ports": [{"containerPort": 22}]}]}}}}}]}},
+    }))
+    assert errors == []
+    assert doc["spec"]["mlPolicy"]["mpi"] == {
+        "mpiImplementation": "OpenMPI", "numProcPerNode": 1, "runLauncherAsNode": False, "sshAuthMountPath": "/root/.ssh"}
+    assert doc["spec"]["podGroupPolicy"]["coscheduling"] == {"scheduleTimeoutSeconds": 60}
+    job = doc["spec"]["template"]["spec"]["replicatedJobs"][0]
+    assert (job["replicas"], job["groupName"]) == (1, "default")
+    assert job["template"]["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 22, "protocol": "TCP"}]
+
+
+def test_prunes_nulls_and_canonicalizes_quantities():
+    doc, errors = check({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                         "metadata": {"name": "j"}, "spec": {"runtimeRef": {"name": "r"}, "trainer": {
+                             "image": None, "resourcesPerNode": {"requests": {"cpu": 0.5, "memory": "1024Mi", "gpu": 2}}}}},
+                        "trainjob.v1alpha1")
+    assert errors == []
+    assert "image" not in doc["spec"]["trainer"]
+    assert doc["spec"]["trainer"]["resourcesPerNode"]["requests"] == {"cpu": "500m", "memory": "1Gi", "gpu": "2"}
+    assert doc["spec"]["runtimeRef"] == {"name": "r", "apiGroup": "trainer.kubeflow.org", "kind": "ClusterTrainingRuntime"}
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ({"mlPolicy": {"torch": {}, "mpi": {}}, "template": {"spec": {}}},
+     [(("spec", "mlPolicy"), "Only one of the policy can be configured")]),
+    ({"mlPolicy": {"mpi": {"numProcPerNode": 0}}, "template": {"spec": {}}},
+     [(("spec", "mlPolicy", "mpi", "numProcPerNode"), "NumProcPerNode in mpiPolicy must be >= 1")]),
+    ({"mlPolicy": {"mpi": {"mpiImplementation": "Intel"}}, "template": {"spec": {}}},
+     [(("spec", "mlPolicy", "mpi", "mpiImplementation"), 'unsupported value "Intel": must be one of "OpenMPI", ""')]),
+    ({"mlPolicy": {"numNodes": 2**31}, "template": {"spec": {}}},
+     [(("spec", "mlPolicy", "numNodes"), "2147483648 is out of range for int32")]),
+    ({"template": {"spec": {"replicatedJobs": [{"name": "a", "template": {"spec": {"template": {}}}}] * 2}}},
+     [(("spec", "template", "spec", "replicatedJobs", 1), "duplicate entry (name='a')")]),
+    ({"template": {"spec": {"replicatedJobs": [{"template": {"spec": {"template": {}}}}]}}},
+     [(("spec", "template", "spec", "replicatedJobs", 0, "name"), "required field is missing")]),
+    ({"mlPolicy": {"jax": {"x": 1}}, "template": {"spec": {}}},
+     [(("spec", "mlPolicy", "jax", "x"), "unknown field")]),
+])
+def test_rejects(spec, expected):
+    _, errors = check(runtime(spec))
+    assert [(path, message) for path, message, _ in errors] == expected
+
+
+def test_kep_version_allows_intel_and_mpich():
+    for implementation in ("Intel", "MPICH"):
+        _, errors = check(runtime({"mlPolicy": {"mpi": {"mpiImplementation": implementation}}, "template": {"spec": {}}}),
+                          "trainingruntime.v2alpha1")
+        assert errors == []
+
+
+def test_alias_bomb_is_bounded():
+    """YAML aliases share objects; a document that expands past the budget is refused, not walked."""
+    container = {"name": "c", "env": [{"name": "A", "value": "x"}] * 1000}
+    doc = runtime({"template": {"spec": {"replicatedJobs": [{"name": "a", "template": {"spec": {"template": {
+        "spec": {"containers": [container] * 1000}}}}}]}}})
+    _, errors = check(doc)
+    assert ((), "document expands to more than 200000 nodes (YAML alias bomb?)", False) in errors
+
+
+def test_schemas_are_compact_json():
+    for path in data_dir("schemas").glob("*.json"):
+        assert "description" not in json.loads(path.read_text()).get("properties", {}).get("spec", {})
