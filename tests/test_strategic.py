@@ -133,7 +133,7 @@ def test_primitive_merge_list_is_ordered_union(original, patch, expected):
 def test_replicated_jobs_merge_by_name():
     original = jobset({"containers": [container(image="img")]}, job_meta={"labels": {"a": "1"}})
     patch = jobset(job_meta={"labels": {"b": "2"}})
-    result = merge(original, patch)
+    result = merge(original, patch, JOBSET_SPEC)
     job = result["replicatedJobs"][0]
     assert job["template"]["metadata"] == {"labels": {"a": "1", "b": "2"}}
     assert job["template"]["spec"]["template"]["spec"] == {"containers": [container(image="img")]}

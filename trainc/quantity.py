@@ -111,7 +111,7 @@ class Quantity:
 
 
 def parse(text: str | int | float) -> Quantity:
-    """Go's ``ParseQuantity``, including what its lax scanner accepts (``"1."``, ``"-"``, ``"Ki"``)."""
+    """Go's ``ParseQuantity``, including what its lax scanner lets through ("1.", "-", "Ki")."""
     if isinstance(text, float):
         text = _float_text(text)
     elif isinstance(text, int):
@@ -123,7 +123,7 @@ def parse(text: str | int | float) -> Quantity:
     negative, number, whole, fraction, suffix = _split(text)
     base, power, format = _interpret(suffix)
     fast = _takes_int64_path(base, power, whole, fraction)
-    if not fast and not number.strip("+-."):  # Go's slow path re-reads the number and needs a digit.
+    if not fast and not number.strip("+-."):  # Go's slow path re-reads it and needs a digit.
         raise ValueError(_NUMERIC_MESSAGE)
     if base == 10:
         magnitude, exponent = int(whole + fraction), power - len(fraction)
@@ -211,7 +211,7 @@ def _takes_int64_path(base: int, power: int, whole: str, fraction: str) -> bool:
 
 
 def _go_keeps_text(base: int, power: int, whole: str, fraction: str) -> bool:
-    """Go reuses fast-path input verbatim as String() when it looks canonical, e.g. "+5" or "1.500"."""
+    """Go reuses fast-path input as String() when it looks canonical, e.g. "+5" or "1.500"."""
     digits = whole + fraction
     if base == 2:
         return int(digits) % 8 != 0
@@ -233,7 +233,7 @@ def _with_text(quantity: Quantity, text: str) -> Quantity:
 
 
 def _divide_away_from_zero(value: int, digits: int) -> int:
-    """value / 10**digits rounded away from zero, without building 10**digits when it dwarfs value."""
+    """value / 10**digits rounded away from zero; skips building 10**digits when it dwarfs value."""
     if digits >= value.bit_length():
         return (value > 0) - (value < 0)
     quotient, remainder = divmod(abs(value), 10**digits)
@@ -252,7 +252,7 @@ def _compare(left: Quantity, right: Quantity) -> int:
 
 
 def _binary_text(quantity: Quantity) -> str | None:
-    """Ki..Ei for whole values of magnitude >= 1024; None tells the caller to print decimal, as Go does."""
+    """Ki..Ei for whole values of magnitude >= 1024; None means print decimal, as Go does."""
     if quantity._exponent < 0:
         return None
     value = quantity._coefficient * 10**quantity._exponent
@@ -267,7 +267,7 @@ def _binary_text(quantity: Quantity) -> str | None:
 
 
 def _decimal_text(quantity: Quantity) -> str:
-    """Integer mantissa with the exponent lowered to a multiple of three, as Go's AsCanonicalBytes."""
+    """Integer mantissa, exponent lowered to a multiple of three, as Go's AsCanonicalBytes."""
     exponent = quantity._exponent - quantity._exponent % 3
     mantissa = quantity._coefficient * 10 ** (quantity._exponent - exponent)
     if quantity._format != DECIMAL_EXPONENT and exponent in _DECIMAL_NAMES:
