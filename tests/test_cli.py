@@ -171,3 +171,12 @@ def test_output_is_accepted_by_kubectl_kustomize(tmp_path):
     result = run("build", str(ROOT / "examples/torch-ddp.yaml"), "-o", str(tmp_path))
     (tmp_path / "kustomization.yaml").write_text("resources:\n- team-a/demo.yaml\n")
     assert subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True).returncode == 0, result.stderr
+
+
+def test_python_api_matches_the_cli():
+    import trainc
+    import trainc.build  # noqa: F401  (importing the submodule must not shadow the API)
+
+    cli = run("build", "examples/torch-ddp.yaml", cwd=ROOT).stdout
+    assert trainc.render([str(ROOT / "examples/torch-ddp.yaml")]) == cli
+    assert [o["kind"] for o in trainc.objects([str(ROOT / "examples/torch-ddp.yaml")])] == ["JobSet"]

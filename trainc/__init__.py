@@ -5,10 +5,10 @@ The Python API mirrors `trainc build`; imports are deferred so `import trainc` s
 
 from __future__ import annotations
 
-__all__ = ["build", "render"]
+__all__ = ["objects", "render"]
 
 
-def build(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> list[dict]:
+def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> list[dict]:
     """The rendered objects for every TrainJob under `paths` (files, directories or "-")."""
     from .build import build as _build
 
@@ -19,4 +19,4 @@ def render(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: byte
     """The same objects as one deterministic YAML stream."""
     from .emit import dump
 
-    return dump(build(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed))
+    return dump(objects(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed))

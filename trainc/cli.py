@@ -50,11 +50,11 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed):
     PATHS are YAML files or directories (searched recursively for *.yaml and
     *.yml); `-` reads stdin. Runtimes found among them are used too.
     """
-    from . import build as builder
+    from .build import build as build_all
     from .emit import dump
 
     try:
-        output = builder.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed))
+        output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed))
     except TraincError as error:
         _fail(error)
     for notice in output.notices:
