@@ -31,7 +31,7 @@ KUEUE_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore", defer_build=True)
 
 
 class ObjectMeta(_Model):
