@@ -15,6 +15,7 @@ ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 TRAINER, DATASET_INITIALIZER, MODEL_INITIALIZER = "trainer", "dataset-initializer", "model-initializer"
 NODE = "node"
 KEP_TRAINER_CONTAINER = "trainer"  # the KEP's name for the trainer container
+KEP_LAUNCHER_CONTAINER = "mpi-launcher"  # the KEP's name for the MPI launcher container
 TRAINER_PORT = 29500
 COMPLETION_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 
@@ -28,9 +29,11 @@ class Unit:
     annotations: dict = field(default_factory=dict)
     counts: dict = field(default_factory=dict)  # pods per replicated job (upstream's PodSet Count)
     command: list | None = None  # the trainer command as the ML policy rewrote it
+    args_consumed: bool = False  # the ML policy folded trainer.args into `command` (Flux): not applied
     endpoints: dict = field(default_factory=dict)  # pod DNS names per replicated job
     pod_labels: dict = field(default_factory=dict)
     pod_annotations: dict = field(default_factory=dict)
+    pod_requests: dict = field(default_factory=dict)  # {rjob name: {resource: Quantity}} (upstream SinglePodRequests)
     objects: tuple = ()  # objects built beside the JobSet (Secrets, ConfigMaps, PodGroups)
     notices: tuple = ()
 
@@ -87,8 +90,12 @@ def find_container(rjob: dict, name: str) -> dict | None:
 
 
 def main_container(rjob: dict) -> dict | None:
-    """The trainer container: `node`, or the KEP's `trainer` in a job that has no `node`."""
-    return find_container(rjob, NODE) or find_container(rjob, KEP_TRAINER_CONTAINER)
+    """The trainer (or MPI launcher) container: `node`; without one, the KEP's `trainer`, else `mpi-launcher`."""
+    return (
+        find_container(rjob, NODE)
+        or find_container(rjob, KEP_TRAINER_CONTAINER)
+        or find_container(rjob, KEP_LAUNCHER_CONTAINER)
+    )
 
 
 def jobs_with_step(unit: Unit, step: str) -> list:
