@@ -27,8 +27,13 @@ def _same_name(a: dict, b: dict) -> bool:
 
 
 def _same_port(a: dict, b: dict) -> bool:
-    """Same containerPort, or the same (set) name: upstream after PR #3926 keeps other unnamed ports."""
-    return a.get("containerPort") == b.get("containerPort") or (a.get("name") is not None and a.get("name") == b.get("name"))
+    """Upstream after PR #3926: the same set name, or the list-map key (containerPort, protocol).
+
+    Two unnamed ports are distinct unless that key matches; an unset protocol means TCP.
+    """
+    if a.get("name") is not None and a.get("name") == b.get("name"):
+        return True
+    return a.get("containerPort") == b.get("containerPort") and a.get("protocol", "TCP") == b.get("protocol", "TCP")
 
 
 def add_env(container: dict, *variables: dict) -> None:
