@@ -2,14 +2,17 @@
 
 A TrainingRuntime is looked up in the TrainJob's namespace, a
 ClusterTrainingRuntime by name only, exactly as upstream's registry does.
+Bundled runtimes are validated only when a TrainJob uses one, so start-up does
+not pay for the whole library.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+
 from .api import Runtime
-from .errors import InputError
+from .errors import InputError, InputErrors
 
 Key = tuple  # (kind, namespace or None, name)
 
@@ -22,45 +25,57 @@ def key_of(runtime: Runtime, default_namespace: str) -> Key:
 
 @dataclass(frozen=True)
 class Catalog:
-    runtimes: dict  # Key -> Runtime
+    runtimes: dict  # Key -> Runtime, or a zero-argument loader for a bundled one
 
     def find(self, kind: str, namespace: str, name: str) -> Runtime | None:
-        return self.runtimes.get((kind, namespace if kind == "TrainingRuntime" else None, name))
+        found = self.runtimes.get((kind, namespace if kind == "TrainingRuntime" else None, name))
+        return found() if callable(found) else found
 
     def namespaces_with(self, kind: str, name: str) -> list[str]:
         return sorted(ns for k, ns, n in self.runtimes if k == kind and n == name and ns is not None)
 
 
 @cache
-def bundled() -> tuple[Runtime, ...]:
-    """The runtimes shipped in `runtimes/`, parsed once per process."""
-    from . import api, source
+def _bundled_documents() -> tuple:
+    from . import source
     from .data import data_dir
 
-    found = []
-    for entry in sorted(data_dir("runtimes").glob("*.yaml")):
-        for origin, data in source.load_text(entry.read_text(), f"<bundled>/{entry.name}"):
-            found.append(api.parse(origin, data))
-    return tuple(found)
+    return tuple(
+        document
+        for entry in sorted(data_dir("runtimes").glob("*.yaml"))
+        for document in source.load_text(entry.read_text(), f"<bundled>/{entry.name}")
+    )
+
+
+@cache
+def _bundled_runtime(index: int) -> Runtime:
+    from . import api
+
+    origin, data = _bundled_documents()[index]
+    return api.parse(origin, data)
+
+
+def bundled() -> dict:
+    """Key -> loader for each runtime shipped in `runtimes/` (all ClusterTrainingRuntimes)."""
+    return {
+        (data["kind"], None, data["metadata"]["name"]): (lambda i=index: _bundled_runtime(i))
+        for index, (_, data) in enumerate(_bundled_documents())
+    }
 
 
 def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> Catalog:
     """User runtimes override bundled ones of the same kind and name; two user ones clash."""
-    runtimes = {key_of(r, default_namespace): r for r in (bundled() if include_bundled else ())}
-    seen = {}
-    errors = []
+    runtimes = bundled() if include_bundled else {}
+    seen, errors = {}, []
     for runtime in user:
         key = key_of(runtime, default_namespace)
         if key in seen:
-            first = seen[key].origin
             errors.append(
                 InputError(runtime.origin, ("metadata", "name"),
-                           f"{runtime.kind} {runtime.name!r} is defined twice (first in {first.file})")
+                           f"{runtime.kind} {runtime.name!r} is defined twice (first in {seen[key].origin.file})")
             )
             continue
         seen[key] = runtimes[key] = runtime
     if errors:
-        from .errors import InputErrors
-
         raise InputErrors(errors)
     return Catalog(runtimes)
