@@ -1,10 +1,11 @@
 """override: the TrainJob's trainer fields onto the trainer step (upstream Builder.Trainer).
 
 image, command (as the ML policy may have rewritten it) and args replace the
-runtime's on every trainer-step `node` container; env is upserted after the
-plugins' env, so a user value wins; resourcesPerNode is strategically merged
-(only when the runtime has an mlPolicy). With MPI runLauncherAsNode the job
-named `node` also gets env and resources, but not image/command/args.
+runtime's on every trainer-step `node` container (a set but empty list removes
+them); env is upserted after the plugins' env, so a user value wins;
+resourcesPerNode is strategically merged (only when the runtime has an
+mlPolicy). With MPI runLauncherAsNode the job named `node` also gets env and
+resources, but not image/command/args.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ def override(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     launcher_as_node = policy is not None and policy.mpi is not None and policy.mpi.run_launcher_as_node
     command = unit.command if unit.command is not None else trainer.command
+    args = None if unit.args_consumed else trainer.args  # Flux folded them into its command
     for rjob in unit.replicated_jobs:
         is_trainer = step_of(rjob) == TRAINER
         is_node = launcher_as_node and rjob.get("name") == NODE
@@ -27,8 +29,10 @@ def override(unit: Unit, ctx) -> Unit:
         if container is None or not (is_trainer or is_node):
             continue
         if is_trainer:
-            for field, value in (("image", trainer.image), ("command", command), ("args", trainer.args)):
-                if value is not None:
+            for field, value in (("image", trainer.image), ("command", command), ("args", args)):
+                if value == []:  # set but empty: replaces, and upstream's omitempty drops the field
+                    container.pop(field, None)
+                elif value is not None:
                     container[field] = list(value) if isinstance(value, list) else value
         merge.add_env(container, *merge.api_envs(trainer.env))
         if trainer.resources_per_node is not None and (is_node or (is_trainer and policy is not None)):
