@@ -3,8 +3,10 @@
 Objects are data, serialized by libyaml; nothing is templated as text. The
 differences from upstream that running ahead of time calls for are made here:
 no ownerReferences (no TrainJob object exists in the cluster), a label tracing
-each object to its TrainJob, and `spec.suspend` only when true (a GitOps tool
-re-applying `suspend: false` would fight Kueue, which suspends and admits JobSets).
+each object to its TrainJob, `spec.suspend` only when true (a GitOps tool
+re-applying `suspend: false` would fight Kueue, which suspends and admits JobSets),
+and the TrainJob's Kueue labels on the JobSet: with no TrainJob object, Kueue
+manages the JobSet through its JobSet integration, which reads them there.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import yaml
 from .ir import Unit
 
 TRAINJOB_LABEL = "trainer.kubeflow.org/trainjob-name"
+KUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
 
 try:
     _BaseDumper = yaml.CSafeDumper
@@ -49,9 +52,15 @@ def jobset(unit: Unit) -> dict:
     return {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",
-        "metadata": metadata(unit, unit.name, unit.labels, unit.annotations),
+        "metadata": metadata(unit, unit.name, {**unit.labels, **kueue_labels(unit)}, unit.annotations),
         "spec": spec,
     }
+
+
+def kueue_labels(unit: Unit) -> dict:
+    """The TrainJob's Kueue labels; they win over runtime labels of the same key."""
+    labels = unit.trainjob.metadata.labels
+    return {key: labels[key] for key in KUEUE_LABELS if key in labels}
 
 
 def objects(unit: Unit) -> list[dict]:
