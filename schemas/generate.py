@@ -4,7 +4,9 @@ The CRDs are the API server's own contract, so validating and defaulting
 against them gives exactly the checks and defaults a cluster would apply.
 Descriptions are dropped; everything structural is kept. The KEP's
 `v2alpha1` spelling gets the same schema plus what only the KEP allows
-(Intel MPI and MPICH as `mpiImplementation`).
+(Intel MPI and MPICH as `mpiImplementation`). Both versions accept the KEP's
+future `runtimePatches[].opaqueRuntimeSpec`, so that trainc can reject it with
+a clear message rather than as an unknown field.
 
     python schemas/generate.py ../shared/oracle/crds
 """
@@ -29,6 +31,18 @@ def _strip(node):
     return node
 
 
+def _opaque_patches(schema: dict) -> dict:
+    """Accept the KEP's future `runtimePatches[].opaqueRuntimeSpec` (any object), so the patch
+    pass can reject it with a clear message instead of an "unknown field" error."""
+    patches = schema["properties"]["spec"]["properties"].get("runtimePatches")
+    if patches:
+        patches["items"]["properties"]["opaqueRuntimeSpec"] = {
+            "type": "object",
+            "x-kubernetes-preserve-unknown-fields": True,
+        }
+    return schema
+
+
 def _kep(schema: dict) -> dict:
     mpi = schema["properties"]["spec"]["properties"].get("mlPolicy", {}).get("properties", {}).get("mpi")
     if mpi:
@@ -45,7 +59,7 @@ def main(crd_dir: str) -> None:
     for name, file in CRDS.items():
         crd = yaml.safe_load((Path(crd_dir) / file).read_text())
         (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1"]
-        schema = _strip(version["schema"]["openAPIV3Schema"])
+        schema = _opaque_patches(_strip(version["schema"]["openAPIV3Schema"]))
         _write(out / f"{name}.v1alpha1.json", schema)
         _write(out / f"{name}.v2alpha1.json", _kep(json.loads(json.dumps(schema))))
 

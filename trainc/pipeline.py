@@ -1,9 +1,10 @@
 """The ordered passes, and the driver that threads one TrainJob through them.
 
-Order follows upstream's build: the runtime is resolved (runtimePatches slot
-in right after, before any plugin); ML-policy plugins run next and own the
+Order follows upstream's build: the runtime is resolved and its runtimePatches
+applied, before any plugin; ML-policy plugins run next and own the
 env order they produce (R, T, then PET_* for Torch); the Trainer overlay comes
-after the plugins so the user's env wins and the torchtune rewrite is applied;
+after the plugins so the user's env wins and the torchtune rewrite is applied,
+and the initializer overlay touches only the initializer containers;
 gang scheduling and the network sync read the final pod counts; components
 (Secrets, ConfigMaps, PodGroups) are built last, from the finished unit.
 """
@@ -16,17 +17,22 @@ from .api import TrainJob
 from .catalog import Catalog
 from .ir import Unit
 from .passes.components import components
+from .passes.initializers import initializers
 from .passes.mlpolicy import mlpolicy
 from .passes.network import network
 from .passes.override import override
+from .passes.patch import patch
+from .passes.podgroup import podgroup
 from .passes.resolve import resolve
 
 PASSES = (
     resolve,
-    # patch (runtimePatches) slots in here
+    patch,
     mlpolicy,
     override,
-    # initializers and podgroup slot in here
+    # upstream overlays the initializers before the trainer; they touch different containers
+    initializers,
+    podgroup,
     network,
     components,
 )

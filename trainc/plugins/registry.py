@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import plainml, torch
+from . import coscheduling, flux, jax, mpi, plainml, torch, volcano, xgboost
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,13 @@ class Plugin:
 ML_POLICIES = (
     Plugin("plainml", enforce=plainml.enforce),
     Plugin("torch", enforce=torch.enforce),
+    Plugin("mpi", enforce=mpi.enforce, build=mpi.build),
+    Plugin("jax", enforce=jax.enforce),
+    Plugin("xgboost", enforce=xgboost.enforce),
+    Plugin("flux", enforce=flux.enforce, build=flux.build),
 )
-GANG_SCHEDULERS = ()
+GANG_SCHEDULERS = (
+    Plugin("coscheduling", enforce=coscheduling.enforce, build=coscheduling.build),
+    Plugin("volcano", enforce=volcano.enforce, build=volcano.build),
+)
 PLUGINS = ML_POLICIES + GANG_SCHEDULERS  # builders run in this order: dependents before the JobSet

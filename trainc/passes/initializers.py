@@ -1,0 +1,40 @@
+"""initializers: the TrainJob's dataset/model initializer settings (upstream Builder.Initializer, spec §8).
+
+On every job whose ancestor step is `dataset-initializer` (resp. `model-initializer`),
+the container of the same name gets, in this order: `STORAGE_URI` upserted when
+`storageUri` is set (even to ""), the initializer's env upserted (so a user
+`STORAGE_URI` wins), and `envFrom: [{secretRef: {name}}]` appended when
+`secretRef` is set. Only regular containers are matched, as upstream does.
+Volumes stay as the runtime gives them; `replicas: 1` is the network pass's job.
+"""
+
+from __future__ import annotations
+
+from .. import merge
+from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, Unit, containers, step_of
+
+STORAGE_URI = "STORAGE_URI"
+
+
+def initializers(unit: Unit, ctx) -> Unit:
+    initializer = unit.trainjob.spec.initializer
+    if initializer is None:
+        return unit
+    for step, source in ((DATASET_INITIALIZER, initializer.dataset), (MODEL_INITIALIZER, initializer.model)):
+        if source is None:
+            continue
+        for rjob in unit.replicated_jobs:
+            if step_of(rjob) != step:
+                continue
+            for container in containers(rjob):
+                if container.get("name") == step:
+                    _configure(container, source)
+    return unit
+
+
+def _configure(container: dict, source) -> None:
+    if source.storage_uri is not None:
+        merge.add_env(container, merge.value_env(STORAGE_URI, source.storage_uri))
+    merge.add_env(container, *merge.api_envs(source.env))
+    if source.secret_ref is not None:
+        container.setdefault("envFrom", []).append({"secretRef": {"name": source.secret_ref["name"]}})

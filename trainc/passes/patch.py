@@ -1,0 +1,89 @@
+"""patch: the TrainJob's runtimePatches onto the resolved runtime, before any plugin (spec §1.5).
+
+Upstream (TrainingRuntime.newRuntimeInfo and mergeRuntimePatches):
+1. the JobSet labels/annotations are the runtime template's, overlaid by each
+   patch's `template.metadata` labels/annotations in list order (other metadata
+   fields are ignored);
+2. each patch's `template.spec` is strategic-merged into the JobSet spec in list
+   order, so a later manager wins on the same field;
+3. the replicated jobs are then stably re-sorted by their index in the runtime;
+   a job only a patch names has no index and sorts like the runtime's first job.
+
+Upstream re-encodes a patch from its Go types before merging, and those omit
+empty lists: `tolerations: []` leaves the runtime's tolerations alone rather
+than clearing them. Which fields a patch may touch is the TrainJob CRD schema's
+business (other fields are unknown-field errors). The KEP's future
+`opaqueRuntimeSpec` targets runtime kinds trainc cannot compile, so it fails
+the TrainJob instead of being dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import strategic
+from ..errors import InputError, InputErrors
+from ..ir import Unit
+
+# Go list fields without `omitempty` that a patch can reach (core/v1 volume sources,
+# NodeSelector): an empty list is encoded as is.
+_KEPT_EMPTY = frozenset({"monitors", "sources", "nodeSelectorTerms"})
+
+
+def patch(unit: Unit, ctx) -> Unit:
+    patches = unit.trainjob.spec.runtime_patches
+    if not patches:
+        return unit
+    _check(unit, patches)
+    labels, annotations = dict(unit.labels), dict(unit.annotations)
+    for entry in patches:
+        metadata = _template(entry).get("metadata") or {}
+        labels.update(metadata.get("labels") or {})
+        annotations.update(metadata.get("annotations") or {})
+    order = {rjob["name"]: index for index, rjob in enumerate(unit.replicated_jobs)}
+    jobset = unit.jobset
+    for entry in patches:
+        spec = _template(entry).get("spec")
+        if spec is not None:
+            jobset = strategic.merge(jobset, _go_encoded(spec))
+    if jobset.get("replicatedJobs"):
+        jobset["replicatedJobs"].sort(key=lambda rjob: order.get(rjob["name"], 0))
+    return replace(unit, jobset=jobset, labels=labels, annotations=annotations)
+
+
+def _template(entry: dict) -> dict:
+    return (entry.get("trainingRuntimeSpec") or {}).get("template") or {}
+
+
+def _check(unit: Unit, patches: list) -> None:
+    """The KEP's one-spec rule, and no opaque patches for (Cluster)TrainingRuntimes."""
+    origin, ref = unit.trainjob.origin, unit.trainjob.spec.runtime_ref
+    errors = []
+    for index, entry in enumerate(patches):
+        if "opaqueRuntimeSpec" not in entry:
+            continue
+        if "trainingRuntimeSpec" in entry:
+            errors.append(InputError(origin, ("spec", "runtimePatches", index), "only one spec can be set"))
+            continue
+        errors.append(InputError(
+            origin, ("spec", "runtimePatches", index, "opaqueRuntimeSpec"),
+            "opaque patches target runtimes other than TrainingRuntime and ClusterTrainingRuntime (a KEP-2170 "
+            f'future extension), which trainc does not support yet; patch {ref.kind} "{ref.name}" with '
+            "trainingRuntimeSpec instead",
+            key=True,
+        ))
+    if errors:
+        raise InputErrors(errors)
+
+
+def _go_encoded(value):
+    """`value` as upstream's Go types encode it: empty lists are omitted (`omitempty`)."""
+    if isinstance(value, dict):
+        return {
+            name: _go_encoded(item)
+            for name, item in value.items()
+            if not (item == [] and name not in _KEPT_EMPTY)
+        }
+    if isinstance(value, list):
+        return [_go_encoded(item) for item in value]
+    return value
