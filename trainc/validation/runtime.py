@@ -1,0 +1,61 @@
+"""[RT] The (Cluster)TrainingRuntime validating webhook (spec §10, upstream pkg/webhooks).
+
+Jobs whose Job-template ancestor label is trainer, dataset-initializer or
+model-initializer must run one replica and hold their required container
+(`node`, `dataset-initializer`, `model-initializer`; regular containers only).
+Upstream reads only the Job-template label here, so a KEP-style runtime that
+labels the pod template is not checked. Runtimes labeled
+`trainer.kubeflow.org/webhook-validation: disabled` skip the webhook (its
+objectSelector). Creating a deprecated ClusterTrainingRuntime warns.
+
+Upstream does not validate TrainingRuntime updates; trainc checks every runtime
+it is given, old or new, because `trainc build` compiles whatever it is given.
+"""
+
+from __future__ import annotations
+
+from ..api import Runtime
+from ..errors import InputError
+from ..ir import ANCESTOR_LABEL, DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, TRAINER
+from .base import error
+
+SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
+DEPRECATED_LABEL = "trainer.kubeflow.org/support"
+DEPRECATION_POLICY_URL = (
+    "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
+)
+REQUIRED_CONTAINER = {TRAINER: NODE, DATASET_INITIALIZER: DATASET_INITIALIZER, MODEL_INITIALIZER: MODEL_INITIALIZER}
+
+
+def check(runtime: Runtime) -> list[InputError]:
+    if runtime.metadata.labels.get(SKIP_LABEL) == "disabled":
+        return []
+    errors = []
+    for index, rjob in enumerate(runtime.spec.template.spec.get("replicatedJobs") or ()):
+        template = rjob.get("template") or {}
+        ancestor = ((template.get("metadata") or {}).get("labels") or {}).get(ANCESTOR_LABEL)
+        if ancestor not in REQUIRED_CONTAINER:
+            continue
+        path = ("spec", "template", "spec", "replicatedJobs", index)
+        if rjob.get("replicas", 1) != 1:
+            errors.append(InputError(runtime.origin, path + ("replicas",), "always must be 1"))
+        containers = (((template.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or ()
+        if not any(c.get("name") == REQUIRED_CONTAINER[ancestor] for c in containers):
+            errors.append(InputError(
+                runtime.origin, path + ("template", "spec", "template", "spec", "containers"),
+                f"must contain the required container for the ancestor: {ancestor}",
+            ))
+    return errors
+
+
+def warnings(runtime: Runtime, *, created: bool) -> list[str]:
+    """The ClusterTrainingRuntime create warning (updates and TrainingRuntimes never warn)."""
+    if not created or runtime.kind != "ClusterTrainingRuntime":
+        return []
+    if runtime.metadata.labels.get(DEPRECATED_LABEL) != "deprecated":
+        return []
+    message = (
+        f'ClusterTrainingRuntime "{runtime.name}" is deprecated and will be removed in a future release of '
+        f"Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_POLICY_URL}"
+    )
+    return ["warning: " + error(runtime.origin, (), message, at=("metadata", "labels", DEPRECATED_LABEL)).render()]
