@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import need
 ROOT = Path(__file__).resolve().parent.parent
 
 TRAINJOB = """\
@@ -166,8 +167,8 @@ def test_no_partial_output_dir_on_error(tmp_path):
     assert result.returncode == 1 and not (tmp_path / "out").exists()
 
 
-@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
 def test_output_is_accepted_by_kubectl_kustomize(tmp_path):
+    need(shutil.which("kubectl") is not None, "kubectl (with kustomize) is not installed")
     result = run("build", str(ROOT / "examples/torch-ddp.yaml"), "-o", str(tmp_path))
     (tmp_path / "kustomization.yaml").write_text("resources:\n- team-a/demo.yaml\n")
     assert subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True).returncode == 0, result.stderr

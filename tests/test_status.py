@@ -60,9 +60,9 @@ def test_completed_jobset_gives_complete_condition_and_jobs_status():
         status:
           conditions:
           - type: Complete
-            status: 'True'
+            status: "True"
             observedGeneration: 1
-            lastTransitionTime: '2026-03-01T11:00:00Z'
+            lastTransitionTime: "2026-03-01T11:00:00Z"
             reason: AllJobsCompleted
             message: jobset completed successfully
           jobsStatus:

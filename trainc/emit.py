@@ -1,6 +1,6 @@
 """Turn compiled units into Kubernetes objects and a deterministic YAML stream.
 
-Objects are data, serialized by libyaml; nothing is templated as text. The
+Objects are data, serialized by `serialize.py`; nothing is templated as text. The
 differences from upstream that running ahead of time calls for are made here:
 no ownerReferences (no TrainJob object exists in the cluster), a label tracing
 each object to its TrainJob, `spec.suspend` only when true (a GitOps tool
@@ -11,31 +11,11 @@ manages the JobSet through its JobSet integration, which reads them there.
 
 from __future__ import annotations
 
-import yaml
-
 from .ir import Unit
+from .serialize import dump_all
 
 TRAINJOB_LABEL = "trainer.kubeflow.org/trainjob-name"
 KUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
-
-try:
-    _BaseDumper = yaml.CSafeDumper
-except AttributeError:  # PyYAML without libyaml
-    _BaseDumper = yaml.SafeDumper
-
-
-class _Dumper(_BaseDumper):
-    def ignore_aliases(self, data):
-        return True
-
-
-def _str(dumper, value: str):
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str)
-
 
 def metadata(unit: Unit, name: str, labels: dict | None = None, annotations: dict | None = None) -> dict:
     """ObjectMeta for an object built for this unit's TrainJob."""
@@ -69,6 +49,4 @@ def objects(unit: Unit) -> list[dict]:
 
 
 def dump(documents: list[dict]) -> str:
-    if not documents:
-        return ""
-    return yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, explicit_start=True, allow_unicode=True, width=1 << 30)
+    return dump_all(documents)
