@@ -47,8 +47,8 @@ def cli() -> None:
 def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
 
-    PATHS are YAML files or directories (searched recursively for *.yaml and
-    *.yml); `-` reads stdin. Runtimes found among them are used too.
+    PATHS are YAML or JSON files or directories (searched recursively for *.yaml,
+    *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     """
     from .build import build as build_all
     from .emit import dump

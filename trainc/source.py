@@ -4,11 +4,20 @@ Kubernetes decodes YAML as YAML 1.1 into JSON, so the loader keeps YAML 1.1
 scalars (`yes` is a boolean, as in kubectl) but resolves timestamps to plain
 strings (a `time:` field stays a string, as the API server sees it) and rejects
 duplicate keys (kubectl's strict decoding does too).
+
+A stream whose first non-blank character is `{` is JSON, as kubectl and the API
+server sniff it, and is decoded as JSON (a stream of values): YAML 1.1 reads
+JSON differently where it matters, e.g. the surrogate-pair escapes that Python's
+`json.dumps` (the Kubeflow SDK, the Kubernetes Python client) writes for every
+character beyond U+FFFF are an error in YAML, and `1e3` is a string there.
+Text that is not JSON after all is read as YAML, which reports where it breaks.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path as FsPath
 
@@ -22,11 +31,33 @@ except AttributeError:  # PyYAML without libyaml: correct, only slower
     _BaseLoader = yaml.SafeLoader
 
 
+MAX_NODES = 200_000  # a document expanding past this is an alias bomb, not a TrainJob
+_JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
+
+
 class _Loader(_BaseLoader):
+    """YAML as the API server receives it: JSON data, i.e. trees of JSON values.
+
+    Tags that make other values (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
+    `!!pairs`, custom tags) are refused. Every alias becomes its own copy, as in
+    the JSON kubectl sends, so defaulting one place never changes another; a
+    recursive alias, or aliases expanding a document past MAX_NODES nodes (an
+    alias bomb), are refused before anything is built.
+    """
+
     yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")]
         for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
     }
+    yaml_constructors = {tag: make for tag, make in _BaseLoader.yaml_constructors.items() if tag in _JSON_TAGS}
+
+    def construct_document(self, node):
+        _check_expansion(node)
+        return super().construct_document(node)
+
+    def construct_object(self, node, deep=False):
+        self.constructed_objects.pop(node, None)  # an alias is a fresh copy, not the anchored object
+        return super().construct_object(node, deep=deep)
 
     def construct_mapping(self, node, deep=False):
         self.flatten_mapping(node)
@@ -44,7 +75,62 @@ class _Loader(_BaseLoader):
 _Loader.add_constructor("tag:yaml.org,2002:map", _BaseLoader.construct_yaml_map)
 
 
+def _children(node):
+    """(child node, mark to report a recursive alias at) of a composed node."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            yield key_node, key_node.start_mark
+            yield value_node, key_node.start_mark
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield item, node.start_mark
+
+
+def _check_expansion(root) -> None:
+    """Refuse a node holding an alias to itself or an ancestor, and documents whose aliases
+    expand them past MAX_NODES nodes (reported at the smallest node that does).
+
+    Iterative and memoized on the node graph, so neither depth nor a bomb costs more than
+    one visit per distinct node.
+    """
+    sizes: dict[int, int] = {}
+    ancestors: set[int] = set()
+    stack = [(root, root.start_mark, False)]
+    while stack:
+        node, mark, finished = stack.pop()
+        if finished:
+            ancestors.discard(id(node))
+            size = 1 + sum(sizes[id(child)] for child, _ in _children(node))
+            if size > MAX_NODES:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"aliases expand this node to more than {MAX_NODES} nodes (an alias bomb?)",
+                    node.start_mark)
+            sizes[id(node)] = size
+        elif id(node) in ancestors:
+            raise yaml.constructor.ConstructorError(None, None, "recursive alias: a node cannot contain itself", mark)
+        elif id(node) not in sizes:
+            ancestors.add(id(node))
+            stack.append((node, mark, True))
+            stack.extend((child, at, False) for child, at in _children(node))
+
+
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, as libyaml counts lines
+
+
+def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
+    """A character YAML forbids: the error has an offset only (libyaml's counts UTF-8 bytes)."""
+    text, offset = origin.text or "", exc.position
+    if _BaseLoader is not yaml.SafeLoader:
+        offset = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+    breaks = list(_LINE_BREAK.finditer(text, 0, offset))
+    column = offset - (breaks[-1].end() if breaks else 0) + 1
+    message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
+    return InputError(origin, (), message, mark=(len(breaks) + 1, column))
+
+
 def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
+    if isinstance(exc, yaml.reader.ReaderError):
+        return _reader_error(origin, exc)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     message = f"invalid YAML: {getattr(exc, 'problem', None) or exc}"
     context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
@@ -54,22 +140,82 @@ def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
     return InputError(origin, (), message, mark=where)
 
 
+def _json_object(pairs: list) -> dict:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise ValueError("duplicate key")  # the YAML reader then reports which, and where
+    return mapping
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # Python's json reads NaN and Infinity; Go's does not
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_json_object, parse_constant=_no_constant)
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+# Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
+_ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
+_SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_JSON_START = re.compile(r"\s*\{")  # apimachinery's sniff: `{` after Unicode white space
+
+
+def _is_json(text: str) -> bool:
+    return _JSON_START.match(text) is not None
+
+
+def _lone_surrogates(match: re.Match) -> str:
+    """A run of surrogate escapes with each unpaired one made U+FFFD (6 characters, as long), as Go's
+    JSON decoder reads it; a valid high+low pair stays one character beyond U+FFFF."""
+    run = match.group(1)
+    if run is None:
+        return match.group()
+    out, at = [], 0
+    while at < len(run):
+        pair = _SURROGATE_PAIR.match(run, at)
+        out.append(pair.group() if pair else "\\ufffd")
+        at = pair.end() if pair else at + 6
+    return "".join(out)
+
+
+def _json_values(text: str) -> list[tuple[int, int, object]]:
+    """(start, end, value) of each value of a JSON stream; ValueError when the text is not one."""
+    if "\\u" in text:
+        text = _ESCAPES.sub(_lone_surrogates, text)
+    values, at = [], _JSON_SPACE.match(text).end()
+    while at < len(text):
+        value, end = _JSON.raw_decode(text, at)
+        values.append((at, end, value))
+        at = _JSON_SPACE.match(text, end).end()
+    return values
+
+
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
-    """Yield (origin, document) for each non-empty document of a YAML stream."""
+    """Yield (origin, document) for each non-empty document of a YAML stream or JSON stream."""
+    if _is_json(text):
+        try:
+            values = _json_values(text)
+        except ValueError:
+            pass
+        else:
+            for index, (_, _, data) in enumerate(values):
+                if data is not None:
+                    yield Origin(file, index, text), data
+            return
     try:
         for index, data in enumerate(yaml.load_all(text, Loader=_Loader)):
             if data is not None:
                 yield Origin(file, index, text), data
     except yaml.YAMLError as exc:
-        raise _mark_error(Origin(file), exc) from None
+        raise _mark_error(Origin(file, text=text), exc) from None
 
 
 def iter_files(paths: list[str]) -> list[str]:
-    """Expand directories recursively into their *.yaml/*.yml files, sorted."""
+    """Expand directories recursively into their *.yaml/*.yml/*.json files (kubectl's -f set), sorted."""
     files = []
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            found = [str(p) for p in FsPath(path).rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()]
+            found = [str(p) for p in FsPath(path).rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()]
             files.extend(sorted(found))
         else:
             files.append(path)
@@ -80,9 +226,9 @@ def read(path: str) -> str:
     """The text of a file, or of stdin for `-`."""
     import sys
 
-    if path == "-":
-        return sys.stdin.read()
     try:
+        if path == "-":
+            return sys.stdin.buffer.read().decode("utf-8")
         with open(path, encoding="utf-8") as handle:
             return handle.read()
     except UnicodeDecodeError:
@@ -91,12 +237,29 @@ def read(path: str) -> str:
         raise InputError(Origin(path), (), f"cannot read: {exc.strerror}") from None
 
 
+def _json_as_yaml(text: str, index: int) -> str:
+    """Value `index` of a JSON stream as a YAML document at the same lines and columns: the other
+    values blanked, surrogate escapes (an error in YAML) replaced by escapes of the same length."""
+    start, end, _ = _json_values(text)[index]
+    value = _ESCAPES.sub(lambda match: "\\u0020" * (len(match.group(1) or "") // 6) or match.group(), text[start:end])
+    return _NOT_NEWLINE.sub(" ", text[:start]) + value + _NOT_NEWLINE.sub(" ", text[end:])
+
+
+def _compose(origin: Origin) -> yaml.Node:
+    if _is_json(origin.text):
+        try:
+            return yaml.compose(_json_as_yaml(origin.text, origin.index), Loader=_Loader)
+        except ValueError:
+            pass  # not JSON after all: it was read as YAML
+    return list(yaml.compose_all(origin.text, Loader=_Loader))[origin.index]
+
+
 def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
     """1-based (line, column) of the deepest node of `path` that exists in the document."""
     if origin.text is None:
         return (1, 1)
     try:
-        node = list(yaml.compose_all(origin.text, Loader=_Loader))[origin.index]
+        node = _compose(origin)
     except (yaml.YAMLError, IndexError):
         return (1, 1)
     found = node.start_mark
