@@ -180,3 +180,13 @@ def test_python_api_matches_the_cli():
     cli = run("build", "examples/torch-ddp.yaml", cwd=ROOT).stdout
     assert trainc.render([str(ROOT / "examples/torch-ddp.yaml")]) == cli
     assert [o["kind"] for o in trainc.objects([str(ROOT / "examples/torch-ddp.yaml")])] == ["JobSet"]
+
+
+def test_active_deadline_is_not_silently_dropped(tmp_path):
+    name = write(tmp_path, "a.yaml", trainjob(extra="  activeDeadlineSeconds: 600\n"))
+    result = run("build", name, cwd=tmp_path)
+    assert result.returncode == 0 and "activeDeadlineSeconds" not in result.stdout
+    assert result.stderr == (
+        "notice: team-a/demo: spec.activeDeadlineSeconds is enforced by the TrainJob controller, not by the "
+        "JobSet (as upstream); with no TrainJob in the cluster nothing enforces it\n"
+    )

@@ -108,6 +108,11 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: 
             errors.append(exc)
             continue
         output.notices.extend(unit.notices)
+        if trainjob.spec.active_deadline_seconds is not None:
+            output.notices.append(
+                f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
+                "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
+            )
         output.jobs.append((trainjob, emit.objects(unit)))
     if errors:
         raise InputErrors(errors)
