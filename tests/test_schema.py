@@ -63,6 +63,9 @@ def test_prunes_nulls_and_canonicalizes_quantities():
     assert doc["spec"]["runtimeRef"] == {"name": "r", "apiGroup": "trainer.kubeflow.org", "kind": "ClusterTrainingRuntime"}
 
 
+POD = {"spec": {"containers": [{"name": "c"}]}}
+
+
 @pytest.mark.parametrize("spec, expected", [
     ({"mlPolicy": {"torch": {}, "mpi": {}}, "template": {"spec": {}}},
      [(("spec", "mlPolicy"), "Only one of the policy can be configured")]),
@@ -72,9 +75,9 @@ def test_prunes_nulls_and_canonicalizes_quantities():
      [(("spec", "mlPolicy", "mpi", "mpiImplementation"), 'unsupported value "Intel": must be one of "OpenMPI", ""')]),
     ({"mlPolicy": {"numNodes": 2**31}, "template": {"spec": {}}},
      [(("spec", "mlPolicy", "numNodes"), "2147483648 is out of range for int32")]),
-    ({"template": {"spec": {"replicatedJobs": [{"name": "a", "template": {"spec": {"template": {}}}}] * 2}}},
+    ({"template": {"spec": {"replicatedJobs": [{"name": "a", "template": {"spec": {"template": POD}}}] * 2}}},
      [(("spec", "template", "spec", "replicatedJobs", 1), "duplicate entry (name='a')")]),
-    ({"template": {"spec": {"replicatedJobs": [{"template": {"spec": {"template": {}}}}]}}},
+    ({"template": {"spec": {"replicatedJobs": [{"template": {"spec": {"template": POD}}}]}}},
      [(("spec", "template", "spec", "replicatedJobs", 0, "name"), "required field is missing")]),
     ({"mlPolicy": {"jax": {"x": 1}}, "template": {"spec": {}}},
      [(("spec", "mlPolicy", "jax", "x"), "unknown field")]),
@@ -89,15 +92,6 @@ def test_kep_version_allows_intel_and_mpich():
         _, errors = check(runtime({"mlPolicy": {"mpi": {"mpiImplementation": implementation}}, "template": {"spec": {}}}),
                           "trainingruntime.v2alpha1")
         assert errors == []
-
-
-def test_alias_bomb_is_bounded():
-    """YAML aliases share objects; a document that expands past the budget is refused, not walked."""
-    container = {"name": "c", "env": [{"name": "A", "value": "x"}] * 1000}
-    doc = runtime({"template": {"spec": {"replicatedJobs": [{"name": "a", "template": {"spec": {"template": {
-        "spec": {"containers": [container] * 1000}}}}}]}}})
-    _, errors = check(doc)
-    assert ((), "document expands to more than 200000 nodes (YAML alias bomb?)", False) in errors
 
 
 def test_schemas_are_compact_json():

@@ -13,6 +13,7 @@ KEP has (MPI `SSHAuthMountPath`, Intel MPI and MPICH).
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from typing import Any, Literal
@@ -200,39 +201,94 @@ _LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
-def _label_violations(labels: dict) -> list[schema.Violation]:
-    """Label keys and values as apimachinery's IsQualifiedName / IsValidLabelValue check them."""
+_ANNOTATIONS_BYTES = 256 * 1024  # apimachinery's TotalAnnotationSizeLimitB
+_RUNTIME_JOBS = ("spec", "template", "spec", "replicatedJobs", "*", "template")
+_PATCH = ("spec", "runtimePatches", "*", "trainingRuntimeSpec", "template")
+_VOLUME_CLAIM = ("spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate")
+# Every ObjectMeta an input holds that ends up on an object a cluster validates: the document's
+# own, the JobSet's (runtime template, patches) and those of its Jobs, Pods and volume claims.
+_OBJECT_METAS = tuple(path + ("metadata",) for path in (
+    (), ("spec", "template"), _RUNTIME_JOBS, _RUNTIME_JOBS + ("spec", "template"), _RUNTIME_JOBS + _VOLUME_CLAIM,
+    _PATCH, _PATCH + _RUNTIME_JOBS[2:], _PATCH + _RUNTIME_JOBS[2:] + ("spec", "template"),
+    _PATCH + _RUNTIME_JOBS[2:] + _VOLUME_CLAIM,
+))
+
+
+def _qualified_name(key: str) -> bool:
+    """apimachinery's IsQualifiedName: `[prefix/]name`, the prefix a DNS subdomain."""
+    prefix, slash, name = key.rpartition("/")
+    return (0 < len(name) <= 63 and bool(_LABEL_NAME.fullmatch(name))
+            and (not slash or (0 < len(prefix) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(prefix)))))
+
+
+def _found(data, pattern: tuple, path: tuple = ()):
+    """(path, value) for every value at `pattern` in `data`, "*" matching each list item."""
+    if not pattern:
+        yield path, data
+    elif pattern[0] == "*":
+        for index, item in enumerate(data if isinstance(data, list) else ()):
+            yield from _found(item, pattern[1:], path + (index,))
+    elif isinstance(data, dict) and pattern[0] in data:
+        yield from _found(data[pattern[0]], pattern[1:], path + (pattern[0],))
+
+
+def _meta_violations(data: dict) -> list[schema.Violation]:
+    """Label and annotation keys and values as apimachinery's ValidateObjectMeta checks them."""
     out = []
-    for key, value in labels.items():
-        prefix, _, name = key.rpartition("/")
-        if not (0 < len(name) <= 63 and _LABEL_NAME.match(name)) or (
-            prefix and not (len(prefix) <= 253 and _DNS_SUBDOMAIN.match(prefix))
-        ) or key.startswith("/"):
-            out.append(schema.Violation(("metadata", "labels", key), "invalid label key", key=True))
-        if isinstance(value, str) and value and not (len(value) <= 63 and _LABEL_NAME.match(value)):
-            out.append(schema.Violation(("metadata", "labels", key), f"invalid label value {value!r}"))
+    for pattern in _OBJECT_METAS:
+        for path, metadata in _found(data, pattern):
+            labels = metadata.get("labels") if isinstance(metadata, dict) else None
+            for key, value in (labels if isinstance(labels, dict) else {}).items():
+                if not _qualified_name(key):
+                    out.append(schema.Violation(path + ("labels", key), "invalid label key", key=True))
+                if isinstance(value, str) and value and not (len(value) <= 63 and _LABEL_NAME.fullmatch(value)):
+                    out.append(schema.Violation(path + ("labels", key), f"invalid label value {value!r}"))
+            annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+            if not isinstance(annotations, dict):
+                continue
+            out += [schema.Violation(path + ("annotations", key), "invalid annotation key", key=True)
+                    for key in annotations if not _qualified_name(key)]
+            size = sum(len(key.encode()) + len(value.encode())
+                       for key, value in annotations.items() if isinstance(value, str))
+            if size > _ANNOTATIONS_BYTES:
+                message = f"may not be larger than {_ANNOTATIONS_BYTES} bytes"
+                out.append(schema.Violation(path + ("annotations",), message))
     return out
 
 
 @cache
 def document_schema(name: str) -> dict:
-    """The CRD schema with ObjectMeta spelled out (the CRD leaves it to the API server)."""
-    crd = schema.load(name)
-    return {**crd, "properties": {**crd["properties"], "metadata": _OBJECT_META}}
+    """The CRD schema with ObjectMeta spelled out and required (the CRD leaves it to the API server).
+
+    `spec`, a runtime's `spec.template`, and its Job and Pod templates' `spec` are
+    required here although the CRD leaves them optional: upstream's Go types read
+    an absent one as empty, which compiles to a JobSet the API server refuses (a
+    Job needs a pod template, a Pod containers), so trainc says what is missing.
+    """
+    crd = json.loads(json.dumps(schema.load(name)))  # a copy: the cached CRD schema stays as loaded
+    crd.setdefault("required", []).extend(("metadata", "spec"))
+    crd["properties"]["metadata"] = _OBJECT_META
+    spec = crd["properties"]["spec"]
+    if "template" in spec["properties"]:
+        spec.setdefault("required", []).append("template")
+        job = spec["properties"]["template"]["properties"]["spec"]["properties"]["replicatedJobs"]["items"]
+        job_template = job["properties"]["template"]
+        job_template.setdefault("required", []).append("spec")
+        job_template["properties"]["spec"]["properties"]["template"].setdefault("required", []).append("spec")
+    return crd
 
 
 def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violation]:
     name = "trainjob" if kind == "TrainJob" else "trainingruntime"
     _, found = schema.validate(data, document_schema(f"{name}.{version}"))
-    metadata = data.get("metadata")
-    if isinstance(metadata, dict) and isinstance(metadata.get("labels"), dict):
-        found += _label_violations(metadata["labels"])
-    return found
+    return found + _meta_violations(data)
 
 
 def _kep_spelling(data: dict) -> None:
     """v2alpha1 (the KEP) spells the MPI mount path `SSHAuthMountPath`."""
-    mpi = ((data.get("spec") or {}).get("mlPolicy") or {}).get("mpi")
+    mpi = data
+    for field in ("spec", "mlPolicy", "mpi"):  # any of them may be absent or of a wrong type
+        mpi = mpi.get(field) if isinstance(mpi, dict) else None
     if isinstance(mpi, dict) and "SSHAuthMountPath" in mpi and "sshAuthMountPath" not in mpi:
         mpi["sshAuthMountPath"] = mpi.pop("SSHAuthMountPath")
 
@@ -251,13 +307,19 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
     if version not in VERSIONS:
         raise InputError(origin, ("apiVersion",), f"unsupported version {version!r}: trainc reads {GROUP}/v1alpha1 and /v2alpha1")
     if kind not in ("TrainJob",) + RUNTIME_KINDS:
-        raise InputError(origin, ("kind",), f"unsupported kind {kind!r}: expected TrainJob, TrainingRuntime or ClusterTrainingRuntime")
+        found = f"unsupported kind {kind!r}" if isinstance(kind, str) else "must be a string" if kind is not None else (
+            "required field is missing")
+        raise InputError(origin, ("kind",), f"{found}: expected TrainJob, TrainingRuntime or ClusterTrainingRuntime")
     if version == "v2alpha1" and kind != "TrainJob":
         _kep_spelling(data)
     violations = _violations_for(data, version, kind)
     if violations:
         raise InputErrors([InputError(origin, path, message, key=key) for path, message, key in violations])
-    if kind != "ClusterTrainingRuntime":
-        data["metadata"].setdefault("namespace", namespace)
+    if kind != "ClusterTrainingRuntime" and "namespace" not in data["metadata"]:
+        _, problems = schema.validate(namespace, _OBJECT_META["properties"]["namespace"])
+        if problems:
+            message = f"none set, and the default namespace (-n) is invalid: {problems[0][1]}"
+            raise InputError(origin, ("metadata", "namespace"), message)
+        data["metadata"]["namespace"] = namespace
     model = TrainJob if kind == "TrainJob" else Runtime
     return model.model_validate({**data, "origin": origin})

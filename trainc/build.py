@@ -107,6 +107,10 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: 
         except InputError as exc:
             errors.append(exc)
             continue
+        problems = validation.check_jobset(unit)
+        if problems:
+            errors.extend(problems)
+            continue
         output.notices.extend(unit.notices)
         if trainjob.spec.active_deadline_seconds is not None:
             output.notices.append(

@@ -8,8 +8,9 @@ rules (`oldSelf`) need the previous object and are checked by `validate
 
 import re
 
-_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$")
+# CEL's matches() is RE2, whose `$` is the end of the text: \Z in Python.
+_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+\Z")
 _POLICIES = ("torch", "mpi", "jax", "xgboost", "flux")
 
 

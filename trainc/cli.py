@@ -35,7 +35,7 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False))
 @click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
               help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name.")
 @click.option("-n", "--namespace", default="default", show_default=True,
@@ -62,13 +62,16 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed):
     if output_dir is None:
         sys.stdout.write(dump(output.documents()))
         return
-    for trainjob, objects in output.jobs:
-        folder = os.path.join(output_dir, trainjob.namespace)
-        os.makedirs(folder, exist_ok=True)
-        target = os.path.join(folder, f"{trainjob.name}.yaml")
-        with open(target + ".tmp", "w", encoding="utf-8") as handle:
-            handle.write(dump(objects))
-        os.replace(target + ".tmp", target)
+    try:
+        for trainjob, objects in output.jobs:
+            folder = os.path.join(output_dir, trainjob.namespace)
+            os.makedirs(folder, exist_ok=True)
+            target = os.path.join(folder, f"{trainjob.name}.yaml")
+            with open(target + ".tmp", "w", encoding="utf-8") as handle:
+                handle.write(dump(objects))
+            os.replace(target + ".tmp", target)
+    except OSError as exc:
+        raise click.FileError(exc.filename or output_dir, hint=exc.strerror) from None
 
 
 def _plural(count: int, noun: str) -> str:
@@ -76,7 +79,7 @@ def _plural(count: int, noun: str) -> str:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False))
 @click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
               help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name.")
 @click.option("-n", "--namespace", default="default", show_default=True,
@@ -124,7 +127,7 @@ def validate(paths, runtime_paths, namespace, previous):
 
 
 @cli.command()
-@click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False))
+@click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False, readable=False))
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "table"]), default="yaml",
               show_default=True, help="YAML TrainJob status objects, or a table for people.")
 def status(file, output_format):

@@ -11,6 +11,14 @@ from dataclasses import dataclass
 Path = tuple  # field path: keys (str) and list indexes (int)
 
 
+def _one_line(text: str) -> str:
+    """`text` with non-printable characters (line breaks, NUL, ANSI escapes, …) escaped, so one
+    error stays one line of the `file:line:col: field.path: message` output, whatever the input held."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def render_path(path: Path) -> str:
     """`spec.trainer.env[2].name`; map keys that are not identifiers go in brackets."""
     out = []
@@ -57,7 +65,7 @@ class InputError(TraincError):
             line, column = self.mark or locate(self.origin, self.path, key=self.key)
             where = f"{self.origin.file}:{line}:{column}: "
         field = render_path(self.path)
-        return f"{where}{field}: {self.message}" if field else f"{where}{self.message}"
+        return _one_line(f"{where}{field}: {self.message}" if field else f"{where}{self.message}")
 
 
 class InputErrors(TraincError):

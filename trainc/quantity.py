@@ -58,6 +58,10 @@ class Quantity:
             return self._coefficient * 10**self._exponent
         return _divide_away_from_zero(self._coefficient, -self._exponent)
 
+    def fits_int64(self) -> bool:
+        """Whether Go's ``Value()``, an int64, holds this amount; cheap for any exponent."""
+        return self._exponent < 19 and -(2**63) <= self.ceil() < 2**63
+
     def __add__(self, other: "Quantity") -> "Quantity":
         if not isinstance(other, Quantity):
             return NotImplemented

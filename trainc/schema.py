@@ -2,9 +2,14 @@
 
 This is what the API server does on create: prune nulls, apply `default`s,
 reject wrong types, unknown fields (kubectl's strict field validation),
-out-of-range values, and evaluate the CRD's CEL rules (see `cel.py`).
+out-of-range values, and evaluate the CRD's CEL rules (see `cel.py`) — only
+when nothing "blocking" was found, as the API server's hasBlockingErr: a
+wrong type, a missing required field, an enum, maxLength or maxItems violation
+means the object lacks the shape the rules were written for.
 Quantities are canonicalized on the way, because upstream round-trips every
-resource quantity through Go's `resource.Quantity` before emitting it.
+resource quantity through Go's `resource.Quantity` before emitting it; those
+beyond int64 are refused (Go's Value() overflows on them, and exact arithmetic
+on e.g. `1e999999999` plus `1m` would never finish).
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ from .errors import Path
 QUANTITY_PATTERN = (
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
-MAX_NODES = 200_000  # a document expanding past this is an alias bomb, not a TrainJob
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer",
                "number": "a number", "boolean": "a boolean"}
@@ -43,7 +47,10 @@ def load(name: str) -> dict:
 
 @cache
 def _regex(pattern: str) -> re.Pattern:
-    return re.compile(pattern)
+    """A schema pattern as Go's RE2 reads it: `$` is the end of the text (Python's `$` also
+    matches before a final newline, which would let `name\\n` through). No CRD pattern
+    has a `$` inside a character class."""
+    return re.compile(re.sub(r"(?<!\\)\$", r"\\Z", pattern))
 
 
 def _kind_of(value) -> str:
@@ -65,22 +72,19 @@ def _kind_of(value) -> str:
 
 
 class _Walker:
-    __slots__ = ("violations", "budget", "transitions")
+    __slots__ = ("violations", "blocking", "rules")
 
     def __init__(self):
         self.violations: list[Violation] = []
-        self.budget = MAX_NODES
+        self.blocking = False
+        self.rules: list = []  # (path, value, rule): CEL rules to evaluate once the walk is done
 
-    def fail(self, path, message, key=False):
+    def fail(self, path, message, key=False, blocking=False):
         self.violations.append(Violation(path, message, key))
+        self.blocking = self.blocking or blocking
 
     def walk(self, value, schema: dict, path: tuple):
         """Check `value`, returning it defaulted/normalized (or unchanged on error)."""
-        self.budget -= 1
-        if self.budget < 0:
-            if self.budget == -1:
-                self.fail((), f"document expands to more than {MAX_NODES} nodes (YAML alias bomb?)")
-            return value
         if schema.get("x-kubernetes-int-or-string"):
             value = self._int_or_string(value, schema, path)
         else:
@@ -91,24 +95,32 @@ class _Walker:
                     return None
         if "enum" in schema and value not in schema["enum"]:
             choices = ", ".join(json.dumps(choice) for choice in schema["enum"])
-            self.fail(path, f"unsupported value {json.dumps(value)}: must be one of {choices}")
-        for rule in schema.get("x-kubernetes-validations", ()):
+            self.fail(path, f"unsupported value {json.dumps(value)}: must be one of {choices}", blocking=True)
+        self.rules.extend((path, value, rule) for rule in schema.get("x-kubernetes-validations", ()))
+        return value
+
+    def check_rules(self):
+        for path, value, rule in self.rules:
             check = cel.RULES.get(rule["rule"])
             if check is not None and not check(value):
                 self.fail(path + cel.FIELD.get(rule["rule"], ()), rule["message"])
-        return value
 
     def _int_or_string(self, value, schema, path):
         if isinstance(value, float) and not isinstance(value, bool):
             value = repr(value) if not value.is_integer() else int(value)
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            self.fail(path, f"must be an integer or a string, not {_kind_of(value)}")
+            self.fail(path, f"must be an integer or a string, not {_kind_of(value)}", blocking=True)
             return value
         if schema.get("pattern") == QUANTITY_PATTERN:
             try:
-                return str(quantity.parse(value))
+                parsed = quantity.parse(value)
             except ValueError as exc:
                 self.fail(path, f"invalid quantity {json.dumps(value)}: {exc}")
+                return value
+            if parsed.fits_int64():
+                return str(parsed)
+            self.fail(path, f"quantity {json.dumps(value)} is outside the int64 range Kubernetes reads quantities in "
+                            "(Go's Quantity.Value())")
         return value
 
     def _typed(self, value, expected, schema, path):
@@ -142,12 +154,12 @@ class _Walker:
         return value
 
     def _wrong(self, value, expected, path):
-        self.fail(path, f"must be {_TYPE_NAMES[expected]}, not {_kind_of(value)}")
+        self.fail(path, f"must be {_TYPE_NAMES[expected]}, not {_kind_of(value)}", blocking=True)
         return _BAD
 
     def _string(self, value, schema, path):
         if "maxLength" in schema and len(value) > schema["maxLength"]:
-            self.fail(path, f"may not be longer than {schema['maxLength']} characters")
+            self.fail(path, f"may not be longer than {schema['maxLength']} characters", blocking=True)
         if "minLength" in schema and len(value) < schema["minLength"]:
             self.fail(path, f"must be at least {schema['minLength']} characters long")
         if "pattern" in schema and not _regex(schema["pattern"]).search(value):
@@ -186,7 +198,7 @@ class _Walker:
                 self.fail(path + (key,), "unknown field", key=True)
         for key in schema.get("required", ()):
             if key not in value:
-                self.fail(path + (key,), "required field is missing")
+                self.fail(path + (key,), "required field is missing", blocking=True)
         if len(value) < schema.get("minProperties", 0):
             self.fail(path, f"must have at least {schema['minProperties']} field(s)")
         return value
@@ -196,11 +208,11 @@ class _Walker:
         if items is not None:
             for index, item in enumerate(value):
                 if item is None:
-                    self.fail(path + (index,), "must not be null")
+                    self.fail(path + (index,), "must not be null", blocking=True)
                     continue
                 value[index] = self.walk(item, items, path + (index,))
         if "maxItems" in schema and len(value) > schema["maxItems"]:
-            self.fail(path, f"must have at most {schema['maxItems']} items")
+            self.fail(path, f"must have at most {schema['maxItems']} items", blocking=True)
         if "minItems" in schema and len(value) < schema["minItems"]:
             self.fail(path, f"must have at least {schema['minItems']} item(s)")
         list_type = schema.get("x-kubernetes-list-type")
@@ -234,5 +246,7 @@ def validate(document, schema: dict) -> tuple[object, list[Violation]]:
     try:
         document = walker.walk(document, schema, ())
     except RecursionError:
-        walker.fail((), "document is nested too deeply")
+        walker.fail((), "document is nested too deeply", blocking=True)
+    if not walker.blocking:
+        walker.check_rules()
     return document, walker.violations

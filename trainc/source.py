@@ -57,7 +57,12 @@ class _Loader(_BaseLoader):
 
     def construct_object(self, node, deep=False):
         self.constructed_objects.pop(node, None)  # an alias is a fresh copy, not the anchored object
-        return super().construct_object(node, deep=deep)
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, KeyError):  # only scalars raise these: `!!int x`, `!!float x`, `!!bool x`
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {node.value!r} as {tag}", node.start_mark) from None
 
     def construct_mapping(self, node, deep=False):
         self.flatten_mapping(node)
@@ -75,32 +80,21 @@ class _Loader(_BaseLoader):
 _Loader.add_constructor("tag:yaml.org,2002:map", _BaseLoader.construct_yaml_map)
 
 
-def _children(node):
-    """(child node, mark to report a recursive alias at) of a composed node."""
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            yield key_node, key_node.start_mark
-            yield value_node, key_node.start_mark
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            yield item, node.start_mark
-
-
 def _check_expansion(root) -> None:
     """Refuse a node holding an alias to itself or an ancestor, and documents whose aliases
     expand them past MAX_NODES nodes (reported at the smallest node that does).
 
     Iterative and memoized on the node graph, so neither depth nor a bomb costs more than
-    one visit per distinct node.
+    one visit per distinct collection node (a scalar counts one and holds nothing).
     """
     sizes: dict[int, int] = {}
     ancestors: set[int] = set()
-    stack = [(root, root.start_mark, False)]
+    stack: list = [(root, root.start_mark, None)]
     while stack:
-        node, mark, finished = stack.pop()
-        if finished:
+        node, mark, children = stack.pop()
+        if children is not None:  # every child is measured
             ancestors.discard(id(node))
-            size = 1 + sum(sizes[id(child)] for child, _ in _children(node))
+            size = 1 + sum(sizes.get(id(child), 1) for child in children)
             if size > MAX_NODES:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"aliases expand this node to more than {MAX_NODES} nodes (an alias bomb?)",
@@ -108,10 +102,14 @@ def _check_expansion(root) -> None:
             sizes[id(node)] = size
         elif id(node) in ancestors:
             raise yaml.constructor.ConstructorError(None, None, "recursive alias: a node cannot contain itself", mark)
-        elif id(node) not in sizes:
+        elif id(node) not in sizes and not isinstance(node, yaml.ScalarNode):
+            if isinstance(node, yaml.MappingNode):
+                pairs = [(child, key.start_mark) for key, value in node.value for child in (key, value)]
+            else:
+                pairs = [(child, node.start_mark) for child in node.value]
             ancestors.add(id(node))
-            stack.append((node, mark, True))
-            stack.extend((child, at, False) for child, at in _children(node))
+            stack.append((node, mark, [child for child, _ in pairs]))
+            stack.extend((child, at, None) for child, at in pairs if not isinstance(child, yaml.ScalarNode))
 
 
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, as libyaml counts lines
@@ -195,7 +193,7 @@ def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
     if _is_json(text):
         try:
             values = _json_values(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep for Python's JSON: the YAML reader says where
             pass
         else:
             for index, (_, _, data) in enumerate(values):

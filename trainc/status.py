@@ -17,8 +17,6 @@ the TrainJob itself (unsupported runtime, activeDeadlineSeconds) is out of reach
 
 from __future__ import annotations
 
-import json
-
 from . import emit, schema, source
 from .errors import InputError, InputErrors, Origin
 
@@ -60,7 +58,7 @@ def read(path: str) -> list[dict]:
     name = "<stdin>" if path == "-" else path
     text = source.read(path)
     found, errors = [], []
-    for origin, document in _documents(text, name):
+    for origin, document in source.load_text(text, name):
         for prefix, jobset in _jobsets(origin, document, errors):
             problems = _violations(origin, prefix, jobset)
             if problems:
@@ -70,16 +68,6 @@ def read(path: str) -> list[dict]:
     if errors:
         raise InputErrors(errors)
     return found
-
-
-def _documents(text: str, name: str):
-    """YAML documents; JSON is read as JSON first (kubectl's JSON is YAML too, unless it holds tabs)."""
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            return [(Origin(name, 0, text), json.loads(text))]
-        except json.JSONDecodeError:
-            pass  # not JSON after all: the YAML reader reports where it breaks
-    return list(source.load_text(text, name))
 
 
 def _jobsets(origin: Origin, document, errors: list):

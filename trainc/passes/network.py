@@ -3,16 +3,33 @@
 Upstream's JobSet PreBuildSync: endpoints are `<job>-<rjob>-<replica>-<pod>.<subdomain>`
 (subdomain = `network.subdomain` or the TrainJob name); every replicated job
 gets parallelism = completions = its count; jobs carrying an ancestor step
-always run one replica.
+always run one replica. Endpoints are generated on demand, as upstream's
+iterator yields them: a job may ask for billions of pods, and only the MPI
+hostfile lists them.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, TRAINER, Unit, step_of
 
 ANCESTOR_STEPS = (TRAINER, DATASET_INITIALIZER, MODEL_INITIALIZER)
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """The pod DNS names `<prefix>-<replica>-<pod>.<subdomain>` of one replicated job, in order."""
+
+    prefix: str
+    replicas: int
+    pods: int
+    subdomain: str
+
+    def __iter__(self):
+        for replica in range(self.replicas):
+            for pod in range(self.pods):
+                yield f"{self.prefix}-{replica}-{pod}.{self.subdomain}"
 
 
 def network(unit: Unit, ctx) -> Unit:
@@ -23,11 +40,7 @@ def network(unit: Unit, ctx) -> Unit:
         if step_of(rjob) in ANCESTOR_STEPS:
             rjob["replicas"] = 1
         count = unit.counts.get(name, 1)
-        endpoints[name] = tuple(
-            f"{unit.name}-{name}-{replica}-{pod}.{subdomain}"
-            for replica in range(rjob.get("replicas", 1))
-            for pod in range(count)
-        )
+        endpoints[name] = Endpoints(f"{unit.name}-{name}", rjob.get("replicas", 1), count, subdomain)
         job_spec = rjob.setdefault("template", {}).setdefault("spec", {})
         rest = {k: v for k, v in job_spec.items() if k not in ("parallelism", "completions")}
         job_spec.clear()

@@ -4,6 +4,9 @@ Upstream's CoScheduling plugin: every pod carries `scheduling.x-k8s.io/pod-group
 <job>`, and a `scheduling.x-k8s.io/v1alpha1` PodGroup of the same name asks
 for the whole gang: minMember and minResources over all replicated jobs, and
 the policy's scheduleTimeoutSeconds (CRD default 60). No schedulerName is set.
+A runtime without replicated jobs would give minMember 0, which this PodGroup
+CRD refuses (minimum 1), and no gang may exceed minMember's int32 in either
+PodGroup kind; upstream's controller then fails to create it, so both are errors.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import emit
+from ..errors import InputError
 from ..ir import Unit
 from ..quantity import Quantity
 
@@ -33,6 +37,9 @@ def build(unit: Unit, ctx) -> Unit:
     if policy is None:
         return unit
     members, resources = minimums(unit)
+    if members == 0:
+        raise InputError(unit.runtime.origin, ("spec", "template", "spec", "replicatedJobs"),
+                         "coscheduling needs at least one pod: a PodGroup's minMember must be at least 1")
     podgroup = {
         "apiVersion": "scheduling.x-k8s.io/v1alpha1",
         "kind": "PodGroup",
@@ -60,4 +67,10 @@ def minimums(unit: Unit) -> tuple[int, dict]:
         members += count
         for name, amount in unit.pod_requests.get(rjob["name"], {}).items():
             totals[name] = totals.get(name, Quantity(0)) + amount * count
+    if members > 2**31 - 1:
+        trainer = unit.trainer
+        path = ("spec", "trainer", "numNodes") if trainer is not None and trainer.num_nodes is not None else (
+            "spec", "runtimeRef")
+        message = f"{members} pods are too many for a PodGroup (minMember is an int32)"
+        raise InputError(unit.trainjob.origin, path, message)
     return members, {name: str(totals[name]) for name in sorted(totals)}

@@ -41,6 +41,7 @@ RESERVED_ENV = (
     "OMPI_MCA_orte_set_default_slots",
 )
 HOSTFILE_TEMPLATES = {"OpenMPI": "hostfile-openmpi.j2", "Intel": "hostfile-hydra.j2", "MPICH": "hostfile-hydra.j2"}
+CONFIG_MAP_BYTES = 1 << 20  # the most data the API server takes in a ConfigMap (MaxSecretSize)
 
 
 def ssh_secret_name(unit: Unit) -> str:
@@ -107,6 +108,8 @@ def build(unit: Unit, ctx) -> Unit:
         "metadata": emit.metadata(unit, hostfile_name(unit)),
         "data": {HOSTFILE: _hostfile(unit)},
     }
+    if len(HOSTFILE) + len(hostfile["data"][HOSTFILE].encode()) > CONFIG_MAP_BYTES:
+        raise _too_many_hosts(unit)
     return replace(unit, objects=unit.objects + (secret, hostfile), notices=notices)
 
 
@@ -186,14 +189,25 @@ def _hostfile(unit: Unit) -> str:
     (it is only reachable when the launcher has no container to fail on).
     """
     mpi = unit.ml_policy.mpi
-    hosts = [
-        host
-        for rjob in unit.replicated_jobs
-        if rjob.get("name") == NODE or (mpi.run_launcher_as_node and rjob.get("name") == LAUNCHER)
-        for host in unit.endpoints.get(rjob.get("name"), ())
-    ]
+    hosts, size = [], 0
+    for rjob in unit.replicated_jobs:
+        if rjob.get("name") == NODE or (mpi.run_launcher_as_node and rjob.get("name") == LAUNCHER):
+            for host in unit.endpoints.get(rjob.get("name"), ()):
+                size += len(host) + 1
+                if size > CONFIG_MAP_BYTES:  # stop early: the names alone overflow the ConfigMap
+                    raise _too_many_hosts(unit)
+                hosts.append(host)
     template = HOSTFILE_TEMPLATES.get(mpi.mpi_implementation)
     return templates.render(template, hosts=hosts, slots=mpi.num_proc_per_node) if template else ""
+
+
+def _too_many_hosts(unit: Unit) -> InputError:
+    """Upstream's controller fails to create a hostfile ConfigMap past the API server's size limit."""
+    trainer = unit.trainer
+    path = ("spec", "trainer", "numNodes") if trainer is not None and trainer.num_nodes is not None else (
+        "spec", "runtimeRef")
+    message = f"too many MPI hosts: the hostfile would not fit in a ConfigMap ({CONFIG_MAP_BYTES} bytes at most)"
+    return InputError(unit.trainjob.origin, path, message)
 
 
 def _base64(data: bytes) -> str:

@@ -10,7 +10,9 @@ refuses what a cluster would refuse and `trainc validate` can say so alone:
   upstream plugin, run in `TRAINJOB_RULES` order (upstream runs its plugins in
   Go map order; trainc pins this one);
 - with previous versions (`--previous`), the CRD transition rules
-  (`immutable`) first: the API server rejects those before any webhook runs.
+  (`immutable`) first: the API server rejects those before any webhook runs;
+- every compiled JobSet: the JobSet webhook's name and size rules [JS]
+  (`jobset`), which upstream only meets when it creates the JobSet.
 
 Each rule takes the unit and the update (`Change`, or None on create) and
 returns InputErrors at upstream's field paths.
@@ -22,7 +24,7 @@ from typing import NamedTuple
 
 from .. import schema
 from ..errors import InputError
-from . import flux, immutable, initializers, mpi, patches, runtime, torch, volcano, xgboost
+from . import flux, immutable, initializers, jobset, mpi, patches, runtime, torch, volcano, xgboost
 from .base import info
 from .previous import Previous, tree
 
@@ -66,6 +68,11 @@ def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> list[Inpu
             return errors
     unit = info(trainjob, ctx)
     return [found for rule in TRAINJOB_RULES for found in rule(unit, change)]
+
+
+def check_jobset(unit) -> list[InputError]:
+    """Errors for one compiled TrainJob's JobSet."""
+    return jobset.check(unit)
 
 
 def _schema(name: str, obj) -> dict:
