@@ -190,3 +190,17 @@ def test_active_deadline_is_not_silently_dropped(tmp_path):
         "notice: team-a/demo: spec.activeDeadlineSeconds is enforced by the TrainJob controller, not by the "
         "JobSet (as upstream); with no TrainJob in the cluster nothing enforces it\n"
     )
+
+
+def test_list_documents_are_expanded_with_exact_error_positions(tmp_path):
+    items = "".join("- " + trainjob(name=n).replace("\n", "\n  ").rstrip() + "\n" for n in ("one", "two"))
+    name = write(tmp_path, "list.yaml", "apiVersion: v1\nkind: List\nitems:\n" + items)
+    result = run("build", name, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("  name: ")] == ["  name: one", "  name: two"]
+    bad = write(tmp_path, "bad.yaml", "apiVersion: v1\nkind: List\nitems:\n" + items.replace("numNodes: 2", "numNodes: x", 2))
+    result = run("build", bad, cwd=tmp_path)
+    assert result.stderr.splitlines() == [
+        "bad.yaml:13:17: spec.trainer.numNodes: must be an integer, not string",
+        "bad.yaml:23:17: spec.trainer.numNodes: must be an integer, not string",
+    ]

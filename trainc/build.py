@@ -25,12 +25,16 @@ class Output:
         return [obj for _, objs in self.jobs for obj in objs]
 
 
-def _documents(paths, errors):
+def _documents(paths, errors) -> list:
+    """(origin, object) for every object in the files under `paths`, `List`s expanded."""
+    found = []
     for path in source.iter_files(list(paths)):
         try:
-            yield from source.load_text(source.read(path), path)
+            for origin, document in source.load_text(source.read(path), path):
+                found.extend(source.items(origin, document))
         except InputError as exc:
             errors.append(exc)
+    return found
 
 
 def _parse(documents, namespace: str, errors):
@@ -49,10 +53,14 @@ def _parse(documents, namespace: str, errors):
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
     """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
     errors: list[InputError] = []
+    return _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+
+
+def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[list, list]:
     trainjobs, runtimes = [], []
-    for parsed in _parse(_documents(paths, errors), namespace, errors):
+    for parsed in _parse(documents, namespace, errors):
         (trainjobs if parsed.kind == "TrainJob" else runtimes).append(parsed)
-    for parsed in _parse(_documents(runtime_paths, errors), namespace, errors):
+    for parsed in _parse(runtime_documents, namespace, errors):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
         else:
@@ -76,6 +84,16 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: 
           previous: validation.Previous | None = None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
     trainjobs, runtimes = load(paths, runtime_paths, namespace)
+    return _compile(trainjobs, runtimes, namespace, ssh_key_seed, previous)
+
+
+def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
+    """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
+    trainjobs, runtimes = _load(documents, (), namespace, [])
+    return _compile(trainjobs, runtimes, namespace, ssh_key_seed, None)
+
+
+def _compile(trainjobs, runtimes, namespace, ssh_key_seed, previous) -> Output:
     ctx = pipeline.Context(catalog=catalog.build(runtimes, namespace), ssh_key_seed=ssh_key_seed)
     output, errors, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), [], {}
     for runtime in runtimes:

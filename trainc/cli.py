@@ -151,6 +151,29 @@ def status(file, output_format):
     sys.stdout.write(derive.table(statuses) if output_format == "table" else derive.dump(statuses))
 
 
+@cli.command("fn")
+@click.option("--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
+              help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).")
+def krm_function(ssh_key_seed):
+    """Run as a KRM function (kustomize, kpt): a ResourceList on stdin, one on stdout.
+
+    TrainJobs and runtimes among the items are replaced by the rendered objects;
+    other items pass through. A functionConfig ConfigMap may set `data.namespace`.
+    """
+    from . import krm, source
+
+    try:
+        text = source.read("-")
+    except TraincError as error:
+        _fail(error)
+    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed))
+    sys.stdout.write(rendered)
+    for line in notices + errors:
+        click.echo(line, err=True)
+    if errors:
+        sys.exit(EXIT_INVALID)
+
+
 def main() -> None:
     try:
         cli.main(prog_name="trainc")

@@ -34,11 +34,16 @@ def render_path(path: Path) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where a document came from; `text` is kept to locate fields on error."""
+    """Where an object came from; `text` is kept to locate fields on error.
+
+    `base` is the object's path inside its document: () for a top-level object,
+    ("items", 3) for the fourth item of a `List` or a KRM `ResourceList`.
+    """
 
     file: str
     index: int = 0
     text: str | None = None
+    base: tuple = ()
 
 
 class TraincError(Exception):

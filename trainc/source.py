@@ -19,6 +19,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path as FsPath
 
 import yaml
@@ -208,6 +209,15 @@ def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
         raise _mark_error(Origin(file, text=text), exc) from None
 
 
+def items(origin: Origin, document) -> Iterator[tuple[Origin, object]]:
+    """The objects of a document: a `List` (e.g. `kubectl get -o yaml`) gives its items, as kubectl apply does."""
+    if isinstance(document, dict) and document.get("kind") == "List" and isinstance(document.get("items"), list):
+        for index, item in enumerate(document["items"]):
+            yield replace(origin, base=origin.base + ("items", index)), item
+    else:
+        yield origin, document
+
+
 def iter_files(paths: list[str]) -> list[str]:
     """Expand directories recursively into their *.yaml/*.yml/*.json files (kubectl's -f set), sorted."""
     files = []
@@ -261,6 +271,7 @@ def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
     except (yaml.YAMLError, IndexError):
         return (1, 1)
     found = node.start_mark
+    path = origin.base + tuple(path)
     for depth, part in enumerate(path, 1):
         child = key_mark = None
         if isinstance(node, yaml.MappingNode) and isinstance(part, str):

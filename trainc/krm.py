@@ -1,0 +1,76 @@
+"""`trainc fn`: trainc as a KRM function, for kustomize and kpt.
+
+Reads a `config.kubernetes.io/v1` ResourceList on stdin and writes one on
+stdout (the KRM functions specification): TrainJobs and runtimes among the
+items are replaced by the objects trainc renders for them; every other item
+passes through unchanged, in its place. Errors are reported both as KRM
+`results` (so kpt shows them) and, as everywhere in trainc, as
+`file:line:col: field.path: message` lines on stderr, and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+from . import api, source
+from .build import build_objects
+from .errors import InputError, InputErrors, Origin, TraincError, render_path
+from .serialize import dump_all
+
+KIND = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList"}
+_TRAINER = api.GROUP + "/"
+_PATH_ANNOTATIONS = ("config.kubernetes.io/path", "internal.config.kubernetes.io/path")
+
+
+def _resource_list(text: str) -> tuple[Origin, dict]:
+    documents = list(source.load_text(text, "<stdin>"))
+    if len(documents) != 1 or not isinstance(documents[0][1], dict) or documents[0][1].get("kind") != "ResourceList":
+        origin = documents[0][0] if documents else Origin("<stdin>")
+        raise InputError(origin, (), "expected one config.kubernetes.io/v1 ResourceList on stdin")
+    origin, resource_list = documents[0]
+    if not isinstance(resource_list.get("items", []), list):
+        raise InputError(origin, ("items",), "must be a list")
+    return origin, resource_list
+
+
+def _namespace(resource_list: dict) -> str:
+    """functionConfig may be a ConfigMap whose `data.namespace` is the default namespace (like -n)."""
+    config = resource_list.get("functionConfig") or {}
+    data = config.get("data") if isinstance(config, dict) else None
+    return (data or {}).get("namespace") or "default"
+
+
+def _result(error: InputError, items: list) -> dict:
+    """A KRM result, naming the item's source file (kustomize/kpt path annotation) when known."""
+    result = {"message": error.message, "severity": "error"}
+    if error.path:
+        result["field"] = {"path": render_path(error.path)}
+    base = error.origin.base if error.origin is not None else ()
+    if len(base) == 2 and base[0] == "items" and base[1] < len(items) and isinstance(items[base[1]], dict):
+        annotations = (items[base[1]].get("metadata") or {}).get("annotations") or {}
+        path = next((annotations[key] for key in _PATH_ANNOTATIONS if isinstance(annotations.get(key), str)), None)
+        if path is not None:
+            result["file"] = {"path": path}
+    return result
+
+
+def run(text: str, ssh_key_seed: bytes | None) -> tuple[str, list[str], list[str]]:
+    """(ResourceList text, notices, error lines); error lines non-empty means failure."""
+    items: list = []
+    try:
+        origin, resource_list = _resource_list(text)
+        items = resource_list.get("items") or []
+        objects, passthrough = [], []
+        for index, item in enumerate(items):
+            api_version = item.get("apiVersion") if isinstance(item, dict) else None
+            if isinstance(api_version, str) and api_version.startswith(_TRAINER):
+                objects.append((Origin(origin.file, origin.index, text, ("items", index)), item))
+            else:
+                passthrough.append(item)
+        output = build_objects(objects, namespace=_namespace(resource_list), ssh_key_seed=ssh_key_seed)
+    except TraincError as error:
+        errors = error.errors if isinstance(error, InputErrors) else [error]
+        failed = {**KIND, "items": [], "results": [_result(e, items) for e in errors if isinstance(e, InputError)]}
+        return dump_all([failed]), [], error.render().splitlines()
+    rendered = {**KIND, "items": passthrough + output.documents()}
+    if "functionConfig" in resource_list:
+        rendered["functionConfig"] = resource_list["functionConfig"]
+    return dump_all([rendered]), output.notices, []
