@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from trainc.passes.podgroup import pod_requests
-from trainc.plugins.coscheduling import minimums
+from trainc.plugins.gang import minimums
 
 
 def container(name="c", requests=None, limits=None, **extra):

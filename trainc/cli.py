@@ -28,6 +28,25 @@ def _seed(path: str | None) -> bytes | None:
         raise click.BadParameter(str(exc), param_hint="--ssh-key-seed") from None
 
 
+def _inputs(command):
+    """PATHS, --runtimes and -n, read the same way by every command that compiles."""
+    for option in reversed((
+        click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False)),
+        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
+                     help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name."),
+        click.option("-n", "--namespace", default="default", show_default=True,
+                     help="Namespace for TrainJobs and TrainingRuntimes that set none."),
+    )):
+        command = option(command)
+    return command
+
+
+_ssh_key_seed = click.option(
+    "--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
+    help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trainc")
 def cli() -> None:
@@ -35,15 +54,10 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False))
-@click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
-              help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name.")
-@click.option("-n", "--namespace", default="default", show_default=True,
-              help="Namespace for TrainJobs and TrainingRuntimes that set none.")
+@_inputs
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False),
               help="Write one file per TrainJob, DIR/<namespace>/<name>.yaml, instead of stdout.")
-@click.option("--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
-              help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).")
+@_ssh_key_seed
 def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
 
@@ -79,11 +93,7 @@ def _plural(count: int, noun: str) -> str:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False))
-@click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
-              help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name.")
-@click.option("-n", "--namespace", default="default", show_default=True,
-              help="Namespace for TrainJobs and TrainingRuntimes that set none.")
+@_inputs
 @click.option("--previous", metavar="REV_OR_DIR",
               help="Check PATHS as updates of their previous versions: a directory holding them, or a git "
                    "revision to read the same files at (e.g. origin/main). Objects without one are new.")
@@ -152,8 +162,7 @@ def status(file, output_format):
 
 
 @cli.command("fn")
-@click.option("--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
-              help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).")
+@_ssh_key_seed
 def krm_function(ssh_key_seed):
     """Run as a KRM function (kustomize, kpt): a ResourceList on stdin, one on stdout.
 

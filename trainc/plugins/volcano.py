@@ -13,30 +13,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import emit
 from ..ir import Unit
-from .coscheduling import minimums
+from . import gang
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
 
 
-def _policy(unit: Unit):
-    groups = unit.runtime.spec.pod_group_policy
-    return groups.volcano if groups is not None else None
-
-
 def enforce(unit: Unit) -> Unit:
-    if _policy(unit) is None:
+    if gang.policy(unit, "volcano") is None:
         return unit
     return replace(unit, pod_annotations={**unit.pod_annotations, GROUP_NAME_ANNOTATION: unit.name})
 
 
 def build(unit: Unit, ctx) -> Unit:
-    policy = _policy(unit)
+    policy = gang.policy(unit, "volcano")
     if policy is None:
         return unit
-    members, resources = minimums(unit)
+    members, resources = gang.minimums(unit)
     spec = {"minMember": members}
     if QUEUE_ANNOTATION in unit.annotations:
         spec["queue"] = unit.annotations[QUEUE_ANNOTATION]
@@ -50,10 +44,4 @@ def build(unit: Unit, ctx) -> Unit:
     if policy.network_topology is not None:
         topology = policy.network_topology
         spec["networkTopology"] = {"mode": topology["mode"], "highestTierAllowed": topology["highestTierAllowed"]}
-    podgroup = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1",
-        "kind": "PodGroup",
-        "metadata": emit.metadata(unit, unit.name),
-        "spec": spec,
-    }
-    return replace(unit, objects=unit.objects + (podgroup,))
+    return gang.with_podgroup(unit, "scheduling.volcano.sh/v1beta1", spec)
