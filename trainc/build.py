@@ -70,14 +70,14 @@ def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[l
     return trainjobs, runtimes
 
 
-def _admission(trainjob, ctx, previous) -> list:
-    """What the API server and the TrainJob webhook would refuse (spec §10)."""
+def _admission(trainjob, ctx, previous) -> tuple[list, object]:
+    """What the API server and the TrainJob webhook would refuse (spec §10), and the admitted unit."""
     try:
         return validation.check_trainjob(trainjob, ctx, previous)
     except InputErrors as exc:
-        return exc.errors
+        return exc.errors, None
     except InputError as exc:
-        return [exc]
+        return [exc], None
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
@@ -107,7 +107,7 @@ def _compile(trainjobs, runtimes, namespace, ssh_key_seed, previous) -> Output:
                                      f"TrainJob {key[0]}/{key[1]} is defined twice (first in {seen[key].file})"))
             continue
         seen[key] = trainjob.origin
-        problems = _admission(trainjob, ctx, previous)
+        problems, admitted = _admission(trainjob, ctx, previous)
         if problems:
             errors.extend(problems)
             continue
@@ -118,7 +118,7 @@ def _compile(trainjobs, runtimes, namespace, ssh_key_seed, previous) -> Output:
             )
             continue
         try:
-            unit = pipeline.compile_trainjob(trainjob, ctx)
+            unit = pipeline.finish(admitted, ctx)
         except InputErrors as exc:
             errors.extend(exc.errors)
             continue

@@ -25,9 +25,9 @@ from .passes.patch import patch
 from .passes.podgroup import podgroup
 from .passes.resolve import resolve
 
-PASSES = (
-    resolve,
-    patch,
+# What the admission webhooks see: upstream's RuntimeInfo before any plugin runs.
+FRONT = (resolve, patch)
+PASSES = FRONT + (
     mlpolicy,
     override,
     # upstream overlays the initializers before the trainer; they touch different containers
@@ -46,8 +46,16 @@ class Context:
     ssh_key_seed: bytes | None = None
 
 
-def compile_trainjob(trainjob: TrainJob, ctx: Context) -> Unit:
-    unit = Unit(trainjob=trainjob)
-    for run in PASSES:
-        unit = run(unit, ctx)
+def run(unit: Unit, ctx: Context, passes=PASSES) -> Unit:
+    for each in passes:
+        unit = each(unit, ctx)
     return unit
+
+
+def compile_trainjob(trainjob: TrainJob, ctx: Context) -> Unit:
+    return run(Unit(trainjob=trainjob), ctx)
+
+
+def finish(front: Unit, ctx: Context) -> Unit:
+    """Compile a unit that has been through FRONT already (as admission checks leave it)."""
+    return run(front, ctx, PASSES[len(FRONT):])

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from .. import schema
 from ..errors import InputError
+from ..ir import Unit
 from . import flux, immutable, initializers, jobset, mpi, patches, runtime, torch, volcano, xgboost
 from .base import info
 from .previous import Previous, tree
@@ -57,17 +58,20 @@ def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[I
     return runtime.check(runtime_obj), runtime.warnings(runtime_obj, created=old is None)
 
 
-def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> list[InputError]:
-    """Errors for one TrainJob; resolving its runtime may raise InputError."""
+def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[list[InputError], Unit | None]:
+    """(errors, the admitted unit); resolving its runtime may raise InputError.
+
+    The unit is upstream's RuntimeInfo (pipeline.FRONT run); the build finishes it.
+    """
     old = previous.find(trainjob) if previous is not None else None
     change = None
     if old is not None:
         change = Change(tree(trainjob), old)
         errors = immutable.check(trainjob.origin, change.new, old, _schema("trainjob", trainjob))
         if errors:
-            return errors
+            return errors, None
     unit = info(trainjob, ctx)
-    return [found for rule in TRAINJOB_RULES for found in rule(unit, change)]
+    return [found for rule in TRAINJOB_RULES for found in rule(unit, change)], unit
 
 
 def check_jobset(unit) -> list[InputError]:

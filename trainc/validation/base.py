@@ -10,8 +10,7 @@ from __future__ import annotations
 from ..api import TrainJob
 from ..errors import InputError, Origin, Path
 from ..ir import Unit
-from ..passes.mlpolicy import mlpolicy
-from ..pipeline import PASSES
+from .. import pipeline
 from ..source import locate
 
 
@@ -24,15 +23,10 @@ def error(origin: Origin | None, path: Path, message: str, at: Path | None = Non
 def info(trainjob: TrainJob, ctx) -> Unit:
     """Upstream's RuntimeInfo as the webhook builds it: the runtime resolved and patched, no plugin run.
 
-    Runs the pipeline's passes up to the ML-policy plugins, so the webhook sees
-    exactly the template the compiler starts from.
+    These are the pipeline's FRONT passes, so the webhook sees exactly the
+    template the compiler starts from (and the build goes on from this unit).
     """
-    unit = Unit(trainjob=trainjob)
-    for run in PASSES:
-        if run is mlpolicy:
-            break
-        unit = run(unit, ctx)
-    return unit
+    return pipeline.run(Unit(trainjob=trainjob), ctx, pipeline.FRONT)
 
 
 def pod_spec(rjob: dict) -> dict:
