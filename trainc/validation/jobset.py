@@ -11,8 +11,8 @@ from the compiled JobSet, after its defaulting (completionMode Indexed):
   labels, i.e. at most 63 characters: long TrainJob names or many nodes break it;
 - `network.subdomain` must be a DNS-1123 subdomain and a DNS-1035 label;
 - the runtime's references between replicated jobs: no dependsOn on the first
-  job, else only on earlier jobs; success and failure policy targets must
-  exist; failure policy rule names (an empty one is defaulted to
+  job, else only on earlier jobs or itself (the webhook allows that); success and
+  failure policy targets must exist; failure policy rule names (an empty one is defaulted to
   `failurePolicyRule<i>`) of the webhook's format, at most 128 characters and
   unique; onJobFailureReasons among the Job failure reasons.
 
@@ -92,12 +92,12 @@ def _references(unit: Unit) -> list[InputError]:
     at = ("spec", "template", "spec")
     found, seen = [], []
     for index, rjob in enumerate(unit.replicated_jobs):
+        seen.append(rjob["name"])  # the webhook adds a job's own name before checking its dependsOn
         for depends in rjob.get("dependsOn") or ():
             if index == 0 or depends.get("name") not in seen:
                 message = (f"the JobSet webhook refuses replicated job {rjob['name']!r} depending on "
                            f"{depends.get('name')!r}: only on an earlier replicated job")
                 found.append(error(origin, at + ("replicatedJobs", index, "dependsOn"), message))
-        seen.append(rjob["name"])
     targets = [(("successPolicy", "targetReplicatedJobs"), name)
                for name in (spec.get("successPolicy") or {}).get("targetReplicatedJobs") or ()]
     rules = (spec.get("failurePolicy") or {}).get("rules") or ()
