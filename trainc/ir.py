@@ -54,6 +54,30 @@ class Unit:
         return self.jobset.get("replicatedJobs") or []
 
 
+# Go list fields without `omitempty` in a JobSet spec: an empty one is encoded as is.
+KEPT_EMPTY = frozenset({"containers", "monitors", "sources", "nodeSelectorTerms"})
+# Map-typed fields (`omitempty`): an empty map is not encoded.
+_MAPS = frozenset({"labels", "annotations", "nodeSelector", "matchLabels", "limits", "requests"})
+
+
+def go_copy(node):
+    """A copy of JSON-like data as upstream's Go types re-encode it: empty lists and maps dropped.
+
+    Upstream decodes runtimes and patches into typed structs and encodes them
+    again, and `omitempty` drops empty slices and maps on the way (e.g. a
+    runtime's `env: []`, or a patch's `tolerations: []`, which so patches nothing).
+    """
+    if isinstance(node, dict):
+        return {
+            key: go_copy(value)
+            for key, value in node.items()
+            if not ((value == [] and key not in KEPT_EMPTY) or (value == {} and key in _MAPS))
+        }
+    if isinstance(node, list):
+        return [go_copy(value) for value in node]
+    return node
+
+
 def copy_tree(node):
     """A deep copy of JSON-like data, several times faster than copy.deepcopy."""
     if isinstance(node, dict):

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-# Plain only: starts with a letter, then letters, digits and a few safe marks; no ": " or " #".
-_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_./:@+=,()\[\]-]*(?: [A-Za-z0-9_./@+=,()\[\]-]+)*")
+# Plain only: starts with a letter, `_` or `/`, then letters, digits and a few safe marks; no ": " or " #".
+_PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./:@+=,()\[\]-]*(?: [A-Za-z0-9_./@+=,()\[\]-]+)*")
 # Words some YAML reader takes for a boolean or null.
 _RESERVED = frozenset({"y", "yes", "n", "no", "on", "off", "true", "false", "null", "nan", "inf"})
 # Characters that need an escape in a double-quoted scalar: C0/C1 controls, DEL, line/paragraph

@@ -23,11 +23,7 @@ from dataclasses import replace
 
 from .. import strategic
 from ..errors import InputError, InputErrors
-from ..ir import Unit
-
-# Go list fields without `omitempty` that a patch can reach (core/v1 volume sources,
-# NodeSelector): an empty list is encoded as is.
-_KEPT_EMPTY = frozenset({"monitors", "sources", "nodeSelectorTerms"})
+from ..ir import Unit, go_copy
 
 
 def patch(unit: Unit, ctx) -> Unit:
@@ -45,7 +41,7 @@ def patch(unit: Unit, ctx) -> Unit:
     for entry in patches:
         spec = _template(entry).get("spec")
         if spec is not None:
-            jobset = strategic.merge(jobset, _go_encoded(spec))
+            jobset = strategic.merge(jobset, go_copy(spec))
     if jobset.get("replicatedJobs"):
         jobset["replicatedJobs"].sort(key=lambda rjob: order.get(rjob["name"], 0))
     return replace(unit, jobset=jobset, labels=labels, annotations=annotations)
@@ -74,16 +70,3 @@ def _check(unit: Unit, patches: list) -> None:
         ))
     if errors:
         raise InputErrors(errors)
-
-
-def _go_encoded(value):
-    """`value` as upstream's Go types encode it: empty lists are omitted (`omitempty`)."""
-    if isinstance(value, dict):
-        return {
-            name: _go_encoded(item)
-            for name, item in value.items()
-            if not (item == [] and name not in _KEPT_EMPTY)
-        }
-    if isinstance(value, list):
-        return [_go_encoded(item) for item in value]
-    return value

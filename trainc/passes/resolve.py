@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from ..api import GROUP, RUNTIME_KINDS
 from ..errors import InputError
-from ..ir import Unit, copy_tree
+from ..ir import Unit, go_copy
 
 
 def resolve(unit: Unit, ctx) -> Unit:
@@ -28,7 +28,7 @@ def resolve(unit: Unit, ctx) -> Unit:
     return replace(
         unit,
         runtime=runtime,
-        jobset=copy_tree(template.spec),
+        jobset=go_copy(template.spec),
         labels=dict(template.metadata.labels),
         annotations=dict(template.metadata.annotations),
         notices=notices,
