@@ -13,7 +13,7 @@ def resolve(unit: Unit, ctx) -> Unit:
     trainjob = unit.trainjob
     ref = trainjob.spec.runtime_ref
     if ref.api_group != GROUP or ref.kind not in RUNTIME_KINDS:
-        raise InputError(trainjob.origin, ("spec", "runtimeRef"), f"unsupported runtime: {ref.kind}.{ref.api_group}")
+        raise InputError(trainjob.origin, ("spec", "runtimeRef"), f"unsupported runtime: {_registry_key(ref)}")
     runtime = ctx.catalog.find(ref.kind, trainjob.namespace, ref.name)
     if runtime is None:
         raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), _not_found(ctx.catalog, ref, trainjob.namespace))
@@ -33,6 +33,11 @@ def resolve(unit: Unit, ctx) -> Unit:
         annotations=dict(template.metadata.annotations),
         notices=notices,
     )
+
+
+def _registry_key(ref) -> str:
+    """Upstream's runtime registry key, Go's GroupKind.String(): `<kind>.<group>`, or the kind alone without a group."""
+    return f"{ref.kind}.{ref.api_group}" if ref.api_group else ref.kind
 
 
 def _not_found(catalog, ref, namespace: str) -> str:
