@@ -189,18 +189,24 @@ def _json_values(text: str) -> list[tuple[int, int, object]]:
     return values
 
 
+def _json_or_none(text: str) -> list | None:
+    """The values of a JSON stream; None for YAML, or JSON too deep for Python (the YAML reader says where)."""
+    if not _is_json(text):
+        return None
+    try:
+        return _json_values(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
     """Yield (origin, document) for each non-empty document of a YAML stream or JSON stream."""
-    if _is_json(text):
-        try:
-            values = _json_values(text)
-        except (ValueError, RecursionError):  # too deep for Python's JSON: the YAML reader says where
-            pass
-        else:
-            for index, (_, _, data) in enumerate(values):
-                if data is not None:
-                    yield Origin(file, index, text), data
-            return
+    values = _json_or_none(text)
+    if values is not None:
+        for index, (_, _, data) in enumerate(values):
+            if data is not None:
+                yield Origin(file, index, text), data
+        return
     try:
         for index, data in enumerate(yaml.load_all(text, Loader=_Loader)):
             if data is not None:
@@ -254,11 +260,8 @@ def _json_as_yaml(text: str, index: int) -> str:
 
 
 def _compose(origin: Origin) -> yaml.Node:
-    if _is_json(origin.text):
-        try:
-            return yaml.compose(_json_as_yaml(origin.text, origin.index), Loader=_Loader)
-        except ValueError:
-            pass  # not JSON after all: it was read as YAML
+    if _json_or_none(origin.text) is not None:
+        return yaml.compose(_json_as_yaml(origin.text, origin.index), Loader=_Loader)
     return list(yaml.compose_all(origin.text, Loader=_Loader))[origin.index]
 
 
