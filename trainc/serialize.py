@@ -12,6 +12,7 @@ multi-line text that a block preserves exactly.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Plain only: starts with a letter, `_` or `/`, then letters, digits and a few safe marks; no ": " or " #".
 _PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./:@+=,()\[\]-]*(?: [A-Za-z0-9_./@+=,()\[\]-]+)*")
@@ -40,6 +41,7 @@ def quote(text: str) -> str:
     return '"' + _ESCAPE.sub(_escape, text) + '"'
 
 
+@lru_cache(maxsize=8192)  # keys and many values repeat in every object
 def _plain(text: str) -> bool:
     return bool(_PLAIN.fullmatch(text)) and text.lower() not in _RESERVED and not text.endswith(":") and ": " not in text
 

@@ -52,8 +52,11 @@ class _Loader(_BaseLoader):
     }
     yaml_constructors = {tag: make for tag, make in _BaseLoader.yaml_constructors.items() if tag in _JSON_TAGS}
 
+    aliased = True  # whether the text may hold aliases; without any, nothing can expand or recurse
+
     def construct_document(self, node):
-        _check_expansion(node)
+        if self.aliased:
+            _check_expansion(node)
         return super().construct_document(node)
 
     def construct_object(self, node, deep=False):
@@ -199,6 +202,17 @@ def _json_or_none(text: str) -> list | None:
         return None
 
 
+def _documents(text: str) -> Iterator[object]:
+    """yaml.load_all, skipping the alias checks for text with no alias indicator (`*`) at all."""
+    loader = _Loader(text)
+    loader.aliased = "*" in text
+    try:
+        while loader.check_data():
+            yield loader.get_data()
+    finally:
+        loader.dispose()
+
+
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
     """Yield (origin, document) for each non-empty document of a YAML stream or JSON stream."""
     values = _json_or_none(text)
@@ -208,7 +222,7 @@ def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
                 yield Origin(file, index, text), data
         return
     try:
-        for index, data in enumerate(yaml.load_all(text, Loader=_Loader)):
+        for index, data in enumerate(_documents(text)):
             if data is not None:
                 yield Origin(file, index, text), data
     except yaml.YAMLError as exc:
