@@ -284,11 +284,11 @@ def test_torchtune_qlora_without_gpus_is_distributed_for_the_webhook(tmp_path):
 # --- §3.1 step 6: endpoints of a KEP-style step (trainc's reading) follow the one replica it runs ----------
 
 def test_pod_template_step_endpoints_follow_the_forced_replica(tmp_path):
-    """Upstream never forces a job whose step is on the pod template (it sees no ancestor); trainc does
-    (the KEP's style), before listing endpoints, so its hostfile names only pods that exist. The
-    Job-template case keeps the runtime's replicas: golden/audit-mpi-ancestor-replicas-endpoints."""
+    """Upstream never forces a job whose step is on the pod template (it sees no ancestor); for a KEP
+    (v2alpha1) runtime trainc does, before listing endpoints, so its hostfile names only pods that exist.
+    The Job-template case keeps the runtime's replicas: golden/audit-mpi-ancestor-replicas-endpoints."""
     runtime = write(tmp_path, "runtime.yaml", """\
-        apiVersion: trainer.kubeflow.org/v1alpha1
+        apiVersion: trainer.kubeflow.org/v2alpha1
         kind: ClusterTrainingRuntime
         metadata:
           name: kep-mpi

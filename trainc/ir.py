@@ -46,6 +46,13 @@ class Unit:
         return self.trainjob.spec.trainer
 
     @property
+    def kep(self) -> bool:
+        """A KEP-2170 (v2alpha1) runtime: its step labels and container names follow the KEP.
+
+        Inputs upstream also accepts (v1alpha1) compile exactly as upstream."""
+        return self.runtime is not None and self.runtime.api_version.endswith("/v2alpha1")
+
+    @property
     def ml_policy(self):
         return self.runtime.spec.ml_policy
 
@@ -87,12 +94,13 @@ def copy_tree(node):
     return node
 
 
-def step_of(rjob: dict) -> str | None:
-    """The ancestor step: upstream reads the Job template label; the KEP puts it on the pod template."""
+def step_of(rjob: dict, kep: bool = False) -> str | None:
+    """The ancestor step: upstream reads the Job template label only; a KEP (v2alpha1)
+    runtime may put it on the pod template instead."""
     template = rjob.get("template") or {}
     labels = (template.get("metadata") or {}).get("labels") or {}
-    if ANCESTOR_LABEL in labels:
-        return labels[ANCESTOR_LABEL]
+    if ANCESTOR_LABEL in labels or not kep:
+        return labels.get(ANCESTOR_LABEL)
     pod_labels = (((template.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
     return pod_labels.get(ANCESTOR_LABEL)
 
@@ -113,17 +121,17 @@ def find_container(rjob: dict, name: str) -> dict | None:
     return next((c for c in containers(rjob) if c.get("name") == name), None)
 
 
-def main_container(rjob: dict) -> dict | None:
-    """The trainer (or MPI launcher) container: `node`; without one, the KEP's `trainer`, else `mpi-launcher`."""
-    return (
-        find_container(rjob, NODE)
-        or find_container(rjob, KEP_TRAINER_CONTAINER)
-        or find_container(rjob, KEP_LAUNCHER_CONTAINER)
-    )
+def main_container(rjob: dict, kep: bool = False) -> dict | None:
+    """The trainer (or MPI launcher) container: `node`; in a KEP (v2alpha1) runtime without
+    one, the KEP's `trainer`, else `mpi-launcher`."""
+    found = find_container(rjob, NODE)
+    if found is None and kep:
+        found = find_container(rjob, KEP_TRAINER_CONTAINER) or find_container(rjob, KEP_LAUNCHER_CONTAINER)
+    return found
 
 
 def jobs_with_step(unit: Unit, step: str) -> list:
-    return [rjob for rjob in unit.replicated_jobs if step_of(rjob) == step]
+    return [rjob for rjob in unit.replicated_jobs if step_of(rjob, unit.kep) == step]
 
 
 def first_job_with_step(unit: Unit, step: str) -> dict | None:
@@ -133,7 +141,7 @@ def first_job_with_step(unit: Unit, step: str) -> dict | None:
 def trainer_container(unit: Unit) -> dict | None:
     """Upstream's FindContainerByPodSetAncestorContainerName(trainer, node)."""
     rjob = first_job_with_step(unit, TRAINER)
-    return main_container(rjob) if rjob is not None else None
+    return main_container(rjob, unit.kep) if rjob is not None else None
 
 
 def coordinator(unit: Unit) -> str:
@@ -151,8 +159,8 @@ def node_resources(unit: Unit) -> dict:
     if trainer is not None and trainer.resources_per_node is not None:
         return trainer.resources_per_node
     for rjob in unit.replicated_jobs:
-        if rjob.get("name") == NODE or step_of(rjob) == TRAINER:
-            container = main_container(rjob)
+        if rjob.get("name") == NODE or step_of(rjob, unit.kep) == TRAINER:
+            container = main_container(rjob, unit.kep)
             if container is not None:
                 return container.get("resources") or {}
     return {}

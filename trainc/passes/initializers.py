@@ -24,7 +24,7 @@ def initializers(unit: Unit, ctx) -> Unit:
         if source is None:
             continue
         for rjob in unit.replicated_jobs:
-            if step_of(rjob) != step:
+            if step_of(rjob, unit.kep) != step:
                 continue
             for container in containers(rjob):
                 if container.get("name") == step:

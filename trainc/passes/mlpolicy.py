@@ -18,7 +18,7 @@ def mlpolicy(unit: Unit, ctx) -> Unit:
     counts = {}
     for rjob in unit.replicated_jobs:
         count = ((rjob.get("template") or {}).get("spec") or {}).get("parallelism", 1)
-        if policy is not None and step_of(rjob) == TRAINER:
+        if policy is not None and step_of(rjob, unit.kep) == TRAINER:
             count = policy.num_nodes if policy.num_nodes is not None else 1
         counts[rjob["name"]] = max(count, 1)
     unit = replace(unit, counts=counts)

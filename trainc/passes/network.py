@@ -42,7 +42,7 @@ def network(unit: Unit, ctx) -> Unit:
     for rjob in unit.replicated_jobs:
         name = rjob["name"]
         replicas = rjob.get("replicas", 1)
-        if step_of(rjob) in ANCESTOR_STEPS:
+        if step_of(rjob, unit.kep) in ANCESTOR_STEPS:
             rjob["replicas"] = 1
             if _job_template_step(rjob) not in ANCESTOR_STEPS:
                 replicas = 1

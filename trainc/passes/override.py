@@ -23,9 +23,9 @@ def override(unit: Unit, ctx) -> Unit:
     command = unit.command if unit.command is not None else trainer.command
     args = None if unit.args_consumed else trainer.args  # Flux folded them into its command
     for rjob in unit.replicated_jobs:
-        is_trainer = step_of(rjob) == TRAINER
+        is_trainer = step_of(rjob, unit.kep) == TRAINER
         is_node = launcher_as_node and rjob.get("name") == NODE
-        container = main_container(rjob)
+        container = main_container(rjob, unit.kep)
         if container is None or not (is_trainer or is_node):
             continue
         if is_trainer:

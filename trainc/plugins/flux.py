@@ -73,7 +73,7 @@ def enforce(unit: Unit) -> Unit:
             {"name": cm, "mountPath": CONFIG_DIR, "readOnly": True},
         ]
         spec.setdefault("initContainers", []).append(installer)
-        container = ir.main_container(rjob)
+        container = ir.main_container(rjob, unit.kep)
         if container is not None:
             merge.add_mounts(
                 container,

@@ -70,7 +70,7 @@ def enforce(unit: Unit) -> Unit:
         merge.add_volumes(ir.pod_spec(rjob), _ssh_volume(unit))
         if name == LAUNCHER:
             merge.add_volumes(ir.pod_spec(rjob), _hostfile_volume(unit))
-        container = ir.main_container(rjob)
+        container = ir.main_container(rjob, unit.kep)
         if container is None:
             continue
         merge.add_mounts(container, {"name": SSH_AUTH_VOLUME, "mountPath": mpi.ssh_auth_mount_path})
