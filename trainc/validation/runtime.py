@@ -4,7 +4,8 @@ Jobs whose Job-template ancestor label is trainer, dataset-initializer or
 model-initializer must run one replica and hold their required container
 (`node`, `dataset-initializer`, `model-initializer`; regular containers only).
 Upstream reads only the Job-template label here, so a KEP-style runtime that
-labels the pod template is not checked. Runtimes labeled
+labels the pod template is not checked; in a KEP (v2alpha1) runtime the KEP's
+trainer containers (`trainer`, `mpi-launcher`) also satisfy the trainer step. Runtimes labeled
 `trainer.kubeflow.org/webhook-validation: disabled` skip the webhook (its
 objectSelector). Creating a deprecated ClusterTrainingRuntime warns.
 
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 from ..api import Runtime
 from ..errors import InputError
-from ..ir import ANCESTOR_LABEL, DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, TRAINER
+from ..ir import (
+    ANCESTOR_LABEL, DATASET_INITIALIZER, KEP_LAUNCHER_CONTAINER, KEP_TRAINER_CONTAINER, MODEL_INITIALIZER, NODE, TRAINER,
+)
 from .base import error
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
@@ -25,12 +28,14 @@ DEPRECATION_POLICY_URL = (
     "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
 )
 REQUIRED_CONTAINER = {TRAINER: NODE, DATASET_INITIALIZER: DATASET_INITIALIZER, MODEL_INITIALIZER: MODEL_INITIALIZER}
+KEP_TRAINER_CONTAINERS = (NODE, KEP_TRAINER_CONTAINER, KEP_LAUNCHER_CONTAINER)
 
 
 def check(runtime: Runtime) -> list[InputError]:
     if runtime.metadata.labels.get(SKIP_LABEL) == "disabled":
         return []
     errors = []
+    kep = runtime.api_version.endswith("/v2alpha1")
     for index, rjob in enumerate(runtime.spec.template.spec.get("replicatedJobs") or ()):
         template = rjob.get("template") or {}
         ancestor = ((template.get("metadata") or {}).get("labels") or {}).get(ANCESTOR_LABEL)
@@ -40,7 +45,8 @@ def check(runtime: Runtime) -> list[InputError]:
         if rjob.get("replicas", 1) != 1:
             errors.append(InputError(runtime.origin, path + ("replicas",), "always must be 1"))
         containers = (((template.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or ()
-        if not any(c.get("name") == REQUIRED_CONTAINER[ancestor] for c in containers):
+        accepted = KEP_TRAINER_CONTAINERS if kep and ancestor == TRAINER else (REQUIRED_CONTAINER[ancestor],)
+        if not any(c.get("name") in accepted for c in containers):
             errors.append(InputError(
                 runtime.origin, path + ("template", "spec", "template", "spec", "containers"),
                 f"must contain the required container for the ancestor: {ancestor}",
