@@ -69,6 +69,6 @@ def test_kep_trainer_container_satisfies_the_runtime_webhook_only_in_v2alpha1(tm
     with pytest.raises(InputErrors) as raised:
         build([str(path)])
     assert raised.value.render() == (
-        f"{path}:21:21: spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers: "
+        f"{path}:20:21: spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers: "
         "must contain the required container for the ancestor: trainer"
     )
