@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 
 from conftest import need
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,3 +206,15 @@ def test_list_documents_are_expanded_with_exact_error_positions(tmp_path):
         "bad.yaml:13:17: spec.trainer.numNodes: must be an integer, not string",
         "bad.yaml:23:17: spec.trainer.numNodes: must be an integer, not string",
     ]
+
+
+def test_runtime_snapshot_is_opt_in(tmp_path):
+    plain = run("build", "examples/torch-ddp.yaml", cwd=ROOT)
+    with_snapshot = run("build", "--runtime-snapshot", "examples/torch-ddp.yaml", cwd=ROOT)
+    assert with_snapshot.returncode == 0, with_snapshot.stderr
+    docs = list(yaml.safe_load_all(with_snapshot.stdout))
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [("ConfigMap", "demo-runtime-snapshot"), ("JobSet", "demo")]
+    runtime = yaml.safe_load(docs[0]["data"]["runtime"])
+    assert (runtime["kind"], runtime["metadata"]["name"]) == ("ClusterTrainingRuntime", "torch-distributed")
+    assert runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] == 1  # as defaulted
+    assert with_snapshot.stdout.endswith(plain.stdout.removeprefix("---\n"))

@@ -8,15 +8,17 @@ from __future__ import annotations
 __all__ = ["objects", "render"]
 
 
-def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> list[dict]:
-    """The rendered objects for every TrainJob under `paths` (files, directories or "-")."""
+def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
+            runtime_snapshot: bool = False) -> list[dict]:
+    """The rendered objects for every TrainJob under `paths` (files, directories or "-"), as `trainc build`."""
     from .build import build as _build
 
-    return _build(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed).documents()
+    output = _build(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
+    return output.documents()
 
 
-def render(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> str:
-    """The same objects as one deterministic YAML stream."""
+def render(paths, runtimes=(), **options) -> str:
+    """The same objects as one deterministic YAML stream (options as for `objects`)."""
     from .emit import dump
 
-    return dump(objects(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed))
+    return dump(objects(paths, runtimes, **options))

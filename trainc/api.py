@@ -166,6 +166,7 @@ class Runtime(_Model):
     metadata: ObjectMeta
     spec: RuntimeSpec
     origin: Origin | None = Field(default=None, exclude=True)
+    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted, for the runtime snapshot
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -322,4 +323,5 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
             raise InputError(origin, ("metadata", "namespace"), message)
         data["metadata"]["namespace"] = namespace
     model = TrainJob if kind == "TrainJob" else Runtime
-    return model.model_validate({**data, "origin": origin})
+    extra = {"origin": origin} if kind == "TrainJob" else {"origin": origin, "document": data}
+    return model.model_validate({**data, **extra})

@@ -81,20 +81,20 @@ def _admission(trainjob, ctx, previous) -> tuple[list, object]:
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-          previous: validation.Previous | None = None) -> Output:
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
     trainjobs, runtimes = load(paths, runtime_paths, namespace)
-    return _compile(trainjobs, runtimes, namespace, ssh_key_seed, previous)
+    ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot)
+    return _compile(trainjobs, runtimes, ctx, previous)
 
 
 def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
     trainjobs, runtimes = _load(documents, (), namespace, [])
-    return _compile(trainjobs, runtimes, namespace, ssh_key_seed, None)
+    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
 
 
-def _compile(trainjobs, runtimes, namespace, ssh_key_seed, previous) -> Output:
-    ctx = pipeline.Context(catalog=catalog.build(runtimes, namespace), ssh_key_seed=ssh_key_seed)
+def _compile(trainjobs, runtimes, ctx, previous) -> Output:
     output, errors, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), [], {}
     for runtime in runtimes:
         problems, warnings = validation.check_runtime(runtime, previous)

@@ -58,7 +58,9 @@ def cli() -> None:
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False),
               help="Write one file per TrainJob, DIR/<namespace>/<name>.yaml, instead of stdout.")
 @_ssh_key_seed
-def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed):
+@click.option("--runtime-snapshot", is_flag=True,
+              help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
+def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
 
     PATHS are YAML or JSON files or directories (searched recursively for *.yaml,
@@ -68,7 +70,8 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed):
     from .emit import dump
 
     try:
-        output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed))
+        output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed),
+                           runtime_snapshot=runtime_snapshot)
     except TraincError as error:
         _fail(error)
     for notice in output.notices:

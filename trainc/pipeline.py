@@ -44,6 +44,7 @@ class Context:
 
     catalog: Catalog
     ssh_key_seed: bytes | None = None
+    runtime_snapshot: bool = False  # also emit upstream's <trainjob>-runtime-snapshot ConfigMap
 
 
 def run(unit: Unit, ctx: Context, passes=PASSES) -> Unit:
