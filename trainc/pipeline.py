@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .api import TrainJob
 from .catalog import Catalog
 from .ir import Unit
 from .passes.components import components
@@ -51,10 +50,6 @@ def run(unit: Unit, ctx: Context, passes=PASSES) -> Unit:
     for each in passes:
         unit = each(unit, ctx)
     return unit
-
-
-def compile_trainjob(trainjob: TrainJob, ctx: Context) -> Unit:
-    return run(Unit(trainjob=trainjob), ctx)
 
 
 def finish(front: Unit, ctx: Context) -> Unit:
