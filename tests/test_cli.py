@@ -218,3 +218,21 @@ def test_runtime_snapshot_is_opt_in(tmp_path):
     assert (runtime["kind"], runtime["metadata"]["name"]) == ("ClusterTrainingRuntime", "torch-distributed")
     assert runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] == 1  # as defaulted
     assert with_snapshot.stdout.endswith(plain.stdout.removeprefix("---\n"))
+
+
+def test_python_api_renders_in_memory_objects():
+    import trainc
+    from trainc.errors import InputErrors
+
+    job = yaml.safe_load(trainjob())
+    (jobset,) = trainc.from_objects([job])
+    assert (jobset["kind"], jobset["metadata"]["name"], jobset["metadata"]["namespace"]) == ("JobSet", "demo", "team-a")
+    assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
+    assert trainc.from_objects([trainjob()]) == [jobset]  # YAML text reads the same
+    job["spec"]["trainer"]["numNodes"] = "two"
+    try:
+        trainc.from_objects([job])
+    except InputErrors as error:  # positions refer to the object written out as YAML (after its `---`)
+        assert error.render() == "<object 0>:11:15: spec.trainer.numNodes: must be an integer, not string"
+    else:
+        raise AssertionError("an invalid TrainJob compiled")

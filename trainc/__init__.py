@@ -5,7 +5,7 @@ The Python API mirrors `trainc build`; imports are deferred so `import trainc` s
 
 from __future__ import annotations
 
-__all__ = ["objects", "render"]
+__all__ = ["from_objects", "objects", "render"]
 
 
 def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
@@ -22,3 +22,21 @@ def render(paths, runtimes=(), **options) -> str:
     from .emit import dump
 
     return dump(objects(paths, runtimes, **options))
+
+
+def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> list[dict]:
+    """Render in-memory TrainJobs and runtimes: dicts (e.g. what the Kubeflow SDK would POST) or YAML/JSON text.
+
+    Bundled runtimes are used as by `trainc build`; errors name `<object N>` with the line and column of
+    the object written out as YAML.
+    """
+    from . import source
+    from .build import build_objects
+    from .serialize import dump_all
+
+    found = []
+    for index, document in enumerate(documents):
+        text = document if isinstance(document, str) else dump_all([document])
+        for origin, data in source.load_text(text, f"<object {index}>"):
+            found.extend(source.items(origin, data))
+    return build_objects(found, namespace=namespace, ssh_key_seed=ssh_key_seed).documents()
