@@ -11,8 +11,7 @@ from pathlib import Path
 import yaml
 
 
-from conftest import need
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT, need
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

@@ -7,10 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import GOLDEN
+from conftest import GOLDEN, ROOT
 from trainc.build import build
 
-ROOT = Path(__file__).resolve().parent.parent
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

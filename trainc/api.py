@@ -86,6 +86,7 @@ class TrainJob(_Model):
     metadata: ObjectMeta
     spec: TrainJobSpec
     origin: Origin | None = Field(default=None, exclude=True)
+    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted, for update checks
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -166,7 +167,7 @@ class Runtime(_Model):
     metadata: ObjectMeta
     spec: RuntimeSpec
     origin: Origin | None = Field(default=None, exclude=True)
-    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted, for the runtime snapshot
+    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted: snapshot, update checks
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -323,5 +324,4 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
             raise InputError(origin, ("metadata", "namespace"), message)
         data["metadata"]["namespace"] = namespace
     model = TrainJob if kind == "TrainJob" else Runtime
-    extra = {"origin": origin} if kind == "TrainJob" else {"origin": origin, "document": data}
-    return model.model_validate({**data, **extra})
+    return model.model_validate({**data, "origin": origin, "document": data})

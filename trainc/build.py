@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import api, catalog, emit, pipeline, source, validation
-from .errors import InputError, InputErrors, TraincError
+from .errors import InputError, InputErrors, TraincError, caught
 
 
 @dataclass
@@ -29,25 +29,19 @@ def _documents(paths, errors) -> list:
     """(origin, object) for every object in the files under `paths`, `List`s expanded."""
     found = []
     for path in source.iter_files(list(paths)):
-        try:
-            for origin, document in source.load_text(source.read(path), path):
-                found.extend(source.items(origin, document))
-        except InputError as exc:
-            errors.append(exc)
+        documents, problems = caught(lambda: list(source.load_text(source.read(path), path)))
+        errors.extend(problems)
+        for origin, document in documents or ():
+            found.extend(source.items(origin, document))
     return found
 
 
 def _parse(documents, namespace: str, errors):
     for origin, data in documents:
-        try:
-            parsed = api.parse(origin, data, namespace)
-        except InputErrors as exc:
-            errors.extend(exc.errors)
-        except InputError as exc:
-            errors.append(exc)
-        else:
-            if parsed is not None:
-                yield parsed
+        parsed, problems = caught(api.parse, origin, data, namespace)
+        errors.extend(problems)
+        if parsed is not None:
+            yield parsed
 
 
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
@@ -68,16 +62,6 @@ def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[l
     if errors:
         raise InputErrors(errors)
     return trainjobs, runtimes
-
-
-def _admission(trainjob, ctx, previous) -> tuple[list, object]:
-    """What the API server and the TrainJob webhook would refuse (spec §10), and the admitted unit."""
-    try:
-        return validation.check_trainjob(trainjob, ctx, previous)
-    except InputErrors as exc:
-        return exc.errors, None
-    except InputError as exc:
-        return [exc], None
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
@@ -107,8 +91,9 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
                                      f"TrainJob {key[0]}/{key[1]} is defined twice (first in {seen[key].file})"))
             continue
         seen[key] = trainjob.origin
-        problems, admitted = _admission(trainjob, ctx, previous)
-        if problems:
+        admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
+        problems, admitted = admission if admission is not None else (problems, None)
+        if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
             errors.extend(problems)
             continue
         if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
@@ -117,15 +102,8 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
                 "on a worker cluster, so no objects are rendered for it"
             )
             continue
-        try:
-            unit = pipeline.finish(admitted, ctx)
-        except InputErrors as exc:
-            errors.extend(exc.errors)
-            continue
-        except InputError as exc:
-            errors.append(exc)
-            continue
-        problems = validation.check_jobset(unit)
+        unit, problems = caught(pipeline.finish, admitted, ctx)
+        problems = problems or validation.check_jobset(unit)
         if problems:
             errors.extend(problems)
             continue

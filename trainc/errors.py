@@ -82,3 +82,13 @@ class InputErrors(TraincError):
 
     def render(self) -> str:
         return "\n".join(e.render() for e in self.errors)
+
+
+def caught(run, *args):
+    """(run(*args), []) — or (None, the InputErrors it raised), for callers that report every problem."""
+    try:
+        return run(*args), []
+    except InputErrors as exc:
+        return None, list(exc.errors)
+    except InputError as exc:
+        return None, [exc]

@@ -85,15 +85,6 @@ def go_copy(node):
     return node
 
 
-def copy_tree(node):
-    """A deep copy of JSON-like data, several times faster than copy.deepcopy."""
-    if isinstance(node, dict):
-        return {key: copy_tree(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [copy_tree(value) for value in node]
-    return node
-
-
 def step_of(rjob: dict, kep: bool = False) -> str | None:
     """The ancestor step: upstream reads the Job template label only; a KEP (v2alpha1)
     runtime may put it on the pod template instead."""

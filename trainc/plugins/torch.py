@@ -62,7 +62,7 @@ def enforce(unit: Unit) -> Unit:
                     unit.trainjob.origin, ("spec", "runtimeRef"),
                     f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template',
                 )
-            merge.add_env(target_container, *ir.copy_tree(pet + master))
+            merge.add_env(target_container, *ir.go_copy(pet + master))
     return unit
 
 

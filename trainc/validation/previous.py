@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from .. import api, source
-from ..errors import InputError, InputErrors, Origin
+from ..errors import InputError, InputErrors, Origin, caught
 
 
 class PreviousError(ValueError):
@@ -39,10 +39,7 @@ class Previous:
 
 def tree(obj) -> dict:
     """The input document of a parsed object, defaulted as the API server stores it."""
-    origin = obj.origin
-    found, data = next((o, d) for o, d in source.load_text(origin.text, origin.file) if o.index == origin.index)
-    api.parse(found, data, obj.metadata.namespace or "default")
-    return data
+    return obj.document
 
 
 def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
@@ -52,12 +49,9 @@ def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
         texts = _at_revision(rev_or_dir, [f for f in source.iter_files(files) if os.path.isfile(f)])
     trees, errors, seen = {}, [], {}
     for name, read in texts:
-        try:
-            documents = list(source.load_text(read(), name))
-        except InputError as exc:
-            errors.append(exc)
-            continue
-        for origin, data in documents:
+        documents, problems = caught(lambda: list(source.load_text(read(), name)))
+        errors.extend(problems)
+        for origin, data in documents or ():
             _add(origin, data, namespace, trees, seen, errors)
     if errors:
         raise InputErrors(errors)
@@ -65,14 +59,8 @@ def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
 
 
 def _add(origin: Origin, data, namespace: str, trees: dict, seen: dict, errors: list) -> None:
-    try:
-        parsed = api.parse(origin, data, namespace)
-    except InputErrors as exc:
-        errors.extend(exc.errors)
-        return
-    except InputError as exc:
-        errors.append(exc)
-        return
+    parsed, problems = caught(api.parse, origin, data, namespace)
+    errors.extend(problems)
     if parsed is None:
         return
     found = key(parsed)
