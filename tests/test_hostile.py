@@ -248,8 +248,12 @@ ERRORS = [
     ("bom-inside", {"a.yaml": TRAINJOB.replace("spec:", "\ufeffspec:")}, (),
      ["a.yaml:5:2: invalid YAML: did not find expected key (while parsing a block mapping at line 1, column 1)"]),
     ("deep-json", {"a.json": '{"a": ' + "[" * 5000 + "]" * 5000 + "}"}, ("build", "a.json"),
-     ["a.json:1:1006: invalid YAML: exceeded maximum nesting depth (while increasing flow level at line 1, "
-      "column 1006)"]),
+     ["a.json:1:1006: invalid JSON: nested deeper than 1000 levels"]),
+    # 1000 levels decode on every Python (3.11 and 3.13 differ in how deep their own limits let JSON go).
+    ("json-at-depth-limit", {"a.json": '{"a": ' + "[" * 998 + "]" * 998 + ', "b": "[[["}'}, ("build", "a.json"), []),
+    ("yaml-too-deep", {"a.yaml": "a: " + "[" * 1000 + "]" * 1000}, ("build", "a.yaml"),
+     ["a.yaml:1:1003: invalid YAML: exceeded maximum nesting depth (while increasing flow level at line 1, "
+      "column 1003)"]),
     ("status-bomb", {"js.yaml": "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: " + bomb()},
      ("status", "js.yaml"),
      ["js.yaml:4:207: invalid YAML: aliases expand this node to more than 200000 nodes (an alias bomb?)"]),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path as FsPath
@@ -33,6 +34,7 @@ except AttributeError:  # PyYAML without libyaml: correct, only slower
 
 
 MAX_NODES = 200_000  # a document expanding past this is an alias bomb, not a TrainJob
+MAX_DEPTH = 1000  # libyaml's nesting limit, applied to JSON too so that no Python's recursion limit decides
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
 
@@ -124,10 +126,14 @@ def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
     text, offset = origin.text or "", exc.position
     if _BaseLoader is not yaml.SafeLoader:
         offset = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
-    breaks = list(_LINE_BREAK.finditer(text, 0, offset))
-    column = offset - (breaks[-1].end() if breaks else 0) + 1
     message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
-    return InputError(origin, (), message, mark=(len(breaks) + 1, column))
+    return InputError(origin, (), message, mark=_line_column(text, offset))
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of a character offset, counting lines as YAML does."""
+    breaks = list(_LINE_BREAK.finditer(text, 0, offset))
+    return len(breaks) + 1, offset - (breaks[-1].end() if breaks else 0) + 1
 
 
 def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
@@ -160,6 +166,8 @@ _ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
 _SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 _JSON_START = re.compile(r"\s*\{")  # apimachinery's sniff: `{` after Unicode white space
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # strings (whose brackets do not nest) and brackets
+_OPENERS, _CLOSERS = ("[", "{"), ("]", "}")
 
 
 def _is_json(text: str) -> bool:
@@ -185,20 +193,40 @@ def _json_values(text: str) -> list[tuple[int, int, object]]:
     if "\\u" in text:
         text = _ESCAPES.sub(_lone_surrogates, text)
     values, at = [], _JSON_SPACE.match(text).end()
-    while at < len(text):
-        value, end = _JSON.raw_decode(text, at)
-        values.append((at, end, value))
-        at = _JSON_SPACE.match(text, end).end()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + MAX_DEPTH)  # Python < 3.12 decodes each level of JSON in a frame
+    try:
+        while at < len(text):
+            value, end = _JSON.raw_decode(text, at)
+            values.append((at, end, value))
+            at = _JSON_SPACE.match(text, end).end()
+    finally:
+        sys.setrecursionlimit(limit)
     return values
 
 
+def _too_deep(text: str) -> int | None:
+    """Offset of the bracket opening nesting level MAX_DEPTH + 1 of a JSON text, as libyaml reports it."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return None
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        if token.group() in _OPENERS:
+            depth += 1
+            if depth > MAX_DEPTH:
+                return token.start()
+        elif token.group() in _CLOSERS:
+            depth -= 1
+    return None
+
+
 def _json_or_none(text: str) -> list | None:
-    """The values of a JSON stream; None for YAML, or JSON too deep for Python (the YAML reader says where)."""
+    """The values of a JSON stream; None for YAML (the YAML reader says where text that is neither breaks)."""
     if not _is_json(text):
         return None
     try:
         return _json_values(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
 
 
@@ -215,6 +243,9 @@ def _documents(text: str) -> Iterator[object]:
 
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
     """Yield (origin, document) for each non-empty document of a YAML stream or JSON stream."""
+    if _is_json(text) and (offset := _too_deep(text)) is not None:
+        raise InputError(Origin(file, text=text), (), f"invalid JSON: nested deeper than {MAX_DEPTH} levels",
+                         mark=_line_column(text, offset))
     values = _json_or_none(text)
     if values is not None:
         for index, (_, _, data) in enumerate(values):
