@@ -246,6 +246,13 @@ CASES = {
         )),
         options=[Name("llama-qlora")],
     )),
+    # upstream's opt-in data-cache runtime, without a DataCacheInitializer (its runtime lacks the
+    # `initializer` mount the webhook wants, upstream as here)
+    "sdk-torch-data-cache": ("json", dict(
+        runtime="torch-distributed-with-cache",
+        trainer=CustomTrainer(func=train_hello, num_nodes=2),
+        options=[Name("cached")],
+    )),
     "sdk-runtime-patch": ("json", dict(
         runtime="torch-distributed",
         trainer=CustomTrainer(func=train_hello, num_nodes=2, resources_per_node={"cpu": 1, "memory": "1Gi"}),

@@ -25,18 +25,40 @@ def render(paths, runtimes=(), **options) -> str:
 
 
 def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> list[dict]:
-    """Render in-memory TrainJobs and runtimes: dicts (e.g. what the Kubeflow SDK would POST) or YAML/JSON text.
+    """Render in-memory TrainJobs and runtimes: dicts (e.g. what the Kubeflow SDK would POST), the SDK's
+    and the `kubernetes` client's model objects, or YAML/JSON text (str or UTF-8 bytes).
 
     Bundled runtimes are used as by `trainc build`; errors name `<object N>` with the line and column of
     the object written out as YAML.
     """
     from . import source
     from .build import build_objects
-    from .serialize import dump_all
+    from .errors import InputErrors, Origin, caught
 
-    found = []
+    found, errors = [], []
     for index, document in enumerate(documents):
-        text = document if isinstance(document, str) else dump_all([document])
-        for origin, data in source.load_text(text, f"<object {index}>"):
+        name = f"<object {index}>"
+        loaded, problems = caught(lambda: list(source.load_text(_as_text(document, Origin(name)), name)))
+        errors.extend(problems)
+        for origin, data in loaded or ():
             found.extend(source.items(origin, data))
+    if errors:
+        raise InputErrors(errors)
     return build_objects(found, namespace=namespace, ssh_key_seed=ssh_key_seed).documents()
+
+
+def _as_text(document, origin) -> str:
+    from .clientdata import json_data
+    from .errors import InputError
+    from .serialize import dump_all
+    from .source import room_for_depth
+
+    if isinstance(document, str):
+        return document
+    if isinstance(document, bytes):
+        try:
+            return document.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(origin, (), "not UTF-8 text") from None
+    with room_for_depth(frames_per_level=2):  # a level is a frame or two in each recursive walk
+        return dump_all([json_data(document, origin)])

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path as FsPath
 
@@ -193,16 +194,24 @@ def _json_values(text: str) -> list[tuple[int, int, object]]:
     if "\\u" in text:
         text = _ESCAPES.sub(_lone_surrogates, text)
     values, at = [], _JSON_SPACE.match(text).end()
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + MAX_DEPTH)  # Python < 3.12 decodes each level of JSON in a frame
-    try:
+    with room_for_depth():  # Python < 3.12 decodes each level of JSON in a frame
         while at < len(text):
             value, end = _JSON.raw_decode(text, at)
             values.append((at, end, value))
             at = _JSON_SPACE.match(text, end).end()
+    return values
+
+
+@contextmanager
+def room_for_depth(frames_per_level: int = 1):
+    """Python's recursion limit raised so that data MAX_DEPTH levels deep can be walked recursively,
+    however deep the caller's stack already is: the depth limit is MAX_DEPTH on every interpreter."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + frames_per_level * MAX_DEPTH)
+    try:
+        yield
     finally:
         sys.setrecursionlimit(limit)
-    return values
 
 
 def _too_deep(text: str) -> int | None:

@@ -1,0 +1,108 @@
+"""`trainc.from_objects` takes what Python clients hold, as they would send it.
+
+The Kubeflow SDK's models are OpenAPI-generated pydantic models (`to_dict()` by alias, datetimes
+kept); the `kubernetes` client's are objects with `openapi_types`/`attribute_map`. Stand-ins with
+the same interfaces are built here, so the tests run without either client installed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import pydantic
+import pytest
+
+import trainc
+from conftest import GOLDEN
+from trainc.errors import InputErrors
+
+SDK_CASE = GOLDEN / "sdk-torch-default"
+
+
+def posted() -> dict:
+    """What the SDK POSTed for one of the captured golden cases."""
+    return json.loads((SDK_CASE / "trainjob.json").read_text(encoding="utf-8"))
+
+
+class V1ObjectMeta:
+    """The `kubernetes` client's model shape: Python attribute names, JSON keys in attribute_map."""
+
+    openapi_types = {"name": "str", "namespace": "str", "creation_timestamp": "datetime", "labels": "dict"}
+    attribute_map = {"name": "name", "namespace": "namespace", "creation_timestamp": "creationTimestamp",
+                     "labels": "labels"}
+
+    def __init__(self, **fields):
+        for name in self.openapi_types:
+            setattr(self, name, fields.get(name))
+
+
+class SdkTrainJob(pydantic.BaseModel):
+    """The SDK's model shape: snake_case fields aliased to JSON keys, `to_dict()` by alias without None."""
+
+    model_config = pydantic.ConfigDict(populate_by_name=True)
+    api_version: str = pydantic.Field(alias="apiVersion")
+    kind: str
+    metadata: dict
+    spec: dict
+    status: dict | None = None
+
+    def to_dict(self) -> dict:
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+def test_sdk_model_kubernetes_objects_datetimes_and_bytes_render_as_the_posted_json():
+    body = posted()
+    expected = trainc.from_objects([body])
+    created = datetime.datetime(2026, 5, 1, 10, 0, tzinfo=datetime.timezone.utc)
+    meta = V1ObjectMeta(name=body["metadata"]["name"], namespace=body["metadata"].get("namespace"),
+                        creation_timestamp=created, labels=body["metadata"].get("labels"))
+    forms = {
+        "sdk model": SdkTrainJob.model_validate(body),
+        "kubernetes metadata object": {**body, "metadata": meta},
+        "bytes": (SDK_CASE / "trainjob.json").read_bytes(),
+        "tuples": {**body, "spec": {**body["spec"], "trainer": {**body["spec"]["trainer"],
+                                                                 "command": tuple(body["spec"]["trainer"]["command"])}}},
+    }
+    for form, document in forms.items():
+        assert trainc.from_objects([document]) == expected, form
+
+
+def test_datetimes_become_iso_8601_strings():
+    body = posted()
+    stamped = datetime.datetime(2026, 5, 1, 10, 0, tzinfo=datetime.timezone.utc)
+    body["spec"]["runtimePatches"] = [{"manager": "example.com/tool", "time": stamped}]
+    (jobset,) = trainc.from_objects([body])
+    assert jobset["kind"] == "JobSet"
+
+
+@pytest.mark.parametrize("document, line", [
+    ({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"labels": {1: "a"}}},
+     "<object 0>:1:1: metadata.labels: mapping keys must be strings, not int 1"),
+    ({"kind": "TrainJob", "spec": {"trainer": {"numNodes": float("nan")}}},
+     "<object 0>:1:1: spec.trainer.numNodes: nan is not a JSON number"),
+    ({"kind": "TrainJob", "metadata": {"labels": {"a": {"b"}}}},
+     "<object 0>:1:1: metadata.labels.a: cannot be sent as JSON: a set (pass dicts, lists, strings, numbers, "
+     "booleans, None, YAML/JSON text or the Kubeflow SDK's models)"),
+    (b"\xff\xfe", "<object 0>:1:1: not UTF-8 text"),
+])
+def test_what_no_client_sends_as_json_is_an_input_error(document, line):
+    with pytest.raises(InputErrors) as error:
+        trainc.from_objects([document])
+    assert error.value.render() == line
+
+
+def test_nesting_is_limited_to_1000_levels_whatever_the_stack_depth():
+    def nested(levels: int) -> dict:
+        root = node = {}
+        for _ in range(levels - 1):
+            node["a"] = {}
+            node = node["a"]
+        return root
+
+    with pytest.raises(InputErrors) as error:
+        trainc.from_objects([nested(1001)])
+    assert error.value.render().endswith(": nested deeper than 1000 levels")
+    with pytest.raises(InputErrors) as error:  # within the limit: read, then refused as no Kubernetes object
+        trainc.from_objects([{"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", **nested(999)}])
+    assert "nested" not in error.value.render()
