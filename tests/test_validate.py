@@ -140,7 +140,7 @@ def test_runtime_ancestor_on_pod_template_only_is_not_checked(tmp_path):
 
 def test_bundled_runtimes_pass_the_runtime_webhook():
     for load in catalog.bundled().values():
-        assert validation.runtime.check(load()) == [], load().name
+        assert validation.runtime.check(load(), created=True) == [], load().name
 
 
 def test_deprecated_cluster_runtime_warns_on_create_only(tmp_path):
@@ -159,6 +159,82 @@ def test_deprecated_cluster_runtime_warns_on_create_only(tmp_path):
     ]
     updated = runner.invoke(cli, ["validate", "--previous", str(tmp_path / "old"), str(tmp_path / "runtime.yaml")])
     assert updated.exit_code == 0 and updated.stderr == "valid: 0 TrainJobs, 1 runtime\n"
+
+
+def test_deprecated_runtime_with_webhook_disabled_does_not_warn(tmp_path):
+    """The webhook's objectSelector skips the runtime, so its create warning never runs either."""
+    labels = "  labels:\n    trainer.kubeflow.org/support: deprecated\n    trainer.kubeflow.org/webhook-validation: disabled\n"
+    (tmp_path / "runtime.yaml").write_text(RT_HEAD.format(labels=labels, replicas=1, container="node"))
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "runtime.yaml")])
+    assert (result.exit_code, result.stderr) == (0, "valid: 0 TrainJobs, 1 runtime\n")
+
+
+def test_runtime_webhook_checks_cluster_runtime_updates_but_not_training_runtime_updates(tmp_path):
+    """Upstream's TrainingRuntime ValidateUpdate admits anything; the ClusterTrainingRuntime one re-checks."""
+    cluster_old = RT_HEAD.format(labels="", replicas=1, container="node")
+    cluster_new = RT_HEAD.format(labels="", replicas=2, container="node")
+    namespaced_old, namespaced_new = (text.replace("kind: ClusterTrainingRuntime", "kind: TrainingRuntime")
+                                      for text in (cluster_old, cluster_new))
+    for old, new, expected in [
+        (cluster_old, cluster_new, ["runtime.yaml:10:21: spec.template.spec.replicatedJobs[0].replicas: always must be 1"]),
+        (namespaced_old, namespaced_new, []),
+    ]:
+        (tmp_path / "runtime.yaml").write_text(new)
+        before = previous_dir(tmp_path, old)
+        try:
+            build([str(tmp_path / "runtime.yaml")], previous=before)
+            found = []
+        except InputErrors as caught:
+            found = [e.render().replace(f"{tmp_path}/", "") for e in caught.errors]
+        assert found == expected
+    assert runtime_errors(tmp_path, replicas=2) != []  # created, the TrainingRuntime is checked
+
+
+def test_runtime_name_must_be_a_dns_subdomain(tmp_path):
+    (tmp_path / "runtime.yaml").write_text(RT_HEAD.format(labels="", replicas=1, container="node").replace(
+        "name: rt", "name: Bad_Name"))
+    with pytest.raises(InputErrors) as caught:
+        build([str(tmp_path / "runtime.yaml")])
+    assert [e.render().replace(f"{tmp_path}/", "") for e in caught.value.errors] == [
+        "runtime.yaml:4:9: metadata.name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+        "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+        "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+    ]
+    (tmp_path / "runtime.yaml").write_text(RT_HEAD.format(labels="", replicas=1, container="node").replace(
+        "name: rt", "name: torch.v2-rt"))
+    build([str(tmp_path / "runtime.yaml")])
+
+
+def test_trainjob_status_is_dropped_as_the_status_subresource_does(tmp_path):
+    """What a user writes in status never reaches validation: `kubectl get -o yaml` output compiles."""
+    job = HEAD + "status:\n  trainerStatus:\n    progressPercentage: 150\n  jobsStatus:\n    - name: node\n"
+    assert errors(tmp_path, job) == []
+    assert errors(tmp_path, HEAD + "status: {}\n") == []
+
+
+def test_annotation_keys_are_checked_lower_cased_label_keys_as_written(tmp_path):
+    annotated = HEAD.replace("  name: job\n", "  name: job\n  annotations:\n    Example.COM/Foo: x\n")
+    assert errors(tmp_path, annotated) == []
+    labelled = HEAD.replace("  name: job\n", "  name: job\n  labels:\n    Example.COM/Foo: x\n")
+    assert errors(tmp_path, labelled) == ["job.yaml:6:5: metadata.labels[Example.COM/Foo]: invalid label key"]
+
+
+@pytest.mark.parametrize("time, valid", [
+    ("2026-01-01T00:00:00Z", True),
+    ("2026-01-01T00:00:00.123456+05:30", True),
+    ("yesterday", False),
+    ("2026-02-30T00:00:00Z", False),
+    ("2026-01-01T24:00:00Z", False),
+    ("2026-01-01 00:00:00Z", False),
+    ("2026-01-01T00:00:00", False),
+    ("2026-01-01T00:00:00+25:00", False),
+])
+def test_runtime_patch_time_is_an_rfc_3339_date_time(tmp_path, time, valid):
+    job = HEAD + f'  runtimePatches:\n    - manager: example.com/team\n      time: "{time}"\n'
+    expected = [] if valid else [
+        f'job.yaml:11:13: spec.runtimePatches[0].time: "{time}" must be an RFC 3339 date-time, e.g. 2026-01-02T15:04:05Z'
+    ]
+    assert errors(tmp_path, job) == expected
 
 
 # --- [TJ] initializers --------------------------------------------------------------------------

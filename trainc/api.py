@@ -248,8 +248,9 @@ def _meta_violations(data: dict) -> list[schema.Violation]:
             annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
             if not isinstance(annotations, dict):
                 continue
+            # apimachinery's ValidateAnnotations checks the key lower-cased (labels are case-sensitive)
             out += [schema.Violation(path + ("annotations", key), "invalid annotation key", key=True)
-                    for key in annotations if not _qualified_name(key)]
+                    for key in annotations if not _qualified_name(key.lower())]
             size = sum(len(key.encode()) + len(value.encode())
                        for key, value in annotations.items() if isinstance(value, str))
             if size > _ANNOTATIONS_BYTES:
@@ -280,10 +281,22 @@ def document_schema(name: str) -> dict:
     return crd
 
 
+_NAME_FORMAT = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+
+
 def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violation]:
     name = "trainjob" if kind == "TrainJob" else "trainingruntime"
     _, found = schema.validate(data, document_schema(f"{name}.{version}"))
-    return found + _meta_violations(data)
+    found += _meta_violations(data)
+    # A custom resource's name must be a DNS subdomain (a TrainJob's CEL rule already asks for more).
+    object_name = data["metadata"].get("name") if not found and kind != "TrainJob" else None
+    if object_name is not None and not _DNS_SUBDOMAIN.fullmatch(object_name):
+        found.append(schema.Violation(("metadata", "name"), _NAME_FORMAT))
+    return found
 
 
 def _kep_spelling(data: dict) -> None:
@@ -314,6 +327,8 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
         raise InputError(origin, ("kind",), f"{found}: expected TrainJob, TrainingRuntime or ClusterTrainingRuntime")
     if version == "v2alpha1" and kind != "TrainJob":
         _kep_spelling(data)
+    if kind == "TrainJob":
+        data.pop("status", None)  # the status subresource: the API server drops it from what users write
     violations = _violations_for(data, version, kind)
     if violations:
         raise InputErrors([InputError(origin, path, message, key=key) for path, message, key in violations])

@@ -17,6 +17,7 @@ from .serialize import dump_all
 TRAINJOB_LABEL = "trainer.kubeflow.org/trainjob-name"
 KUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
 
+
 def metadata(unit: Unit, name: str, labels: dict | None = None, annotations: dict | None = None) -> dict:
     """ObjectMeta for an object built for this unit's TrainJob."""
     meta = {"name": name, "namespace": unit.trainjob.namespace, "labels": {**(labels or {}), TRAINJOB_LABEL: unit.name}}
@@ -26,9 +27,10 @@ def metadata(unit: Unit, name: str, labels: dict | None = None, annotations: dic
 
 
 def jobset(unit: Unit) -> dict:
-    spec = unit.jobset
+    # upstream overwrites the runtime template's `suspend` with the TrainJob's, so a runtime's never shows
+    spec = {key: value for key, value in unit.jobset.items() if key != "suspend"}
     if unit.trainjob.spec.suspend:
-        spec = {**spec, "suspend": True}
+        spec["suspend"] = True
     return {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from functools import cache
 
 from . import cel, quantity
@@ -164,6 +165,8 @@ class _Walker:
             self.fail(path, f"must be at least {schema['minLength']} characters long")
         if "pattern" in schema and not _regex(schema["pattern"]).search(value):
             self.fail(path, f"{json.dumps(value)} must match the pattern {schema['pattern']}")
+        if schema.get("format") == "date-time" and not _is_date_time(value):
+            self.fail(path, f"{json.dumps(value)} must be an RFC 3339 date-time, e.g. 2026-01-02T15:04:05Z")
 
     def _number(self, value, schema, path):
         low, high = _INT_RANGES.get(schema.get("format"), (None, None))
@@ -238,6 +241,19 @@ class _Walker:
 
 
 _BAD = object()
+_DATE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-](\d\d):(\d\d))")
+
+
+def _is_date_time(text: str) -> bool:
+    """What metav1.Time decodes (Go's time.Parse with RFC 3339): the shape, and every field in range."""
+    match = _DATE_TIME.fullmatch(text)
+    if match is None or (match[1] is not None and (int(match[1]) > 23 or int(match[2]) > 59)):
+        return False
+    try:
+        datetime.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return False
+    return True
 
 
 def validate(document, schema: dict) -> tuple[object, list[Violation]]:

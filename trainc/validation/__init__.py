@@ -55,7 +55,8 @@ def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[I
         errors = immutable.check(runtime_obj.origin, tree(runtime_obj), old, _schema("trainingruntime", runtime_obj))
         if errors:
             return errors, []
-    return runtime.check(runtime_obj), runtime.warnings(runtime_obj, created=old is None)
+    created = old is None
+    return runtime.check(runtime_obj, created=created), runtime.warnings(runtime_obj, created=created)
 
 
 def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[list[InputError], Unit | None]:

@@ -9,8 +9,8 @@ trainer containers (`trainer`, `mpi-launcher`) also satisfy the trainer step. Ru
 `trainer.kubeflow.org/webhook-validation: disabled` skip the webhook (its
 objectSelector). Creating a deprecated ClusterTrainingRuntime warns.
 
-Upstream does not validate TrainingRuntime updates; trainc checks every runtime
-it is given, old or new, because `trainc build` compiles whatever it is given.
+As upstream, a ClusterTrainingRuntime is checked on create and update, a
+TrainingRuntime on create only (its ValidateUpdate admits anything).
 """
 
 from __future__ import annotations
@@ -31,8 +31,12 @@ REQUIRED_CONTAINER = {TRAINER: NODE, DATASET_INITIALIZER: DATASET_INITIALIZER, M
 KEP_TRAINER_CONTAINERS = (NODE, KEP_TRAINER_CONTAINER, KEP_LAUNCHER_CONTAINER)
 
 
-def check(runtime: Runtime) -> list[InputError]:
-    if runtime.metadata.labels.get(SKIP_LABEL) == "disabled":
+def _skipped(runtime: Runtime) -> bool:
+    return runtime.metadata.labels.get(SKIP_LABEL) == "disabled"
+
+
+def check(runtime: Runtime, *, created: bool) -> list[InputError]:
+    if _skipped(runtime) or not (created or runtime.kind == "ClusterTrainingRuntime"):
         return []
     errors = []
     kep = runtime.api_version.endswith("/v2alpha1")
@@ -56,7 +60,7 @@ def check(runtime: Runtime) -> list[InputError]:
 
 def warnings(runtime: Runtime, *, created: bool) -> list[str]:
     """The ClusterTrainingRuntime create warning (updates and TrainingRuntimes never warn)."""
-    if not created or runtime.kind != "ClusterTrainingRuntime":
+    if not created or runtime.kind != "ClusterTrainingRuntime" or _skipped(runtime):
         return []
     if runtime.metadata.labels.get(DEPRECATED_LABEL) != "deprecated":
         return []
