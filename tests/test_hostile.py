@@ -240,8 +240,16 @@ ERRORS = [
     ("top-level-scalar", {"a.yaml": "42\n---\n" + TRAINJOB}, (), ["a.yaml:1:1: a Kubernetes object must be a mapping"]),
     ("duplicate-key", {"a.yaml": TRAINJOB.replace("numNodes: 2", "numNodes: 2\n    numNodes: 3")}, (),
      ['a.yaml:10:5: invalid YAML: duplicate key "numNodes"']),
-    ("non-string-key", {"a.yaml": TRAINJOB.replace("numNodes: 2", "1: 2")}, (),
+    # Keys go-yaml v2 reads as numbers or booleans become their text, as sigs.k8s.io/yaml makes them for JSON;
+    # a null or a collection is no JSON key at all.
+    ("number-key-as-text", {"a.yaml": TRAINJOB.replace("numNodes: 2", "1: 2")}, (),
+     ["a.yaml:9:5: spec.trainer[1]: unknown field"]),
+    ("boolean-key-as-text", {"a.yaml": TRAINJOB.replace("numNodes: 2", "on: 2")}, (),
+     ["a.yaml:9:5: spec.trainer.true: unknown field"]),
+    ("null-key", {"a.yaml": TRAINJOB.replace("numNodes: 2", "~: 2")}, (),
      ["a.yaml:9:5: invalid YAML: mapping keys must be strings"]),
+    ("list-key", {"a.yaml": TRAINJOB.replace("numNodes: 2", "? [a]\n    : 2")}, (),
+     ["a.yaml:9:7: invalid YAML: mapping keys must be strings"]),
     ("tab-indentation", {"a.yaml": TRAINJOB.replace("    numNodes", "\tnumNodes")}, (),
      ["a.yaml:9:1: invalid YAML: found character that cannot start any token (while scanning for the next token "
       "at line 9, column 1)"]),

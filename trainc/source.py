@@ -1,9 +1,9 @@
 """Read YAML input fast (libyaml) and locate fields in it only on error.
 
-Kubernetes decodes YAML as YAML 1.1 into JSON, so the loader keeps YAML 1.1
-scalars (`yes` is a boolean, as in kubectl) but resolves timestamps to plain
-strings (a `time:` field stays a string, as the API server sees it) and rejects
-duplicate keys (kubectl's strict decoding does too).
+kubectl turns YAML into JSON with go-yaml v2, so plain scalars are read as its
+resolver reads them (`goyaml.py`: `y` and `on` are booleans, `12:30` and
+timestamps are strings, `1e3` is a number), numbers as the JSON it sends them as
+(`2.0` is 2), and duplicate keys are refused (kubectl's strict decoding does too).
 
 A stream whose first non-blank character is `{` is JSON, as kubectl and the API
 server sniff it, and is decoded as JSON (a stream of values): YAML 1.1 reads
@@ -16,6 +16,7 @@ Text that is not JSON after all is read as YAML, which reports where it breaks.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -26,6 +27,7 @@ from pathlib import Path as FsPath
 
 import yaml
 
+from . import goyaml
 from .errors import InputError, Origin, Path
 
 try:
@@ -49,13 +51,29 @@ class _Loader(_BaseLoader):
     alias bomb), are refused before anything is built.
     """
 
-    yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")]
-        for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-    }
     yaml_constructors = {tag: make for tag, make in _BaseLoader.yaml_constructors.items() if tag in _JSON_TAGS}
 
     aliased = True  # whether the text may hold aliases; without any, nothing can expand or recurse
+
+    def resolve(self, kind, value, implicit):
+        if kind is yaml.ScalarNode and implicit[0]:  # a plain scalar: go-yaml v2 decides what it is
+            return goyaml.resolve(value)[0]
+        return super().resolve(kind, value, implicit)
+
+    def construct_go_scalar(self, node):
+        """A scalar of an implicit or explicit JSON type, refused unless go-yaml v2 reads it as that type."""
+        tag, value = goyaml.resolve(node.value)
+        if node.tag == goyaml.FLOAT and tag == goyaml.INT:
+            tag, value = goyaml.FLOAT, float(value)
+        if tag != node.tag:
+            raise ValueError(node.value)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{node.value} is not a JSON number (kubectl cannot send it)", node.start_mark)
+            if value.is_integer() and abs(value) < 1e21:
+                return int(value)  # Go's JSON writes it without a fraction, and the API server reads an integer
+        return value
 
     def construct_document(self, node):
         if self.aliased:
@@ -75,8 +93,13 @@ class _Loader(_BaseLoader):
         self.flatten_mapping(node)
         mapping = {}
         for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if not isinstance(key, str):
+            if key_node.tag == goyaml.FLOAT and goyaml.resolve(key_node.value)[0] in (goyaml.INT, goyaml.FLOAT):
+                key = goyaml.key_text(float(goyaml.resolve(key_node.value)[1]))  # a float64 key, as Go formats it
+            else:
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, str):
+                    key = goyaml.key_text(key) if not isinstance(key, (list, dict)) else None
+            if key is None:
                 raise yaml.constructor.ConstructorError(None, None, "mapping keys must be strings", key_node.start_mark)
             if key in mapping:
                 raise yaml.constructor.ConstructorError(None, None, f'duplicate key "{key}"', key_node.start_mark)
@@ -85,6 +108,8 @@ class _Loader(_BaseLoader):
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _BaseLoader.construct_yaml_map)
+for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
+    _Loader.add_constructor(_tag, _Loader.construct_go_scalar)
 
 
 def _check_expansion(root) -> None:

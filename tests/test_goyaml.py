@@ -1,0 +1,92 @@
+"""Plain scalars and map keys read as kubectl reads them (go-yaml v2 through sigs.k8s.io/yaml)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import need
+from trainc import source
+from trainc.errors import InputError
+from trainc.goyaml import BOOL, FLOAT, INT, NULL, STR, key_text, resolve
+
+SCALARS = [
+    # go-yaml v2's booleans are YAML 1.1's plus y/n; no sexagesimal numbers, timestamps stay text
+    ("y", BOOL, True), ("N", BOOL, False), ("on", BOOL, True), ("Off", BOOL, False), ("yes", BOOL, True),
+    ("12:30", STR, "12:30"), ("1:30.5", STR, "1:30.5"), ("2001-12-14", STR, "2001-12-14"),
+    ("~", NULL, None), ("", NULL, None), ("Null", NULL, None),
+    # strconv.ParseInt(s, 0, 64) after dropping underscores: Go's prefixes, a leading 0 is octal
+    ("0o17", INT, 15), ("017", INT, 15), ("0x1F", INT, 31), ("-0b101", INT, -5), ("1_000", INT, 1000),
+    ("+5", INT, 5), ("00", INT, 0), ("9223372036854775808", INT, 2**63),  # ParseUint takes what ParseInt cannot
+    # the yamlStyleFloat pattern, then ParseFloat (which fails past float64)
+    ("1e3", FLOAT, 1000.0), ("1.", FLOAT, 1.0), (".5e3", FLOAT, 500.0), ("08", FLOAT, 8.0),
+    ("18446744073709551616", FLOAT, 2.0**64), ("1e999", STR, "1e999"), ("1e", STR, "1e"), ("0b", STR, "0b"),
+    ("-", STR, "-"), (".x", STR, ".x"),
+]
+
+
+@pytest.mark.parametrize("text, tag, value", SCALARS, ids=[case[0] or "empty" for case in SCALARS])
+def test_plain_scalars_resolve_as_go_yaml_v2(text, tag, value):
+    assert resolve(text) == (tag, value)
+
+
+@pytest.mark.parametrize("key, text", [
+    (1, "1"), (True, "true"), (False, "false"), (1.5, "1.5"), (1e6, "1e+06"), (123456.0, "123456"),
+    (0.0001, "0.0001"), (1e-5, "1e-05"), (0.1, "0.1"), (math.inf, ".inf"), (None, None),
+])
+def test_map_keys_become_the_text_sigs_k8s_io_yaml_gives_them(key, text):
+    assert key_text(key) == text
+
+
+def load(text: str):
+    (document,) = [data for _, data in source.load_text(text, "a.yaml")]
+    return document
+
+
+def test_numbers_are_what_the_json_kubectl_sends_says():
+    """Go's JSON writes an integral float without a fraction, and the API server reads an integer."""
+    assert load("[2.0, 1e3, 1.5, -0.0, 1e21]") == [2, 1000, 1.5, 0, 1e21]
+    assert [type(value) for value in load("[2.0, 1e21]")] == [int, float]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a: .nan", "a.yaml:1:4: invalid YAML: .nan is not a JSON number (kubectl cannot send it)"),
+    ("a: !!int abc", "a.yaml:1:4: invalid YAML: cannot read 'abc' as !!int"),
+    ("a: !!bool 1", "a.yaml:1:4: invalid YAML: cannot read '1' as !!bool"),
+    ("a: !!null x", "a.yaml:1:4: invalid YAML: cannot read 'x' as !!null"),
+    ("{1: a, '1': b}", "a.yaml:1:8: invalid YAML: duplicate key \"1\""),
+])
+def test_what_kubectl_cannot_send_is_refused(text, message):
+    with pytest.raises(InputError) as error:
+        load(text)
+    assert error.value.render() == message
+
+
+def test_explicit_tags_convert_as_go_yaml_does():
+    assert load('{a: !!int "12", b: !!float 3, c: !!str 12, d: !!bool "on"}') == {"a": 12, "b": 3, "c": "12", "d": True}
+
+
+KUBECTL_DOCUMENT = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: scalars
+data:
+  plain: [y, N, 12:30, 1:30.5, 1e3, 0o17, 017, 08, 0x1F, -0b101, 1_000, +5, 1., 1.5, 1e999, .5, .5e3, 2001-12-14,
+          0b, true, Off, ~, 0, -0, 00, 1__0, 2.0, 1e21, -1.5e-7, yes, NO, "12", 1e+3, 0.1, "y", on]
+  keys: {1: x, true: y, 1.5: z, 1e6: w, 0.0001: v}
+"""
+
+
+def test_trainc_reads_a_document_as_kubectl_does(tmp_path):
+    need(shutil.which("kubectl") is not None, "kubectl is not installed")
+    path = tmp_path / "scalars.yaml"
+    path.write_text(KUBECTL_DOCUMENT)
+    result = subprocess.run(["kubectl", "patch", "--local", "--type", "merge", "-p", "{}", "-f", str(path), "-o", "json"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert load(KUBECTL_DOCUMENT)["data"] == json.loads(result.stdout)["data"]
