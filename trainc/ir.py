@@ -61,30 +61,6 @@ class Unit:
         return self.jobset.get("replicatedJobs") or []
 
 
-# Go list fields without `omitempty` in a JobSet spec: an empty one is encoded as is.
-KEPT_EMPTY = frozenset({"containers", "monitors", "sources", "nodeSelectorTerms"})
-# Map-typed fields (`omitempty`): an empty map is not encoded.
-_MAPS = frozenset({"labels", "annotations", "nodeSelector", "matchLabels", "limits", "requests"})
-
-
-def go_copy(node):
-    """A copy of JSON-like data as upstream's Go types re-encode it: empty lists and maps dropped.
-
-    Upstream decodes runtimes and patches into typed structs and encodes them
-    again, and `omitempty` drops empty slices and maps on the way (e.g. a
-    runtime's `env: []`, or a patch's `tolerations: []`, which so patches nothing).
-    """
-    if isinstance(node, dict):
-        return {
-            key: go_copy(value)
-            for key, value in node.items()
-            if not ((value == [] and key not in KEPT_EMPTY) or (value == {} and key in _MAPS))
-        }
-    if isinstance(node, list):
-        return [go_copy(value) for value in node]
-    return node
-
-
 def step_of(rjob: dict, kep: bool = False) -> str | None:
     """The ancestor step: upstream reads the Job template label only; a KEP (v2alpha1)
     runtime may put it on the pod template instead."""

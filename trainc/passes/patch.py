@@ -9,9 +9,9 @@ Upstream (TrainingRuntime.newRuntimeInfo and mergeRuntimePatches):
 3. the replicated jobs are then stably re-sorted by their index in the runtime;
    a job only a patch names has no index and sorts like the runtime's first job.
 
-Upstream re-encodes a patch from its Go types before merging, and those omit
-empty lists: `tolerations: []` leaves the runtime's tolerations alone rather
-than clearing them. Which fields a patch may touch is the TrainJob CRD schema's
+Upstream re-encodes a patch from its Go types before merging (`gotypes`), and
+`omitempty` drops Go zero values: `tolerations: []` leaves the runtime's
+tolerations alone rather than clearing them, `readOnly: false` patches nothing. Which fields a patch may touch is the TrainJob CRD schema's
 business (other fields are unknown-field errors). The KEP's future
 `opaqueRuntimeSpec` targets runtime kinds trainc cannot compile, so it fails
 the TrainJob instead of being dropped.
@@ -23,7 +23,8 @@ from dataclasses import replace
 
 from .. import strategic
 from ..errors import InputError, InputErrors
-from ..ir import Unit, go_copy
+from ..gotypes import JOBSET_SPEC_PATCH, reencode
+from ..ir import Unit
 
 
 def patch(unit: Unit, ctx) -> Unit:
@@ -41,7 +42,7 @@ def patch(unit: Unit, ctx) -> Unit:
     for entry in patches:
         spec = _template(entry).get("spec")
         if spec is not None:
-            jobset = strategic.merge(jobset, go_copy(spec))
+            jobset = strategic.merge(jobset, reencode(spec, JOBSET_SPEC_PATCH))
     if jobset.get("replicatedJobs"):
         jobset["replicatedJobs"].sort(key=lambda rjob: order.get(rjob["name"], 0))
     return replace(unit, jobset=jobset, labels=labels, annotations=annotations)

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from ..api import GROUP, RUNTIME_KINDS
 from ..errors import InputError
-from ..ir import Unit, go_copy
+from ..gotypes import JOBSET_SPEC, reencode
+from ..ir import Unit
 
 
 def resolve(unit: Unit, ctx) -> Unit:
@@ -28,7 +29,7 @@ def resolve(unit: Unit, ctx) -> Unit:
     return replace(
         unit,
         runtime=runtime,
-        jobset=go_copy(template.spec),
+        jobset=reencode(template.spec, JOBSET_SPEC),
         labels=dict(template.metadata.labels),
         annotations=dict(template.metadata.annotations),
         notices=notices,

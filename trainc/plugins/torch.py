@@ -6,6 +6,7 @@ value or `auto`, and `auto` without GPUs becomes the CPU count rounded up.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 from .. import ir, merge
@@ -62,7 +63,7 @@ def enforce(unit: Unit) -> Unit:
                     unit.trainjob.origin, ("spec", "runtimeRef"),
                     f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template',
                 )
-            merge.add_env(target_container, *ir.go_copy(pet + master))
+            merge.add_env(target_container, *copy.deepcopy(pet + master))
     return unit
 
 
