@@ -229,6 +229,45 @@ ERRORS = [
       "'nodes': no such replicated job",
       "a.yaml:10:11: spec.template.spec.failurePolicy.rules: the JobSet webhook refuses rules [0, 1] all named "
       "'failurePolicyRule0': rule names must be unique"]),
+    ("jobset-managed-by-and-gated-features", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+        "      managedBy: not-a-path\n"
+        "      failurePolicy:\n        restartStrategy: InPlaceRestart\n"
+        "        rules:\n          - {name: again, action: RestartJob}\n"
+        "      replicatedJobs:\n"))}, (),
+     ["a.yaml:8:18: spec.template.spec.managedBy: the JobSet webhook refuses managedBy 'not-a-path': must be a "
+      "domain-prefixed path (such as \"acme.io/foo\")",
+      "a.yaml:10:26: spec.template.spec.failurePolicy.restartStrategy: the JobSet webhook refuses restartStrategy "
+      "'InPlaceRestart': InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled",
+      "a.yaml:12:35: spec.template.spec.failurePolicy.rules[0].action: the JobSet webhook refuses action 'RestartJob': "
+      "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob feature "
+      "gate is disabled"]),
+    ("jobset-coordinator", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+        "      coordinator: {replicatedJob: node, podIndex: 1}\n      replicatedJobs:\n"))}, (),
+     ["a.yaml:8:52: spec.template.spec.coordinator.podIndex: the JobSet webhook refuses the coordinator: coordinator "
+      "pod index 1 is invalid for replicatedJob node job index 0"]),
+    ("jobset-coordinator-missing-job", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+        "      coordinator: {replicatedJob: nodes}\n      replicatedJobs:\n"))}, (),
+     ["a.yaml:8:36: spec.template.spec.coordinator.replicatedJob: the JobSet webhook refuses the coordinator: "
+      "coordinator replicatedJob nodes does not exist"]),
+    ("jobset-coordinator-label-too-long", {"a.yaml": runtime(name="a" * 40, trainer="  trainer: {numNodes: 1}\n").replace(
+        "      replicatedJobs:\n", "      coordinator: {replicatedJob: node}\n      replicatedJobs:\n")}, (),
+     ["a.yaml:25:9: metadata.name: the JobSet webhook refuses the coordinator: spec will lead to invalid label value '"
+      + "a" * 40 + "-node-0-0." + "a" * 40 + "' for coordinator label \"jobset.sigs.k8s.io/coordinator\" (long JobSet "
+      "/ ReplicatedJob / SubDomain name?): must be no more than 63 characters and start and end with an alphanumeric "
+      "character"]),
+    ("jobset-volume-claim-policies", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+        "      volumeClaimPolicies:\n        - templates:\n"
+        "            - {metadata: {name: scratch}, spec: {accessModes: [ReadWriteOnce]}}\n"
+        "            - {metadata: {name: scratch}, spec: {accessModes: [ReadWriteOnce]}}\n"
+        "      replicatedJobs:\n"))}, (),
+     ["a.yaml:10:33: spec.template.spec.volumeClaimPolicies[0].templates[0].metadata.name: the JobSet webhook refuses "
+      "volume claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "
+      "VolumeClaimPolicies",
+      "a.yaml:11:33: spec.template.spec.volumeClaimPolicies[0].templates[1].metadata.name: the JobSet webhook refuses "
+      "volume claim template 'scratch': names must be unique for VolumeClaimPolicies template",
+      "a.yaml:11:33: spec.template.spec.volumeClaimPolicies[0].templates[1].metadata.name: the JobSet webhook refuses "
+      "volume claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "
+      "VolumeClaimPolicies"]),
     # The output directory could not be written: a traceback.
     ("output-dir-not-writable", {"a.yaml": TRAINJOB, "out": "a file"}, ("build", "-o", "out/x", "a.yaml"),
      ["Error: Could not open file 'out/x': Not a directory"]),

@@ -7,11 +7,34 @@ rule, so the message matches the API server and the position is still useful.
 
 from __future__ import annotations
 
+import re
+
 from ..api import TrainJob
 from ..errors import InputError, Origin, Path
 from ..ir import Unit
 from .. import pipeline
 from ..source import locate
+
+
+DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+
+
+def domain_prefixed_path(value: str) -> list[str]:
+    """apimachinery's IsDomainPrefixedPath messages (callers bound the length)."""
+    host, slash, path = value.partition("/")
+    if not (slash and host and path):
+        return ['must be a domain-prefixed path (such as "acme.io/foo")']
+    messages = []
+    if not re.fullmatch(DNS1123_SUBDOMAIN, host):
+        messages.append(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+            f"start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+            f"'{DNS1123_SUBDOMAIN}')"
+        )
+    if not re.fullmatch(_HTTP_PATH, path):
+        messages.append(f"Invalid path (regex used for validation is '{_HTTP_PATH}')")
+    return messages
 
 
 def error(origin: Origin | None, path: Path, message: str, at: Path | None = None) -> InputError:

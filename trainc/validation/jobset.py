@@ -16,10 +16,20 @@ from the compiled JobSet, after its defaulting (completionMode Indexed):
   `failurePolicyRule<i>`) of the webhook's format, at most 128 characters and
   unique; onJobFailureReasons among the Job failure reasons.
 
+- `managedBy` must be a domain-prefixed path of at most 63 characters;
+- with the webhook's default feature gates, `failurePolicy.restartStrategy:
+  InPlaceRestart` and the `RestartJob` / `RestartJobAndIgnoreMaxRestarts`
+  actions are refused;
+- a coordinator must name an existing replicated job, a job and pod index
+  inside it, and give a valid label value `<jobset>-<rjob>-<job>-<pod>.<subdomain>`;
+- volume claim policy templates: unique DNS-1123 names, a PVC name
+  `<template>-<jobset>` of at most 63 characters, no pod volume of that name,
+  and a container mounting it. Whether a PVC of that name already exists (and
+  matches) needs the cluster, so trainc does not check it.
+
 Errors point at what to change: the TrainJob's name (the part a user usually
 shortens) when a generated name is too long, its numNodes when there are too
-many pods, else the runtime. Rules behind feature gates (InPlaceRestart,
-RestartJob), the coordinator and volume claim policies are not checked.
+many pods, else the runtime.
 """
 
 from __future__ import annotations
@@ -28,14 +38,16 @@ import re
 
 from ..errors import InputError
 from ..ir import Unit
-from .base import error
+from .base import DNS1123_SUBDOMAIN, domain_prefixed_path, error
 
 MAX_INT32 = 2**31 - 1
 JOB_FAILURE_REASONS = ("BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",
                        "PodFailurePolicy")
 _DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _RULE_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1123_SUBDOMAIN = re.compile(DNS1123_SUBDOMAIN)
+_LABEL_VALUE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+RESTART_JOB_ACTIONS = ("RestartJob", "RestartJobAndIgnoreMaxRestarts")
 _DNS1035_FORMAT = (
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
     "character, and end with an alphanumeric character"
@@ -83,7 +95,7 @@ def check(unit: Unit) -> list[InputError]:
                           and _DNS1035.fullmatch(subdomain)):
         message = f"the JobSet webhook refuses network.subdomain {subdomain!r}: it must be a DNS-1035 label"
         found.append(error(runtime, at + ("network", "subdomain"), message))
-    return found + _references(unit)
+    return found + _references(unit) + _policies(unit) + _coordinator(unit) + _volume_claims(unit)
 
 
 def _references(unit: Unit) -> list[InputError]:
@@ -121,4 +133,97 @@ def _references(unit: Unit) -> list[InputError]:
     found += [error(origin, at + ("failurePolicy", "rules"),
                     f"the JobSet webhook refuses rules {indexes} all named {name!r}: rule names must be unique")
               for name, indexes in names.items() if len(indexes) > 1]
+    return found
+
+
+def _policies(unit: Unit) -> list[InputError]:
+    """managedBy, and what the default feature gates (InPlaceRestart, RestartJob: both off) refuse."""
+    origin, spec, at = unit.runtime.origin, unit.jobset, ("spec", "template", "spec")
+    found = []
+    manager = spec.get("managedBy")
+    if manager is not None:
+        problems = domain_prefixed_path(manager) + (["may not be more than 63 bytes"] if len(manager) > 63 else [])
+        found += [error(origin, at + ("managedBy",), f"the JobSet webhook refuses managedBy {manager!r}: {problem}")
+                  for problem in problems]
+    policy = spec.get("failurePolicy") or {}
+    if policy.get("restartStrategy") == "InPlaceRestart":
+        found.append(error(origin, at + ("failurePolicy", "restartStrategy"), (
+            "the JobSet webhook refuses restartStrategy 'InPlaceRestart': InPlaceRestart restart strategy cannot be "
+            "set when InPlaceRestart feature gate is disabled")))
+    for index, rule in enumerate(policy.get("rules") or ()):
+        if rule.get("action") in RESTART_JOB_ACTIONS:
+            found.append(error(origin, at + ("failurePolicy", "rules", index, "action"), (
+                f"the JobSet webhook refuses action {rule['action']!r}: RestartJob and RestartJobAndIgnoreMaxRestarts "
+                "failure policy actions are not allowed when RestartJob feature gate is disabled")))
+            break
+    return found
+
+
+def _by_name(unit: Unit) -> dict:
+    return {rjob["name"]: rjob for rjob in unit.replicated_jobs}
+
+
+def _coordinator(unit: Unit) -> list[InputError]:
+    coordinator = unit.jobset.get("coordinator")
+    if coordinator is None:
+        return []
+    origin, path = unit.runtime.origin, ("spec", "template", "spec", "coordinator")
+    name, job_index, pod_index = coordinator.get("replicatedJob"), coordinator.get("jobIndex", 0), coordinator.get("podIndex", 0)
+    rjob = _by_name(unit).get(name)
+    job = ((rjob or {}).get("template") or {}).get("spec") or {}
+    if rjob is None:
+        problem, field = f"coordinator replicatedJob {name} does not exist", "replicatedJob"
+    elif not 0 <= job_index < rjob.get("replicas", 1):
+        problem, field = f"coordinator job index {job_index} is invalid for replicatedJob {name}", "jobIndex"
+    elif job.get("completionMode", "Indexed") != "Indexed" or job.get("completions") is None:
+        problem, field = "job for coordinator pod must be indexed completion mode, and completions number must be set", "replicatedJob"
+    elif not 0 <= pod_index < job["completions"]:
+        problem, field = (f"coordinator pod index {pod_index} is invalid for replicatedJob {name} job index "
+                          f"{job_index}"), "podIndex"
+    else:
+        problem = None
+    found = [error(origin, path + (field,), f"the JobSet webhook refuses the coordinator: {problem}")] if problem else []
+    subdomain = (unit.jobset.get("network") or {}).get("subdomain") or unit.name
+    endpoint = f"{unit.name}-{name}-{job_index}-{pod_index}.{subdomain}"
+    if len(endpoint) > 63 or not _LABEL_VALUE.fullmatch(endpoint):
+        found.append(error(unit.trainjob.origin, ("metadata", "name"), (
+            f"the JobSet webhook refuses the coordinator: spec will lead to invalid label value {endpoint!r} for "
+            "coordinator label \"jobset.sigs.k8s.io/coordinator\" (long JobSet / ReplicatedJob / SubDomain name?): "
+            "must be no more than 63 characters and start and end with an alphanumeric character")))
+    return found
+
+
+def _volume_claims(unit: Unit) -> list[InputError]:
+    origin, at = unit.runtime.origin, ("spec", "template", "spec", "volumeClaimPolicies")
+    found, seen = [], set()
+    for index, policy in enumerate(unit.jobset.get("volumeClaimPolicies") or ()):
+        for number, template in enumerate(policy.get("templates") or ()):
+            name = (template.get("metadata") or {}).get("name", "")
+            path = at + (index, "templates", number, "metadata", "name")
+            where = f"the JobSet webhook refuses volume claim template {name!r}"
+            if name in seen:
+                found.append(error(origin, path, f"{where}: names must be unique for VolumeClaimPolicies template"))
+            seen.add(name)
+            if len(name) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(name):
+                found.append(error(origin, path, f"{where}: it must be a lowercase RFC 1123 subdomain"))
+            if len(f"{name}-{unit.name}") > 63:
+                found.append(error(origin, path, f"{where}: VolumeClaimPolicies template name is too long (its PVC "
+                                                 f"{name}-{unit.name} would exceed 63 characters)"))
+            found += _claim_mounts(unit, name, path, where)
+    return found
+
+
+def _claim_mounts(unit: Unit, name: str, path: tuple, where: str) -> list[InputError]:
+    found, mounted = [], False
+    for rjob in unit.replicated_jobs:
+        spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+        if any(volume.get("name") == name for volume in spec.get("volumes") or ()):
+            found.append(error(unit.runtime.origin, path, (
+                f"{where}: volume name conflicts with VolumeClaimPolicy template name: {name} (replicated job "
+                f"{rjob['name']!r})")))
+        mounted = mounted or any(mount.get("name") == name for group in ("initContainers", "containers")
+                                 for container in spec.get(group) or () for mount in container.get("volumeMounts") or ())
+    if not mounted:
+        found.append(error(unit.runtime.origin, path, (
+            f"{where}: replicatedJob containers don't have a matching volumeMount: {name} from VolumeClaimPolicies")))
     return found

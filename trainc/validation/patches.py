@@ -18,15 +18,11 @@ cluster, so trainc does not check it.
 
 from __future__ import annotations
 
-import re
-
 from ..errors import InputError
 from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, Unit
-from .base import container_names, error, patch_path, patch_specs, pod_spec
+from .base import container_names, domain_prefixed_path, error, patch_path, patch_specs, pod_spec
 
 PATH = ("spec", "runtimePatches")
-_DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 _NO_ENV = (DATASET_INITIALIZER, MODEL_INITIALIZER, NODE)
 # The Go map fields a patch can hold: equality.Semantic takes an empty map for an absent one.
 _GO_MAPS = frozenset({"labels", "annotations", "nodeSelector", "volumeAttributes", "options", "limits", "requests"})
@@ -40,7 +36,7 @@ def check(unit: Unit, change) -> list[InputError]:
     for index, entry in enumerate(trainjob.spec.runtime_patches):
         errors += [
             error(trainjob.origin, PATH + ("manager",), message, at=PATH + (index, "manager"))
-            for message in _domain_prefixed_path(entry["manager"])
+            for message in domain_prefixed_path(entry["manager"])
         ]
         for j, rjob in enumerate((specs.get(index) or {}).get("replicatedJobs") or ()):
             errors += _job(trainjob.origin, index, j, rjob, runtime_jobs)
@@ -70,23 +66,6 @@ def _job(origin, index: int, j: int, rjob: dict, runtime_jobs: dict) -> list[Inp
             message = f"must not have envs for the {', '.join(_NO_ENV)} containers"
             errors.append(error(origin, PATH, message, at=at + ("containers", k, "env")))
     return errors
-
-
-def _domain_prefixed_path(value: str) -> list[str]:
-    """apimachinery's IsDomainPrefixedPath messages (the CRD already bounds the length)."""
-    host, slash, path = value.partition("/")
-    if not (slash and host and path):
-        return ['must be a domain-prefixed path (such as "acme.io/foo")']
-    messages = []
-    if not re.fullmatch(_DNS1123_SUBDOMAIN, host):
-        messages.append(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-            f"start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-            f"'{_DNS1123_SUBDOMAIN}')"
-        )
-    if not re.fullmatch(_HTTP_PATH, path):
-        messages.append(f"Invalid path (regex used for validation is '{_HTTP_PATH}')")
-    return messages
 
 
 def _update(trainjob, change) -> list[InputError]:
