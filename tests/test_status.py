@@ -173,3 +173,18 @@ def test_bad_input_is_reported_at_its_position():
         "<stdin>:3:3: items[0].metadata: required field is missing",
     ]
     assert status("a: [").stderr.startswith("<stdin>:")
+
+
+def test_a_condition_the_jobset_gives_no_time_for_is_stamped_now(monkeypatch):
+    """Upstream's SetStatusCondition stamps metav1.Now(); SOURCE_DATE_EPOCH pins it for reproducible output."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    unreconciled = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: demo\nspec:\n  suspend: true\n"
+    assert yaml.safe_load(status(unreconciled).stdout)["status"]["conditions"] == [
+        {"type": "Suspended", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z",
+         "reason": "Suspended", "message": "TrainJob is suspended"},
+    ]
+    resuming = unreconciled.replace("suspend: true", "suspend: false") + (
+        "status:\n  conditions:\n    - {type: Suspended, status: 'True', reason: SuspendedJobs, "
+        "lastTransitionTime: '2025-01-01T00:00:00Z'}\n")
+    (condition,) = yaml.safe_load(status(resuming).stdout)["status"]["conditions"]
+    assert (condition["reason"], condition["lastTransitionTime"]) == ("Resumed", "2026-01-01T00:00:00Z")

@@ -11,11 +11,17 @@ Upstream (TrainJob controller and the JobSet plugin's Status):
   copied when True (reason, message, times kept).
 - `jobsStatus`: one entry per `status.replicatedJobsStatus` item, absent when
   the JobSet reports none.
-Conditions are listed in the order the controller first adds them. What needs
-the TrainJob itself (unsupported runtime, activeDeadlineSeconds) is out of reach.
+Conditions are listed in the order the controller first adds them. When the
+JobSet gives no time for a condition (not yet reconciled, no creationTimestamp),
+its lastTransitionTime is now, as upstream's SetStatusCondition stamps it
+(`SOURCE_DATE_EPOCH` pins "now" for reproducible output). What needs the TrainJob
+itself (unsupported runtime, activeDeadlineSeconds) is out of reach.
 """
 
 from __future__ import annotations
+
+import os
+import time
 
 from . import emit, schema, source
 from .errors import InputError, InputErrors, Origin
@@ -106,11 +112,11 @@ def derive(jobset: dict) -> dict:
     suspended = found.get("Suspended")
     if (jobset.get("spec") or {}).get("suspend"):
         since = suspended if suspended is not None and suspended["status"] == "True" else {}
-        time = since.get("lastTransitionTime", metadata.get("creationTimestamp"))
-        conditions.append(_condition("Suspended", "True", "Suspended", "TrainJob is suspended", time))
+        stamp = since.get("lastTransitionTime", metadata.get("creationTimestamp"))
+        conditions.append(_condition("Suspended", "True", "Suspended", "TrainJob is suspended", stamp))
     elif suspended is not None:
-        time = suspended.get("lastTransitionTime") if suspended["status"] == "False" else None
-        conditions.append(_condition("Suspended", "False", "Resumed", "TrainJob is resumed", time))
+        stamp = suspended.get("lastTransitionTime") if suspended["status"] == "False" else None
+        conditions.append(_condition("Suspended", "False", "Resumed", "TrainJob is resumed", stamp))
     for jobset_type, trainjob_type in (("Completed", "Complete"), ("Failed", "Failed")):
         condition = found.get(jobset_type)
         if condition is not None and condition["status"] == "True":
@@ -126,11 +132,15 @@ def derive(jobset: dict) -> dict:
     return {"apiVersion": TRAINJOB_API_VERSION, "kind": "TrainJob", "metadata": name, "status": derived}
 
 
-def _condition(kind: str, status: str, reason: str, message: str, time: str | None) -> dict:
-    condition = {"type": kind, "status": status}
-    if time is not None:
-        condition["lastTransitionTime"] = time
-    return {**condition, "reason": reason, "message": message}
+def _condition(kind: str, status: str, reason: str, message: str, stamp: str | None) -> dict:
+    return {"type": kind, "status": status, "lastTransitionTime": stamp or _now(), "reason": reason, "message": message}
+
+
+def _now() -> str:
+    """metav1.Now() as RFC 3339 seconds in UTC; SOURCE_DATE_EPOCH (reproducible builds) pins it."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    seconds = int(epoch) if epoch and epoch.isdigit() else int(time.time())
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
 def _copy(condition: dict, kind: str) -> dict:
