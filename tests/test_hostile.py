@@ -229,6 +229,11 @@ ERRORS = [
       "'nodes': no such replicated job",
       "a.yaml:10:11: spec.template.spec.failurePolicy.rules: the JobSet webhook refuses rules [0, 1] all named "
       "'failurePolicyRule0': rule names must be unique"]),
+    ("jobset-too-many-pods-in-a-runtime-job", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+        "      replicatedJobs:\n        - name: side\n          replicas: 1073741824\n"
+        "          template: {spec: {parallelism: 4, template: {spec: {containers: [{name: s, image: s}]}}}}\n"))}, (),
+     ["a.yaml:10:21: spec.template.spec.replicatedJobs[0].replicas: the JobSet webhook refuses replicated job 'side': "
+      "the product of replicas and parallelism must not exceed 2147483647"]),
     ("jobset-managed-by-and-gated-features", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
         "      managedBy: not-a-path\n"
         "      failurePolicy:\n        restartStrategy: InPlaceRestart\n"

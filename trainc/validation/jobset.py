@@ -28,8 +28,7 @@ from the compiled JobSet, after its defaulting (completionMode Indexed):
   matches) needs the cluster, so trainc does not check it.
 
 Errors point at what to change: the TrainJob's name (the part a user usually
-shortens) when a generated name is too long, its numNodes when there are too
-many pods, else the runtime.
+shortens) when a generated name is too long, else the runtime.
 """
 
 from __future__ import annotations
@@ -71,7 +70,8 @@ def check(unit: Unit) -> list[InputError]:
         where = f"the JobSet webhook refuses replicated job {rjob['name']!r}"
         if replicas * parallelism > MAX_INT32:
             message = f"{where}: the product of replicas and parallelism must not exceed {MAX_INT32}"
-            found.append(error(trainjob, ("spec", "trainer", "numNodes"), message))
+            # parallelism alone fits an int32 (the CRDs bound it), so the runtime's replicas multiply past it
+            found.append(error(runtime, at + ("replicatedJobs", index, "replicas"), message))
         group = rjob.get("groupName", "default")
         problem = _dns1035(group, "groupName is too long, must be less than 63 characters")
         if problem:
