@@ -167,6 +167,27 @@ def test_no_partial_output_dir_on_error(tmp_path):
     assert result.returncode == 1 and not (tmp_path / "out").exists()
 
 
+def test_output_dir_is_written_whole_or_not_at_all(tmp_path):
+    """A file that cannot be written (here a folder in the way) leaves no other file, staged file or folder."""
+    write(tmp_path, "jobs.yaml", trainjob(name="a", namespace="aaa") + "---\n" + trainjob(name="b", namespace="bbb"))
+    (tmp_path / "out" / "bbb" / "b.yaml").mkdir(parents=True)
+    result = run("build", "jobs.yaml", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 1 and "Is a directory" in result.stderr
+    assert sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "out").rglob("*")) == ["out/bbb", "out/bbb/b.yaml"]
+
+
+def test_unwritable_stdout_is_an_error_not_a_traceback(tmp_path):
+    write(tmp_path, "job.yaml", trainjob())
+    need(os.path.exists("/dev/full"), "no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "trainc", "build", "job.yaml"], cwd=tmp_path, stdout=full,
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (result.returncode, result.stderr) == (1, "Error: cannot write the output: No space left on device\n")
+    closed = subprocess.run(f"'{sys.executable}' -m trainc build job.yaml >&-", shell=True, cwd=tmp_path,
+                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (closed.returncode, closed.stderr) == (1, "Error: cannot write the output: stdout is closed\n")
+
+
 def test_output_is_accepted_by_kubectl_kustomize(tmp_path):
     need(shutil.which("kubectl") is not None, "kubectl (with kustomize) is not installed")
     result = run("build", str(ROOT / "examples/torch-ddp.yaml"), "-o", str(tmp_path))

@@ -273,6 +273,20 @@ ERRORS = [
       "a.yaml:11:33: spec.template.spec.volumeClaimPolicies[0].templates[1].metadata.name: the JobSet webhook refuses "
       "volume claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "
       "VolumeClaimPolicies"]),
+    # A document meant for Trainer that is not read as one would silently render nothing (and a GitOps sync prune
+    # its JobSet); kubectl refuses these too. Documents of other API groups stay ignored.
+    ("no-api-version", {"a.yaml": TRAINJOB.replace("apiVersion: trainer.kubeflow.org/v1alpha1\n", "")}, (),
+     ["a.yaml:1:1: apiVersion: required field is missing: expected trainer.kubeflow.org/v1alpha1 (or the KEP's "
+      "/v2alpha1)"]),
+    ("api-version-number", {"a.yaml": TRAINJOB.replace("trainer.kubeflow.org/v1alpha1", "5")}, (),
+     ["a.yaml:1:13: apiVersion: must be a string: expected trainer.kubeflow.org/v1alpha1 (or the KEP's /v2alpha1)"]),
+    ("api-version-without-version", {"a.yaml": TRAINJOB.replace("/v1alpha1", "")}, (),
+     ["a.yaml:1:13: apiVersion: 'trainer.kubeflow.org' has no version: expected trainer.kubeflow.org/v1alpha1 (or "
+      "the KEP's /v2alpha1)"]),
+    ("api-group-upper-case", {"a.yaml": TRAINJOB.replace("trainer.kubeflow.org", "Trainer.Kubeflow.org")}, (),
+     ["a.yaml:1:13: apiVersion: API groups are lower case: expected trainer.kubeflow.org/v1alpha1 (or the KEP's "
+      "/v2alpha1)"]),
+    ("other-group-ignored", {"a.yaml": TRAINJOB.replace("trainer.kubeflow.org/v1alpha1", "example.com/v1")}, (), []),
     # The output directory could not be written: a traceback.
     ("output-dir-not-writable", {"a.yaml": TRAINJOB, "out": "a file"}, ("build", "-o", "out/x", "a.yaml"),
      ["Error: Could not open file 'out/x': Not a directory"]),

@@ -179,7 +179,7 @@ def test_json_duplicate_key_is_an_error_where_it_is(tmp_path):
     path.write_text('{"kind": "TrainJob",\n "kind": "TrainJob"}')
     with pytest.raises(InputErrors) as info:
         build([str(path)])
-    assert info.value.render() == f'{path}:2:2: invalid YAML: duplicate key "kind"'
+    assert info.value.render() == f'{path}:2:2: invalid JSON: duplicate key "kind"'
 
 
 def test_json_field_errors_point_into_the_json(tmp_path):

@@ -626,6 +626,15 @@ def test_previous_immutable_pod_spec_patch_field(tmp_path):
     ]
 
 
+def test_previous_versions_in_a_list_are_found(tmp_path):
+    """`kubectl get trainjobs -o yaml` output is a List: its items are the previous versions."""
+    old = yaml.safe_load(update())
+    before = previous_dir(tmp_path, yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [old]}))
+    assert errors(tmp_path, update(image="img:2"), previous=before) == [
+        "job.yaml:11:5: spec.trainer: field is immutable"
+    ]
+
+
 def test_previous_new_trainjob_has_no_previous(tmp_path):
     before = previous_dir(tmp_path, update().replace("name: job", "name: other"))
     assert errors(tmp_path, update(image="img:2", pool="b"), previous=before) == []

@@ -51,7 +51,7 @@ def _as_text(document, origin) -> str:
     from .clientdata import json_data
     from .errors import InputError
     from .serialize import dump_all
-    from .source import room_for_depth
+    from .depth import room_for_depth
 
     if isinstance(document, str):
         return document

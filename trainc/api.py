@@ -308,6 +308,22 @@ def _kep_spelling(data: dict) -> None:
         mpi["sshAuthMountPath"] = mpi.pop("SSHAuthMountPath")
 
 
+def _not_ours(api_version, kind) -> str | None:
+    """Why a document that looks meant for Trainer is not read as one; None for other documents
+    (other API groups are not trainc's business). kubectl would refuse these too."""
+    expected = f"expected {GROUP}/v1alpha1 (or the KEP's /v2alpha1)"
+    if api_version is None:
+        return f"required field is missing: {expected}" if kind in ("TrainJob",) + RUNTIME_KINDS else None
+    if not isinstance(api_version, str):
+        return f"must be a string: {expected}" if kind in ("TrainJob",) + RUNTIME_KINDS else None
+    group, slash, _ = api_version.partition("/")
+    if group.lower() != GROUP:
+        return None
+    if not slash:
+        return f"{api_version!r} has no version: {expected}"
+    return f"API groups are lower case: {expected}"
+
+
 def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtime | None:
     """A typed TrainJob or runtime, None for documents of other API groups.
 
@@ -317,6 +333,9 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
         raise InputError(origin, (), "a Kubernetes object must be a mapping")
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not isinstance(api_version, str) or not api_version.startswith(GROUP + "/"):
+        problem = _not_ours(api_version, kind)
+        if problem is not None:
+            raise InputError(origin, ("apiVersion",), problem)
         return None
     version = api_version.partition("/")[2]
     if version not in VERSIONS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -77,18 +78,58 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_sna
     for notice in output.notices:
         click.echo(notice, err=True)
     if output_dir is None:
-        sys.stdout.write(dump(output.documents()))
+        _emit(dump(output.documents()))
         return
+    files = {os.path.join(output_dir, trainjob.namespace, f"{trainjob.name}.yaml"): dump(objects)
+             for trainjob, objects in output.jobs}
     try:
-        for trainjob, objects in output.jobs:
-            folder = os.path.join(output_dir, trainjob.namespace)
-            os.makedirs(folder, exist_ok=True)
-            target = os.path.join(folder, f"{trainjob.name}.yaml")
-            with open(target + ".tmp", "w", encoding="utf-8") as handle:
-                handle.write(dump(objects))
-            os.replace(target + ".tmp", target)
+        _write_all(files)
     except OSError as exc:
         raise click.FileError(exc.filename or output_dir, hint=exc.strerror) from None
+
+
+def _emit(text: str) -> None:
+    """The output on stdout; a full disk or a closed stdout is an error line and exit 1, not a traceback."""
+    try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "stdout is closed")
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_INVALID)
+    except OSError as exc:
+        click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_INVALID)
+
+
+def _write_all(files: dict[str, str]) -> None:
+    """Write every file or none: all are staged beside their targets first, then renamed into place;
+    a failure removes what was staged and the folders made for it."""
+    staged, made = [], []
+    try:
+        for target, text in files.items():
+            folder = os.path.dirname(target)
+            missing = []
+            while folder and not os.path.isdir(folder) and not os.path.exists(folder):
+                missing.append(folder)
+                folder = os.path.dirname(folder)
+            for folder in reversed(missing):
+                os.mkdir(folder)
+                made.append(folder)
+            if os.path.isdir(target):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
+            with open(target + ".tmp", "w", encoding="utf-8") as handle:
+                staged.append(target + ".tmp")
+                handle.write(text)
+    except OSError:
+        for path in staged:
+            os.remove(path)
+        for folder in reversed(made):
+            os.rmdir(folder)
+        raise
+    for target in files:
+        os.replace(target + ".tmp", target)
 
 
 def _plural(count: int, noun: str) -> str:
@@ -161,7 +202,7 @@ def status(file, output_format):
         statuses = derive.read(file)
     except TraincError as error:
         _fail(error)
-    sys.stdout.write(derive.table(statuses) if output_format == "table" else derive.dump(statuses))
+    _emit(derive.table(statuses) if output_format == "table" else derive.dump(statuses))
 
 
 @cli.command("fn")
@@ -179,7 +220,7 @@ def krm_function(ssh_key_seed):
     except TraincError as error:
         _fail(error)
     rendered, notices, errors = krm.run(text, _seed(ssh_key_seed))
-    sys.stdout.write(rendered)
+    _emit(rendered)
     for line in notices + errors:
         click.echo(line, err=True)
     if errors:

@@ -14,7 +14,7 @@ import datetime
 import math
 
 from .errors import InputError, Origin, Path
-from .source import MAX_DEPTH
+from .depth import MAX_DEPTH
 
 _SCALARS = (str, bool, int, float)
 

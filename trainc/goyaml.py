@@ -33,15 +33,21 @@ _DOT_FLOAT = re.compile(r"\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?")  
 _INT64, _UINT64 = 2**63, 2**64
 
 
+_MAX_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}  # the most digits a uint64 has in each base
+
+
 def _go_int(plain: str) -> int | None:
     match = _GO_INT.fullmatch(plain)
     if match is None:
         return None
     sign, digits = match.groups()
     if digits[:2].lower() in ("0x", "0o", "0b"):
-        magnitude = int(digits[2:], {"x": 16, "o": 8, "b": 2}[digits[1].lower()])
+        base, digits = {"x": 16, "o": 8, "b": 2}[digits[1].lower()], digits[2:]
     else:
-        magnitude = int(digits, 8 if digits[0] == "0" else 10)
+        base = 8 if digits[0] == "0" else 10
+    if len(digits.lstrip("0")) > _MAX_DIGITS[base]:  # past 64 bits, and never a long (slow) conversion
+        return None
+    magnitude = int(digits, base)
     value = -magnitude if sign == "-" else magnitude
     if -_INT64 <= value < _INT64 or (not sign and value < _UINT64):  # ParseInt, then ParseUint (no sign)
         return value
@@ -95,6 +101,8 @@ def _float32_g(value: float) -> str:
     if math.isinf(value):
         return ".inf" if value > 0 else "-.inf"
     single = _float32(value)
+    if math.isinf(single):
+        return ".inf" if single > 0 else "-.inf"
     text = next(text for digits in range(9) if _float32(float(text := f"{single:.{digits}e}")) == single)
     mantissa, exponent = text.split("e")
     mantissa, power = (mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa), int(exponent)
@@ -104,4 +112,8 @@ def _float32_g(value: float) -> str:
 
 
 def _float32(value: float) -> float:
-    return struct.unpack("f", struct.pack("f", value))[0]
+    """Go's float32(value): the nearest float32, infinite past its range."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)

@@ -10,6 +10,8 @@ passes through unchanged, in its place. Errors are reported both as KRM
 
 from __future__ import annotations
 
+import re
+
 from . import api, source
 from .build import build_objects
 from .errors import InputError, InputErrors, Origin, TraincError, render_path
@@ -31,11 +33,25 @@ def _resource_list(text: str) -> tuple[Origin, dict]:
     return origin, resource_list
 
 
-def _namespace(resource_list: dict) -> str:
+_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def _namespace(origin: Origin, resource_list: dict) -> str:
     """functionConfig may be a ConfigMap whose `data.namespace` is the default namespace (like -n)."""
-    config = resource_list.get("functionConfig") or {}
+    config = resource_list.get("functionConfig")
     data = config.get("data") if isinstance(config, dict) else None
-    return (data or {}).get("namespace") or "default"
+    if data is None:
+        return "default"
+    if not isinstance(data, dict):
+        raise InputError(origin, ("functionConfig", "data"), "must be a mapping (a ConfigMap's data)")
+    namespace = data.get("namespace")
+    if namespace is None:
+        return "default"
+    if not isinstance(namespace, str) or len(namespace) > 63 or not _NAMESPACE.fullmatch(namespace):
+        raise InputError(origin, ("functionConfig", "data", "namespace"),
+                         "the default namespace must be a DNS-1123 label (lower case alphanumerics or '-', at most "
+                         "63 characters)")
+    return namespace
 
 
 def _result(error: InputError, items: list) -> dict:
@@ -58,14 +74,17 @@ def run(text: str, ssh_key_seed: bytes | None) -> tuple[str, list[str], list[str
     try:
         origin, resource_list = _resource_list(text)
         items = resource_list.get("items") or []
+        namespace = _namespace(origin, resource_list)
         objects, passthrough = [], []
         for index, item in enumerate(items):
-            api_version = item.get("apiVersion") if isinstance(item, dict) else None
-            if isinstance(api_version, str) and api_version.startswith(_TRAINER):
-                objects.append((Origin(origin.file, origin.index, text, ("items", index)), item))
-            else:
-                passthrough.append(item)
-        output = build_objects(objects, namespace=_namespace(resource_list), ssh_key_seed=ssh_key_seed)
+            # a `List` item gives its items, as `trainc build` and `kubectl apply` read one
+            for where, obj in source.items(Origin(origin.file, origin.index, text, ("items", index)), item):
+                api_version = obj.get("apiVersion") if isinstance(obj, dict) else None
+                if isinstance(api_version, str) and api_version.startswith(_TRAINER):
+                    objects.append((where, obj))
+                else:
+                    passthrough.append(obj)
+        output = build_objects(objects, namespace=namespace, ssh_key_seed=ssh_key_seed)
     except TraincError as error:
         errors = error.errors if isinstance(error, InputErrors) else [error]
         failed = {**KIND, "items": [], "results": [_result(e, items) for e in errors if isinstance(e, InputError)]}

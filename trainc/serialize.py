@@ -11,8 +11,11 @@ multi-line text that a block preserves exactly.
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
+
+from .depth import room_for_depth
 
 # Plain only: starts with a letter, `_` or `/`, then letters, digits and a few safe marks; no ": " or " #".
 _PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./:@+=,()\[\]-]*(?: [A-Za-z0-9_./@+=,()\[\]-]+)*")
@@ -81,12 +84,21 @@ def _scalar(value, indent: int) -> str:
     if isinstance(value, int):
         return f"{value}\n"
     if isinstance(value, float):
-        return f"{value!r}\n" if "e" in repr(value) or "." in repr(value) else f"{value!r}.0\n"
+        return _float(value) + "\n"
     if isinstance(value, dict):
         return "{}\n"
     if isinstance(value, list):
         return "[]\n"
     raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+def _float(value: float) -> str:
+    """A float both YAML 1.1 (PyYAML: a `.` and a signed exponent) and go-yaml read as that float."""
+    if not math.isfinite(value):
+        raise ValueError(f"{value} is not a JSON number")
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    return f"{mantissa if '.' in mantissa else mantissa + '.0'}{e}{exponent}"
 
 
 def _mapping(mapping: dict, indent: int, out: list) -> None:
@@ -117,10 +129,11 @@ def _sequence(items: list, indent: int, out: list) -> None:
 def dump_all(documents) -> str:
     """A YAML stream, each document starting with `---`."""
     out: list = []
-    for document in documents:
-        out.append("---\n")
-        if isinstance(document, dict) and document:
-            _mapping(document, 0, out)
-        else:
-            out.append(_scalar(document, 2))
+    with room_for_depth():  # a level of nesting is one frame of _mapping/_sequence
+        for document in documents:
+            out.append("---\n")
+            if isinstance(document, dict) and document:
+                _mapping(document, 0, out)
+            else:
+                out.append(_scalar(document, 2))
     return "".join(out)

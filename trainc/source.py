@@ -5,29 +5,25 @@ resolver reads them (`goyaml.py`: `y` and `on` are booleans, `12:30` and
 timestamps are strings, `1e3` is a number), numbers as the JSON it sends them as
 (`2.0` is 2), and duplicate keys are refused (kubectl's strict decoding does too).
 
-A stream whose first non-blank character is `{` is JSON, as kubectl and the API
-server sniff it, and is decoded as JSON (a stream of values): YAML 1.1 reads
-JSON differently where it matters, e.g. the surrogate-pair escapes that Python's
-`json.dumps` (the Kubeflow SDK, the Kubernetes Python client) writes for every
-character beyond U+FFFF are an error in YAML, and `1e3` is a string there.
-Text that is not JSON after all is read as YAML, which reports where it breaks.
+A stream whose first non-blank character is `{` is JSON (`jsontext.py`), as
+kubectl and the API server sniff it; text that is not JSON after all is read as
+YAML, which reports where it breaks.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path as FsPath
 
 import yaml
 
-from . import goyaml
+from . import goyaml, jsontext
 from .errors import InputError, Origin, Path
 
 try:
@@ -37,7 +33,6 @@ except AttributeError:  # PyYAML without libyaml: correct, only slower
 
 
 MAX_NODES = 200_000  # a document expanding past this is an alias bomb, not a TrainJob
-MAX_DEPTH = 1000  # libyaml's nesting limit, applied to JSON too so that no Python's recursion limit decides
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
 
@@ -110,6 +105,7 @@ class _Loader(_BaseLoader):
 _Loader.add_constructor("tag:yaml.org,2002:map", _BaseLoader.construct_yaml_map)
 for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
     _Loader.add_constructor(_tag, _Loader.construct_go_scalar)
+_Loader.add_constructor(goyaml.MERGE, lambda loader, node: node.value)  # `<<` anywhere but a key is text
 
 
 def _check_expansion(root) -> None:
@@ -174,96 +170,6 @@ def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
     return InputError(origin, (), message, mark=where)
 
 
-def _json_object(pairs: list) -> dict:
-    mapping = dict(pairs)
-    if len(mapping) != len(pairs):
-        raise ValueError("duplicate key")  # the YAML reader then reports which, and where
-    return mapping
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not JSON")  # Python's json reads NaN and Infinity; Go's does not
-
-
-_JSON = json.JSONDecoder(object_pairs_hook=_json_object, parse_constant=_no_constant)
-_JSON_SPACE = re.compile(r"[ \t\r\n]*")
-# Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
-_ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
-_SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
-_NOT_NEWLINE = re.compile(r"[^\n]")
-_JSON_START = re.compile(r"\s*\{")  # apimachinery's sniff: `{` after Unicode white space
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # strings (whose brackets do not nest) and brackets
-_OPENERS, _CLOSERS = ("[", "{"), ("]", "}")
-
-
-def _is_json(text: str) -> bool:
-    return _JSON_START.match(text) is not None
-
-
-def _lone_surrogates(match: re.Match) -> str:
-    """A run of surrogate escapes with each unpaired one made U+FFFD (6 characters, as long), as Go's
-    JSON decoder reads it; a valid high+low pair stays one character beyond U+FFFF."""
-    run = match.group(1)
-    if run is None:
-        return match.group()
-    out, at = [], 0
-    while at < len(run):
-        pair = _SURROGATE_PAIR.match(run, at)
-        out.append(pair.group() if pair else "\\ufffd")
-        at = pair.end() if pair else at + 6
-    return "".join(out)
-
-
-def _json_values(text: str) -> list[tuple[int, int, object]]:
-    """(start, end, value) of each value of a JSON stream; ValueError when the text is not one."""
-    if "\\u" in text:
-        text = _ESCAPES.sub(_lone_surrogates, text)
-    values, at = [], _JSON_SPACE.match(text).end()
-    with room_for_depth():  # Python < 3.12 decodes each level of JSON in a frame
-        while at < len(text):
-            value, end = _JSON.raw_decode(text, at)
-            values.append((at, end, value))
-            at = _JSON_SPACE.match(text, end).end()
-    return values
-
-
-@contextmanager
-def room_for_depth(frames_per_level: int = 1):
-    """Python's recursion limit raised so that data MAX_DEPTH levels deep can be walked recursively,
-    however deep the caller's stack already is: the depth limit is MAX_DEPTH on every interpreter."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + frames_per_level * MAX_DEPTH)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
-
-
-def _too_deep(text: str) -> int | None:
-    """Offset of the bracket opening nesting level MAX_DEPTH + 1 of a JSON text, as libyaml reports it."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return None
-    depth = 0
-    for token in _JSON_TOKEN.finditer(text):
-        if token.group() in _OPENERS:
-            depth += 1
-            if depth > MAX_DEPTH:
-                return token.start()
-        elif token.group() in _CLOSERS:
-            depth -= 1
-    return None
-
-
-def _json_or_none(text: str) -> list | None:
-    """The values of a JSON stream; None for YAML (the YAML reader says where text that is neither breaks)."""
-    if not _is_json(text):
-        return None
-    try:
-        return _json_values(text)
-    except ValueError:
-        return None
-
-
 def _documents(text: str) -> Iterator[object]:
     """yaml.load_all, skipping the alias checks for text with no alias indicator (`*`) at all."""
     loader = _Loader(text)
@@ -277,15 +183,20 @@ def _documents(text: str) -> Iterator[object]:
 
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
     """Yield (origin, document) for each non-empty document of a YAML stream or JSON stream."""
-    if _is_json(text) and (offset := _too_deep(text)) is not None:
-        raise InputError(Origin(file, text=text), (), f"invalid JSON: nested deeper than {MAX_DEPTH} levels",
-                         mark=_line_column(text, offset))
-    values = _json_or_none(text)
-    if values is not None:
-        for index, (_, _, data) in enumerate(values):
-            if data is not None:
-                yield Origin(file, index, text), data
-        return
+    if jsontext.is_json(text):
+        try:
+            decoded = jsontext.values(text)
+        except jsontext.JsonError as exc:
+            message, offset = exc.args
+            raise InputError(Origin(file, text=text), (), f"invalid JSON: {message}",
+                             mark=jsontext.line_column(text, offset)) from None
+        except ValueError:
+            decoded = None  # not JSON after all: read as YAML, which says where it breaks
+        if decoded is not None:
+            for index, data in enumerate(decoded):
+                if data is not None:
+                    yield Origin(file, index, text), data
+            return
     try:
         for index, data in enumerate(_documents(text)):
             if data is not None:
@@ -317,8 +228,6 @@ def iter_files(paths: list[str]) -> list[str]:
 
 def read(path: str) -> str:
     """The text of a file, or of stdin for `-`."""
-    import sys
-
     try:
         if path == "-":
             return sys.stdin.buffer.read().decode("utf-8")
@@ -330,30 +239,36 @@ def read(path: str) -> str:
         raise InputError(Origin(path), (), f"cannot read: {exc.strerror}") from None
 
 
-def _json_as_yaml(text: str, index: int) -> str:
-    """Value `index` of a JSON stream as a YAML document at the same lines and columns: the other
-    values blanked, surrogate escapes (an error in YAML) replaced by escapes of the same length."""
-    start, end, _ = _json_values(text)[index]
-    value = _ESCAPES.sub(lambda match: "\\u0020" * (len(match.group(1) or "") // 6) or match.group(), text[start:end])
-    return _NOT_NEWLINE.sub(" ", text[:start]) + value + _NOT_NEWLINE.sub(" ", text[end:])
+@lru_cache(maxsize=8)  # every error in a file locates itself in the same text
+def _decoded_as_json(text: str) -> bool:
+    if not jsontext.is_json(text):
+        return False
+    try:
+        jsontext.values(text)
+    except ValueError:
+        return False
+    except jsontext.JsonError:
+        pass
+    return True
 
 
-def _compose(origin: Origin) -> yaml.Node:
-    if _json_or_none(origin.text) is not None:
-        return yaml.compose(_json_as_yaml(origin.text, origin.index), Loader=_Loader)
-    return list(yaml.compose_all(origin.text, Loader=_Loader))[origin.index]
+@lru_cache(maxsize=8)
+def _composed(text: str) -> list:
+    return list(yaml.compose_all(text, Loader=_Loader))
 
 
 def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
     """1-based (line, column) of the deepest node of `path` that exists in the document."""
     if origin.text is None:
         return (1, 1)
+    path = origin.base + tuple(path)
+    if _decoded_as_json(origin.text):
+        return jsontext.locate(origin.text, origin.index, path, key)
     try:
-        node = _compose(origin)
+        node = _composed(origin.text)[origin.index]
     except (yaml.YAMLError, IndexError):
         return (1, 1)
     found = node.start_mark
-    path = origin.base + tuple(path)
     for depth, part in enumerate(path, 1):
         child = key_mark = None
         if isinstance(node, yaml.MappingNode) and isinstance(part, str):

@@ -20,6 +20,7 @@ was not decoded through Go types.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, Mapping, NamedTuple
 
 
@@ -119,11 +120,6 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Go ``==`` on decoded JSON values (``true`` is not ``1``)."""
-    return _json_type(a) == _json_type(b) and a == b
-
-
 def _discard_nulls(value: Any) -> Any:
     """discardNullValuesFromPatch: drop null object members anywhere (list elements stay)."""
     if isinstance(value, dict):
@@ -173,27 +169,30 @@ def _merge_list(original: list, patch: list, field: MergeList) -> list:
     if (_element_type(original + patch) == "dict") != (key is not None):
         raise ValueError(f"strategic merge: list elements do not fit merge key {key!r}")
     if key is None:
-        merged = []
+        merged, seen = [], set()
         for item in original + patch:
-            if _index(merged, item, None) < 0:
+            if _marker(item) not in seen:
+                seen.add(_marker(item))
                 merged.append(item)
     else:
         if any(key not in item for item in original + patch):
             raise ValueError(f"strategic merge: list element lacks merge key {key!r}")
         merged = list(original)
+        where = _positions(merged, key)
         for item in patch:
-            pos = _index(merged, item, key)
-            if pos < 0:
+            pos = where.get(_marker(item[key]))
+            if pos is None:
+                where[_marker(item[key])] = len(merged)
                 merged.append(item)
             else:
                 merged[pos] = _merge_map(merged[pos], item, field.item)
-    in_patch = [_index(patch, item, key) >= 0 for item in merged]
-    patch_items = [m for m, hit in zip(merged, in_patch) if hit]
-    server_only = [m for m, hit in zip(merged, in_patch) if not hit]
-    return _normalize_order(patch_items, server_only, patch, original, key)
+    in_patch = _positions(patch, key)
+    patch_items = [m for m in merged if _marker(_ident(m, key)) in in_patch]
+    server_only = [m for m in merged if _marker(_ident(m, key)) not in in_patch]
+    return _normalize_order(patch_items, server_only, in_patch, _positions(original, key), key)
 
 
-def _normalize_order(patch_items: list, server_only: list, patch: list, original: list,
+def _normalize_order(patch_items: list, server_only: list, in_patch: dict, in_original: dict,
                      key: str | None) -> list:
     """normalizeElementOrder + mergeSortedSlice.
 
@@ -203,14 +202,16 @@ def _normalize_order(patch_items: list, server_only: list, patch: list, original
     there. Hence a patch item that is new to the list is emitted as soon as it is reached,
     ahead of any remaining server-only items (``[A, B] + [C, A=9] -> [C, A, B]``).
     """
-    patch_items = sorted(patch_items, key=lambda item: _index(patch, item, key))
-    server_only = sorted(server_only, key=lambda item: _index(original, item, key))
+    def original_position(item) -> int:
+        return in_original.get(_marker(_ident(item, key)), -1)
+
+    patch_items = sorted(patch_items, key=lambda item: in_patch[_marker(_ident(item, key))])
+    server_only = sorted(server_only, key=original_position)
     out: list = []
     i = j = 0
     while i < len(server_only) or j < len(patch_items):
         if j < len(patch_items) and i < len(server_only):
-            li = _index(original, server_only[i], key)
-            ri = _index(original, patch_items[j], key)
+            li, ri = original_position(server_only[i]), original_position(patch_items[j])
             take_left = li >= 0 and ri >= 0 and li < ri
         else:
             take_left = i < len(server_only)
@@ -235,10 +236,16 @@ def _ident(item: Any, key: str | None) -> Any:
     return item[key] if key is not None else item
 
 
-def _index(items: list, item: Any, key: str | None) -> int:
-    """Position of the first element with the same merge-key value (or scalar), else -1."""
-    target = _ident(item, key)
-    for pos, candidate in enumerate(items):
-        if _same(_ident(candidate, key), target):
-            return pos
-    return -1
+def _marker(value: Any) -> Any:
+    """A dict key equal for values Go's `==` takes as equal (`true` is not `1`, `1` is `1.0`)."""
+    if isinstance(value, (dict, list)):
+        return ("json", json.dumps(value, sort_keys=True))
+    return (_json_type(value), value)
+
+
+def _positions(items: list, key: str | None) -> dict:
+    """The first position of each merge-key value (or scalar) in `items`."""
+    found: dict = {}
+    for pos, item in enumerate(items):
+        found.setdefault(_marker(_ident(item, key)), pos)
+    return found

@@ -51,8 +51,9 @@ def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
     for name, read in texts:
         documents, problems = caught(lambda: list(source.load_text(read(), name)))
         errors.extend(problems)
-        for origin, data in documents or ():
-            _add(origin, data, namespace, trees, seen, errors)
+        for document in documents or ():
+            for origin, data in source.items(*document):  # `List`s hold their objects, as in the inputs
+                _add(origin, data, namespace, trees, seen, errors)
     if errors:
         raise InputErrors(errors)
     return Previous(trees)

@@ -1,0 +1,25 @@
+"""How deep input data may nest, the same on every Python.
+
+libyaml refuses YAML nested past 1000 levels; JSON and in-memory data get the
+same limit, and every recursive walk over data (decoding, validation,
+serialization) runs with room for it, whatever Python's own recursion limit
+and however deep the caller's stack already is.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+MAX_DEPTH = 1000
+
+
+@contextmanager
+def room_for_depth(frames_per_level: int = 1):
+    """Python's recursion limit raised by `frames_per_level` frames for each of MAX_DEPTH levels."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + frames_per_level * MAX_DEPTH)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)

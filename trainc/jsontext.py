@@ -1,0 +1,227 @@
+"""JSON input, decoded as kubectl and the API server decode it, and located for errors.
+
+A stream whose first non-blank character is `{` is JSON (apimachinery's sniff)
+and is decoded as JSON, a stream of values: YAML reads JSON differently where it
+matters (the surrogate-pair escapes Python's `json.dumps` writes for every
+character beyond U+FFFF are an error in YAML, and raw U+2028 or U+0085 in a
+string are line breaks there). Go's decoder refuses numbers past float64 and
+reads an unpaired surrogate escape as U+FFFD; so does this one. Positions are
+found in the JSON text itself, lines counted as JSON counts them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from functools import lru_cache
+
+from .depth import MAX_DEPTH, room_for_depth
+
+
+class JsonError(Exception):
+    """JSON that Go's decoder refuses: (message, offset)."""
+
+
+_SPACE = re.compile(r"[ \t\r\n]*")
+_START = re.compile(r"\s*\{")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)  # strings (whose brackets do not nest) and brackets
+_SCALAR_END = re.compile(r"[\s,\]}]|$")
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")
+# Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
+_ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
+_SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def is_json(text: str) -> bool:
+    return _START.match(text) is not None
+
+
+class _Duplicate(Exception):
+    pass
+
+
+class _OutOfRange(Exception):
+    pass
+
+
+def _object(pairs: list) -> dict:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _Duplicate()
+    return mapping
+
+
+def _constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # Python's json reads NaN and Infinity; Go's does not
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRange(text)
+    return value
+
+
+def _int(text: str) -> int | float:
+    """int64 as such; past it Go's decoder (apimachinery's unstructured JSON) falls back to float64."""
+    digits = text.lstrip("-")
+    if len(digits) <= 18 or (len(digits) == 19 and -(2**63) <= int(text) < 2**63):
+        return int(text)
+    return _float(text)
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float, parse_int=_int)
+
+
+def _lone_surrogates(match: re.Match) -> str:
+    """A run of surrogate escapes with each unpaired one made U+FFFD (6 characters, as long), as Go's
+    JSON decoder reads it; a valid high+low pair stays one character beyond U+FFFF."""
+    run = match.group(1)
+    if run is None:
+        return match.group()
+    out, at = [], 0
+    while at < len(run):
+        pair = _SURROGATE_PAIR.match(run, at)
+        out.append(pair.group() if pair else "\\ufffd")
+        at = pair.end() if pair else at + 6
+    return "".join(out)
+
+
+def _go_escapes(text: str) -> str:
+    return _ESCAPES.sub(_lone_surrogates, text) if "\\u" in text else text
+
+
+def values(text: str) -> list:
+    """The values of a JSON stream; ValueError when the text is not one (then it may be YAML),
+    JsonError for JSON that Go's decoder refuses."""
+    _check_depth(text)
+    decoded, at = [], _SPACE.match(text).end()
+    clean = _go_escapes(text)  # the same length as `text`: offsets stay
+    with room_for_depth():  # Python < 3.12 decodes each level of JSON in a frame
+        while at < len(clean):
+            try:
+                value, end = _DECODER.raw_decode(clean, at)
+            except _OutOfRange as exc:
+                raise JsonError(f"number {exc.args[0]} is out of range", text.find(exc.args[0], at)) from None
+            except _Duplicate:
+                key, offset = _first_duplicate(text, at)
+                raise JsonError(f'duplicate key "{key}"', offset) from None
+            decoded.append(value)
+            at = _SPACE.match(clean, end).end()
+    return decoded
+
+
+def _check_depth(text: str) -> None:
+    """Refuse nesting past MAX_DEPTH, at the bracket that opens level MAX_DEPTH + 1 (as libyaml reports it)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for token in _TOKEN.finditer(text):
+        bracket = token.group()
+        if bracket in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise JsonError(f"nested deeper than {MAX_DEPTH} levels", token.start())
+        elif bracket in ("]", "}"):
+            depth -= 1
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of a character offset, lines broken where JSON breaks them."""
+    breaks = list(_LINE_BREAK.finditer(text, 0, offset))
+    return len(breaks) + 1, offset - (breaks[-1].end() if breaks else 0) + 1
+
+
+class _Index:
+    """Where values, keys and container members start in one JSON text, found on demand and kept."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._ends: dict[int, int] = {}
+        self._members: dict[int, list] = {}
+
+    def end(self, at: int) -> int:
+        if at not in self._ends:
+            text, first = self.text, self.text[at]
+            if first == '"':
+                self._ends[at] = _STRING.match(text, at).end()
+            elif first in "[{":
+                depth = 0
+                for token in _TOKEN.finditer(text, at):
+                    depth += token.group() in ("[", "{")
+                    depth -= token.group() in ("]", "}")
+                    if depth == 0:
+                        self._ends[at] = token.end()
+                        break
+            else:
+                self._ends[at] = _SCALAR_END.search(text, at).start()
+        return self._ends[at]
+
+    def members(self, at: int) -> list:
+        """[(key or index, key offset or None, value offset)] of the container at `at`."""
+        if at not in self._members:
+            text, found, index = self.text, [], 0
+            closing = "}" if text[at] == "{" else "]"
+            position = _SPACE.match(text, at + 1).end()
+            while position < len(text) and text[position] != closing:
+                if closing == "}":
+                    key_end = _STRING.match(text, position).end()
+                    key = json.loads(_go_escapes(text[position:key_end]))
+                    value = _SPACE.match(text, _SPACE.match(text, key_end).end() + 1).end()
+                    found.append((key, position, value))
+                else:
+                    value = position
+                    found.append((index, None, value))
+                    index += 1
+                position = _SPACE.match(text, self.end(value)).end()
+                if position < len(text) and text[position] == ",":
+                    position = _SPACE.match(text, position + 1).end()
+            self._members[at] = found
+        return self._members[at]
+
+    def starts(self) -> list[int]:
+        """The offset of each top-level value of the stream."""
+        found, at = [], _SPACE.match(self.text).end()
+        while at < len(self.text):
+            found.append(at)
+            at = _SPACE.match(self.text, self.end(at)).end()
+        return found
+
+
+@lru_cache(maxsize=8)  # errors in one file reuse the index of its text
+def _index(text: str) -> _Index:
+    return _Index(text)
+
+
+def locate(text: str, value: int, path: tuple, key: bool = False) -> tuple[int, int]:
+    """(line, column) of the deepest node of `path` in top-level value number `value` (of its key, with `key`)."""
+    index = _index(text)
+    at = index.starts()[value]
+    for depth, part in enumerate(path, 1):
+        if text[at] not in "[{":
+            break
+        match = next(((key_at, child) for name, key_at, child in index.members(at) if name == part), None)
+        if match is None:
+            break
+        key_at, at = match
+        if key and depth == len(path) and key_at is not None:
+            at = key_at
+    return line_column(text, at)
+
+
+def _first_duplicate(text: str, start: int) -> tuple[str, int]:
+    """The first key repeated in an object of the value at `start`, and the offset of its repetition."""
+    index, pending = _index(text), [start]
+    while pending:
+        at = pending.pop()
+        if text[at] not in "[{":
+            continue
+        members, seen = index.members(at), set()
+        for name, key_at, child in members:
+            if key_at is not None and name in seen:
+                return name, key_at
+            seen.add(name)
+        pending.extend(child for _, _, child in reversed(members))
+    return "", start
