@@ -106,3 +106,31 @@ def test_nesting_is_limited_to_1000_levels_whatever_the_stack_depth():
     with pytest.raises(InputErrors) as error:  # within the limit: read, then refused as no Kubernetes object
         trainc.from_objects([{"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", **nested(999)}])
     assert "nested" not in error.value.render()
+
+
+def test_enums_and_scalar_subclasses_are_sent_as_their_values():
+    """The SDK's DataType/Loss enums are str enums; an IntEnum or (int, Enum) sends its number."""
+    import enum
+
+    class Nodes(int, enum.Enum):
+        TWO = 2
+
+    class Text(str):
+        def __str__(self):
+            return "not the value"
+
+    body = posted()
+    body["spec"]["trainer"]["numNodes"] = Nodes.TWO
+    body["metadata"]["name"] = Text(body["metadata"]["name"])
+    (jobset,) = trainc.from_objects([body])
+    assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
+    assert jobset["metadata"]["name"] == posted()["metadata"]["name"]
+
+
+def test_integers_past_64_bits_are_refused():
+    body = posted()
+    body["spec"]["trainer"]["numNodes"] = 10**5000
+    with pytest.raises(InputErrors) as error:
+        trainc.from_objects([body])
+    assert error.value.render() == "<object 0>:1:1: spec.trainer.numNodes: is out of the 64-bit range of JSON numbers " \
+                                   "Kubernetes reads"

@@ -152,6 +152,14 @@ def test_output_is_identical_across_runs_and_file_order(tmp_path):
     assert names == ["mid", "alpha", "aaa", "zeta", "beta"]  # namespace, then name
 
 
+def test_a_trainjob_defined_twice_is_reported_the_same_in_any_file_order(tmp_path):
+    write(tmp_path, "a.yaml", trainjob())
+    write(tmp_path, "b.yaml", trainjob())
+    forward, backward = run("build", "a.yaml", "b.yaml", cwd=tmp_path), run("build", "b.yaml", "a.yaml", cwd=tmp_path)
+    assert forward.stderr == backward.stderr == "b.yaml:4:9: metadata.name: TrainJob team-a/demo is defined twice " \
+                                                  "(first in a.yaml)\n"
+
+
 def test_output_dir_writes_one_file_per_trainjob(tmp_path):
     write(tmp_path, "a.yaml", trainjob(name="one") + "---\n" + trainjob(name="two", namespace="ns-b"))
     result = run("build", "a.yaml", "-o", "out", cwd=tmp_path)
@@ -238,6 +246,38 @@ def test_runtime_snapshot_is_opt_in(tmp_path):
     assert (runtime["kind"], runtime["metadata"]["name"]) == ("ClusterTrainingRuntime", "torch-distributed")
     assert runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] == 1  # as defaulted
     assert with_snapshot.stdout.endswith(plain.stdout.removeprefix("---\n"))
+
+
+def test_runtime_snapshot_past_the_config_map_limit_is_an_error(tmp_path):
+    env = "".join(f"                        - {{name: VARIABLE_{i:06d}, value: {'x' * 40}}}\n" for i in range(20000))
+    runtime = f"""\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: huge
+spec:
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: img
+                      env:
+{env}"""
+    write(tmp_path, "runtime.yaml", runtime)
+    write(tmp_path, "job.yaml", trainjob(runtime="huge"))
+    assert run("build", "runtime.yaml", "job.yaml", cwd=tmp_path).returncode == 0
+    assert_error(run("build", "--runtime-snapshot", "runtime.yaml", "job.yaml", cwd=tmp_path),
+                 "runtime.yaml:1:1: ClusterTrainingRuntime 'huge' is too large for the --runtime-snapshot ConfigMap "
+                 "(1048576 bytes of data at most)")
 
 
 def test_python_api_renders_in_memory_objects():

@@ -90,3 +90,14 @@ def test_trainc_reads_a_document_as_kubectl_does(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert load(KUBECTL_DOCUMENT)["data"] == json.loads(result.stdout)["data"]
+
+
+@pytest.mark.parametrize("text", ["9" * 4301, "0x" + "f" * 17, "0b" + "1" * 65])
+def test_integers_past_64_bits_are_read_as_go_yaml_reads_them_without_slow_conversions(text):
+    assert resolve(text)[0] in (STR, FLOAT)
+    assert resolve("9" * 4301) == (STR, "9" * 4301)  # past float64 too: text
+
+
+def test_float_keys_past_float32_and_merge_markers_as_values():
+    assert (key_text(1e39), key_text(-1e308)) == (".inf", "-.inf")
+    assert load("a: <<\nb: [<<]\n") == {"a": "<<", "b": ["<<"]}

@@ -76,3 +76,20 @@ def test_kpt_runs_trainc_as_an_exec_function(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert [d["kind"] for d in yaml.safe_load_all(result.stdout)] == ["JobSet"]
+
+
+def test_function_config_data_must_be_a_mapping_and_namespace_a_label():
+    _, _, errors = krm.run(RESOURCE_LIST.replace("NODES", "2").replace("data: {namespace: team-x}", "data: [1]"), None)
+    assert errors == ["<stdin>:7:9: functionConfig.data: must be a mapping (a ConfigMap's data)"]
+    _, _, errors = krm.run(RESOURCE_LIST.replace("NODES", "2").replace("team-x}", "Team_X}"), None)
+    assert errors == ["<stdin>:7:21: functionConfig.data.namespace: the default namespace must be a DNS-1123 label "
+                      "(lower case alphanumerics or '-', at most 63 characters)"]
+
+
+def test_list_items_are_read_item_by_item_as_build_reads_them():
+    listed = RESOURCE_LIST.replace("NODES", "2").replace("items:\n- apiVersion: v1\n  kind: Namespace", (
+        "items:\n- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: Namespace\n"
+        "    metadata: {name: team-y}\n- apiVersion: v1\n  kind: Namespace"))
+    text, _, errors = krm.run(listed, None)
+    assert errors == []
+    assert [i["kind"] for i in yaml.safe_load(text)["items"]] == ["Namespace", "Namespace", "JobSet"]

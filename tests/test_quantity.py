@@ -304,3 +304,20 @@ def test_absurd_exponents_stay_cheap():
     assert str(parse("-0.1e-999999999")) == "-1e-9"
     assert str(parse("1e999999999")) == "1e999999999"
     assert str(parse("1e999999998")) == "100e999999996"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("0." + "0" * 4400 + "1", "1n"),  # Go rounds any positive amount up to 1n
+    ("1." + "0" * 5000 + "1", "1000000001n"),
+    ("0.1" + "0" * 2000 + "5m", "100001n"),
+    ("1.5" + "0" * 1200, "1500m"),
+    ("-" + "9" * 4400 + "Ki", "-9223372036854775807"),  # binary amounts are capped at MaxInt64
+])
+def test_thousands_of_digits_read_as_go_reads_them(text, expected):
+    assert str(parse(text)) == expected
+
+
+def test_thousands_of_digits_past_int64_or_binary_fractions():
+    assert not parse("9" * 4400).fits_int64()
+    with pytest.raises(ValueError, match="more than 1000 fraction digits with a binary suffix"):
+        parse("0." + "1" * 1200 + "Ki")

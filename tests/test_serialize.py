@@ -47,3 +47,11 @@ def test_every_string_reads_back_with_go_yaml(tmp_path):
     result = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert yaml.load(result.stdout, Loader=yaml.BaseLoader)["data"] == data
+
+
+def test_floats_are_floats_to_yaml_1_1_and_go_yaml_readers():
+    """PyYAML (YAML 1.1) wants a `.` and a signed exponent; `1e-05` would read back as a string there."""
+    values = [1e-05, 1e21, 1.5, 2.0, -3e-07, 1e100, 0.1]
+    text = dump_all([{"v": values}])
+    assert text == "---\nv:\n- 1.0e-05\n- 1.0e+21\n- 1.5\n- 2.0\n- -3.0e-07\n- 1.0e+100\n- 0.1\n"
+    assert yaml.safe_load(text) == {"v": values}

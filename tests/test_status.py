@@ -188,3 +188,9 @@ def test_a_condition_the_jobset_gives_no_time_for_is_stamped_now(monkeypatch):
         "lastTransitionTime: '2025-01-01T00:00:00Z'}\n")
     (condition,) = yaml.safe_load(status(resuming).stdout)["status"]["conditions"]
     assert (condition["reason"], condition["lastTransitionTime"]) == ("Resumed", "2026-01-01T00:00:00Z")
+
+
+def test_table_cells_cannot_break_rows_or_send_terminal_escapes():
+    hostile = COMPLETED.replace("message: jobset completed successfully", 'message: "done\\n\\x1b[31mred"')
+    lines = status(hostile, "-o", "table").stdout.splitlines()
+    assert len(lines) == 5 and lines[1].endswith("done\\n\\x1b[31mred")  # two tables, a blank line between

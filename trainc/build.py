@@ -84,7 +84,8 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
         problems, warnings = validation.check_runtime(runtime, previous)
         errors.extend(problems)
         output.notices.extend(warnings)
-    for trainjob in sorted(trainjobs, key=lambda t: (t.namespace, t.name)):
+    # the input's place breaks ties, so a TrainJob defined twice is reported the same way in any file order
+    for trainjob in sorted(trainjobs, key=lambda t: (t.namespace, t.name, t.origin.file, t.origin.index, t.origin.base)):
         key = (trainjob.namespace, trainjob.name)
         if key in seen:
             errors.append(InputError(trainjob.origin, ("metadata", "name"),

@@ -11,6 +11,7 @@ same without importing either client, so `trainc.from_objects` takes what they h
 from __future__ import annotations
 
 import datetime
+import enum
 import math
 
 from .errors import InputError, Origin, Path
@@ -19,12 +20,24 @@ from .depth import MAX_DEPTH
 _SCALARS = (str, bool, int, float)
 
 
+def _plain(value):
+    """A str/int/float/bool subclass as its base type, as JSON writes it."""
+    for kind in (bool, str, int, float):
+        if isinstance(value, kind):
+            return kind(value) if kind is not str else value[:]
+    return value
+
+
 def json_data(value, origin: Origin, path: Path = ()):
     """`value` as JSON data; an InputError at `path` for what no client would send as JSON."""
+    if isinstance(value, enum.Enum):  # the SDK's enums (DataType, Loss, …) send their values
+        return json_data(value.value, origin, path)
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(origin, path, f"{value} is not a JSON number")
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        raise InputError(origin, path, "is out of the 64-bit range of JSON numbers Kubernetes reads")
     if value is None or isinstance(value, _SCALARS):
-        return value
+        return _plain(value)
     if len(path) >= MAX_DEPTH:
         raise InputError(origin, path, f"nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):

@@ -15,6 +15,7 @@ from .ir import Unit
 from .serialize import dump_all
 
 TRAINJOB_LABEL = "trainer.kubeflow.org/trainjob-name"
+CONFIG_MAP_BYTES = 1 << 20  # the most data the API server takes in a ConfigMap (MaxSecretSize)
 KUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
 
 
@@ -24,6 +25,11 @@ def metadata(unit: Unit, name: str, labels: dict | None = None, annotations: dic
     if annotations:
         meta["annotations"] = dict(annotations)
     return meta
+
+
+def config_map_fits(data: dict) -> bool:
+    """Whether a ConfigMap's `data` (keys and values, UTF-8) is within the API server's limit."""
+    return sum(len(key) + len(value.encode()) for key, value in data.items()) <= CONFIG_MAP_BYTES
 
 
 def jobset(unit: Unit) -> dict:

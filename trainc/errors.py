@@ -11,7 +11,7 @@ from dataclasses import dataclass
 Path = tuple  # field path: keys (str) and list indexes (int)
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """`text` with non-printable characters (line breaks, NUL, ANSI escapes, …) escaped, so one
     error stays one line of the `file:line:col: field.path: message` output, whatever the input held."""
     if text.isprintable():
@@ -70,7 +70,7 @@ class InputError(TraincError):
             line, column = self.mark or locate(self.origin, self.path, key=self.key)
             where = f"{self.origin.file}:{line}:{column}: "
         field = render_path(self.path)
-        return _one_line(f"{where}{field}: {self.message}" if field else f"{where}{self.message}")
+        return one_line(f"{where}{field}: {self.message}" if field else f"{where}{self.message}")
 
 
 class InputErrors(TraincError):

@@ -26,6 +26,8 @@ _BINARY_NAMES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _BINARY_SUFFIXES = {name: 10 * power for power, name in enumerate(_BINARY_NAMES) if name}
 _BINARY_CAP = 2**63 - 1  # Go silently clamps binary quantities to MaxInt64 while parsing.
 _NANO = -9  # Parsing keeps nothing finer than 1n.
+_MAX_WHOLE_DIGITS = 40  # past int64 many times over
+_MAX_FRACTION_DIGITS = 1000
 
 
 class Quantity:
@@ -129,10 +131,15 @@ def parse(text: str | int | float) -> Quantity:
     fast = _takes_int64_path(base, power, whole, fraction)
     if not fast and not number.strip("+-."):  # Go's slow path re-reads it and needs a digit.
         raise ValueError(_NUMERIC_MESSAGE)
+    if len(whole) > _MAX_WHOLE_DIGITS:  # far past int64: no need to read every digit (Python will not)
+        huge = Quantity(_BINARY_CAP, 0, BINARY_SI) if base == 2 else Quantity(1, len(whole) - 1 + power, format)
+        return huge * -1 if negative else huge
+    fraction, sticky = _sub_nano_digits(base, power, fraction)
     if base == 10:
         magnitude, exponent = int(whole + fraction), power - len(fraction)
     else:
         magnitude, exponent = int(whole + fraction) << power, -len(fraction)
+    magnitude += sticky  # digits dropped below the nano the value is rounded up to anyway
     if exponent < _NANO:
         magnitude, exponent = _divide_away_from_zero(magnitude, _NANO - exponent), _NANO
     quantity = Quantity(magnitude, exponent, format)
@@ -143,6 +150,18 @@ def parse(text: str | int | float) -> Quantity:
     if fast and _go_keeps_text(base, power, whole, fraction):
         return _with_text(quantity, text)
     return quantity
+
+
+def _sub_nano_digits(base: int, power: int, fraction: str) -> tuple[str, int]:
+    """(fraction, 1 if nonzero digits were dropped): decimal digits past the nano precision (plus one)
+    only decide that the amount rounds up, which a last 1 keeps exact. Binary amounts scale them by
+    2**power, so beyond a few thousand digits they are refused rather than read slowly."""
+    if len(fraction) <= _MAX_FRACTION_DIGITS:
+        return fraction, 0
+    if base == 2:
+        raise ValueError(f"more than {_MAX_FRACTION_DIGITS} fraction digits with a binary suffix")
+    keep = max(-_NANO + power, 0) + 1
+    return fraction[:keep], 1 if fraction[keep:].strip("0") else 0
 
 
 def _float_text(value: float) -> str:

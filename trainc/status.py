@@ -24,7 +24,7 @@ import os
 import time
 
 from . import emit, schema, source
-from .errors import InputError, InputErrors, Origin
+from .errors import InputError, InputErrors, Origin, one_line
 
 JOBSET_GROUP = "jobset.x-k8s.io"
 TRAINJOB_API_VERSION = "trainer.kubeflow.org/v1alpha1"
@@ -181,5 +181,6 @@ def table(trainjobs: list[dict]) -> str:
 
 
 def _aligned(rows: list[tuple]) -> str:
+    rows = [tuple(one_line(cell) for cell in row) for row in rows]  # a JobSet's text cannot break rows
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "".join("   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n" for row in rows)

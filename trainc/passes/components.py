@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import emit
+from ..errors import InputError
 from ..ir import Unit
 from ..plugins.registry import PLUGINS
 from ..serialize import dump_all
@@ -27,10 +28,14 @@ def components(unit: Unit, ctx) -> Unit:
 
 
 def _snapshot(unit: Unit) -> dict:
-    runtime = dump_all([unit.runtime.document]).removeprefix("---\n")
+    data = {"runtime": dump_all([unit.runtime.document]).removeprefix("---\n")}
+    if not emit.config_map_fits(data):  # upstream's controller fails to create it, and the TrainJob with it
+        raise InputError(unit.runtime.origin, (), (
+            f"{unit.runtime.kind} {unit.runtime.name!r} is too large for the --runtime-snapshot ConfigMap "
+            f"({emit.CONFIG_MAP_BYTES} bytes of data at most)"))
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": emit.metadata(unit, f"{unit.name}-runtime-snapshot"),
-        "data": {"runtime": runtime},
+        "data": data,
     }

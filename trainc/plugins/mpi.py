@@ -41,7 +41,6 @@ RESERVED_ENV = (
     "OMPI_MCA_orte_set_default_slots",
 )
 HOSTFILE_TEMPLATES = {"OpenMPI": "hostfile-openmpi.j2", "Intel": "hostfile-hydra.j2", "MPICH": "hostfile-hydra.j2"}
-CONFIG_MAP_BYTES = 1 << 20  # the most data the API server takes in a ConfigMap (MaxSecretSize)
 
 
 def ssh_secret_name(unit: Unit) -> str:
@@ -108,7 +107,7 @@ def build(unit: Unit, ctx) -> Unit:
         "metadata": emit.metadata(unit, hostfile_name(unit)),
         "data": {HOSTFILE: _hostfile(unit)},
     }
-    if len(HOSTFILE) + len(hostfile["data"][HOSTFILE].encode()) > CONFIG_MAP_BYTES:
+    if not emit.config_map_fits(hostfile["data"]):
         raise _too_many_hosts(unit)
     return replace(unit, objects=unit.objects + (secret, hostfile), notices=notices)
 
@@ -194,7 +193,7 @@ def _hostfile(unit: Unit) -> str:
         if rjob.get("name") == NODE or (mpi.run_launcher_as_node and rjob.get("name") == LAUNCHER):
             for host in unit.endpoints.get(rjob.get("name"), ()):
                 size += len(host) + 1
-                if size > CONFIG_MAP_BYTES:  # stop early: the names alone overflow the ConfigMap
+                if size > emit.CONFIG_MAP_BYTES:  # stop early: the names alone overflow the ConfigMap
                     raise _too_many_hosts(unit)
                 hosts.append(host)
     template = HOSTFILE_TEMPLATES.get(mpi.mpi_implementation)
@@ -206,7 +205,7 @@ def _too_many_hosts(unit: Unit) -> InputError:
     trainer = unit.trainer
     path = ("spec", "trainer", "numNodes") if trainer is not None and trainer.num_nodes is not None else (
         "spec", "runtimeRef")
-    message = f"too many MPI hosts: the hostfile would not fit in a ConfigMap ({CONFIG_MAP_BYTES} bytes at most)"
+    message = f"too many MPI hosts: the hostfile would not fit in a ConfigMap ({emit.CONFIG_MAP_BYTES} bytes at most)"
     return InputError(unit.trainjob.origin, path, message)
 
 

@@ -1,0 +1,68 @@
+"""JSON input: decoded as Go decodes it, errors located in the JSON text as JSON counts lines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trainc.build import build
+from trainc.errors import InputErrors
+
+TRAINJOB = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": "two"}}}
+
+
+def errors(tmp_path, text: str) -> list[str]:
+    path = tmp_path / "job.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        build([str(path)])
+    return [e.render().replace(f"{tmp_path}/", "") for e in caught.value.errors]
+
+
+@pytest.mark.parametrize("odd", ["\x7f", "\u0085", "\u2028", "\u2029", "\ufffe", "\x9b"])
+def test_characters_yaml_reads_differently_do_not_move_positions(tmp_path, odd):
+    """Raw in a JSON string (json.dumps(ensure_ascii=False) writes them so), they are no line breaks
+    and no errors in JSON, though YAML takes some for either."""
+    document = json.loads(json.dumps(TRAINJOB))
+    document["metadata"]["annotations"] = {"note": f"a{odd}b{odd}c"}
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    line = next(number for number, content in enumerate(text.split("\n"), 1) if '"numNodes"' in content)
+    assert errors(tmp_path, text) == [f"job.json:{line}:19: spec.trainer.numNodes: must be an integer, not string"]
+
+
+def test_keys_longer_than_yaml_allows_do_not_move_positions(tmp_path):
+    key = "example.com/" + "k" * 2000
+    document = json.loads(json.dumps(TRAINJOB))
+    document["metadata"]["annotations"] = {key: "v"}
+    text = json.dumps(document)
+    value_at, key_at = text.index('"two"') + 1, text.index(key)  # a key's position is its opening quote
+    assert [line.partition(": ")[0] for line in errors(tmp_path, text)] == [
+        f"job.json:1:{value_at}", f"job.json:1:{key_at}",
+    ]
+
+
+
+def test_every_item_of_a_long_list_is_located(tmp_path):
+    items = [{**TRAINJOB, "metadata": {"name": f"job-{i}"}} for i in range(300)]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1)
+    lines = [number for number, content in enumerate(text.splitlines(), 1) if '"numNodes"' in content]
+    assert [line.partition(":")[2].partition(":")[0] for line in errors(tmp_path, text)] == [str(n) for n in lines]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"a": 1,\n "b": 1e400}', "job.json:2:7: invalid JSON: number 1e400 is out of range"),
+    ('{"a": {"x": 1,\n  "x": 2}}', 'job.json:2:3: invalid JSON: duplicate key "x"'),
+])
+def test_what_go_refuses_is_an_error_where_it_is(tmp_path, text, message):
+    assert errors(tmp_path, text) == [message]
+
+
+def test_integers_past_int64_become_floats_as_apimachinery_decodes_them(tmp_path):
+    from trainc import jsontext
+
+    assert jsontext.values('{"a": 9223372036854775807, "b": 9223372036854775808, "c": -9223372036854775808}') == [
+        {"a": 2**63 - 1, "b": 9.223372036854776e18, "c": -(2**63)}]
+    with pytest.raises(jsontext.JsonError):  # past float64 too: refused, as Go refuses it
+        jsontext.values('{"a": ' + "9" * 5000 + "}")
