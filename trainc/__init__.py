@@ -49,9 +49,9 @@ def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes |
 
 def _as_text(document, origin) -> str:
     from .clientdata import json_data
+    from .depth import room_for_depth
     from .errors import InputError
     from .serialize import dump_all
-    from .depth import room_for_depth
 
     if isinstance(document, str):
         return document

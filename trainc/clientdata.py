@@ -14,8 +14,8 @@ import datetime
 import enum
 import math
 
-from .errors import InputError, Origin, Path
 from .depth import MAX_DEPTH
+from .errors import InputError, Origin, Path
 
 _SCALARS = (str, bool, int, float)
 

@@ -31,8 +31,6 @@ _GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _DOT_FLOAT = re.compile(r"\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?")  # ParseFloat after a leading '.'
 _INT64, _UINT64 = 2**63, 2**64
-
-
 _MAX_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}  # the most digits a uint64 has in each base
 
 

@@ -11,7 +11,8 @@ Upstream (TrainingRuntime.newRuntimeInfo and mergeRuntimePatches):
 
 Upstream re-encodes a patch from its Go types before merging (`gotypes`), and
 `omitempty` drops Go zero values: `tolerations: []` leaves the runtime's
-tolerations alone rather than clearing them, `readOnly: false` patches nothing. Which fields a patch may touch is the TrainJob CRD schema's
+tolerations alone rather than clearing them, `readOnly: false` patches
+nothing. Which fields a patch may touch is the TrainJob CRD schema's
 business (other fields are unknown-field errors). The KEP's future
 `opaqueRuntimeSpec` targets runtime kinds trainc cannot compile, so it fails
 the TrainJob instead of being dropped.
