@@ -635,6 +635,35 @@ def test_previous_versions_in_a_list_are_found(tmp_path):
     ]
 
 
+def test_previous_jobset_refuses_changes_beyond_what_kueue_may_change(tmp_path):
+    """Re-applying the re-rendered JobSet: suspended, nodeSelector may change; affinity never may."""
+    affinity = ("a\n                        affinity:\n                          nodeAffinity:\n"
+                "                            preferredDuringSchedulingIgnoredDuringExecution:\n"
+                "                              - {weight: 1, preference: {matchExpressions: [{key: zone, operator: In, "
+                "values: [%s]}]}}")
+    before = previous_dir(tmp_path, update(pool=affinity % "z1", suspend="true"))
+    assert errors(tmp_path, update(pool="b" + affinity[1:] % "z1", suspend="true"), previous=before) == []
+    assert errors(tmp_path, update(pool=affinity % "z2", suspend="true"), previous=before) == [
+        "job.yaml:6:3: the JobSet webhook refuses this update of JobSet 'job': spec.replicatedJobs: field is immutable "
+        "(spec.replicatedJobs[0].template.spec.template.spec.affinity.nodeAffinity."
+        "preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].values[0] changed; only "
+        "pod labels, annotations, nodeSelector, tolerations and schedulingGates may change, and only while the "
+        "TrainJob is suspended before or after the update)"
+    ]
+
+
+def test_previous_jobset_refuses_a_runtime_change_under_a_live_trainjob(tmp_path):
+    """With no TrainJob controller keeping a snapshot, a changed runtime re-renders the live JobSet."""
+    before = previous_dir(tmp_path, update(), TRAINER_ONLY)
+    assert errors(tmp_path, update(), TRAINER_ONLY, previous=before) == []
+    warmed = runtime(job_template("node", "trainer", init_containers=("warmup",)))
+    found = errors(tmp_path, update(), warmed, previous=before)
+    assert [line.split(" (")[0] for line in found] == [
+        "job.yaml:6:3: the JobSet webhook refuses this update of JobSet 'job': spec.replicatedJobs: field is immutable"
+    ]
+    assert "(spec.replicatedJobs[0].template.spec.template.spec.initContainers changed;" in found[0]
+
+
 def test_previous_new_trainjob_has_no_previous(tmp_path):
     before = previous_dir(tmp_path, update().replace("name: job", "name: other"))
     assert errors(tmp_path, update(image="img:2", pool="b"), previous=before) == []

@@ -104,7 +104,7 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
             )
             continue
         unit, problems = caught(pipeline.finish, admitted, ctx)
-        problems = problems or validation.check_jobset(unit)
+        problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
         if problems:
             errors.extend(problems)
             continue

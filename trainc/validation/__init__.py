@@ -12,7 +12,8 @@ refuses what a cluster would refuse and `trainc validate` can say so alone:
 - with previous versions (`--previous`), the CRD transition rules
   (`immutable`) first: the API server rejects those before any webhook runs;
 - every compiled JobSet: the JobSet webhook's name and size rules [JS]
-  (`jobset`), which upstream only meets when it creates the JobSet.
+  (`jobset`), which upstream only meets when it creates the JobSet; with
+  previous versions, its update rules on the re-rendered JobSet (`jobset_update`).
 
 Each rule takes the unit and the update (`Change`, or None on create) and
 returns InputErrors at upstream's field paths.
@@ -25,7 +26,7 @@ from typing import NamedTuple
 from .. import schema
 from ..errors import InputError
 from ..ir import Unit
-from . import flux, immutable, initializers, jobset, mpi, patches, runtime, torch, volcano, xgboost
+from . import flux, immutable, initializers, jobset, jobset_update, mpi, patches, runtime, torch, volcano, xgboost
 from .base import info
 from .previous import Previous, tree
 
@@ -75,9 +76,12 @@ def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[lis
     return [found for rule in TRAINJOB_RULES for found in rule(unit, change)], unit
 
 
-def check_jobset(unit) -> list[InputError]:
-    """Errors for one compiled TrainJob's JobSet."""
-    return jobset.check(unit)
+def check_jobset(unit, ctx, previous: Previous | None = None, runtimes: list = ()) -> list[InputError]:
+    """Errors for one compiled TrainJob's JobSet, and for its update of the previous one."""
+    errors = jobset.check(unit)
+    if not errors and previous is not None:
+        errors = jobset_update.check(unit, previous, ctx, list(runtimes))
+    return errors
 
 
 def _schema(name: str, obj) -> dict:

@@ -32,9 +32,13 @@ def key(obj) -> tuple:
 @dataclass(frozen=True)
 class Previous:
     trees: dict = field(default_factory=dict)  # key -> defaulted document
+    objects: dict = field(default_factory=dict)  # key -> the parsed previous TrainJob or runtime
 
     def find(self, obj) -> dict | None:
         return self.trees.get(key(obj))
+
+    def runtimes(self) -> list:
+        return [obj for obj in self.objects.values() if obj.kind != "TrainJob"]
 
 
 def tree(obj) -> dict:
@@ -47,19 +51,19 @@ def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
         texts = [(path, lambda path=path: source.read(path)) for path in source.iter_files([rev_or_dir])]
     else:
         texts = _at_revision(rev_or_dir, [f for f in source.iter_files(files) if os.path.isfile(f)])
-    trees, errors, seen = {}, [], {}
+    previous, errors, seen = Previous(), [], {}
     for name, read in texts:
         documents, problems = caught(lambda: list(source.load_text(read(), name)))
         errors.extend(problems)
         for document in documents or ():
             for origin, data in source.items(*document):  # `List`s hold their objects, as in the inputs
-                _add(origin, data, namespace, trees, seen, errors)
+                _add(origin, data, namespace, previous, seen, errors)
     if errors:
         raise InputErrors(errors)
-    return Previous(trees)
+    return previous
 
 
-def _add(origin: Origin, data, namespace: str, trees: dict, seen: dict, errors: list) -> None:
+def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, errors: list) -> None:
     parsed, problems = caught(api.parse, origin, data, namespace)
     errors.extend(problems)
     if parsed is None:
@@ -69,7 +73,7 @@ def _add(origin: Origin, data, namespace: str, trees: dict, seen: dict, errors: 
         errors.append(InputError(origin, ("metadata", "name"),
                                  f"{parsed.kind} {parsed.name!r} has two previous versions (first in {seen[found]})"))
         return
-    seen[found], trees[found] = origin.file, data
+    seen[found], previous.trees[found], previous.objects[found] = origin.file, data, parsed
 
 
 def _at_revision(rev: str, files: list[str]) -> list:

@@ -1,0 +1,91 @@
+"""[JS] The JobSet webhook's update rules (ValidateUpdate) on the JobSet a TrainJob update re-renders (`--previous`).
+
+A GitOps tool re-applies the rendered JobSet over the one in the cluster, and the
+JobSet webhook refuses any change to its replicated jobs, except the pod
+templates' labels, annotations, nodeSelector, tolerations and schedulingGates
+(what Kueue sets) while the JobSet is suspended before or after the update; and
+any change of managedBy. The JobSet in the cluster is the one the previous
+TrainJob compiles to, with the previous runtimes (those the previous version
+holds, else the current ones). A previous TrainJob that does not compile has no
+JobSet to compare with.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+from .. import catalog, emit, pipeline
+from ..errors import InputError, caught, render_path
+from ..ir import Unit
+from ..source import locate
+from .previous import Previous, key
+
+_KUEUE_METADATA = ("labels", "annotations")
+_KUEUE_SPEC = ("nodeSelector", "tolerations", "schedulingGates")
+
+
+def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputError]:
+    old_trainjob = previous.objects.get(key(unit.trainjob))
+    if old_trainjob is None:
+        return []
+    known = {key(runtime) for runtime in previous.runtimes()}
+    old_runtimes = previous.runtimes() + [runtime for runtime in runtimes if key(runtime) not in known]
+    old_ctx = replace(ctx, catalog=catalog.build(old_runtimes, old_trainjob.namespace))
+    old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
+    if problems or old_unit is None:
+        return []
+    new, old = emit.jobset(unit)["spec"], emit.jobset(old_unit)["spec"]
+    origin, where = unit.trainjob.origin, f"the JobSet webhook refuses this update of JobSet {unit.name!r}"
+    mark = locate(origin, ("spec",))
+    found = []
+    jobs = _kueue_changes_allowed(new, old) if new.get("suspend") or old.get("suspend") else new.get("replicatedJobs")
+    changed = _difference(jobs or [], old.get("replicatedJobs") or [], ("spec", "replicatedJobs"))
+    if changed is not None:
+        found.append(InputError(origin, (), (
+            f"{where}: spec.replicatedJobs: field is immutable ({render_path(changed)} changed; only pod labels, "
+            "annotations, nodeSelector, tolerations and schedulingGates may change, and only while the TrainJob is "
+            "suspended before or after the update)"), mark=mark))
+    if new.get("managedBy") != old.get("managedBy"):
+        found.append(InputError(origin, (), f"{where}: spec.managedBy: field is immutable", mark=mark))
+    return found
+
+
+def _kueue_changes_allowed(new: dict, old: dict) -> list:
+    """The new replicated jobs with what a suspended JobSet may change taken from the old ones."""
+    old_jobs = {job["name"]: job for job in old.get("replicatedJobs") or ()}
+    jobs = copy.deepcopy(new.get("replicatedJobs") or [])
+    for job in jobs:
+        before = old_jobs.get(job["name"])
+        if before is None:
+            continue
+        for part, fields in (("metadata", _KUEUE_METADATA), ("spec", _KUEUE_SPEC)):
+            target = _pod_template(job).setdefault(part, {})
+            source = _pod_template(before).get(part) or {}
+            for name in fields:
+                target.pop(name, None)
+                if name in source:
+                    target[name] = source[name]
+    return jobs
+
+
+def _pod_template(job: dict) -> dict:
+    return job.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
+
+
+def _difference(new, old, path: tuple) -> tuple | None:
+    """The path of the first place two JSON trees differ (Go's semantic equality: empty is absent)."""
+    if isinstance(new, dict) and isinstance(old, dict):
+        for name in [*new, *(name for name in old if name not in new)]:
+            found = _difference(new.get(name), old.get(name), (*path, name))
+            if found is not None:
+                return found
+        return None
+    if isinstance(new, list) and isinstance(old, list) and len(new) == len(old):
+        for index, (a, b) in enumerate(zip(new, old)):
+            found = _difference(a, b, (*path, index))
+            if found is not None:
+                return found
+        return None
+    empty = (None, [], {})
+    return None if new == old or (new in empty and old in empty) else path
