@@ -160,6 +160,22 @@ def test_a_trainjob_defined_twice_is_reported_the_same_in_any_file_order(tmp_pat
                                                   "(first in a.yaml)\n"
 
 
+def test_build_takes_previous_versions_as_validate_does(tmp_path):
+    """An edited TrainingRuntime is not re-checked by upstream's webhook (its ValidateUpdate admits anything),
+    so `build --previous` compiles what `validate --previous` accepts."""
+    runtime = (ROOT / "runtimes" / "torch-distributed.yaml").read_text().replace(
+        "kind: ClusterTrainingRuntime", "kind: TrainingRuntime").replace("name: torch-distributed", "name: mine")
+    edited = runtime.replace("          template:\n", "          replicas: 2\n          template:\n", 1)
+    write(tmp_path, "old/runtime.yaml", runtime)
+    write(tmp_path, "runtime.yaml", edited)
+    write(tmp_path, "job.yaml", trainjob(namespace="default", runtime="mine", extra="    kind: TrainingRuntime\n"))
+    assert run("build", "runtime.yaml", "job.yaml", cwd=tmp_path).returncode == 1  # as if created: refused
+    assert run("validate", "--previous", "old", "runtime.yaml", "job.yaml", cwd=tmp_path).returncode == 0
+    built = run("build", "--previous", "old", "runtime.yaml", "job.yaml", cwd=tmp_path)
+    assert built.returncode == 0 and "kind: JobSet" in built.stdout
+    assert run("build", "--previous", "nowhere", "job.yaml", cwd=tmp_path).returncode == 2
+
+
 def test_output_dir_writes_one_file_per_trainjob(tmp_path):
     write(tmp_path, "a.yaml", trainjob(name="one") + "---\n" + trainjob(name="two", namespace="ns-b"))
     result = run("build", "a.yaml", "-o", "out", cwd=tmp_path)

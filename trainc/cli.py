@@ -42,6 +42,25 @@ def _inputs(command):
     return command
 
 
+_previous = click.option(
+    "--previous", metavar="REV_OR_DIR",
+    help="Check PATHS as updates of their previous versions: a directory holding them, or a git revision to read "
+         "the same files at (e.g. origin/main). Objects without one are new.")
+
+
+def _load_previous(previous, paths, runtime_paths, namespace):
+    """The previous versions --previous names (None without it); a REV_OR_DIR that is neither is a usage error."""
+    if previous is None:
+        return None
+    from . import validation
+    from .validation.previous import PreviousError
+
+    try:
+        return validation.previous.load(previous, [*paths, *runtime_paths], namespace)
+    except PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--previous") from None
+
+
 _ssh_key_seed = click.option(
     "--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
     help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
@@ -61,18 +80,21 @@ def cli() -> None:
 @_ssh_key_seed
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
-def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot):
+@_previous
+def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot, previous):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
 
     PATHS are YAML or JSON files or directories (searched recursively for *.yaml,
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
+    It refuses what `trainc validate` refuses; with --previous, as updates.
     """
     from .build import build as build_all
     from .emit import dump
 
     try:
         output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed),
-                           runtime_snapshot=runtime_snapshot)
+                           runtime_snapshot=runtime_snapshot,
+                           previous=_load_previous(previous, paths, runtime_paths, namespace))
     except TraincError as error:
         _fail(error)
     for notice in output.notices:
@@ -138,9 +160,7 @@ def _plural(count: int, noun: str) -> str:
 
 @cli.command()
 @_inputs
-@click.option("--previous", metavar="REV_OR_DIR",
-              help="Check PATHS as updates of their previous versions: a directory holding them, or a git "
-                   "revision to read the same files at (e.g. origin/main). Objects without one are new.")
+@_previous
 def validate(paths, runtime_paths, namespace, previous):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
@@ -157,16 +177,10 @@ def validate(paths, runtime_paths, namespace, previous):
     neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import sshkeys, validation
-    from .validation.previous import PreviousError
+    from . import sshkeys
 
     try:
-        before = None
-        if previous is not None:
-            try:
-                before = validation.previous.load(previous, [*paths, *runtime_paths], namespace)
-            except PreviousError as exc:
-                raise click.BadParameter(str(exc), param_hint="--previous") from None
+        before = _load_previous(previous, paths, runtime_paths, namespace)
         # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
