@@ -134,3 +134,23 @@ def test_integers_past_64_bits_are_refused():
         trainc.from_objects([body])
     assert error.value.render() == "<object 0>:1:1: spec.trainer.numNodes: is out of the 64-bit range of JSON numbers " \
                                    "Kubernetes reads"
+
+
+def test_objects_shared_past_the_node_limit_are_refused_like_alias_bombs():
+    shared: list = ["x"]
+    for _ in range(26):
+        shared = [shared, shared]  # 2**26 leaves when sent
+    body = posted()
+    body["metadata"]["labels"] = {"a": shared}
+    with pytest.raises(InputErrors) as error:
+        trainc.from_objects([body])
+    assert "expands to more than 200000 nodes" in error.value.render()
+
+
+def test_surrogates_in_strings_are_sent_as_go_reads_them():
+    """A pair becomes the character it encodes; a lone one U+FFFD, as the JSON of json.dumps reads in Go."""
+    body = posted()
+    body["spec"]["trainer"]["env"] = [{"name": "A", "value": "a\ud800b\ud83d\ude00"}]
+    (jobset,) = trainc.from_objects([body])
+    env = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env[0] == {"name": "A", "value": "a\ufffdb\U0001f600"}

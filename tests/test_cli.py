@@ -200,6 +200,16 @@ def test_output_dir_is_written_whole_or_not_at_all(tmp_path):
     assert sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "out").rglob("*")) == ["out/bbb", "out/bbb/b.yaml"]
 
 
+def test_output_dir_never_writes_through_a_planted_staging_symlink(tmp_path):
+    write(tmp_path, "job.yaml", trainjob())
+    (tmp_path / "outside.txt").write_text("precious\n")
+    (tmp_path / "out" / "team-a").mkdir(parents=True)
+    (tmp_path / "out" / "team-a" / "demo.yaml.tmp").symlink_to("../../outside.txt")
+    assert run("build", "job.yaml", "-o", "out", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "outside.txt").read_text() == "precious\n"
+    assert "kind: JobSet" in (tmp_path / "out" / "team-a" / "demo.yaml").read_text()
+
+
 def test_unwritable_stdout_is_an_error_not_a_traceback(tmp_path):
     write(tmp_path, "job.yaml", trainjob())
     need(os.path.exists("/dev/full"), "no /dev/full on this system")

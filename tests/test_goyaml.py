@@ -58,7 +58,7 @@ def test_numbers_are_what_the_json_kubectl_sends_says():
     ("a: !!int abc", "a.yaml:1:4: invalid YAML: cannot read 'abc' as !!int"),
     ("a: !!bool 1", "a.yaml:1:4: invalid YAML: cannot read '1' as !!bool"),
     ("a: !!null x", "a.yaml:1:4: invalid YAML: cannot read 'x' as !!null"),
-    ("{1: a, '1': b}", "a.yaml:1:8: invalid YAML: duplicate key \"1\""),
+    ("1: a\n'1': b", "a.yaml:2:1: invalid YAML: duplicate key \"1\""),
 ])
 def test_what_kubectl_cannot_send_is_refused(text, message):
     with pytest.raises(InputError) as error:
@@ -67,7 +67,7 @@ def test_what_kubectl_cannot_send_is_refused(text, message):
 
 
 def test_explicit_tags_convert_as_go_yaml_does():
-    assert load('{a: !!int "12", b: !!float 3, c: !!str 12, d: !!bool "on"}') == {"a": 12, "b": 3, "c": "12", "d": True}
+    assert load('a: !!int "12"\nb: !!float 3\nc: !!str 12\nd: !!bool "on"') == {"a": 12, "b": 3, "c": "12", "d": True}
 
 
 KUBECTL_DOCUMENT = """\
@@ -101,3 +101,22 @@ def test_integers_past_64_bits_are_read_as_go_yaml_reads_them_without_slow_conve
 def test_float_keys_past_float32_and_merge_markers_as_values():
     assert (key_text(1e39), key_text(-1e308)) == (".inf", "-.inf")
     assert load("a: <<\nb: [<<]\n") == {"a": "<<", "b": ["<<"]}
+
+
+def test_the_non_specific_tag_makes_text_as_in_go_yaml():
+    """libyaml resolves `! 010` like a plain scalar; go-yaml (kubectl) reads the text."""
+    assert load('a: ! 010\nb: ! y\nc: ! "1"\nd: [! 1, ! ~]\ne: 010\nf: "hi! there"\ng: ! [1]\n') == {
+        "a": "010", "b": "y", "c": "1", "d": ["1", "~"], "e": 8, "f": "hi! there", "g": [1]}
+
+
+def test_a_map_tag_on_a_scalar_is_an_error_not_a_traceback():
+    with pytest.raises(InputError) as error:
+        load("image: !!map x")
+    assert error.value.render() == "a.yaml:1:8: invalid YAML: cannot read 'x' as !!map"
+
+
+def test_uint64_keys_are_refused_as_sigs_k8s_io_yaml_refuses_them():
+    with pytest.raises(InputError) as error:
+        load("9223372036854775808: a")
+    assert error.value.render() == "a.yaml:1:1: invalid YAML: mapping keys must be strings"
+    assert load("9223372036854775807: a") == {"9223372036854775807": "a"}

@@ -287,6 +287,9 @@ ERRORS = [
      ["a.yaml:1:13: apiVersion: API groups are lower case: expected trainer.kubeflow.org/v1alpha1 (or the KEP's "
       "/v2alpha1)"]),
     ("other-group-ignored", {"a.yaml": TRAINJOB.replace("trainer.kubeflow.org/v1alpha1", "example.com/v1")}, (), []),
+    ("number-key-located-by-its-json-key", {"a.yaml": TRAINJOB.replace("  name: demo\n", (
+        "  name: demo\n  annotations:\n    ok: fine\n    0x10: 5\n"))}, (),
+     ["a.yaml:7:11: metadata.annotations[16]: must be a string, not integer"]),
     # The output directory could not be written: a traceback.
     ("output-dir-not-writable", {"a.yaml": TRAINJOB, "out": "a file"}, ("build", "-o", "out/x", "a.yaml"),
      ["Error: Could not open file 'out/x': Not a directory"]),
@@ -390,7 +393,8 @@ SAME = [
     ("leading-bom", "\ufeff" + TRAINJOB, TRAINJOB),
     ("explicit-start-and-end", "---\n" + TRAINJOB + "...\n", TRAINJOB),
     ("yaml-directive", "%YAML 1.1\n---\n" + TRAINJOB, TRAINJOB),
-    ("flow-style", "{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: demo}, "
+    # kubectl reads text starting with `{` as JSON; after `---` a flow mapping is YAML
+    ("flow-style", "---\n{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: demo}, "
                    "spec: {runtimeRef: {name: torch-distributed}, trainer: {numNodes: 2}}}\n", TRAINJOB),
     ("json", json.dumps(yaml.safe_load(TRAINJOB)), TRAINJOB),
     ("anchor-and-alias", LABELED.replace("{a: x, b: x}", "{a: &v x, b: *v}"), LABELED),

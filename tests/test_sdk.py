@@ -170,8 +170,15 @@ def test_json_stream_of_objects():
     assert _values('{"a": 1}\n{"b": 2} null\n') == [{"a": 1}, {"b": 2}]
 
 
-def test_not_json_after_all_is_yaml():
-    assert _values("{a: 1, b: [x, z]}\n") == [{"a": 1, "b": ["x", "z"]}]
+def test_text_led_by_a_brace_that_is_not_json_is_refused_as_kubectl_refuses_it(tmp_path):
+    """kubectl sniffs `{` and decodes JSON; it does not fall back to YAML (a flow mapping needs `---` first)."""
+    path = tmp_path / "flow.yaml"
+    path.write_text("{a: 1, b: [x, z]}\n")
+    with pytest.raises(InputErrors) as info:
+        build([str(path)])
+    assert info.value.render() == (f"{path}:1:2: invalid JSON: invalid character 'a' looking for beginning of object "
+                                   "key string (text starting with { is read as JSON, as kubectl reads it)")
+    assert _values("---\n{a: 1, b: [x, z]}\n") == [{"a": 1, "b": ["x", "z"]}]
 
 
 def test_json_duplicate_key_is_an_error_where_it_is(tmp_path):
@@ -202,7 +209,7 @@ def test_directories_yield_json_files(tmp_path):
 
 def test_flow_yaml_field_errors_still_point_into_it(tmp_path):
     path = tmp_path / "flow.yaml"
-    path.write_text("{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: f},\n"
+    path.write_text("--- {apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: f},\n"
                     " spec: {runtimeRef: {name: torch-distributed}, trainer: {numNodez: 2}}}\n")
     with pytest.raises(InputErrors) as info:
         build([str(path)])

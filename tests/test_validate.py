@@ -705,6 +705,24 @@ def test_previous_git_revision(tmp_path):
     assert runner.invoke(cli, ["validate", "--previous", "no-such-rev", str(repo / "jobs")]).exit_code == 2
 
 
+def test_previous_git_revision_of_a_symlinked_input_is_the_file_it_names(tmp_path):
+    """`git show REV:./link` gives the link's target path, not the old TrainJob: the file linked to is read."""
+    repo = tmp_path / "repo"
+    (repo / "real").mkdir(parents=True)
+    (repo / "jobs").mkdir()
+    (repo / "jobs" / "runtime.yaml").write_text(TRAINER_ONLY)
+    (repo / "real" / "job.yaml").write_text(update())
+    (repo / "jobs" / "job.yaml").symlink_to("../real/job.yaml")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["validate", "--previous", "HEAD", str(repo / "jobs")]).exit_code == 0
+    (repo / "real" / "job.yaml").write_text(update(image="img:2"))
+    changed = runner.invoke(cli, ["validate", "--previous", "HEAD", str(repo / "jobs")])
+    assert changed.exit_code == 1 and "spec.trainer: field is immutable" in changed.stderr
+
+
 def test_previous_version_with_errors_is_reported_at_its_revision(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import tempfile
 
 import click
 
@@ -126,9 +127,11 @@ def _emit(text: str) -> None:
 
 
 def _write_all(files: dict[str, str]) -> None:
-    """Write every file or none: all are staged beside their targets first, then renamed into place;
-    a failure removes what was staged and the folders made for it."""
-    staged, made = [], []
+    """Write every file or none: all are staged beside their targets first (in new files of their own, so a
+    planted `.tmp` symlink leads nowhere), then renamed into place; a failure removes what was staged and the
+    folders made for it."""
+    staged, made = {}, []
+    mode = 0o666 & ~_umask()
     try:
         for target, text in files.items():
             folder = os.path.dirname(target)
@@ -141,17 +144,26 @@ def _write_all(files: dict[str, str]) -> None:
                 made.append(folder)
             if os.path.isdir(target):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
-            with open(target + ".tmp", "w", encoding="utf-8") as handle:
-                staged.append(target + ".tmp")
+            descriptor, staging = tempfile.mkstemp(dir=os.path.dirname(target) or ".",
+                                                   prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+            staged[target] = staging
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
                 handle.write(text)
+            os.chmod(staging, mode)
     except OSError:
-        for path in staged:
+        for path in staged.values():
             os.remove(path)
         for folder in reversed(made):
             os.rmdir(folder)
         raise
-    for target in files:
-        os.replace(target + ".tmp", target)
+    for target, staging in staged.items():
+        os.replace(staging, target)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _plural(count: int, noun: str) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import datetime
 import enum
 import math
+import re
 
-from .depth import MAX_DEPTH
+from .depth import MAX_DEPTH, MAX_NODES
 from .errors import InputError, Origin, Path
 
 _SCALARS = (str, bool, int, float)
@@ -28,33 +29,54 @@ def _plain(value):
     return value
 
 
-def json_data(value, origin: Origin, path: Path = ()):
-    """`value` as JSON data; an InputError at `path` for what no client would send as JSON."""
-    if isinstance(value, enum.Enum):  # the SDK's enums (DataType, Loss, …) send their values
-        return json_data(value.value, origin, path)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(origin, path, f"{value} is not a JSON number")
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
-        raise InputError(origin, path, "is out of the 64-bit range of JSON numbers Kubernetes reads")
-    if value is None or isinstance(value, _SCALARS):
-        return _plain(value)
-    if len(path) >= MAX_DEPTH:
-        raise InputError(origin, path, f"nested deeper than {MAX_DEPTH} levels")
-    if isinstance(value, dict):
-        for key in value:
-            if not isinstance(key, str):
-                raise InputError(origin, path, f"mapping keys must be strings, not {type(key).__name__} {key!r}")
-        return {key: json_data(item, origin, (*path, key)) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_data(item, origin, (*path, index)) for index, item in enumerate(value)]
-    if isinstance(value, (datetime.datetime, datetime.date)):
-        return value.isoformat()
-    if isinstance(getattr(value, "openapi_types", None), dict) and isinstance(getattr(value, "attribute_map", None), dict):
-        fields = {value.attribute_map[name]: getattr(value, name) for name in value.openapi_types}
-        return json_data({key: item for key, item in fields.items() if item is not None}, origin, path)
-    if callable(getattr(value, "model_dump", None)):  # pydantic: the SDK's models alias fields to JSON keys
-        to_dict = getattr(value, "to_dict", None)
-        data = to_dict() if callable(to_dict) else value.model_dump(by_alias=True, exclude_none=True)
-        return json_data(data, origin, path)
-    raise InputError(origin, path, f"cannot be sent as JSON: a {type(value).__name__} (pass dicts, lists, strings, "
-                                   "numbers, booleans, None, YAML/JSON text or the Kubeflow SDK's models)")
+def json_data(value, origin: Origin):
+    """`value` as JSON data; an InputError at its path for what no client would send as JSON, or for
+    objects shared so often that sending them would expand past MAX_NODES nodes."""
+    return _Converter(origin).convert(value, ())
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Converter:
+    def __init__(self, origin: Origin):
+        self.origin, self.nodes = origin, 0
+
+    def fail(self, path: Path, message: str) -> InputError:
+        return InputError(self.origin, path, message)
+
+    def convert(self, value, path: Path):
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.fail(path, f"expands to more than {MAX_NODES} nodes (objects shared this often?)")
+        if isinstance(value, enum.Enum):  # the SDK's enums (DataType, Loss, …) send their values
+            return self.convert(value.value, path)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.fail(path, f"{value} is not a JSON number")
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+            raise self.fail(path, "is out of the 64-bit range of JSON numbers Kubernetes reads")
+        if isinstance(value, str) and _SURROGATE.search(value):
+            # json.dumps escapes them; Go joins a pair into one character and reads a lone one as U+FFFD
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        if value is None or isinstance(value, _SCALARS):
+            return _plain(value)
+        if len(path) >= MAX_DEPTH:
+            raise self.fail(path, f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            for key in value:
+                if not isinstance(key, str):
+                    raise self.fail(path, f"mapping keys must be strings, not {type(key).__name__} {key!r}")
+            return {self.convert(key, path): self.convert(item, (*path, key)) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.convert(item, (*path, index)) for index, item in enumerate(value)]
+        if isinstance(value, (datetime.datetime, datetime.date)):
+            return value.isoformat()
+        if isinstance(getattr(value, "openapi_types", None), dict) and isinstance(getattr(value, "attribute_map", None), dict):
+            fields = {value.attribute_map[name]: getattr(value, name) for name in value.openapi_types}
+            return self.convert({key: item for key, item in fields.items() if item is not None}, path)
+        if callable(getattr(value, "model_dump", None)):  # pydantic: the SDK's models alias fields to JSON keys
+            to_dict = getattr(value, "to_dict", None)
+            return self.convert(to_dict() if callable(to_dict) else value.model_dump(by_alias=True, exclude_none=True),
+                                path)
+        raise self.fail(path, f"cannot be sent as JSON: a {type(value).__name__} (pass dicts, lists, strings, "
+                              "numbers, booleans, None, YAML/JSON text or the Kubeflow SDK's models)")

@@ -1,9 +1,10 @@
-"""How deep input data may nest, the same on every Python.
+"""How deep and how big input data may be, the same on every Python.
 
 libyaml refuses YAML nested past 1000 levels; JSON and in-memory data get the
 same limit, and every recursive walk over data (decoding, validation,
 serialization) runs with room for it, whatever Python's own recursion limit
-and however deep the caller's stack already is.
+and however deep the caller's stack already is. Data that shares parts (YAML
+aliases, Python objects referenced twice) may not expand past MAX_NODES nodes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from contextlib import contextmanager
 
 MAX_DEPTH = 1000
+MAX_NODES = 200_000  # a document expanding past this is an alias bomb, not a TrainJob
 
 
 @contextmanager

@@ -86,7 +86,7 @@ def key_text(key) -> str | None:
     if isinstance(key, bool):
         return "true" if key else "false"
     if isinstance(key, int):
-        return str(key)
+        return str(key) if key < _INT64 else None  # go-yaml's uint64 keys: sigs.k8s.io/yaml refuses them
     if isinstance(key, float):
         return _float32_g(key)
     return None

@@ -11,6 +11,7 @@ found in the JSON text itself, lines counted as JSON counts them.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -27,7 +28,9 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 _START = re.compile(r"\s*\{")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)  # strings (whose brackets do not nest) and brackets
-_SCALAR_END = re.compile(r"[\s,\]}]|$")
+_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
+_TOKEN_OR_STRING = re.compile(
+    r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|-?Infinity|NaN', re.S)
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 # Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
 _ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
@@ -53,8 +56,12 @@ def _object(pairs: list) -> dict:
     return mapping
 
 
+class _Constant(Exception):
+    pass
+
+
 def _constant(name: str):
-    raise ValueError(f"{name} is not JSON")  # Python's json reads NaN and Infinity; Go's does not
+    raise _Constant(name)  # Python's json reads NaN and Infinity; Go's does not
 
 
 def _float(text: str) -> float:
@@ -94,8 +101,8 @@ def _go_escapes(text: str) -> str:
 
 
 def values(text: str) -> list:
-    """The values of a JSON stream; ValueError when the text is not one (then it may be YAML),
-    JsonError for JSON that Go's decoder refuses."""
+    """The values of a JSON stream; JsonError for text that is no JSON stream Go's decoder reads
+    (kubectl refuses `{`-led text that is not JSON, rather than reading it as YAML)."""
     _check_depth(text)
     decoded, at = [], _SPACE.match(text).end()
     clean = _go_escapes(text)  # the same length as `text`: offsets stay
@@ -104,13 +111,124 @@ def values(text: str) -> list:
             try:
                 value, end = _DECODER.raw_decode(clean, at)
             except _OutOfRange as exc:
-                raise JsonError(f"number {exc.args[0]} is out of range", text.find(exc.args[0], at)) from None
+                raise JsonError(f"number {exc.args[0]} is out of range", _token_at(text, at, exc.args[0])) from None
             except _Duplicate:
                 key, offset = _first_duplicate(text, at)
                 raise JsonError(f'duplicate key "{key}"', offset) from None
+            except _Constant as exc:
+                raise JsonError(f"{exc.args[0]} is not JSON", _token_at(text, at, exc.args[0])) from None
+            except json.JSONDecodeError as exc:
+                message, offset = _syntax_error(text, at) or (exc.msg, exc.pos)
+                raise JsonError(f"{message} (text starting with {{ is read as JSON, as kubectl reads it)",
+                                offset) from None
             decoded.append(value)
             at = _SPACE.match(clean, end).end()
     return decoded
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
+_JSON_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
+_AFTER = {"o": ("after object key:value pair", ",", "}"), "a": ("after array element", ",", "]")}
+
+
+def _syntax_error(text: str, at: int) -> tuple[str, int] | None:
+    """Where and why a JSON stream breaks, in Go's words (encoding/json's scanner), from offset `at`:
+    the same on every Python, whose own messages and offsets vary between versions."""
+    stack, expect, position = [], "value", at
+    while True:
+        position = _SPACE.match(text, position).end()
+        if position >= len(text):
+            return None if expect == "value" and not stack else ("unexpected end of JSON input", position)
+        char = text[position]
+        if expect in ("value", "value or ]"):
+            if expect == "value or ]" and char == "]":
+                stack.pop()
+                expect, position = "after", position + 1
+            elif char in "[{":
+                stack.append("a" if char == "[" else "o")
+                expect, position = ("value or ]" if char == "[" else "key or }"), position + 1
+            elif char == '"':
+                end = _string_end(text, position)
+                if isinstance(end, tuple):
+                    return end
+                expect, position = "after", end
+            elif (match := _JSON_SCALAR.match(text, position)) is not None:
+                expect, position = "after", match.end()
+            else:
+                return f"invalid character {_quote(char)} looking for beginning of value", position
+        elif expect in ("key", "key or }"):
+            if expect == "key or }" and char == "}":
+                stack.pop()
+                expect, position = "after", position + 1
+            elif char == '"':
+                end = _string_end(text, position)
+                if isinstance(end, tuple):
+                    return end
+                expect, position = ":", end
+            else:
+                return f"invalid character {_quote(char)} looking for beginning of object key string", position
+        elif expect == ":":
+            if char != ":":
+                return f"invalid character {_quote(char)} after object key", position
+            expect, position = "value", position + 1
+        elif not stack:  # one value of the stream is complete: the next begins
+            expect = "value"
+        else:
+            context, separator, closing = _AFTER[stack[-1]]
+            if char == separator:
+                expect = "key" if stack[-1] == "o" else "value"
+            elif char == closing:
+                stack.pop()
+                expect = "after"
+            else:
+                return f"invalid character {_quote(char)} {context}", position
+            position += 1
+
+
+def _string_end(text: str, start: int) -> int | tuple[str, int]:
+    """The end of the JSON string at `start`, or (message, offset) of what breaks it."""
+    match = _JSON_STRING.match(text, start)
+    if match is not None:
+        return match.end()
+    position = start + 1
+    while position < len(text):
+        char = text[position]
+        if char == '"':
+            break
+        if char < " ":
+            return f"invalid character {_quote(char)} in string literal", position
+        if char == "\\":
+            escape = text[position + 1:position + 2]
+            if escape == "u":
+                digits = text[position + 2:position + 6]
+                bad = next((i for i, d in enumerate(digits) if d not in "0123456789abcdefABCDEF"), len(digits))
+                if bad < 4:
+                    if position + 2 + bad >= len(text):
+                        break
+                    return (f"invalid character {_quote(text[position + 2 + bad])} in \\u hexadecimal character "
+                            "escape", position + 2 + bad)
+                position += 6
+                continue
+            if escape and escape not in '"\\/bfnrt':
+                return f"invalid character {_quote(escape)} in string escape code", position + 1
+            position += 2
+            continue
+        position += 1
+    return "unexpected end of JSON input", len(text)
+
+
+def _quote(char: str) -> str:
+    """Go's quoteChar: 'x', with quotes and controls escaped."""
+    if char == "'":
+        return "'\\''"
+    if char == '"':
+        return "'\"'"
+    return "'" + json.dumps(char)[1:-1] + "'" if char < " " or char == "\x7f" else f"'{char}'"
+
+
+def _token_at(text: str, start: int, token: str) -> int:
+    """The offset of the number or constant `token` (never a look-alike inside a string) after `start`."""
+    return next(found.start() for found in _TOKEN_OR_STRING.finditer(text, start) if found.group() == token)
 
 
 def _check_depth(text: str) -> None:
@@ -130,8 +248,14 @@ def _check_depth(text: str) -> None:
 
 def line_column(text: str, offset: int) -> tuple[int, int]:
     """1-based (line, column) of a character offset, lines broken where JSON breaks them."""
-    breaks = list(_LINE_BREAK.finditer(text, 0, offset))
-    return len(breaks) + 1, offset - (breaks[-1].end() if breaks else 0) + 1
+    starts = _line_starts(text)
+    line = bisect.bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+@lru_cache(maxsize=8)  # every error in a file counts lines in the same text
+def _line_starts(text: str) -> list[int]:
+    return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
 
 
 class _Index:
@@ -141,6 +265,7 @@ class _Index:
         self.text = text
         self._ends: dict[int, int] = {}
         self._members: dict[int, list] = {}
+        self._by_name: dict[int, dict] = {}
 
     def end(self, at: int) -> int:
         if at not in self._ends:
@@ -156,7 +281,7 @@ class _Index:
                         self._ends[at] = token.end()
                         break
             else:
-                self._ends[at] = _SCALAR_END.search(text, at).start()
+                self._ends[at] = _LITERAL.match(text, at).end()
         return self._ends[at]
 
     def members(self, at: int) -> list:
@@ -181,6 +306,15 @@ class _Index:
             self._members[at] = found
         return self._members[at]
 
+    def member(self, at: int, name) -> tuple | None:
+        """(key offset or None, value offset) of the first member `name` (key or index) of the container at `at`."""
+        if at not in self._by_name:
+            found: dict = {}
+            for member, key_at, child in self.members(at):
+                found.setdefault(member, (key_at, child))
+            self._by_name[at] = found
+        return self._by_name[at].get(name)
+
     def starts(self) -> list[int]:
         """The offset of each top-level value of the stream."""
         found, at = [], _SPACE.match(self.text).end()
@@ -202,7 +336,7 @@ def locate(text: str, value: int, path: tuple, key: bool = False) -> tuple[int, 
     for depth, part in enumerate(path, 1):
         if text[at] not in "[{":
             break
-        match = next(((key_at, child) for name, key_at, child in index.members(at) if name == part), None)
+        match = index.member(at, part) if isinstance(part, (str, int)) else None
         if match is None:
             break
         key_at, at = match

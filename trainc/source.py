@@ -6,8 +6,8 @@ timestamps are strings, `1e3` is a number), numbers as the JSON it sends them as
 (`2.0` is 2), and duplicate keys are refused (kubectl's strict decoding does too).
 
 A stream whose first non-blank character is `{` is JSON (`jsontext.py`), as
-kubectl and the API server sniff it; text that is not JSON after all is read as
-YAML, which reports where it breaks.
+kubectl and the API server sniff it; like kubectl, trainc refuses such text
+that is not JSON rather than reading it as YAML.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path as FsPath
 import yaml
 
 from . import goyaml, jsontext
+from .depth import MAX_NODES
 from .errors import InputError, Origin, Path
 
 try:
@@ -32,12 +33,11 @@ except AttributeError:  # PyYAML without libyaml: correct, only slower
     _BaseLoader = yaml.SafeLoader
 
 
-MAX_NODES = 200_000  # a document expanding past this is an alias bomb, not a TrainJob
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
 
-class _Loader(_BaseLoader):
-    """YAML as the API server receives it: JSON data, i.e. trees of JSON values.
+class _JsonData:
+    """YAML as the API server receives it: JSON data, i.e. trees of JSON values (a mixin of both loaders).
 
     Tags that make other values (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
     `!!pairs`, custom tags) are refused. Every alias becomes its own copy, as in
@@ -45,8 +45,6 @@ class _Loader(_BaseLoader):
     recursive alias, or aliases expanding a document past MAX_NODES nodes (an
     alias bomb), are refused before anything is built.
     """
-
-    yaml_constructors = {tag: make for tag, make in _BaseLoader.yaml_constructors.items() if tag in _JSON_TAGS}
 
     aliased = True  # whether the text may hold aliases; without any, nothing can expand or recurse
 
@@ -80,11 +78,11 @@ class _Loader(_BaseLoader):
         try:
             return super().construct_object(node, deep=deep)
         except (ValueError, KeyError):  # only scalars raise these: `!!int x`, `!!float x`, `!!bool x`
-            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-            raise yaml.constructor.ConstructorError(
-                None, None, f"cannot read {node.value!r} as {tag}", node.start_mark) from None
+            raise _cannot_read(node) from None
 
     def construct_mapping(self, node, deep=False):
+        if not isinstance(node, yaml.MappingNode):  # `!!map x`
+            raise _cannot_read(node)
         self.flatten_mapping(node)
         mapping = {}
         for key_node, value_node in node.value:
@@ -102,10 +100,40 @@ class _Loader(_BaseLoader):
         return mapping
 
 
-_Loader.add_constructor("tag:yaml.org,2002:map", _BaseLoader.construct_yaml_map)
-for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
-    _Loader.add_constructor(_tag, _Loader.construct_go_scalar)
-_Loader.add_constructor(goyaml.MERGE, lambda loader, node: node.value)  # `<<` anywhere but a key is text
+def _cannot_read(node) -> yaml.constructor.ConstructorError:
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+    value = node.value if isinstance(node, yaml.ScalarNode) else f"a {type(node).__name__[:-4].lower()}"
+    return yaml.constructor.ConstructorError(None, None, f"cannot read {value!r} as {tag}", node.start_mark)
+
+
+class _Loader(_JsonData, _BaseLoader):
+    """libyaml's parser: fast."""
+
+
+class _TaggedLoader(_JsonData, yaml.SafeLoader):
+    """PyYAML's own parser, for text with the non-specific tag `!`: libyaml resolves `! 010` like a plain
+    scalar (8), where go-yaml (kubectl) reads the text `010`, and only this parser shows the tag."""
+
+    def compose_scalar_node(self, anchor):
+        if self.peek_event().tag == "!":
+            self.peek_event().tag = goyaml.STR
+        return super().compose_scalar_node(anchor)
+
+
+# `!` alone as a node's tag, in any position YAML allows one
+_NON_SPECIFIC_TAG = re.compile(r"(?:^|[\s\[{,:?-])!(?=[\s,\]}]|$)", re.M)
+
+
+def _loader_for(text: str):
+    return _TaggedLoader if _NON_SPECIFIC_TAG.search(text) else _Loader
+
+
+for _class in (_Loader, _TaggedLoader):
+    _class.yaml_constructors = {tag: make for tag, make in _class.yaml_constructors.items() if tag in _JSON_TAGS}
+    _class.add_constructor("tag:yaml.org,2002:map", yaml.SafeLoader.construct_yaml_map)
+    for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
+        _class.add_constructor(_tag, _JsonData.construct_go_scalar)
+    _class.add_constructor(goyaml.MERGE, lambda loader, node: node.value)  # `<<` anywhere but a key is text
 
 
 def _check_expansion(root) -> None:
@@ -146,7 +174,7 @@ _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, a
 def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
     """A character YAML forbids: the error has an offset only (libyaml's counts UTF-8 bytes)."""
     text, offset = origin.text or "", exc.position
-    if _BaseLoader is not yaml.SafeLoader:
+    if _loader_for(text) is _Loader and _BaseLoader is not yaml.SafeLoader:
         offset = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
     message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
     return InputError(origin, (), message, mark=_line_column(text, offset))
@@ -172,7 +200,7 @@ def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
 
 def _documents(text: str) -> Iterator[object]:
     """yaml.load_all, skipping the alias checks for text with no alias indicator (`*`) at all."""
-    loader = _Loader(text)
+    loader = _loader_for(text)(text)
     loader.aliased = "*" in text
     try:
         while loader.check_data():
@@ -190,13 +218,10 @@ def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
             message, offset = exc.args
             raise InputError(Origin(file, text=text), (), f"invalid JSON: {message}",
                              mark=jsontext.line_column(text, offset)) from None
-        except ValueError:
-            decoded = None  # not JSON after all: read as YAML, which says where it breaks
-        if decoded is not None:
-            for index, data in enumerate(decoded):
-                if data is not None:
-                    yield Origin(file, index, text), data
-            return
+        for index, data in enumerate(decoded):
+            if data is not None:
+                yield Origin(file, index, text), data
+        return
     try:
         for index, data in enumerate(_documents(text)):
             if data is not None:
@@ -240,21 +265,20 @@ def read(path: str) -> str:
 
 
 @lru_cache(maxsize=8)  # every error in a file locates itself in the same text
-def _decoded_as_json(text: str) -> bool:
-    if not jsontext.is_json(text):
-        return False
-    try:
-        jsontext.values(text)
-    except ValueError:
-        return False
-    except jsontext.JsonError:
-        pass
-    return True
-
-
-@lru_cache(maxsize=8)
 def _composed(text: str) -> list:
-    return list(yaml.compose_all(text, Loader=_Loader))
+    return list(yaml.compose_all(text, Loader=_loader_for(text)))
+
+
+def _key_of(node) -> str | None:
+    """A mapping key as the loader makes it a JSON key (`0x10` is "16", `y` is "true")."""
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    if node.tag == goyaml.STR:
+        return node.value
+    tag, value = goyaml.resolve(node.value)
+    if node.tag == goyaml.FLOAT and tag in (goyaml.INT, goyaml.FLOAT):
+        return goyaml.key_text(float(value))
+    return value if isinstance(value, str) else goyaml.key_text(value)
 
 
 def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
@@ -262,7 +286,7 @@ def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
     if origin.text is None:
         return (1, 1)
     path = origin.base + tuple(path)
-    if _decoded_as_json(origin.text):
+    if jsontext.is_json(origin.text):
         return jsontext.locate(origin.text, origin.index, path, key)
     try:
         node = _composed(origin.text)[origin.index]
@@ -273,7 +297,7 @@ def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
         child = key_mark = None
         if isinstance(node, yaml.MappingNode) and isinstance(part, str):
             for key_node, value_node in node.value:
-                if key_node.value == part:
+                if _key_of(key_node) == part:
                     child, key_mark = value_node, key_node.start_mark
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             child = node.value[part]

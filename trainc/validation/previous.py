@@ -82,7 +82,7 @@ def _at_revision(rev: str, files: list[str]) -> list:
         raise PreviousError(f"{rev!r} is not a directory, and no input file (stdin has no history) can be read at it")
     prefixes, found = {}, []
     for path in files:
-        folder, name = os.path.split(os.path.abspath(path))
+        folder, name = os.path.split(os.path.realpath(path))  # a symlinked input: the file it names
         if folder not in prefixes:
             prefixes[folder] = _prefix(rev, folder)
         shown = _git(folder, "show", f"{rev}:./{name}")
