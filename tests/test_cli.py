@@ -276,33 +276,13 @@ def test_runtime_snapshot_is_opt_in(tmp_path):
 
 def test_runtime_snapshot_past_the_config_map_limit_is_an_error(tmp_path):
     env = "".join(f"                        - {{name: VARIABLE_{i:06d}, value: {'x' * 40}}}\n" for i in range(20000))
-    runtime = f"""\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: ClusterTrainingRuntime
-metadata:
-  name: huge
-spec:
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template:
-            metadata:
-              labels:
-                trainer.kubeflow.org/trainjob-ancestor-step: trainer
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
-                      image: img
-                      env:
-{env}"""
+    runtime = (ROOT / "runtimes" / "torch-distributed.yaml").read_text().replace(
+        "name: torch-distributed", "name: huge").replace("runtime\n", "runtime\n                      env:\n" + env, 1)
     write(tmp_path, "runtime.yaml", runtime)
     write(tmp_path, "job.yaml", trainjob(runtime="huge"))
     assert run("build", "runtime.yaml", "job.yaml", cwd=tmp_path).returncode == 0
     assert_error(run("build", "--runtime-snapshot", "runtime.yaml", "job.yaml", cwd=tmp_path),
-                 "runtime.yaml:1:1: ClusterTrainingRuntime 'huge' is too large for the --runtime-snapshot ConfigMap "
+                 "runtime.yaml:3:1: ClusterTrainingRuntime 'huge' is too large for the --runtime-snapshot ConfigMap "
                  "(1048576 bytes of data at most)")
 
 

@@ -42,11 +42,11 @@ def is_json(text: str) -> bool:
 
 
 class _Duplicate(Exception):
-    pass
+    """An object repeats a key (the decoder's hook cannot say where; `_first_duplicate` finds it)."""
 
 
 class _OutOfRange(Exception):
-    pass
+    """A number past float64: (its literal)."""
 
 
 def _object(pairs: list) -> dict:
@@ -57,7 +57,7 @@ def _object(pairs: list) -> dict:
 
 
 class _Constant(Exception):
-    pass
+    """NaN or Infinity, which Python's decoder reads and Go's refuses: (its literal)."""
 
 
 def _constant(name: str):
