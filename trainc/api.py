@@ -200,7 +200,12 @@ _OBJECT_META = {
     },
 }
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+DNS_SUBDOMAIN_MESSAGE = (  # apimachinery's, word for word
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    f"and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '{DNS_SUBDOMAIN}')"
+)
+_DNS_SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
 
 
 _ANNOTATIONS_BYTES = 256 * 1024  # apimachinery's TotalAnnotationSizeLimitB
@@ -281,13 +286,6 @@ def document_schema(name: str) -> dict:
     return crd
 
 
-_NAME_FORMAT = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
-    "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-
-
 def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violation]:
     name = "trainjob" if kind == "TrainJob" else "trainingruntime"
     _, found = schema.validate(data, document_schema(f"{name}.{version}"))
@@ -295,7 +293,7 @@ def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violatio
     # A custom resource's name must be a DNS subdomain (a TrainJob's CEL rule already asks for more).
     object_name = data["metadata"].get("name") if not found and kind != "TrainJob" else None
     if object_name is not None and not _DNS_SUBDOMAIN.fullmatch(object_name):
-        found.append(schema.Violation(("metadata", "name"), _NAME_FORMAT))
+        found.append(schema.Violation(("metadata", "name"), DNS_SUBDOMAIN_MESSAGE))
     return found
 
 
@@ -322,6 +320,12 @@ def _not_ours(api_version, kind) -> str | None:
     if not slash:
         return f"{api_version!r} has no version: {expected}"
     return f"API groups are lower case: {expected}"
+
+
+def namespace_problem(namespace) -> str | None:
+    """Why `namespace` is no namespace the API server takes; None when it is one."""
+    _, problems = schema.validate(namespace, _OBJECT_META["properties"]["namespace"])
+    return problems[0][1] if problems else None
 
 
 def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtime | None:
@@ -352,9 +356,9 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
     if violations:
         raise InputErrors([InputError(origin, path, message, key=key) for path, message, key in violations])
     if kind != "ClusterTrainingRuntime" and "namespace" not in data["metadata"]:
-        _, problems = schema.validate(namespace, _OBJECT_META["properties"]["namespace"])
-        if problems:
-            message = f"none set, and the default namespace (-n) is invalid: {problems[0][1]}"
+        problem = namespace_problem(namespace)
+        if problem is not None:
+            message = f"none set, and the default namespace (-n) is invalid: {problem}"
             raise InputError(origin, ("metadata", "namespace"), message)
         data["metadata"]["namespace"] = namespace
     model = TrainJob if kind == "TrainJob" else Runtime

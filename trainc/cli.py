@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import tempfile
 
 import click
 
@@ -130,6 +129,8 @@ def _write_all(files: dict[str, str]) -> None:
     """Write every file or none: all are staged beside their targets first (in new files of their own, so a
     planted `.tmp` symlink leads nowhere), then renamed into place; a failure removes what was staged and the
     folders made for it."""
+    import tempfile  # only -o needs it; start-up stays light
+
     staged, made = {}, []
     mode = 0o666 & ~_umask()
     try:

@@ -26,11 +26,14 @@ class JsonError(Exception):
 
 _SPACE = re.compile(r"[ \t\r\n]*")
 _START = re.compile(r"\s*\{")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)  # strings (whose brackets do not nest) and brackets
-_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
-_TOKEN_OR_STRING = re.compile(
-    r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|-?Infinity|NaN', re.S)
+# JSON's tokens, as RFC 8259 (and Go's scanner) spell them.
+_STRING_PATTERN = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
+_NUMBER_PATTERN = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_STRING = re.compile(_STRING_PATTERN)
+_SCALAR = re.compile(f"{_NUMBER_PATTERN}|true|false|null")
+# strings (whose brackets do not nest) and brackets, read leniently: the depth check runs before decoding
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+_NUMBER_OR_STRING = re.compile(f"{_STRING_PATTERN}|{_NUMBER_PATTERN}|-?Infinity|NaN")
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 # Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
 _ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
@@ -126,8 +129,6 @@ def values(text: str) -> list:
     return decoded
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
-_JSON_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
 _AFTER = {"o": ("after object key:value pair", ",", "}"), "a": ("after array element", ",", "]")}
 
 
@@ -152,7 +153,7 @@ def _syntax_error(text: str, at: int) -> tuple[str, int] | None:
                 if isinstance(end, tuple):
                     return end
                 expect, position = "after", end
-            elif (match := _JSON_SCALAR.match(text, position)) is not None:
+            elif (match := _SCALAR.match(text, position)) is not None:
                 expect, position = "after", match.end()
             else:
                 return f"invalid character {_quote(char)} looking for beginning of value", position
@@ -187,7 +188,7 @@ def _syntax_error(text: str, at: int) -> tuple[str, int] | None:
 
 def _string_end(text: str, start: int) -> int | tuple[str, int]:
     """The end of the JSON string at `start`, or (message, offset) of what breaks it."""
-    match = _JSON_STRING.match(text, start)
+    match = _STRING.match(text, start)
     if match is not None:
         return match.end()
     position = start + 1
@@ -228,7 +229,7 @@ def _quote(char: str) -> str:
 
 def _token_at(text: str, start: int, token: str) -> int:
     """The offset of the number or constant `token` (never a look-alike inside a string) after `start`."""
-    return next(found.start() for found in _TOKEN_OR_STRING.finditer(text, start) if found.group() == token)
+    return next(found.start() for found in _NUMBER_OR_STRING.finditer(text, start) if found.group() == token)
 
 
 def _check_depth(text: str) -> None:
@@ -281,7 +282,7 @@ class _Index:
                         self._ends[at] = token.end()
                         break
             else:
-                self._ends[at] = _LITERAL.match(text, at).end()
+                self._ends[at] = _SCALAR.match(text, at).end()
         return self._ends[at]
 
     def members(self, at: int) -> list:

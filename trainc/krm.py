@@ -10,8 +10,6 @@ passes through unchanged, in its place. Errors are reported both as KRM
 
 from __future__ import annotations
 
-import re
-
 from . import api, source
 from .build import build_objects
 from .errors import InputError, InputErrors, Origin, TraincError, render_path
@@ -33,9 +31,6 @@ def _resource_list(text: str) -> tuple[Origin, dict]:
     return origin, resource_list
 
 
-_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-
-
 def _namespace(origin: Origin, resource_list: dict) -> str:
     """functionConfig may be a ConfigMap whose `data.namespace` is the default namespace (like -n)."""
     config = resource_list.get("functionConfig")
@@ -47,7 +42,7 @@ def _namespace(origin: Origin, resource_list: dict) -> str:
     namespace = data.get("namespace")
     if namespace is None:
         return "default"
-    if not isinstance(namespace, str) or len(namespace) > 63 or not _NAMESPACE.fullmatch(namespace):
+    if api.namespace_problem(namespace) is not None:
         raise InputError(origin, ("functionConfig", "data", "namespace"),
                          "the default namespace must be a DNS-1123 label (lower case alphanumerics or '-', at most "
                          "63 characters)")

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 
-from ..api import TrainJob
+from ..api import DNS_SUBDOMAIN, DNS_SUBDOMAIN_MESSAGE, TrainJob
 from ..errors import InputError, Origin, Path
 from ..ir import Unit
 from .. import pipeline
 from ..source import locate
 
 
-DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 _HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 
 
@@ -26,12 +25,8 @@ def domain_prefixed_path(value: str) -> list[str]:
     if not (slash and host and path):
         return ['must be a domain-prefixed path (such as "acme.io/foo")']
     messages = []
-    if not re.fullmatch(DNS1123_SUBDOMAIN, host):
-        messages.append(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-            f"start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-            f"'{DNS1123_SUBDOMAIN}')"
-        )
+    if not re.fullmatch(DNS_SUBDOMAIN, host):
+        messages.append(DNS_SUBDOMAIN_MESSAGE)
     if not re.fullmatch(_HTTP_PATH, path):
         messages.append(f"Invalid path (regex used for validation is '{_HTTP_PATH}')")
     return messages

@@ -37,14 +37,15 @@ import re
 
 from ..errors import InputError
 from ..ir import Unit
-from .base import DNS1123_SUBDOMAIN, domain_prefixed_path, error
+from ..api import DNS_SUBDOMAIN
+from .base import domain_prefixed_path, error
 
 MAX_INT32 = 2**31 - 1
 JOB_FAILURE_REASONS = ("BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",
                        "PodFailurePolicy")
 _DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _RULE_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
-_DNS1123_SUBDOMAIN = re.compile(DNS1123_SUBDOMAIN)
+_DNS1123_SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
 _LABEL_VALUE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 RESTART_JOB_ACTIONS = ("RestartJob", "RestartJobAndIgnoreMaxRestarts")
 _DNS1035_FORMAT = (
