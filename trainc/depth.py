@@ -1,9 +1,9 @@
 """How deep and how big input data may be, the same on every Python.
 
-libyaml refuses YAML nested past 1000 levels; JSON and in-memory data get the
-same limit, and every recursive walk over data (decoding, validation,
-serialization) runs with room for it, whatever Python's own recursion limit
-and however deep the caller's stack already is. Data that shares parts (YAML
+YAML (`yamlshape.py`), JSON and in-memory data nest at most MAX_DEPTH levels,
+libyaml 0.2.6's limit, and every recursive walk over data (composing,
+decoding, validation, serialization) runs with room for it, whatever Python's
+own recursion limit and however deep the caller's stack already is. Data that shares parts (YAML
 aliases, Python objects referenced twice) may not expand past MAX_NODES nodes.
 """
 

@@ -23,15 +23,9 @@ from pathlib import Path as FsPath
 
 import yaml
 
-from . import goyaml, jsontext
-from .depth import MAX_NODES
+from . import goyaml, jsontext, yamlshape
+from .depth import room_for_depth
 from .errors import InputError, Origin, Path
-
-try:
-    _BaseLoader = yaml.CSafeLoader
-except AttributeError:  # PyYAML without libyaml: correct, only slower
-    _BaseLoader = yaml.SafeLoader
-
 
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
@@ -42,11 +36,18 @@ class _JsonData:
     Tags that make other values (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
     `!!pairs`, custom tags) are refused. Every alias becomes its own copy, as in
     the JSON kubectl sends, so defaulting one place never changes another; a
-    recursive alias, or aliases expanding a document past MAX_NODES nodes (an
-    alias bomb), are refused before anything is built.
+    recursive alias, aliases expanding a document past MAX_NODES nodes (an alias
+    bomb) and nesting past MAX_DEPTH levels are refused before anything is built
+    (`yamlshape.py`).
     """
 
-    aliased = True  # whether the text may hold aliases; without any, nothing can expand or recurse
+    text = ""
+    aliased = deep = True  # whether the text may hold aliases, or nest MAX_DEPTH levels: if not, no shape to check
+    documents = 0  # composed so far
+
+    def recheck(self, documents: int) -> None:
+        """The nesting rule applied by PyYAML's scanner and composer to the first `documents`
+        documents: here nothing, for PyYAML's own parser applies it as it composes."""
 
     def resolve(self, kind, value, implicit):
         if kind is yaml.ScalarNode and implicit[0]:  # a plain scalar: go-yaml v2 decides what it is
@@ -69,8 +70,9 @@ class _JsonData:
         return value
 
     def construct_document(self, node):
-        if self.aliased:
-            _check_expansion(node)
+        self.documents += 1
+        if self.aliased or self.deep:
+            yamlshape.check_shape(node, lambda: self.recheck(self.documents))
         return super().construct_document(node)
 
     def construct_object(self, node, deep=False):
@@ -106,13 +108,10 @@ def _cannot_read(node) -> yaml.constructor.ConstructorError:
     return yaml.constructor.ConstructorError(None, None, f"cannot read {value!r} as {tag}", node.start_mark)
 
 
-class _Loader(_JsonData, _BaseLoader):
-    """libyaml's parser: fast."""
-
-
-class _TaggedLoader(_JsonData, yaml.SafeLoader):
-    """PyYAML's own parser, for text with the non-specific tag `!`: libyaml resolves `! 010` like a plain
-    scalar (8), where go-yaml (kubectl) reads the text `010`, and only this parser shows the tag."""
+class _PyLoader(yamlshape.Nesting, _JsonData, yaml.SafeLoader):
+    """PyYAML's own parser: where PyYAML has no libyaml, for text with the non-specific tag `!` (libyaml
+    resolves `! 010` like a plain scalar, 8, where go-yaml, kubectl, reads the text `010`, and only this
+    parser shows the tag), and to apply the nesting rule (`yamlshape.py`)."""
 
     def compose_scalar_node(self, anchor):
         if self.peek_event().tag == "!":
@@ -120,52 +119,36 @@ class _TaggedLoader(_JsonData, yaml.SafeLoader):
         return super().compose_scalar_node(anchor)
 
 
+if hasattr(yaml, "CSafeLoader"):
+    class _Loader(_JsonData, yaml.CSafeLoader):
+        """libyaml's parser: fast."""
+
+        def recheck(self, documents: int) -> None:
+            loader = _PyLoader(self.text)
+            try:
+                for _ in range(documents):
+                    if loader.check_node():
+                        loader.get_node()
+            finally:
+                loader.dispose()
+else:  # PyYAML without libyaml: correct, only slower
+    _Loader = _PyLoader
+
+
 # `!` alone as a node's tag, in any position YAML allows one
 _NON_SPECIFIC_TAG = re.compile(r"(?:^|[\s\[{,:?-])!(?=[\s,\]}]|$)", re.M)
 
 
 def _loader_for(text: str):
-    return _TaggedLoader if _NON_SPECIFIC_TAG.search(text) else _Loader
+    return _PyLoader if _NON_SPECIFIC_TAG.search(text) else _Loader
 
 
-for _class in (_Loader, _TaggedLoader):
+for _class in dict.fromkeys((_Loader, _PyLoader)):
     _class.yaml_constructors = {tag: make for tag, make in _class.yaml_constructors.items() if tag in _JSON_TAGS}
     _class.add_constructor("tag:yaml.org,2002:map", yaml.SafeLoader.construct_yaml_map)
     for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
         _class.add_constructor(_tag, _JsonData.construct_go_scalar)
     _class.add_constructor(goyaml.MERGE, lambda loader, node: node.value)  # `<<` anywhere but a key is text
-
-
-def _check_expansion(root) -> None:
-    """Refuse a node holding an alias to itself or an ancestor, and documents whose aliases
-    expand them past MAX_NODES nodes (reported at the smallest node that does).
-
-    Iterative and memoized on the node graph, so neither depth nor a bomb costs more than
-    one visit per distinct collection node (a scalar counts one and holds nothing).
-    """
-    sizes: dict[int, int] = {}
-    ancestors: set[int] = set()
-    stack: list = [(root, root.start_mark, None)]
-    while stack:
-        node, mark, children = stack.pop()
-        if children is not None:  # every child is measured
-            ancestors.discard(id(node))
-            size = 1 + sum(sizes.get(id(child), 1) for child in children)
-            if size > MAX_NODES:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"aliases expand this node to more than {MAX_NODES} nodes (an alias bomb?)",
-                    node.start_mark)
-            sizes[id(node)] = size
-        elif id(node) in ancestors:
-            raise yaml.constructor.ConstructorError(None, None, "recursive alias: a node cannot contain itself", mark)
-        elif id(node) not in sizes and not isinstance(node, yaml.ScalarNode):
-            if isinstance(node, yaml.MappingNode):
-                pairs = [(child, key.start_mark) for key, value in node.value for child in (key, value)]
-            else:
-                pairs = [(child, node.start_mark) for child in node.value]
-            ancestors.add(id(node))
-            stack.append((node, mark, [child for child, _ in pairs]))
-            stack.extend((child, at, None) for child, at in pairs if not isinstance(child, yaml.ScalarNode))
 
 
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, as libyaml counts lines
@@ -174,7 +157,7 @@ _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, a
 def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
     """A character YAML forbids: the error has an offset only (libyaml's counts UTF-8 bytes)."""
     text, offset = origin.text or "", exc.position
-    if _loader_for(text) is _Loader and _BaseLoader is not yaml.SafeLoader:
+    if _loader_for(text) is not _PyLoader:
         offset = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
     message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
     return InputError(origin, (), message, mark=_line_column(text, offset))
@@ -192,21 +175,29 @@ def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     message = f"invalid YAML: {getattr(exc, 'problem', None) or exc}"
     context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-    if context and context_mark is not None and context_mark is not mark:
-        message += f" ({context} at line {context_mark.line + 1}, column {context_mark.column + 1})"
     where = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    if context and context_mark is not None:
+        at = (context_mark.line + 1, context_mark.column + 1)
+        message += f" ({context})" if at == where else f" ({context} at line {at[0]}, column {at[1]})"
     return InputError(origin, (), message, mark=where)
 
 
-def _documents(text: str) -> Iterator[object]:
-    """yaml.load_all, skipping the alias checks for text with no alias indicator (`*`) at all."""
+def _documents(text: str) -> list:
+    """yaml.load_all, skipping the shape checks for text that can hold no alias (`*`) and nest too little."""
     loader = _loader_for(text)(text)
-    loader.aliased = "*" in text
-    try:
-        while loader.check_data():
-            yield loader.get_data()
-    finally:
-        loader.dispose()
+    loader.text, loader.aliased, loader.deep = text, "*" in text, yamlshape.may_nest(text)
+    documents = []
+    with room_for_depth(frames_per_level=4):  # a level is four frames of the composer (`yamlshape.Nesting`)
+        try:
+            while loader.check_data():
+                documents.append(loader.get_data())
+        except yaml.YAMLError as exc:
+            if yamlshape.is_too_deep(exc):  # libyaml's own limit: refused where PyYAML's scanner refuses it
+                loader.recheck(loader.documents + 1)
+            raise
+        finally:
+            loader.dispose()
+    return documents
 
 
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
@@ -266,7 +257,8 @@ def read(path: str) -> str:
 
 @lru_cache(maxsize=8)  # every error in a file locates itself in the same text
 def _composed(text: str) -> list:
-    return list(yaml.compose_all(text, Loader=_loader_for(text)))
+    with room_for_depth(frames_per_level=4):
+        return list(yaml.compose_all(text, Loader=_loader_for(text)))
 
 
 def _key_of(node) -> str | None:

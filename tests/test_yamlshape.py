@@ -1,0 +1,131 @@
+"""YAML nesting is refused the same with any PyYAML: libyaml 0.2.6's rule, applied by PyYAML's scanner
+(`trainc/yamlshape.py`), matches libyaml 0.2.6 itself; the pure-Python loader (PyYAML without libyaml)
+reads and refuses what the libyaml one does; and ordinary inputs never pay for the check."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import yaml
+
+from conftest import GOLDEN, need
+from trainc import source, yamlshape
+from trainc.depth import MAX_DEPTH, room_for_depth
+from trainc.errors import InputError
+
+
+def _libyaml_version() -> tuple[int, ...]:
+    try:
+        from yaml import _yaml
+    except ImportError:
+        return ()
+    return tuple(int(part) for part in _yaml.get_version_string().split("."))
+
+
+def _tokens(loader, text: str):
+    """How scanning `text` ends: "ok", or the error's words and 0-based position."""
+    scanner = loader(text)
+    try:
+        with room_for_depth(frames_per_level=4):
+            while scanner.check_token():
+                scanner.get_token()
+        return "ok"
+    except yaml.YAMLError as exc:
+        return exc.problem, exc.context, (exc.problem_mark.line, exc.problem_mark.column)
+    finally:
+        scanner.dispose()
+
+
+def _block(rng: random.Random, levels: int, tail: str) -> str:
+    """`levels` block collections that each raise the indentation, `tail` innermost: a few mappings,
+    key or value, each holding a sequence at its own indentation (which raises none), then compact
+    sequences (`- - -`), which keep the text short."""
+    lines, indent = [], 0
+    for _ in range(min(levels, rng.randint(0, 12))):
+        lines += [" " * indent + rng.choice(["a:", "?"]), " " * indent + "-"]
+        indent += 2
+        levels -= 1
+    return "\n".join(lines + [" " * indent + "- " * max(levels, 0) + tail]) + "\n"
+
+
+def _flow(rng: random.Random, levels: int) -> str:
+    opened = [rng.choice(["[", "{a: ", "[b: ", "[? ", "[1, {e: f}, "]) for _ in range(levels)]
+    return "".join(opened) + "x" + "".join("]" if bracket[0] == "[" else "}" for bracket in reversed(opened))
+
+
+def _cases() -> list[str]:
+    """Block and flow levels summing to just under, at and just over the limit; PyYAML's scanner
+    takes time quadratic in flow levels, so most of the levels are blocks."""
+    rng = random.Random(2170)
+    cases = []
+    for blocks in (0, 1, 700, 990, 998, 999, 1000, 1001):
+        for flows in sorted({max(MAX_DEPTH - blocks + delta, 0) for delta in (-1, 0, 1)}):
+            cases.append(_block(rng, blocks, _flow(rng, flows)))
+    for _ in range(30):
+        blocks = rng.randint(900, 1000)
+        cases.append(_block(rng, blocks, _flow(rng, MAX_DEPTH - blocks + rng.randint(-3, 3))))
+    return cases
+
+
+CASES = _cases()
+
+
+def test_nesting_rule_is_libyaml_0_2_6s():
+    need(_libyaml_version() >= (0, 2, 6), "needs libyaml 0.2.6 or newer (PyYAML 6.0.4's wheels), the rule compared with")
+    outcomes = [(_tokens(yaml.CSafeLoader, text), _tokens(source._PyLoader, text)) for text in CASES]
+    assert [libyaml for libyaml, ours in outcomes if libyaml != ours] == []
+    refused = sum(libyaml != "ok" for libyaml, _ in outcomes)
+    assert 0.2 * len(CASES) < refused < 0.8 * len(CASES)  # the cases straddle the limit
+
+
+def _load(text: str):
+    try:
+        with room_for_depth():  # to compare and print what was read
+            return repr([data for _, data in source.load_text(text, "a.yaml")])
+    except InputError as exc:
+        return exc.mark, exc.message
+
+
+NESTED = [
+    "- " * 990 + "[" * 10 + "]" * 10,  # 1000 levels: read
+    "- " * 990 + "[" * 11 + "]" * 11,  # 1001 levels
+    "".join(" " * i + "a:\n" for i in range(1000)),
+    "- " * 999 + "x",
+    "a: 1\n---\nb: " + "[b: " * 600 + "x" + "]" * 600 + "\n",
+    "a: &x " + "[" * 600 + "]" * 600 + "\nb: " + "[" * 600 + "*x" + "]" * 600,
+    "a: &x " + "[" * 400 + "]" * 400 + "\nb: " + "[" * 400 + "*x" + "]" * 400,
+    "a: &x [*x]\nb:\n" + "- " * 1000 + "x",  # a recursive alias, but the nesting is refused first
+    *CASES[-30::6],
+]
+
+
+@pytest.mark.parametrize("text", NESTED, ids=range(len(NESTED)))
+def test_pure_python_loader_agrees(monkeypatch, text):
+    """PyYAML without libyaml loads, and refuses, what trainc with libyaml does."""
+    with_libyaml = _load(text)
+    monkeypatch.setattr(source, "_Loader", source._PyLoader)
+    assert _load(text) == with_libyaml
+
+
+def test_data_nested_past_the_limit_is_refused_where_it_passes_it():
+    text = "a: " + "[b: " * 500 + "[" + "]" * 501
+    assert _load(text) == ((1, 2001), "invalid YAML: nested deeper than 1000 levels")
+    text = "a: " + "[b: " * 499 + "[" + "]" * 500  # 1000 levels: read
+    assert _load(text).startswith("[{'a': [{'b': [{'b': ")
+
+
+@pytest.mark.parametrize("text", [
+    "".join(" " * i + "a:\n" for i in range(MAX_DEPTH)),  # one column a level
+    "- " * MAX_DEPTH + "x",
+    "".join(" " * (2 * i) + "a:\n" + " " * (2 * i) + "- " for i in range(MAX_DEPTH // 2)) + "x",  # indentless
+    "a: " + "[b: " * (MAX_DEPTH // 2) + "x" + "]" * (MAX_DEPTH // 2),  # two data levels a bracket
+])
+def test_cheap_bound_never_misses_a_deep_document(text):
+    assert yamlshape.may_nest(text)
+
+
+def test_ordinary_inputs_skip_the_shape_check():
+    texts = [path.read_text() for path in sorted(GOLDEN.glob("*/*.yaml")) if not path.name.startswith("expected")]
+    assert len(texts) > 100
+    assert not any(yamlshape.may_nest(text) and "*" not in text for text in texts)
