@@ -34,7 +34,7 @@ spec:
   trainer:
     numNodes: 2
 """
-# A runtime with one job, to mutate: `{job}` is spliced into its replicated job, `{pod}` into its pod spec.
+# A runtime with one job, to mutate: `{jobset}` is spliced into its JobSet spec, `{job}` into its replicated job.
 RUNTIME = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime
@@ -43,7 +43,7 @@ metadata:
 spec:
 {policy}  template:
     spec:
-      replicatedJobs:
+{jobset}      replicatedJobs:
         - name: {job_name}
 {job}          template:
             metadata:
@@ -66,8 +66,8 @@ spec:
 {trainer}"""
 
 
-def runtime(policy="", job_name="node", job="", name="demo", trainer=""):
-    return RUNTIME.format(policy=policy, job_name=job_name, job=job, name=name, trainer=trainer)
+def runtime(policy="", jobset="", job_name="node", job="", name="demo", trainer=""):
+    return RUNTIME.format(policy=policy, jobset=jobset, job_name=job_name, job=job, name=name, trainer=trainer)
 
 
 def invoke(tmp_path, monkeypatch, files: dict, *args, stdin=None):
@@ -152,8 +152,7 @@ ERRORS = [
                                         "metadata: {name: x}\nspec: {mlPolicy: oops, template: {spec: {}}}\n"}, (),
      ["a.yaml:4:18: spec.mlPolicy: must be an object, not string"]),
     # CEL rules ran on values of the wrong type (AttributeError); the API server skips them (hasBlockingErr).
-    ("cel-after-type-error", {"a.yaml": runtime(job="").replace(
-        "      replicatedJobs:\n", "      volumeClaimPolicies: [{templates: [5]}]\n      replicatedJobs:\n")}, (),
+    ("cel-after-type-error", {"a.yaml": runtime(jobset="      volumeClaimPolicies: [{templates: [5]}]\n")}, (),
      ["a.yaml:8:42: spec.template.spec.volumeClaimPolicies[0].templates[0]: must be an object, not integer"]),
     # Python's `$` matches before a final newline; RE2's (CRD patterns, CEL) does not.
     ("pattern-trailing-newline", {"a.yaml": TRAINJOB.replace("name: demo", 'name: "demo\\n"\n  namespace: "ns\\n"')},
@@ -213,12 +212,11 @@ ERRORS = [
     ("jobset-depends-on-later-job", {"a.yaml": runtime(job="          dependsOn: [{name: later, status: Ready}]\n")},
      (), ["a.yaml:10:22: spec.template.spec.replicatedJobs[0].dependsOn: the JobSet webhook refuses replicated job "
           "'node' depending on 'later': only on an earlier replicated job"]),
-    ("jobset-failure-policy", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+    ("jobset-failure-policy", {"a.yaml": runtime(jobset=(
         "      failurePolicy:\n        rules:\n"
         "          - {name: '', action: FailJobSet, targetReplicatedJobs: [nodes]}\n"
         "          - {name: failurePolicyRule0, action: FailJobSet, onJobFailureReasons: [OOMKilled]}\n"
-        "          - {name: 1st, action: FailJobSet}\n"
-        "      replicatedJobs:\n"))}, (),
+        "          - {name: 1st, action: FailJobSet}\n"))}, (),
      ["a.yaml:11:81: spec.template.spec.failurePolicy.rules[1].onJobFailureReasons: the JobSet webhook refuses the "
       "job failure reason 'OOMKilled': not one of BackoffLimitExceeded, DeadlineExceeded, FailedIndexes, "
       "MaxFailedIndexesExceeded, PodFailurePolicy",
@@ -234,11 +232,10 @@ ERRORS = [
         "          template: {spec: {parallelism: 4, template: {spec: {containers: [{name: s, image: s}]}}}}\n"))}, (),
      ["a.yaml:10:21: spec.template.spec.replicatedJobs[0].replicas: the JobSet webhook refuses replicated job 'side': "
       "the product of replicas and parallelism must not exceed 2147483647"]),
-    ("jobset-managed-by-and-gated-features", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+    ("jobset-managed-by-and-gated-features", {"a.yaml": runtime(jobset=(
         "      managedBy: not-a-path\n"
         "      failurePolicy:\n        restartStrategy: InPlaceRestart\n"
-        "        rules:\n          - {name: again, action: RestartJob}\n"
-        "      replicatedJobs:\n"))}, (),
+        "        rules:\n          - {name: again, action: RestartJob}\n"))}, (),
      ["a.yaml:8:18: spec.template.spec.managedBy: the JobSet webhook refuses managedBy 'not-a-path': must be a "
       "domain-prefixed path (such as \"acme.io/foo\")",
       "a.yaml:10:26: spec.template.spec.failurePolicy.restartStrategy: the JobSet webhook refuses restartStrategy "
@@ -246,25 +243,24 @@ ERRORS = [
       "a.yaml:12:35: spec.template.spec.failurePolicy.rules[0].action: the JobSet webhook refuses action 'RestartJob': "
       "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob feature "
       "gate is disabled"]),
-    ("jobset-coordinator", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
-        "      coordinator: {replicatedJob: node, podIndex: 1}\n      replicatedJobs:\n"))}, (),
+    ("jobset-coordinator", {"a.yaml": runtime(jobset=(
+        "      coordinator: {replicatedJob: node, podIndex: 1}\n"))}, (),
      ["a.yaml:8:52: spec.template.spec.coordinator.podIndex: the JobSet webhook refuses the coordinator: coordinator "
       "pod index 1 is invalid for replicatedJob node job index 0"]),
-    ("jobset-coordinator-missing-job", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
-        "      coordinator: {replicatedJob: nodes}\n      replicatedJobs:\n"))}, (),
+    ("jobset-coordinator-missing-job", {"a.yaml": runtime(jobset=(
+        "      coordinator: {replicatedJob: nodes}\n"))}, (),
      ["a.yaml:8:36: spec.template.spec.coordinator.replicatedJob: the JobSet webhook refuses the coordinator: "
       "coordinator replicatedJob nodes does not exist"]),
-    ("jobset-coordinator-label-too-long", {"a.yaml": runtime(name="a" * 40, trainer="  trainer: {numNodes: 1}\n").replace(
-        "      replicatedJobs:\n", "      coordinator: {replicatedJob: node}\n      replicatedJobs:\n")}, (),
+    ("jobset-coordinator-label-too-long", {"a.yaml": runtime(
+        name="a" * 40, trainer="  trainer: {numNodes: 1}\n", jobset="      coordinator: {replicatedJob: node}\n")}, (),
      ["a.yaml:25:9: metadata.name: the JobSet webhook refuses the coordinator: spec will lead to invalid label value '"
       + "a" * 40 + "-node-0-0." + "a" * 40 + "' for coordinator label \"jobset.sigs.k8s.io/coordinator\" (long JobSet "
       "/ ReplicatedJob / SubDomain name?): must be no more than 63 characters and start and end with an alphanumeric "
       "character"]),
-    ("jobset-volume-claim-policies", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
+    ("jobset-volume-claim-policies", {"a.yaml": runtime(jobset=(
         "      volumeClaimPolicies:\n        - templates:\n"
         "            - {metadata: {name: scratch}, spec: {accessModes: [ReadWriteOnce]}}\n"
-        "            - {metadata: {name: scratch}, spec: {accessModes: [ReadWriteOnce]}}\n"
-        "      replicatedJobs:\n"))}, (),
+        "            - {metadata: {name: scratch}, spec: {accessModes: [ReadWriteOnce]}}\n"))}, (),
      ["a.yaml:10:33: spec.template.spec.volumeClaimPolicies[0].templates[0].metadata.name: the JobSet webhook refuses "
       "volume claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "
       "VolumeClaimPolicies",

@@ -27,7 +27,7 @@ def _tokens(loader, text: str):
     """How scanning `text` ends: "ok", or the error's words and 0-based position."""
     scanner = loader(text)
     try:
-        with room_for_depth(frames_per_level=4):
+        with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
             while scanner.check_token():
                 scanner.get_token()
         return "ok"

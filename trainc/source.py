@@ -187,7 +187,7 @@ def _documents(text: str) -> list:
     loader = _loader_for(text)(text)
     loader.text, loader.aliased, loader.deep = text, "*" in text, yamlshape.may_nest(text)
     documents = []
-    with room_for_depth(frames_per_level=4):  # a level is four frames of the composer (`yamlshape.Nesting`)
+    with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
         try:
             while loader.check_data():
                 documents.append(loader.get_data())
@@ -257,7 +257,7 @@ def read(path: str) -> str:
 
 @lru_cache(maxsize=8)  # every error in a file locates itself in the same text
 def _composed(text: str) -> list:
-    with room_for_depth(frames_per_level=4):
+    with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
         return list(yaml.compose_all(text, Loader=_loader_for(text)))
 
 

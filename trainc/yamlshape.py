@@ -16,6 +16,7 @@ import yaml
 
 from .depth import MAX_DEPTH, MAX_NODES
 
+FRAMES_PER_LEVEL = 4  # Python frames a level of nesting takes in PyYAML's composer with `Nesting` mixed in
 _TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's words, with its context
 _NESTED = f"nested deeper than {MAX_DEPTH} levels"  # the words of the JSON reader and of the Python API
 
