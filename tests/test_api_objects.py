@@ -144,7 +144,7 @@ def test_objects_shared_past_the_node_limit_are_refused_like_alias_bombs():
     body["metadata"]["labels"] = {"a": shared}
     with pytest.raises(InputErrors) as error:
         trainc.from_objects([body])
-    assert "expands to more than 200000 nodes" in error.value.render()
+    assert "shared objects expand it by more than 200000 nodes" in error.value.render()
 
 
 def test_surrogates_in_strings_are_sent_as_go_reads_them():

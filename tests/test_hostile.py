@@ -7,7 +7,10 @@ the logic lives), the YAML features Kubernetes inputs meet, and a bounded seeded
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pwd
 import random
 import re
 import time
@@ -104,9 +107,9 @@ ERRORS = [
     ("not-utf8", {"a.yaml": TRAINJOB.encode() + b"\xff"}, (), ["a.yaml:1:1: not UTF-8 text"]),
     # Aliases were shared objects: defaults of one place leaked into another, bombs and cycles reached the walker.
     ("alias-bomb", {"a.yaml": TRAINJOB.replace("numNodes: 2", f"numNodes: {bomb()}")}, (),
-     ["a.yaml:9:213: invalid YAML: aliases expand this node to more than 200000 nodes (an alias bomb?)"]),
+     ["a.yaml:9:213: invalid YAML: aliases expand this node by more than 200000 nodes (an alias bomb?)"]),
     ("alias-bomb-in-kind", {"a.yaml": TRAINJOB.replace("kind: TrainJob", f"kind: {bomb()}")}, (),
-     ["a.yaml:2:205: invalid YAML: aliases expand this node to more than 200000 nodes (an alias bomb?)"]),
+     ["a.yaml:2:205: invalid YAML: aliases expand this node by more than 200000 nodes (an alias bomb?)"]),
     ("recursive-alias", {"a.yaml": TRAINJOB.replace("metadata:\n  name: demo", "metadata: &m\n  name: demo\n  x: *m")},
      (), ["a.yaml:5:3: invalid YAML: recursive alias: a node cannot contain itself"]),
     ("shared-alias-is-a-copy", {"a.yaml": TRAINJOB.replace(
@@ -332,7 +335,7 @@ ERRORS = [
      ("build", "a.yaml"), ["a.yaml:1:406: invalid YAML: nested deeper than 1000 levels"]),
     ("status-bomb", {"js.yaml": "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: " + bomb()},
      ("status", "js.yaml"),
-     ["js.yaml:4:207: invalid YAML: aliases expand this node to more than 200000 nodes (an alias bomb?)"]),
+     ["js.yaml:4:207: invalid YAML: aliases expand this node by more than 200000 nodes (an alias bomb?)"]),
 ]
 
 
@@ -358,21 +361,47 @@ def test_stdin_that_is_not_utf8(tmp_path, monkeypatch, command):
     """sys.stdin.read() raised UnicodeDecodeError (or, under surrogateescape, libyaml an encode error)."""
     result = invoke(tmp_path, monkeypatch, {}, command, "-", stdin=b"kind: \xff\n")
     assert result.exit_code == 1 and result.stdout == ""
-    assert result.stderr.splitlines()[0] == "-:1:1: not UTF-8 text"
+    assert result.stderr.splitlines()[0] == "<stdin>:1:1: not UTF-8 text"
 
 
-def test_unreadable_file_is_an_input_error(tmp_path, monkeypatch):
-    """Reported by trainc's reader, exit 1, as inside a directory (click used to refuse it with exit 2)."""
-    real_open = open
+@contextlib.contextmanager
+def unprivileged(tmp_path):
+    """Permissions as a user sees them: as root (CI), the effective user is `nobody` meanwhile, for whom a
+    mode-000 path is unreadable (root reads it anyway)."""
+    if os.geteuid() != 0:
+        yield
+        return
+    nobody = pwd.getpwnam("nobody")
+    tmp_path.chmod(0o755)
+    os.setegid(nobody.pw_gid)
+    os.seteuid(nobody.pw_uid)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
 
-    def deny(path, *args, **kwargs):
-        if str(path).endswith("secret.yaml"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", deny)
-    result = invoke(tmp_path, monkeypatch, {"d/secret.yaml": TRAINJOB}, "build", "d/secret.yaml")
-    assert_error(result, "d/secret.yaml:1:1: cannot read: Permission denied")
+@pytest.mark.parametrize("files, unreadable, args, line", [
+    # Reported by trainc's reader, exit 1, as inside a directory (click used to refuse it with exit 2).
+    (["d/secret.yaml"], "d/secret.yaml", ("d/secret.yaml",), "d/secret.yaml:1:1: cannot read: Permission denied"),
+    (["d/ok.yaml", "d/secret.yaml"], "d/secret.yaml", ("d",), "d/secret.yaml:1:1: cannot read: Permission denied"),
+    # A directory that cannot be listed gave an empty render, exit 0: a GitOps sync would prune everything.
+    (["d/ok.yaml", "d/sub/a.yaml"], "d/sub", ("d",), "d/sub:1:1: cannot read the directory: Permission denied"),
+    (["d/a.yaml"], "d", ("d",), "d:1:1: cannot read the directory: Permission denied"),
+], ids=["file", "file-in-directory", "subdirectory", "top-directory"])
+def test_every_unreadable_path_is_an_error(tmp_path, monkeypatch, files, unreadable, args, line):
+    invoke(tmp_path, monkeypatch, {name: TRAINJOB for name in files}, "build", "d")  # imports done with every right
+    for path in [tmp_path / "d", *(tmp_path / "d").rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (tmp_path / unreadable).chmod(0)
+    try:
+        with unprivileged(tmp_path):
+            result = CliRunner().invoke(cli, ["build", *args])
+    finally:
+        (tmp_path / unreadable).chmod(0o755)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert_error(result, line)
 
 
 def test_directory_symlink_loop_and_dangling_links(tmp_path, monkeypatch):

@@ -25,11 +25,11 @@ class Output:
         return [obj for _, objs in self.jobs for obj in objs]
 
 
-def _documents(paths, errors) -> list:
+def _documents(paths, errors, budget: source.Budget) -> list:
     """(origin, object) for every object in the files under `paths`, `List`s expanded."""
     found = []
     for path in source.iter_files(list(paths)):
-        documents, problems = caught(lambda: list(source.load_text(source.read(path), path)))
+        documents, problems = caught(lambda: list(source.load_text(source.read(path, budget), source.name(path))))
         errors.extend(problems)
         for origin, document in documents or ():
             found.extend(source.items(origin, document))
@@ -44,10 +44,12 @@ def _parse(documents, namespace: str, errors):
             yield parsed
 
 
-def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
+def load(paths, runtime_paths=(), namespace: str = "default", max_input_bytes: int | None = None) -> tuple[list, list]:
+    """TrainJobs and user runtimes from the inputs, read within `max_input_bytes` in all (source.MAX_INPUT_BYTES
+    by default); raises InputErrors listing every problem."""
     errors: list[InputError] = []
-    return _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    budget = source.Budget(max_input_bytes)
+    return _load(_documents(paths, errors, budget), _documents(runtime_paths, errors, budget), namespace, errors)
 
 
 def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[list, list]:
@@ -65,9 +67,10 @@ def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[l
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False,
+          max_input_bytes: int | None = None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
-    trainjobs, runtimes = load(paths, runtime_paths, namespace)
+    trainjobs, runtimes = load(paths, runtime_paths, namespace, max_input_bytes)
     ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot)
     return _compile(trainjobs, runtimes, ctx, previous)
 

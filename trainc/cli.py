@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from .depth import MAX_INPUT_BYTES
 from .errors import InputErrors, TraincError
 
 EXIT_INVALID = 1
@@ -29,14 +30,20 @@ def _seed(path: str | None) -> bytes | None:
         raise click.BadParameter(str(exc), param_hint="--ssh-key-seed") from None
 
 
+_max_input_bytes = click.option(
+    "--max-input-bytes", type=click.IntRange(min=0), default=MAX_INPUT_BYTES, show_default=True,
+    envvar="TRAINC_MAX_INPUT_BYTES", help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).")
+
+
 def _inputs(command):
-    """PATHS, --runtimes and -n, read the same way by every command that compiles."""
+    """PATHS, --runtimes, -n and --max-input-bytes, read the same way by every command that compiles."""
     for option in reversed((
         click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False)),
         click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
                      help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name."),
         click.option("-n", "--namespace", default="default", show_default=True,
                      help="Namespace for TrainJobs and TrainingRuntimes that set none."),
+        _max_input_bytes,
     )):
         command = option(command)
     return command
@@ -81,7 +88,7 @@ def cli() -> None:
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous
-def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot, previous):
+def build(paths, runtime_paths, namespace, max_input_bytes, output_dir, ssh_key_seed, runtime_snapshot, previous):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
 
     PATHS are YAML or JSON files or directories (searched recursively for *.yaml,
@@ -93,7 +100,7 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_sna
 
     try:
         output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed),
-                           runtime_snapshot=runtime_snapshot,
+                           runtime_snapshot=runtime_snapshot, max_input_bytes=max_input_bytes,
                            previous=_load_previous(previous, paths, runtime_paths, namespace))
     except TraincError as error:
         _fail(error)
@@ -174,7 +181,7 @@ def _plural(count: int, noun: str) -> str:
 @cli.command()
 @_inputs
 @_previous
-def validate(paths, runtime_paths, namespace, previous):
+def validate(paths, runtime_paths, namespace, max_input_bytes, previous):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
     Checks the CRD schemas and CEL rules, the TrainJob and (Cluster)TrainingRuntime
@@ -196,7 +203,7 @@ def validate(paths, runtime_paths, namespace, previous):
         before = _load_previous(previous, paths, runtime_paths, namespace)
         # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
-                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
+                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), max_input_bytes=max_input_bytes)
     except TraincError as error:
         click.echo(error.render(), err=True)
         count = len(error.errors) if isinstance(error, InputErrors) else 1
@@ -211,7 +218,8 @@ def validate(paths, runtime_paths, namespace, previous):
 @click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False, readable=False))
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "table"]), default="yaml",
               show_default=True, help="YAML TrainJob status objects, or a table for people.")
-def status(file, output_format):
+@_max_input_bytes
+def status(file, output_format, max_input_bytes):
     """Derive the TrainJob status Trainer's controller would write from a JobSet.
 
     FILE (default stdin) holds JobSets as YAML or JSON, one per document or in a
@@ -226,7 +234,7 @@ def status(file, output_format):
     from . import status as derive
 
     try:
-        statuses = derive.read(file)
+        statuses = derive.read(file, max_input_bytes)
     except TraincError as error:
         _fail(error)
     _emit(derive.table(statuses) if output_format == "table" else derive.dump(statuses))
@@ -234,7 +242,8 @@ def status(file, output_format):
 
 @cli.command("fn")
 @_ssh_key_seed
-def krm_function(ssh_key_seed):
+@_max_input_bytes
+def krm_function(ssh_key_seed, max_input_bytes):
     """Run as a KRM function (kustomize, kpt): a ResourceList on stdin, one on stdout.
 
     TrainJobs and runtimes among the items are replaced by the rendered objects;
@@ -243,7 +252,7 @@ def krm_function(ssh_key_seed):
     from . import krm, source
 
     try:
-        text = source.read("-")
+        text = source.read("-", source.Budget(max_input_bytes))
     except TraincError as error:
         _fail(error)
     rendered, notices, errors = krm.run(text, _seed(ssh_key_seed))

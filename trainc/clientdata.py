@@ -31,7 +31,8 @@ def _plain(value):
 
 def json_data(value, origin: Origin):
     """`value` as JSON data; an InputError at its path for what no client would send as JSON, or for
-    objects shared so often that sending them would expand past MAX_NODES nodes."""
+    objects shared so often that sending them would add more than MAX_NODES nodes (only repeats count:
+    a large object sent once is no bomb)."""
     return _Converter(origin).convert(value, ())
 
 
@@ -41,16 +42,22 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class _Converter:
     def __init__(self, origin: Origin):
         self.origin, self.nodes = origin, 0
+        self.seen: dict[int, object] = {}  # every collection converted, by id (kept alive, so no id is reused)
 
     def fail(self, path: Path, message: str) -> InputError:
         return InputError(self.origin, path, message)
 
-    def convert(self, value, path: Path):
-        self.nodes += 1
-        if self.nodes > MAX_NODES:
-            raise self.fail(path, f"expands to more than {MAX_NODES} nodes (objects shared this often?)")
+    def convert(self, value, path: Path, repeated: bool = False):
+        if not repeated and not isinstance(value, (str, int, float, type(None))):
+            repeated = id(value) in self.seen
+            self.seen[id(value)] = value
+        if repeated:
+            self.nodes += 1
+            if self.nodes > MAX_NODES:
+                raise self.fail(path, f"shared objects expand it by more than {MAX_NODES} nodes (objects shared "
+                                      "this often?)")
         if isinstance(value, enum.Enum):  # the SDK's enums (DataType, Loss, …) send their values
-            return self.convert(value.value, path)
+            return self.convert(value.value, path, repeated)
         if isinstance(value, float) and not math.isfinite(value):
             raise self.fail(path, f"{value} is not a JSON number")
         if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
@@ -66,17 +73,17 @@ class _Converter:
             for key in value:
                 if not isinstance(key, str):
                     raise self.fail(path, f"mapping keys must be strings, not {type(key).__name__} {key!r}")
-            return {self.convert(key, path): self.convert(item, (*path, key)) for key, item in value.items()}
+            return {self.convert(key, path): self.convert(item, (*path, key), repeated) for key, item in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self.convert(item, (*path, index)) for index, item in enumerate(value)]
+            return [self.convert(item, (*path, index), repeated) for index, item in enumerate(value)]
         if isinstance(value, (datetime.datetime, datetime.date)):
             return value.isoformat()
         if isinstance(getattr(value, "openapi_types", None), dict) and isinstance(getattr(value, "attribute_map", None), dict):
             fields = {value.attribute_map[name]: getattr(value, name) for name in value.openapi_types}
-            return self.convert({key: item for key, item in fields.items() if item is not None}, path)
+            return self.convert({key: item for key, item in fields.items() if item is not None}, path, repeated)
         if callable(getattr(value, "model_dump", None)):  # pydantic: the SDK's models alias fields to JSON keys
             to_dict = getattr(value, "to_dict", None)
             return self.convert(to_dict() if callable(to_dict) else value.model_dump(by_alias=True, exclude_none=True),
-                                path)
+                                path, repeated)
         raise self.fail(path, f"cannot be sent as JSON: a {type(value).__name__} (pass dicts, lists, strings, "
                               "numbers, booleans, None, YAML/JSON text or the Kubeflow SDK's models)")

@@ -4,7 +4,8 @@ YAML (`yamlshape.py`), JSON and in-memory data nest at most MAX_DEPTH levels,
 libyaml 0.2.6's limit, and every recursive walk over data (composing,
 decoding, validation, serialization) runs with room for it, whatever Python's
 own recursion limit and however deep the caller's stack already is. Data that shares parts (YAML
-aliases, Python objects referenced twice) may not expand past MAX_NODES nodes.
+aliases, Python objects referenced twice) may not expand by more than MAX_NODES nodes. A run reads
+at most MAX_INPUT_BYTES of input unless told otherwise.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import sys
 from contextlib import contextmanager
 
 MAX_DEPTH = 1000
-MAX_NODES = 200_000  # a document expanding past this is an alias bomb, not a TrainJob
+MAX_NODES = 200_000  # aliases adding more nodes than this make an alias bomb, not a TrainJob
+MAX_INPUT_BYTES = 64 * 2**20  # read in one run, by default (`--max-input-bytes`)
 
 
 @contextmanager

@@ -115,7 +115,11 @@ def values(text: str) -> list:
                 value, end = _DECODER.raw_decode(clean, at)
             except _OutOfRange as exc:
                 raise JsonError(f"number {exc.args[0]} is out of range", _token_at(text, at, exc.args[0])) from None
-            except _Duplicate:
+            except _Duplicate:  # Go scans a value whole before decoding it: a syntax error in it comes first
+                broken = _syntax_error(text, at, single=True)
+                if broken is not None:
+                    raise JsonError(f"{broken[0]} (text starting with {{ is read as JSON, as kubectl reads it)",
+                                    broken[1]) from None
                 key, offset = _first_duplicate(text, at)
                 raise JsonError(f'duplicate key "{key}"', offset) from None
             except _Constant as exc:
@@ -132,14 +136,15 @@ def values(text: str) -> list:
 _AFTER = {"o": ("after object key:value pair", ",", "}"), "a": ("after array element", ",", "]")}
 
 
-def _syntax_error(text: str, at: int) -> tuple[str, int] | None:
-    """Where and why a JSON stream breaks, in Go's words (encoding/json's scanner), from offset `at`:
-    the same on every Python, whose own messages and offsets vary between versions."""
+def _syntax_error(text: str, at: int, single: bool = False) -> tuple[str, int] | None:
+    """Where and why a JSON stream breaks, in Go's words (encoding/json's scanner), from offset `at`
+    (in its value there only, if `single`): the same on every Python, whose own messages and offsets
+    vary between versions."""
     stack, expect, position = [], "value", at
     while True:
         position = _SPACE.match(text, position).end()
         if position >= len(text):
-            return None if expect == "value" and not stack else ("unexpected end of JSON input", position)
+            return None if expect in ("value", "after") and not stack else ("unexpected end of JSON input", position)
         char = text[position]
         if expect in ("value", "value or ]"):
             if expect == "value or ]" and char == "]":
@@ -173,6 +178,8 @@ def _syntax_error(text: str, at: int) -> tuple[str, int] | None:
                 return f"invalid character {_quote(char)} after object key", position
             expect, position = "value", position + 1
         elif not stack:  # one value of the stream is complete: the next begins
+            if single:
+                return None
             expect = "value"
         else:
             context, separator, closing = _AFTER[stack[-1]]

@@ -21,9 +21,9 @@ _PATH_ANNOTATIONS = ("config.kubernetes.io/path", "internal.config.kubernetes.io
 
 
 def _resource_list(text: str) -> tuple[Origin, dict]:
-    documents = list(source.load_text(text, "<stdin>"))
+    documents = list(source.load_text(text, source.STDIN))
     if len(documents) != 1 or not isinstance(documents[0][1], dict) or documents[0][1].get("kind") != "ResourceList":
-        origin = documents[0][0] if documents else Origin("<stdin>")
+        origin = documents[0][0] if documents else Origin(source.STDIN)
         raise InputError(origin, (), "expected one config.kubernetes.io/v1 ResourceList on stdin")
     origin, resource_list = documents[0]
     if not isinstance(resource_list.get("items", []), list):

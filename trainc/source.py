@@ -12,9 +12,11 @@ that is not JSON rather than reading it as YAML.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -24,14 +26,15 @@ from pathlib import Path as FsPath
 import yaml
 
 from . import goyaml, jsontext, yamlshape
-from .depth import room_for_depth
+from .depth import MAX_INPUT_BYTES, room_for_depth
 from .errors import InputError, Origin, Path
 
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
 
-class _JsonData:
-    """YAML as the API server receives it: JSON data, i.e. trees of JSON values (a mixin of both loaders).
+class _Loader(yaml.CSafeLoader):
+    """The one reader: libyaml parses and composes every text, whatever it holds, into JSON data as the API
+    server receives it, i.e. trees of JSON values.
 
     Tags that make other values (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
     `!!pairs`, custom tags) are refused. Every alias becomes its own copy, as in
@@ -39,15 +42,45 @@ class _JsonData:
     recursive alias, aliases expanding a document past MAX_NODES nodes (an alias
     bomb) and nesting past MAX_DEPTH levels are refused before anything is built
     (`yamlshape.py`).
+
+    Two things go-yaml v2 (kubectl) reads otherwise are mended on the composed
+    nodes: the non-specific tag `!` makes text (`! 010` is "010", where libyaml
+    resolves it like a plain scalar), and a `?` in a plain scalar inside a flow
+    collection (`[n?]`), which libyaml reads as text and go-yaml refuses, is refused.
     """
 
-    text = ""
-    aliased = deep = True  # whether the text may hold aliases, or nest MAX_DEPTH levels: if not, no shape to check
-    documents = 0  # composed so far
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+        # whether the text may hold aliases, or nest MAX_DEPTH levels: if not, no shape to check
+        self.aliased, self.deep = "*" in text, yamlshape.may_nest(text)
+        self.questions = "?" in text and ("[" in text or "{" in text)
+        self.bare = None  # (line, column) of the scalars tagged `!`, found when the first document is composed
+        self.documents = 0  # composed so far
 
     def recheck(self, documents: int) -> None:
-        """The nesting rule applied by PyYAML's scanner and composer to the first `documents`
-        documents: here nothing, for PyYAML's own parser applies it as it composes."""
+        """The nesting rule applied by PyYAML's scanner and composer to the first `documents` documents.
+        Only its nesting verdict counts: libyaml's reading stands for everything else."""
+        loader = _DepthScanner(self.text)
+        try:
+            for _ in range(documents):
+                if loader.check_node():
+                    loader.get_node()
+        except yaml.YAMLError as exc:
+            if yamlshape.is_too_deep(exc):
+                raise
+        except ValueError:  # the pure scanner's own failure on escapes past U+10FFFF, which libyaml reports
+            pass
+        finally:
+            loader.dispose()
+
+    def get_node(self):
+        node = super().get_node()
+        if self.bare is None:
+            self.bare = _non_specific_scalars(self.text)
+        if self.bare or self.questions:
+            _mend(node, self.bare, self.questions)
+        return node
 
     def resolve(self, kind, value, implicit):
         if kind is yaml.ScalarNode and implicit[0]:  # a plain scalar: go-yaml v2 decides what it is
@@ -56,6 +89,8 @@ class _JsonData:
 
     def construct_go_scalar(self, node):
         """A scalar of an implicit or explicit JSON type, refused unless go-yaml v2 reads it as that type."""
+        if not isinstance(node, yaml.ScalarNode):  # `!!int [1]`
+            raise _cannot_read(node)
         tag, value = goyaml.resolve(node.value)
         if node.tag == goyaml.FLOAT and tag == goyaml.INT:
             tag, value = goyaml.FLOAT, float(value)
@@ -102,63 +137,74 @@ class _JsonData:
         return mapping
 
 
+_Loader.yaml_constructors = {tag: make for tag, make in _Loader.yaml_constructors.items() if tag in _JSON_TAGS}
+_Loader.add_constructor("tag:yaml.org,2002:map", yaml.SafeLoader.construct_yaml_map)
+for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
+    _Loader.add_constructor(_tag, _Loader.construct_go_scalar)
+_Loader.add_constructor(goyaml.MERGE, lambda loader, node: node.value)  # `<<` anywhere but a key is text
+
+
+class _DepthScanner(yamlshape.Nesting, yaml.SafeLoader):
+    """PyYAML's pure-Python scanner and composer, run only for the nesting verdict (`yamlshape.py`)."""
+
+
 def _cannot_read(node) -> yaml.constructor.ConstructorError:
     tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-    value = node.value if isinstance(node, yaml.ScalarNode) else f"a {type(node).__name__[:-4].lower()}"
-    return yaml.constructor.ConstructorError(None, None, f"cannot read {value!r} as {tag}", node.start_mark)
+    value = repr(node.value) if isinstance(node, yaml.ScalarNode) else f"a {type(node).__name__[:-4].lower()}"
+    return yaml.constructor.ConstructorError(None, None, f"cannot read {value} as {tag}", node.start_mark)
 
 
-class _PyLoader(yamlshape.Nesting, _JsonData, yaml.SafeLoader):
-    """PyYAML's own parser: where PyYAML has no libyaml, for text with the non-specific tag `!` (libyaml
-    resolves `! 010` like a plain scalar, 8, where go-yaml, kubectl, reads the text `010`, and only this
-    parser shows the tag), and to apply the nesting rule (`yamlshape.py`)."""
-
-    def compose_scalar_node(self, anchor):
-        if self.peek_event().tag == "!":
-            self.peek_event().tag = goyaml.STR
-        return super().compose_scalar_node(anchor)
-
-
-if hasattr(yaml, "CSafeLoader"):
-    class _Loader(_JsonData, yaml.CSafeLoader):
-        """libyaml's parser: fast."""
-
-        def recheck(self, documents: int) -> None:
-            loader = _PyLoader(self.text)
-            try:
-                for _ in range(documents):
-                    if loader.check_node():
-                        loader.get_node()
-            finally:
-                loader.dispose()
-else:  # PyYAML without libyaml: correct, only slower
-    _Loader = _PyLoader
-
-
-# `!` alone as a node's tag, in any position YAML allows one
+# `!` alone as a node's tag, in any position YAML allows one: where one may be, libyaml's events tell
 _NON_SPECIFIC_TAG = re.compile(r"(?:^|[\s\[{,:?-])!(?=[\s,\]}]|$)", re.M)
 
 
-def _loader_for(text: str):
-    return _PyLoader if _NON_SPECIFIC_TAG.search(text) else _Loader
+def _non_specific_scalars(text: str) -> set:
+    """(line, column) of every scalar libyaml's events show tagged `!`, up to any syntax error (which the
+    loader reports itself when it reaches it)."""
+    if _NON_SPECIFIC_TAG.search(text) is None:
+        return set()
+    found = set()
+    parser = yaml.CSafeLoader(text)
+    try:
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
+                found.add((event.start_mark.line, event.start_mark.column))
+    except yaml.YAMLError:
+        pass
+    finally:
+        parser.dispose()
+    return found
 
 
-for _class in dict.fromkeys((_Loader, _PyLoader)):
-    _class.yaml_constructors = {tag: make for tag, make in _class.yaml_constructors.items() if tag in _JSON_TAGS}
-    _class.add_constructor("tag:yaml.org,2002:map", yaml.SafeLoader.construct_yaml_map)
-    for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
-        _class.add_constructor(_tag, _JsonData.construct_go_scalar)
-    _class.add_constructor(goyaml.MERGE, lambda loader, node: node.value)  # `<<` anywhere but a key is text
+def _mend(root, bare: set, questions: bool) -> None:
+    """Scalars tagged `!` made text; a `?` in a plain scalar of a flow collection refused (see `_Loader`)."""
+    seen, stack = set(), [(root, False)]
+    while stack:
+        node, in_flow = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if (node.start_mark.line, node.start_mark.column) in bare:
+                node.tag = goyaml.STR
+            elif questions and in_flow and not node.style and "?" in node.value:
+                raise yaml.scanner.ScannerError(
+                    None, None, "'?' in a plain scalar inside a flow collection, which kubectl's reader (go-yaml) "
+                    "refuses: quote the text", node.start_mark)
+            continue
+        flow = in_flow or bool(node.flow_style)
+        children = [child for pair in node.value for child in pair] if isinstance(node, yaml.MappingNode) else node.value
+        stack.extend((child, flow) for child in children)
 
 
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, as libyaml counts lines
 
 
 def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
-    """A character YAML forbids: the error has an offset only (libyaml's counts UTF-8 bytes)."""
-    text, offset = origin.text or "", exc.position
-    if _loader_for(text) is not _PyLoader:
-        offset = len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+    """A character YAML forbids: the error has an offset only (libyaml counts UTF-8 bytes)."""
+    text = origin.text or ""
+    offset = len(text.encode("utf-8")[:exc.position].decode("utf-8", "ignore"))
     message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
     return InputError(origin, (), message, mark=_line_column(text, offset))
 
@@ -184,8 +230,7 @@ def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
 
 def _documents(text: str) -> list:
     """yaml.load_all, skipping the shape checks for text that can hold no alias (`*`) and nest too little."""
-    loader = _loader_for(text)(text)
-    loader.text, loader.aliased, loader.deep = text, "*" in text, yamlshape.may_nest(text)
+    loader = _Loader(text)
     documents = []
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
         try:
@@ -231,34 +276,82 @@ def items(origin: Origin, document) -> Iterator[tuple[Origin, object]]:
 
 
 def iter_files(paths: list[str]) -> list[str]:
-    """Expand directories recursively into their *.yaml/*.yml/*.json files (kubectl's -f set), sorted."""
-    files = []
+    """Expand directories recursively into their *.yaml/*.yml/*.json files (kubectl's -f set), sorted; each
+    file once (by its real path, first place kept). A directory that cannot be listed is an error, never an
+    empty set of inputs (which a GitOps sync would turn into pruning everything)."""
+    files, seen = [], set()
     for path in paths:
+        found = [path]
         if path != "-" and os.path.isdir(path):
-            found = [str(p) for p in FsPath(path).rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()]
-            files.extend(sorted(found))
-        else:
-            files.append(path)
+            found = sorted(str(FsPath(folder) / name) for folder, _, names in os.walk(path, onerror=_unlisted)
+                           for name in names
+                           if name.endswith((".yaml", ".yml", ".json")) and os.path.isfile(os.path.join(folder, name)))
+        for file in found:
+            real = file if file == "-" else os.path.realpath(file)
+            if real not in seen:
+                seen.add(real)
+                files.append(file)
     return files
 
 
-def read(path: str) -> str:
-    """The text of a file, or of stdin for `-`."""
+def _unlisted(exc: OSError):
+    raise InputError(Origin(exc.filename), (), f"cannot read the directory: {exc.strerror}")
+
+
+STDIN = "<stdin>"  # the name of `-` in messages, in every command
+
+
+def name(path: str) -> str:
+    return STDIN if path == "-" else path
+
+
+class Budget:
+    """The input bytes a run may still read (`--max-input-bytes`): every input is read at most that far,
+    so /dev/zero or a runaway pipe is an error, not an exhausted memory."""
+
+    def __init__(self, limit: int | None = None):
+        self.limit = self.left = MAX_INPUT_BYTES if limit is None else limit
+
+    def take(self, handle, file: str) -> bytes:
+        data = handle.read(self.left + 1)
+        if len(data) > self.left:
+            raise InputError(Origin(file), (), f"the inputs of this run exceed {self.limit} bytes (raise the limit "
+                                               "with --max-input-bytes or TRAINC_MAX_INPUT_BYTES)")
+        self.left -= len(data)
+        return data
+
+
+def read(path: str, budget: Budget | None = None) -> str:
+    """The text of a regular file, or of stdin for `-`, read within `budget` (MAX_INPUT_BYTES by default).
+    A pipe or device given by path is refused: opening a FIFO without a writer would block forever."""
+    budget, file = budget or Budget(), name(path)
     try:
         if path == "-":
-            return sys.stdin.buffer.read().decode("utf-8")
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+            if sys.stdin is None:  # started with stdin closed (`<&-`)
+                raise InputError(Origin(file), (), "cannot read: stdin is closed")
+            return budget.take(sys.stdin.buffer, file).decode("utf-8")
+        with open_regular(path) as handle:
+            return budget.take(handle, file).decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError(Origin(path), (), "not UTF-8 text") from None
+        raise InputError(Origin(file), (), "not UTF-8 text") from None
     except OSError as exc:
-        raise InputError(Origin(path), (), f"cannot read: {exc.strerror}") from None
+        raise InputError(Origin(file), (), f"cannot read: {exc.strerror or exc}") from None
+
+
+def open_regular(path: str):
+    """A binary handle on `path`; OSError unless it is a regular file (checked without blocking on a FIFO)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    handle = os.fdopen(descriptor, "rb")
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        handle.close()
+        raise OSError(errno.EINVAL, "not a regular file (pass a pipe's text on stdin, as -)")
+    return handle
 
 
 @lru_cache(maxsize=8)  # every error in a file locates itself in the same text
 def _composed(text: str) -> list:
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
-        return list(yaml.compose_all(text, Loader=_loader_for(text)))
+        return list(yaml.compose_all(text, Loader=_Loader))
 
 
 def _key_of(node) -> str | None:

@@ -59,12 +59,11 @@ _JOBSET = {
 }
 
 
-def read(path: str) -> list[dict]:
+def read(path: str, max_input_bytes: int | None = None) -> list[dict]:
     """The derived TrainJob (metadata and status) of every JobSet in the file, in input order."""
-    name = "<stdin>" if path == "-" else path
-    text = source.read(path)
+    text = source.read(path, source.Budget(max_input_bytes))
     found, errors = [], []
-    for origin, document in source.load_text(text, name):
+    for origin, document in source.load_text(text, source.name(path)):
         for prefix, jobset in _jobsets(origin, document, errors):
             problems = _violations(origin, prefix, jobset)
             if problems:

@@ -3,8 +3,9 @@
 libyaml 0.2.6 (PyYAML 6.0.4's wheels) refuses nesting past 1000 levels in its
 scanner; libyaml 0.2.5 (PyYAML 6.0.3's) and PyYAML's own scanner refuse none.
 So trainc applies libyaml 0.2.6's rule itself, through PyYAML's scanner
-(`Nesting`, mixed into the pure-Python loader), whenever a document could be
-that deep: what is refused, and where, does not depend on the installed libyaml.
+(`Nesting`), whenever a document could be that deep: what is refused, and
+where, does not depend on the installed libyaml. That scanner gives only this
+verdict: everything else is libyaml's reading (`source.py`).
 The rule counts scanner levels, not data levels (`[a: [b: ...]]` nests two data
 levels per flow level), so data past MAX_DEPTH levels, syntax or aliases, is
 refused too, as JSON and in-memory data are (`depth.py`).
@@ -80,32 +81,42 @@ def may_nest(text: str) -> bool:
 
 def check_shape(root, recheck=None) -> None:
     """Refuse, in this order: nesting that libyaml 0.2.6 or the composer refuses (`recheck`, run
-    when the document is MAX_DEPTH levels deep and was composed by libyaml), a node holding an
-    alias to itself or an ancestor, aliases expanding the document past MAX_NODES nodes (at the
-    smallest node that does), and data nested past MAX_DEPTH levels.
+    when the document is MAX_DEPTH levels deep), a node holding an alias to itself or an ancestor,
+    aliases expanding a node by more than MAX_NODES nodes (at the smallest node that is), and data
+    nested past MAX_DEPTH levels.
 
-    Iterative and memoized on the node graph: one visit per distinct collection node, however
-    deep the document or large its expansion.
+    Only aliases count towards the expansion: a node reached a second time adds its whole size, a
+    node reached the first time what aliases inside it add. So a large document without aliases is
+    never taken for a bomb. Iterative and memoized on the node graph: one visit per distinct
+    collection node, however deep the document or large its expansion.
     """
     sizes: dict[int, int] = {}
+    added: dict[int, int] = {}  # nodes the aliases inside a node add
     heights: dict[int, int] = {}
     ancestors: set[int] = set()
+    reached: set[int] = {id(root)}
     recursive = bomb = None
     stack: list = [(root, root.start_mark, None)]
     while stack:
         node, mark, children = stack.pop()
         if children is not None:  # every child is measured
             ancestors.discard(id(node))
-            sizes[id(node)] = size = 1 + sum(sizes.get(id(child), 1) for child in children)
-            heights[id(node)] = 1 + max((heights.get(id(child), 0) for child in children), default=0)
-            if size > MAX_NODES and bomb is None:
+            sizes[id(node)] = 1 + sum(sizes.get(id(child), 1) for child, _ in children)
+            added[id(node)] = expansion = sum(sizes.get(id(child), 1) if again else added.get(id(child), 0)
+                                              for child, again in children)
+            heights[id(node)] = 1 + max((heights.get(id(child), 0) for child, _ in children), default=0)
+            if expansion > MAX_NODES and bomb is None:
                 bomb = node
         elif id(node) in ancestors:
             recursive = recursive or mark
         elif id(node) not in sizes and not isinstance(node, yaml.ScalarNode):
             pairs = _children(node)
+            edges = []
+            for child, _ in pairs:
+                edges.append((child, id(child) in reached))
+                reached.add(id(child))
             ancestors.add(id(node))
-            stack.append((node, mark, [child for child, _ in pairs]))
+            stack.append((node, mark, edges))
             stack.extend((child, at, None) for child, at in pairs if not isinstance(child, yaml.ScalarNode))
     height = heights.get(id(root), 0)
     if height >= MAX_DEPTH and recheck is not None:
@@ -114,7 +125,7 @@ def check_shape(root, recheck=None) -> None:
         raise yaml.constructor.ConstructorError(None, None, "recursive alias: a node cannot contain itself", recursive)
     if bomb is not None:
         raise yaml.constructor.ConstructorError(
-            None, None, f"aliases expand this node to more than {MAX_NODES} nodes (an alias bomb?)", bomb.start_mark)
+            None, None, f"aliases expand this node by more than {MAX_NODES} nodes (an alias bomb?)", bomb.start_mark)
     if height > MAX_DEPTH:
         node = root
         for _ in range(MAX_DEPTH):  # down the deepest chain, to the node at level MAX_DEPTH + 1

@@ -5,7 +5,9 @@ Upstream (TrainingRuntime.newRuntimeInfo and mergeRuntimePatches):
    patch's `template.metadata` labels/annotations in list order (other metadata
    fields are ignored);
 2. each patch's `template.spec` is strategic-merged into the JobSet spec in list
-   order, so a later manager wins on the same field;
+   order, so a later manager wins on the same field (what upstream's merge
+   refuses, such as a runtime list item lacking its merge key, `name`, is an
+   error at the patch, as the TrainJob would fail);
 3. the replicated jobs are then stably re-sorted by their index in the runtime;
    a job only a patch names has no index and sorts like the runtime's first job.
 
@@ -40,10 +42,15 @@ def patch(unit: Unit, ctx) -> Unit:
         annotations.update(metadata.get("annotations") or {})
     order = {rjob["name"]: index for index, rjob in enumerate(unit.replicated_jobs)}
     jobset = unit.jobset
-    for entry in patches:
+    for index, entry in enumerate(patches):
         spec = _template(entry).get("spec")
         if spec is not None:
-            jobset = strategic.merge(jobset, reencode(spec, JOBSET_SPEC_PATCH))
+            try:
+                jobset = strategic.merge(jobset, reencode(spec, JOBSET_SPEC_PATCH))
+            except ValueError as exc:  # what upstream's merge refuses too, e.g. a runtime list item without its key
+                raise InputError(unit.trainjob.origin, (
+                    "spec", "runtimePatches", index, "trainingRuntimeSpec", "template", "spec"),
+                    f"cannot apply this patch to the runtime: {exc}") from None
     if jobset.get("replicatedJobs"):
         jobset["replicatedJobs"].sort(key=lambda rjob: order.get(rjob["name"], 0))
     return replace(unit, jobset=jobset, labels=labels, annotations=annotations)
