@@ -120,3 +120,36 @@ def test_uint64_keys_are_refused_as_sigs_k8s_io_yaml_refuses_them():
         load("9223372036854775808: a")
     assert error.value.render() == "a.yaml:1:1: invalid YAML: mapping keys must be strings"
     assert load("9223372036854775807: a") == {"9223372036854775807": "a"}
+
+
+# Where libyaml (trainc's one reader) and go-yaml (kubectl's) can differ: tags, `?` and tabs in plain scalars,
+# block scalar headers, escapes past Unicode and lone surrogates. Each once held a different verdict as soon as
+# the file held a `!` anywhere (PyYAML's own parser then read it).
+EDGES = ["[n?]", "[a?b]", "{a?: b}", "[?a]", "[a, ? b]", "[http://x?y]", "x?", "x\t", "b\tc", "|#", '"\\U00110000"',
+         '"\\uD83D"', '"\\ud83d\\ude00"', '"\\U0001F600"', "! 010", "&a ! 010", "! &a 010", "[! 1, ! y]", "! [1]"]
+CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: {}\n"
+
+
+def _trainc(text: str):
+    try:
+        return load(text)["data"]
+    except InputError as error:
+        return error.mark or error.render()
+
+
+@pytest.mark.parametrize("value", EDGES, ids=range(len(EDGES)))
+def test_edges_read_as_kubectl_reads_them_whatever_else_the_file_holds(tmp_path, value):
+    need(shutil.which("kubectl") is not None, "kubectl is not installed")
+    text = CONFIG_MAP.format(value)
+    (tmp_path / "a.yaml").write_text(text)
+    kubectl = subprocess.run(["kubectl", "patch", "--local", "--type", "merge", "-p", "{}", "-f", str(tmp_path / "a.yaml"),
+                              "-o", "json"], capture_output=True, text=True, timeout=60)
+    ours = _trainc(text)
+    if kubectl.returncode != 0:
+        assert "error converting YAML to JSON" in kubectl.stderr
+        assert isinstance(ours, tuple), ours  # refused, at a position
+        assert ours[0] == 6
+    else:
+        assert ours == json.loads(kubectl.stdout)["data"]
+    with_bang = _trainc("# todo !\n" + text)
+    assert with_bang == (ours if isinstance(ours, dict) else (ours[0] + 1, ours[1]))

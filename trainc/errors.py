@@ -6,9 +6,21 @@ pays for them (the document is re-composed by libyaml on demand).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 Path = tuple  # field path: keys (str) and list indexes (int)
+SHOWN = 256  # characters of a value (or key) a message shows (a name has at most 253): never a 1 MB line
+# a value a message quotes, "as JSON" or 'as repr' (not an apostrophe: no letter before it), past SHOWN characters
+_LONG_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.){%d})(?:[^"\\\n]|\\.)+"|(?<!\w)\'((?:[^\'\\\n]|\\.){%d})(?:[^\'\\\n]|\\.)+\'(?!\w)'
+                         % (SHOWN, SHOWN))
+
+
+def shorten(text: str) -> str:
+    """`text` with every quoted value longer than SHOWN characters cut to its first SHOWN, then `…`."""
+    if len(text) <= SHOWN:
+        return text
+    return _LONG_QUOTED.sub(lambda m: f'"{m.group(1)}…"' if m.group(1) is not None else f"'{m.group(2)}…'", text)
 
 
 def one_line(text: str) -> str:
@@ -23,6 +35,8 @@ def render_path(path: Path) -> str:
     """`spec.trainer.env[2].name`; map keys that are not identifiers go in brackets."""
     out = []
     for part in path:
+        if isinstance(part, str) and len(part) > SHOWN:
+            part = part[:SHOWN] + "…"
         if isinstance(part, int):
             out.append(f"[{part}]")
         elif part.replace("_", "a").replace("-", "a").isalnum() and not part[:1].isdigit():
@@ -69,8 +83,8 @@ class InputError(TraincError):
         if self.origin is not None:
             line, column = self.mark or locate(self.origin, self.path, key=self.key)
             where = f"{self.origin.file}:{line}:{column}: "
-        field = render_path(self.path)
-        return one_line(f"{where}{field}: {self.message}" if field else f"{where}{self.message}")
+        field, message = render_path(self.path), shorten(self.message)
+        return one_line(f"{where}{field}: {message}" if field else f"{where}{message}")
 
 
 class InputErrors(TraincError):

@@ -56,7 +56,9 @@ def _result(error: InputError, items: list) -> dict:
         result["field"] = {"path": render_path(error.path)}
     base = error.origin.base if error.origin is not None else ()
     if len(base) == 2 and base[0] == "items" and base[1] < len(items) and isinstance(items[base[1]], dict):
-        annotations = (items[base[1]].get("metadata") or {}).get("annotations") or {}
+        metadata = items[base[1]].get("metadata")
+        annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+        annotations = annotations if isinstance(annotations, dict) else {}
         path = next((annotations[key] for key in _PATH_ANNOTATIONS if isinstance(annotations.get(key), str)), None)
         if path is not None:
             result["file"] = {"path": path}

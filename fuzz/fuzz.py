@@ -1,0 +1,326 @@
+"""Fuzz trainc's command line in-process: seeded mutations of the golden inputs, the bundled runtimes
+and rendered JobSets, through `build`, `build --previous`, `fn` and `status`.
+
+Each input gets one of three kinds of mutation: structure-aware (a field deleted, replaced, retyped or
+tagged, then written back as YAML or JSON), textual (YAML syntax spliced in at a random place: tags,
+anchors, escapes, tabs, indicators) or byte-level (bytes flipped, cut, repeated or inserted). An
+outcome is a finding when:
+
+- traceback: an exception other than a clean exit escaped the command;
+- hang: the command ran past the time limit (signal.alarm);
+- unreadable output: exit 0 with output libyaml cannot read back;
+- partial output: a failing command wrote to stdout (for `fn`: anything but an empty ResourceList);
+- silent failure: exit 1 with nothing on stderr, or an exit status other than 0, 1 or 2.
+
+    python fuzz/fuzz.py --seed 1 --count 100000        # or --seconds 3600
+    python fuzz/fuzz.py --seed 7 --seconds 600 --findings /tmp/findings
+
+Findings are written under --findings (inputs, arguments, stderr and traceback), one folder each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import io
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from trainc.cli import cli  # noqa: E402  (the checkout's trainc, whatever is installed)
+
+SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
+COMMANDS = ("build", "build-previous", "fn", "status")
+
+POOL = ["", "x", "node", "💥", "a\nb", "\x1b[31m", 0, -1, 2**31, 2**63, 2**70, 1.5, 1e308, True, None, [], {}, [None],
+        [1, "a"], {"name": None}, {"a": {"b": []}}, "1e999999999", "9" * 300, "Node", "-", "auto", "trainer", "010",
+        "y", "12:30", "\ud83d", "\U0010ffff", "\u2028", "\x85", "a" * 70, "100m", "1Gi", "-1", "0x10", "$patch"]
+# YAML syntax spliced into text: tags, anchors, indicators and escapes on which readers disagree
+SNIPPETS = ["# todo !\n", "! ", "!!int ", "!!bool ", "!!float ", "!!null ", "!!str ", "!!map ", "!!seq ", "!!binary ",
+            "!custom ", "&a ", "*a", "<<: *a\n", "<<: ", '"\\U00110000"', '"\\uD83D"', '"\\ud83d\\ude00"', "\t", "|#",
+            "|-\n", ">\n", "[n?]", "? ", "?", "---\n", "...\n", "%YAML 1.1\n", "%TAG ! tag:x,2000:\n", "\ufeff",
+            "\x85", "\u2028", "\r", "{", "}", "[", "]", "'", '"', ":", ": ", "- ", ",", "#", "@", "`", "%", "\\",
+            "9" * 40, "1e999", "-.inf", ".nan", "0o17", "0b101", "~", "null", "[[[[", "{a: ", "&x [*x]"]
+
+
+class Hang(BaseException):
+    """The time limit passed (a BaseException, so no `except Exception` in trainc swallows it)."""
+
+
+@dataclass
+class Report:
+    inputs: int = 0
+    outcomes: Counter = field(default_factory=Counter)
+    findings: list = field(default_factory=list)
+
+
+def _inputs_of(folder: Path) -> dict[str, str]:
+    return {path.name: path.read_text() for path in sorted(folder.iterdir())
+            if path.suffix in (".yaml", ".yml", ".json") and not path.name.startswith("expected")}
+
+
+def corpus() -> tuple[list[dict[str, str]], list[str]]:
+    """(input sets for build and fn, JobSet texts for status)."""
+    cases, jobsets = [], []
+    for folder in sorted((ROOT / "golden").iterdir()):
+        if (folder / "expected.out.yaml").exists():
+            cases.append(_inputs_of(folder))
+            for document in yaml.safe_load_all((folder / "expected.out.yaml").read_text()):
+                if isinstance(document, dict) and document.get("kind") == "JobSet" and len(jobsets) < 40:
+                    document["status"] = {"conditions": [{"type": "Completed", "status": "True"}],
+                                          "replicatedJobsStatus": [{"name": "node", "ready": 1, "succeeded": 0,
+                                                                    "failed": 0, "active": 1, "suspended": 0}]}
+                    jobsets.append(yaml.safe_dump(document))
+    for path in sorted((ROOT / "runtimes").glob("*.yaml")):
+        runtime = yaml.safe_load(path.read_text())
+        trainjob = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "job"},
+                    "spec": {"runtimeRef": {"name": runtime["metadata"]["name"], "kind": runtime["kind"]},
+                             "trainer": {"numNodes": 2}}}
+        cases.append({"runtime.yaml": path.read_text(), "trainjob.yaml": yaml.safe_dump(trainjob)})
+    return cases, jobsets
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Mutations
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        yield from _paths(value, prefix + (key,))
+
+
+def _structural(rng: random.Random, text: str) -> str:
+    try:
+        documents = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError:
+        return _textual(rng, text)
+    documents = [d for d in documents if d is not None] or [{}]
+    document = rng.choice(documents)
+    for _ in range(rng.randint(1, 4)):
+        paths = [p for p in _paths(document) if p]
+        if not paths:
+            break
+        path = rng.choice(paths)
+        parent = document
+        for part in path[:-1]:
+            parent = parent[part]
+        action = rng.random()
+        if action < 0.25 and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif action < 0.35 and isinstance(parent, dict):
+            parent[rng.choice(["unknown", "$patch", "name", "<<", "metadata", "items", "kind"])] = rng.choice(POOL)
+        elif action < 0.45 and isinstance(parent, list):
+            parent.append(copy.deepcopy(parent[path[-1]]))
+        elif action < 0.55:
+            parent[path[-1]] = [parent[path[-1]]] if rng.random() < 0.5 else {"x": parent[path[-1]]}
+        else:
+            parent[path[-1]] = copy.deepcopy(rng.choice(POOL))
+    if rng.random() < 0.2:
+        return "\n".join(json.dumps(d, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])) for d in documents)
+    try:
+        return yaml.dump_all(documents, Dumper=yaml.CSafeDumper, allow_unicode=rng.random() < 0.5,
+                             default_flow_style=rng.choice([False, None, True]))
+    except (yaml.YAMLError, ValueError):
+        return text
+
+
+def _textual(rng: random.Random, text: str) -> str:
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(text) + 1)
+        if rng.random() < 0.5:  # at a value, a line start or after an indicator: where YAML syntax matters
+            starts = [i + 1 for i, char in enumerate(text) if char in "\n: -[{,"] or [0]
+            at = rng.choice(starts)
+        text = text[:at] + rng.choice(SNIPPETS) + text[at:]
+    return text
+
+
+def _bytes(rng: random.Random, data: bytes) -> bytes:
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        action, at = rng.random(), rng.randrange(len(data) + 1)
+        if action < 0.3 and data:
+            data[min(at, len(data) - 1)] = rng.randrange(256)
+        elif action < 0.5:
+            del data[at:at + rng.randint(1, 64)]
+        elif action < 0.7:
+            end = min(len(data), at + rng.randint(1, 64))
+            data[at:at] = data[at:end] * rng.randint(1, 8)
+        elif action < 0.9:
+            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+        else:
+            del data[at:]
+    return bytes(data)
+
+
+def mutate(rng: random.Random, text: str) -> bytes:
+    kind = rng.random()
+    if kind < 0.45:
+        return _structural(rng, text).encode("utf-8", "surrogatepass")
+    if kind < 0.8:
+        return _textual(rng, text).encode("utf-8", "surrogatepass")
+    return _bytes(rng, text.encode())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running and judging
+
+
+def _write(folder: Path, files: dict[str, bytes | str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str], bytes | None, dict]:
+    """(command, arguments, stdin, the files written) of one fuzzed input, written under `work`."""
+    command = rng.choice(COMMANDS)
+    if command == "status":
+        text = mutate(rng, rng.choice(jobsets))
+        if rng.random() < 0.5:
+            return command, ["status", *(["-o", "table"] if rng.random() < 0.3 else [])], text, {"<stdin>": text}
+        _write(work, {"jobset.yaml": text})
+        return command, ["status", str(work / "jobset.yaml")], None, {"jobset.yaml": text}
+    case = rng.choice(cases)
+    if command == "fn":
+        try:
+            items = [d for text in case.values() for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
+        except yaml.YAMLError:  # a golden case of unreadable input: its text goes in as it is
+            items = [{"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "spec": "\n".join(case.values())}]
+        resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
+        if rng.random() < 0.3:
+            resource_list["functionConfig"] = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"namespace": "ns"}}
+        text = mutate(rng, yaml.dump(resource_list, Dumper=yaml.CSafeDumper))
+        return command, ["fn"], text, {"<stdin>": text}
+    target = rng.choice(sorted(case))
+    files = {name: (mutate(rng, text) if name == target else text.encode()) for name, text in case.items()}
+    _write(work / "in", files)
+    args = ["build", str(work / "in")]
+    if command == "build-previous":
+        _write(work / "prev", case)
+        args += ["--previous", str(work / "prev")]
+    if rng.random() < 0.2:  # one file on stdin
+        return command, ["build", "-", *args[2:]], files[target], files
+    return command, args, None, files
+
+
+def _judge(command: str, args: list[str], result) -> str | None:
+    """The finding an outcome is, if any."""
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        return "traceback"
+    if result.exit_code not in (0, 1, 2):
+        return "bad-exit-status"
+    if result.exit_code == 0:
+        if "table" not in args:
+            try:
+                list(yaml.load_all(result.stdout, Loader=yaml.CSafeLoader))
+            except yaml.YAMLError:
+                return "unreadable-output"
+        return None
+    if result.exit_code == 1 and not result.stderr.strip():
+        return "silent-failure"
+    if command == "fn" and result.exit_code == 1 and result.stdout:  # a ResourceList of results, or nothing
+        try:
+            (resource_list,) = yaml.load_all(result.stdout, Loader=yaml.CSafeLoader)
+        except (yaml.YAMLError, ValueError):
+            return "partial-output"
+        return None if isinstance(resource_list, dict) and resource_list.get("items") == [] else "partial-output"
+    return "partial-output" if result.stdout else None
+
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+def run(seed: int, count: int | None = None, seconds: float | None = None, limit: int = 20,
+        findings: Path | None = None, progress: bool = False) -> Report:
+    """Fuzz `count` inputs (or for `seconds`) from `seed`; a finding is saved under `findings`."""
+    rng, report = random.Random(seed), Report()
+    cases, jobsets = corpus()
+    runner = CliRunner()
+    env = {"SOURCE_DATE_EPOCH": "0", "TRAINC_SSH_KEY_SEED_FILE": None}
+    started = time.monotonic()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    root = Path(tempfile.mkdtemp(prefix="trainc-fuzz-"))
+    seed_file = root / "seed"
+    seed_file.write_bytes(SEED)
+    try:
+        while (count is None or report.inputs < count) and (seconds is None or time.monotonic() - started < seconds):
+            work = root / "work"
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir()
+            command, args, stdin, files = _case(rng, cases, jobsets, work)
+            if command != "status" and rng.random() < 0.5:
+                args += ["--ssh-key-seed", str(seed_file)]
+            signal.alarm(limit)
+            try:
+                result = runner.invoke(cli, args, input=stdin, env=env, catch_exceptions=True)
+                kind = _judge(command, args, result)
+                detail = result.stderr
+                if kind == "traceback":
+                    detail += "".join(traceback.format_exception(*result.exc_info))
+            except Hang:
+                kind, detail = "hang", f"over {limit} s"
+            finally:
+                signal.alarm(0)
+            report.inputs += 1
+            report.outcomes[(command, kind or f"exit {result.exit_code}")] += 1
+            if kind is not None:
+                report.findings.append((kind, args, detail))
+                if findings is not None:
+                    _save(findings, kind, args, stdin, files, detail, root)
+            if progress and report.inputs % 1000 == 0:
+                print(f"{report.inputs} inputs, {len(report.findings)} findings, "
+                      f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        shutil.rmtree(root, ignore_errors=True)
+    return report
+
+
+def _save(findings: Path, kind: str, args, stdin, files, detail: str, root: Path) -> None:
+    digest = hashlib.sha256(repr((args, sorted(files.items()))).encode(errors="surrogatepass")).hexdigest()[:12]
+    folder = findings / f"{kind}-{digest}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (folder / name.strip("<>")).write_bytes(data if isinstance(data, bytes) else data.encode())
+    (folder / "args.json").write_text(json.dumps([str(a).replace(str(root), "WORK") for a in args]))
+    (folder / "detail.txt").write_text(detail, errors="replace")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--count", type=int, help="inputs to run (default: until --seconds pass)")
+    parser.add_argument("--seconds", type=float, help="time to run for")
+    parser.add_argument("--limit", type=int, default=20, help="seconds one input may take before it is a hang")
+    parser.add_argument("--findings", type=Path, default=Path("fuzz-findings"), help="where findings are saved")
+    options = parser.parse_args()
+    if options.count is None and options.seconds is None:
+        parser.error("give --count or --seconds")
+    report = run(options.seed, options.count, options.seconds, options.limit, options.findings, progress=True)
+    outcomes = {f"{command}: {kind}": number for (command, kind), number in sorted(report.outcomes.items())}
+    print(json.dumps({"seed": options.seed, "inputs": report.inputs, "findings": len(report.findings),
+                      "outcomes": outcomes}, indent=1))
+    sys.exit(1 if report.findings else 0)
+
+
+if __name__ == "__main__":
+    main()
