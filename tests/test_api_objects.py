@@ -154,3 +154,12 @@ def test_surrogates_in_strings_are_sent_as_go_reads_them():
     (jobset,) = trainc.from_objects([body])
     env = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"]
     assert env[0] == {"name": "A", "value": "a\ufffdb\U0001f600"}
+
+
+def test_a_large_object_sent_once_is_no_bomb():
+    """Only repeats count: 250,000 distinct nodes were refused as if shared."""
+    from trainc.clientdata import json_data
+    from trainc.errors import Origin
+
+    big = {"items": [{"name": f"E{index}", "value": "v"} for index in range(50_000)]}
+    assert json_data(big, Origin("<object 0>")) == big

@@ -13,6 +13,8 @@ import os
 import pwd
 import random
 import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -333,6 +335,55 @@ ERRORS = [
      ("build", "a.yaml"), ["a.yaml:3:2001: invalid YAML: nested deeper than 1000 levels"]),
     ("yaml-aliases-too-deep", {"a.yaml": "a: &x " + "[" * 600 + "]" * 600 + "\nb: " + "[" * 600 + "*x" + "]" * 600},
      ("build", "a.yaml"), ["a.yaml:1:406: invalid YAML: nested deeper than 1000 levels"]),
+    # Scalar tags on collections raised TypeError (build, status, fn, from_objects: one reader).
+    ("tag-int-on-a-list", {"a.yaml": TRAINJOB.replace("numNodes: 2", "numNodes: !!int [1]")}, (),
+     ["a.yaml:9:15: invalid YAML: cannot read a sequence as !!int"]),
+    ("tag-bool-on-a-map", {"a.yaml": TRAINJOB.replace("numNodes: 2", "numNodes: !!bool {a: 1}")}, (),
+     ["a.yaml:9:15: invalid YAML: cannot read a mapping as !!bool"]),
+    ("tag-float-and-null-on-lists", {"a.yaml": "a: !!float [1]\n---\nb: !!null []\n"}, (),
+     ["a.yaml:1:4: invalid YAML: cannot read a sequence as !!float"]),
+    ("status-tag-null-on-a-list", {"js.yaml": "a: !!null [1]\n"}, ("status", "js.yaml"),
+     ["js.yaml:1:4: invalid YAML: cannot read a sequence as !!null"]),
+    # A duplicate key seen before the text broke: Go scans the value whole first (a traceback here).
+    ("json-duplicate-then-garbage", {"a.json": '{"a":{"b":1,"b":2}{}}'}, ("build", "a.json"),
+     ["a.json:1:19: invalid JSON: invalid character '{' after object key:value pair (text starting with { is read "
+      "as JSON, as kubectl reads it)"]),
+    ("json-duplicate-then-end", {"a.json": '{"a":{"b":{"c":1,"c":1}'}, ("build", "a.json"),
+     ["a.json:1:24: invalid JSON: unexpected end of JSON input (text starting with { is read as JSON, as kubectl "
+      "reads it)"]),
+    # Any `!` in a file (a comment will do) switched to PyYAML's own parser: `\U00110000` raised ValueError, a lone
+    # surrogate was read and written out where libyaml (and kubectl) cannot read it back.
+    ("escape-past-unicode-with-a-bang", {"a.yaml": "# if ! ok\n" + TRAINJOB.replace("name: demo", 'name: "\\U00110000"')},
+     (), ["a.yaml:5:12: invalid YAML: found invalid Unicode character escape code (while parsing a quoted scalar at "
+          "line 5, column 9)"]),
+    ("lone-surrogate-with-a-bang", {"a.yaml": TRAINJOB.replace("name: demo", 'name: "\\uD83D"') + "# todo !\n"},
+     (), ["a.yaml:4:12: invalid YAML: found invalid Unicode character escape code (while parsing a quoted scalar at "
+          "line 4, column 9)"]),
+    ("lone-surrogate", {"a.yaml": TRAINJOB.replace("name: demo", 'name: "\\uD83D"')},
+     (), ["a.yaml:4:12: invalid YAML: found invalid Unicode character escape code (while parsing a quoted scalar at "
+          "line 4, column 9)"]),
+    # libyaml reads `[n?]` as text; go-yaml (kubectl) refuses it: so does trainc, with or without a `!` around.
+    ("question-mark-in-flow", {"a.yaml": TRAINJOB.replace("name: demo", "name: demo\n  labels: {a: b?}")}, (),
+     ["a.yaml:5:15: invalid YAML: '?' in a plain scalar inside a flow collection, which kubectl's reader (go-yaml) "
+      "refuses: quote the text"]),
+    # The runtime's list item lacks its merge key: upstream's (and `kubectl patch`'s) merge refuses it (a ValueError).
+    ("patch-onto-an-item-without-its-merge-key", {"a.yaml": runtime(trainer=(
+        "  runtimePatches:\n    - manager: a.io/b\n      trainingRuntimeSpec:\n        template:\n          spec:\n"
+        "            replicatedJobs:\n              - name: node\n                template: {spec: {template: {spec: "
+        "{imagePullSecrets: [{name: reg}]}}}}\n")).replace(
+        "                  containers:\n", "                  imagePullSecrets: [{}]\n                  containers:\n")},
+     (), ["a.yaml:34:13: spec.runtimePatches[0].trainingRuntimeSpec.template.spec: cannot apply this patch to the "
+          "runtime: strategic merge: list element lacks merge key 'name'"]),
+    # A 1 MB value made a 1 MB error line: quoted values are cut.
+    ("long-value-cut", {"a.yaml": TRAINJOB + "    resourcesPerNode: {requests: {cpu: 1" + "2" * 10**6 + "x}}\n"}, (),
+     ['a.yaml:10:40: spec.trainer.resourcesPerNode.requests.cpu: invalid quantity "1' + "2" * 255 + '…": quantities '
+      "must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"]),
+    # Limits: inputs bounded in all (a pipe or /dev/zero read until memory ran out); non-regular files refused.
+    ("input-too-large", {"a.yaml": TRAINJOB, "b.yaml": TRAINJOB}, ("build", "--max-input-bytes", "200", "a.yaml", "b.yaml"),
+     ["b.yaml:1:1: the inputs of this run exceed 200 bytes (raise the limit with --max-input-bytes or "
+      "TRAINC_MAX_INPUT_BYTES)"]),
+    ("device-by-path", {}, ("build", "/dev/zero"),
+     ["/dev/zero:1:1: cannot read: not a regular file (a pipe or device: pass its text on stdin, as -)"]),
     ("status-bomb", {"js.yaml": "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: " + bomb()},
      ("status", "js.yaml"),
      ["js.yaml:4:207: invalid YAML: aliases expand this node by more than 200000 nodes (an alias bomb?)"]),
@@ -529,3 +580,61 @@ def test_seeded_mutations_raise_only_input_errors(tmp_path):
             assert not bad, (case.name, bad)
     assert outcomes["valid"] > 10 and outcomes["invalid"] > 100, outcomes
     assert time.perf_counter() - started < 5
+
+
+def _run(args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "trainc", *args], capture_output=True, text=True, timeout=60, **kwargs)
+
+
+@pytest.mark.parametrize("command", [["build", "-"], ["fn"], ["status"]])
+def test_closed_stdin_is_an_input_error(command):
+    """`trainc build - <&-`: Python starts with sys.stdin None, which raised AttributeError."""
+    result = subprocess.run(["sh", "-c", '"$0" -m trainc "$@" <&-', sys.executable, *command],
+                            capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", "<stdin>:1:1: cannot read: stdin is closed\n")
+
+
+def test_a_fifo_given_by_path_is_refused_without_waiting_for_a_writer(tmp_path):
+    os.mkfifo(tmp_path / "jobs.yaml")
+    result = _run(["build", "jobs.yaml"], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "jobs.yaml:1:1: cannot read: not a regular file (a pipe or device: pass its text on stdin, as -)\n"
+
+
+def test_a_file_reached_twice_is_read_once(tmp_path, monkeypatch):
+    """`trainc build jd jd/a.yaml` reported the TrainJob as defined twice."""
+    result = invoke(tmp_path, monkeypatch, {"jd/a.yaml": TRAINJOB}, "build", "jd", "jd/a.yaml", "./jd/../jd")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("kind: JobSet") == 1
+
+
+def test_the_input_bound_comes_from_the_environment_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAINC_MAX_INPUT_BYTES", "99")
+    for args in (["status"], ["fn"], ["build", "-"]):
+        result = invoke(tmp_path, monkeypatch, {}, *args, stdin="x" * 100)
+        assert_error(result, "<stdin>:1:1: the inputs of this run exceed 99 bytes (raise the limit with "
+                             "--max-input-bytes or TRAINC_MAX_INPUT_BYTES)")
+
+
+@pytest.mark.parametrize("seed, message", [
+    ("/dev/urandom", "[Errno 22] not a regular file: '/dev/urandom'"),
+    ("big.seed", "seed file 'big.seed': seed is longer than 4096 bytes"),
+])
+def test_the_seed_file_is_read_bounded(tmp_path, monkeypatch, seed, message):
+    """`--ssh-key-seed /dev/urandom` read until memory ran out."""
+    (tmp_path / "big.seed").write_bytes(b"s" * 5000)
+    result = invoke(tmp_path, monkeypatch, {"a.yaml": TRAINJOB.replace("torch-distributed", "deepspeed-distributed")},
+                    "build", "--ssh-key-seed", seed, "a.yaml")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines()[-1] == f"Error: Invalid value for --ssh-key-seed: {message}"
+
+
+def test_scalar_tags_on_collections_in_fn_and_the_python_api():
+    import trainc
+    from trainc import krm
+
+    _, _, errors = krm.run("kind: ResourceList\nitems:\n- !!int [1]\n", None)
+    assert errors == ["<stdin>:3:3: invalid YAML: cannot read a sequence as !!int"]
+    with pytest.raises(TraincError) as error:
+        trainc.from_objects(["a: !!bool {b: 1}\n"])
+    assert error.value.render() == "<object 0>:1:4: invalid YAML: cannot read a mapping as !!bool"

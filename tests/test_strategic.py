@@ -624,3 +624,14 @@ def test_matches_kubectl(pod_spec, patch_spec, tmp_path):
     expected = kubectl_patch(pod_template, {"metadata": patch_meta, "spec": patch_spec}, tmp_path)
     ours = merge(jobset(pod_spec, pod_meta=pod_meta), jobset(patch_spec, pod_meta=patch_meta))
     assert ours["replicatedJobs"][0]["template"]["spec"]["template"] == expected
+
+
+def test_an_original_item_without_its_merge_key_is_refused_as_kubectl_refuses_it(tmp_path):
+    """The schema allows `imagePullSecrets: [{}]`; merging a patch into it fails upstream and in kubectl."""
+    pod_spec = {"imagePullSecrets": [{}], "containers": [{"name": "c", "image": "i"}]}
+    patch_spec = {"imagePullSecrets": [{"name": "reg"}]}
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        kubectl_patch({"spec": pod_spec}, {"spec": patch_spec}, tmp_path)
+    assert "does not contain declared merge key: name" in refused.value.stderr
+    with pytest.raises(ValueError, match="lacks merge key 'name'"):
+        merge(jobset(pod_spec), jobset(patch_spec))

@@ -131,3 +131,18 @@ def test_ordinary_inputs_skip_the_shape_check():
     texts = [path.read_text() for path in sorted(GOLDEN.glob("*/*.yaml")) if not path.name.startswith("expected")]
     assert len(texts) > 100
     assert not any(yamlshape.may_nest(text) and "*" not in text for text in texts)
+
+
+def test_only_aliases_count_towards_an_alias_bomb():
+    """A large document without aliases (200,001 items; a ResourceList of 30k ConfigMaps) was refused as one."""
+    assert len(_load_data("x: [" + "1," * 200_001 + "1]")["x"]) == 200_002
+    assert len(_load_data("a: &a [1]\nb: *a\nx: [" + "1," * 200_001 + "1]")["x"]) == 200_002
+    aliases = "x: &x [" + "1," * 1000 + "1]\nz: [{}]"  # each alias adds 1002 nodes
+    assert len(_load_data(aliases.format(", ".join(["*x"] * 199)))["z"]) == 199
+    assert _load(aliases.format(", ".join(["*x"] * 200))) == (
+        (2, 4), "invalid YAML: aliases expand this node by more than 200000 nodes (an alias bomb?)")
+
+
+def _load_data(text: str):
+    (document,) = [data for _, data in source.load_text(text, "a.yaml")]
+    return document

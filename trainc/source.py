@@ -12,11 +12,9 @@ that is not JSON rather than reading it as YAML.
 
 from __future__ import annotations
 
-import errno
 import math
 import os
 import re
-import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -28,6 +26,7 @@ import yaml
 from . import goyaml, jsontext, yamlshape
 from .depth import MAX_INPUT_BYTES, room_for_depth
 from .errors import InputError, Origin, Path
+from .files import NOT_REGULAR, open_regular
 
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
@@ -335,17 +334,8 @@ def read(path: str, budget: Budget | None = None) -> str:
     except UnicodeDecodeError:
         raise InputError(Origin(file), (), "not UTF-8 text") from None
     except OSError as exc:
-        raise InputError(Origin(file), (), f"cannot read: {exc.strerror or exc}") from None
-
-
-def open_regular(path: str):
-    """A binary handle on `path`; OSError unless it is a regular file (checked without blocking on a FIFO)."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    handle = os.fdopen(descriptor, "rb")
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        handle.close()
-        raise OSError(errno.EINVAL, "not a regular file (pass a pipe's text on stdin, as -)")
-    return handle
+        hint = " (a pipe or device: pass its text on stdin, as -)" if exc.strerror == NOT_REGULAR else ""
+        raise InputError(Origin(file), (), f"cannot read: {exc.strerror or exc}{hint}") from None
 
 
 @lru_cache(maxsize=8)  # every error in a file locates itself in the same text

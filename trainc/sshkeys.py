@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass, field
 
 MIN_SEED_BYTES = 32
+MAX_SEED_FILE_BYTES = 4096
 
 # Domain separation: changing it (or the encoding below) changes every key.
 _SALT = b"trainc/mpi-ssh-auth/v1"
@@ -61,10 +62,15 @@ def _check_seed(seed: bytes) -> None:
 
 
 def load_seed(path: str | os.PathLike[str]) -> bytes:
-    """Read a seed file as raw bytes (no newline stripping) and validate it."""
-    with open(path, "rb") as f:
-        seed = f.read()
+    """Read a seed file as raw bytes (no newline stripping) and validate it: a regular file of at most
+    MAX_SEED_FILE_BYTES (never /dev/urandom read until memory runs out, nor a FIFO waited on)."""
+    from .files import open_regular
+
+    with open_regular(path) as f:
+        seed = f.read(MAX_SEED_FILE_BYTES + 1)
     try:
+        if len(seed) > MAX_SEED_FILE_BYTES:
+            raise ValueError(f"seed is longer than {MAX_SEED_FILE_BYTES} bytes")
         _check_seed(seed)
     except ValueError as e:
         raise ValueError(f"seed file {os.fspath(path)!r}: {e}") from None
