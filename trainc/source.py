@@ -12,6 +12,7 @@ that is not JSON rather than reading it as YAML.
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
@@ -54,7 +55,8 @@ class _Loader(yaml.CSafeLoader):
         # whether the text may hold aliases, or nest MAX_DEPTH levels: if not, no shape to check
         self.aliased, self.deep = "*" in text, yamlshape.may_nest(text)
         self.questions = "?" in text and ("[" in text or "{" in text)
-        self.bare = None  # (line, column) of the scalars tagged `!`, found when the first document is composed
+        self.bare = None  # (line, column) of the scalars tagged `!`, sorted, found when the first document is composed
+        self._last = (None, "")  # the last document's root node and text
         self.documents = 0  # composed so far
 
     def recheck(self, documents: int) -> None:
@@ -75,11 +77,25 @@ class _Loader(yaml.CSafeLoader):
 
     def get_node(self):
         node = super().get_node()
+        if node is None:
+            return node
         if self.bare is None:
             self.bare = _non_specific_scalars(self.text)
-        if self.bare or self.questions:
-            _mend(node, self.bare, self.questions)
+            self.bare_set = set(self.bare)
+        start, end = node.start_mark, node.end_mark
+        bare = self.bare and bisect.bisect_right(self.bare, (end.line, end.column)) > bisect.bisect_left(
+            self.bare, (start.line, start.column))
+        questions = self.questions and "?" in self._document(node)
+        if bare or questions:
+            _mend(node, self.bare_set, questions)
         return node
+
+    def _document(self, node) -> str:
+        """The text of the document `node` is the root of, from the start of its first line: per-document
+        checks (shape, mending) skip the documents that cannot need them, however large the stream."""
+        if node is not self._last[0]:
+            self._last = node, self.text[self.text.rfind("\n", 0, node.start_mark.index) + 1:node.end_mark.index]
+        return self._last[1]
 
     def resolve(self, kind, value, implicit):
         if kind is yaml.ScalarNode and implicit[0]:  # a plain scalar: go-yaml v2 decides what it is
@@ -106,7 +122,9 @@ class _Loader(yaml.CSafeLoader):
     def construct_document(self, node):
         self.documents += 1
         if self.aliased or self.deep:
-            yamlshape.check_shape(node, lambda: self.recheck(self.documents))
+            document = self._document(node)
+            if "*" in document or yamlshape.may_nest(document):
+                yamlshape.check_shape(node, lambda: self.recheck(self.documents))
         return super().construct_document(node)
 
     def construct_object(self, node, deep=False):
@@ -157,18 +175,18 @@ def _cannot_read(node) -> yaml.constructor.ConstructorError:
 _NON_SPECIFIC_TAG = re.compile(r"(?:^|[\s\[{,:?-])!(?=[\s,\]}]|$)", re.M)
 
 
-def _non_specific_scalars(text: str) -> set:
+def _non_specific_scalars(text: str) -> list:
     """(line, column) of every scalar libyaml's events show tagged `!`, up to any syntax error (which the
     loader reports itself when it reaches it)."""
     if _NON_SPECIFIC_TAG.search(text) is None:
-        return set()
-    found = set()
+        return []
+    found = []
     parser = yaml.CSafeLoader(text)
     try:
         while parser.check_event():
             event = parser.get_event()
             if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
-                found.add((event.start_mark.line, event.start_mark.column))
+                found.append((event.start_mark.line, event.start_mark.column))
     except yaml.YAMLError:
         pass
     finally:
