@@ -171,12 +171,16 @@ def _bytes(rng: random.Random, data: bytes) -> bytes:
 
 
 def mutate(rng: random.Random, text: str) -> bytes:
+    """One mutation, or a structural one followed by a textual or byte-level one (`{`-led JSON broken, …)."""
     kind = rng.random()
     if kind < 0.45:
-        return _structural(rng, text).encode("utf-8", "surrogatepass")
+        text = _structural(rng, text)
+        if rng.random() < 0.3:
+            return mutate(rng, text) if rng.random() < 0.5 else _bytes(rng, text.encode("utf-8", "surrogatepass"))
+        return text.encode("utf-8", "surrogatepass")
     if kind < 0.8:
         return _textual(rng, text).encode("utf-8", "surrogatepass")
-    return _bytes(rng, text.encode())
+    return _bytes(rng, text.encode("utf-8", "surrogatepass"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -213,6 +217,10 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
     files = {name: (mutate(rng, text) if name == target else text.encode()) for name, text in case.items()}
     _write(work / "in", files)
     args = ["build", str(work / "in")]
+    runtime = next((name for name in sorted(files) if "runtime" in name), None)
+    if runtime is not None and rng.random() < 0.2:  # runtimes given apart
+        (work / "in" / runtime).rename(work / runtime)
+        args += ["--runtimes", str(work / runtime)]
     if command == "build-previous":
         _write(work / "prev", case)
         args += ["--previous", str(work / "prev")]
