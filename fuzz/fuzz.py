@@ -1,5 +1,5 @@
 """Fuzz trainc's command line in-process: seeded mutations of the golden inputs, the bundled runtimes
-and rendered JobSets, through `build`, `build --previous`, `fn` and `status`.
+and rendered JobSets, through `build`, `build --previous`, `fn`, `status` and the Python API (`from_objects`).
 
 Each input gets one of three kinds of mutation: structure-aware (a field deleted, replaced, retyped or
 tagged, then written back as YAML or JSON), textual (YAML syntax spliced in at a random place: tags,
@@ -10,7 +10,8 @@ outcome is a finding when:
 - hang: the command ran past the time limit (signal.alarm);
 - unreadable output: exit 0 with output libyaml cannot read back;
 - partial output: a failing command wrote to stdout (for `fn`: anything but an empty ResourceList);
-- silent failure: exit 1 with nothing on stderr, or an exit status other than 0, 1 or 2.
+- silent failure: exit 1 with nothing on stderr, or an exit status other than 0, 1 or 2;
+- unpositioned error: exit 1 with a stderr line that is not `file:line:column: field.path: message`.
 
     python fuzz/fuzz.py --seed 1 --count 100000        # or --seconds 3600
     python fuzz/fuzz.py --seed 7 --seconds 600 --findings /tmp/findings
@@ -27,6 +28,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sys
@@ -36,6 +38,7 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from click.testing import CliRunner
@@ -46,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 from trainc.cli import cli  # noqa: E402  (the checkout's trainc, whatever is installed)
 
 SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
-COMMANDS = ("build", "build-previous", "fn", "status")
+COMMANDS = ("build", "build-previous", "fn", "status", "from_objects")  # the last: the Python API
 
 POOL = ["", "x", "node", "💥", "a\nb", "\x1b[31m", 0, -1, 2**31, 2**63, 2**70, 1.5, 1e308, True, None, [], {}, [None],
         [1, "a"], {"name": None}, {"a": {"b": []}}, "1e999999999", "9" * 300, "Node", "-", "auto", "trainer", "010",
@@ -57,6 +60,9 @@ SNIPPETS = ["# todo !\n", "! ", "!!int ", "!!bool ", "!!float ", "!!null ", "!!s
             "|-\n", ">\n", "[n?]", "? ", "?", "---\n", "...\n", "%YAML 1.1\n", "%TAG ! tag:x,2000:\n", "\ufeff",
             "\x85", "\u2028", "\r", "{", "}", "[", "]", "'", '"', ":", ": ", "- ", ",", "#", "@", "`", "%", "\\",
             "9" * 40, "1e999", "-.inf", ".nan", "0o17", "0b101", "~", "null", "[[[[", "{a: ", "&x [*x]"]
+
+
+POSITIONED = re.compile(r"[^\n]+?:\d+:\d+: [^\n]+")  # file:line:column: field.path: message
 
 
 class Hang(BaseException):
@@ -110,7 +116,7 @@ def _paths(node, prefix=()):
 def _structural(rng: random.Random, text: str) -> str:
     try:
         documents = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, UnicodeEncodeError):  # a lone surrogate an earlier mutation wrote
         return _textual(rng, text)
     documents = [d for d in documents if d is not None] or [{}]
     document = rng.choice(documents)
@@ -215,6 +221,9 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
         return command, ["fn"], text, {"<stdin>": text}
     target = rng.choice(sorted(case))
     files = {name: (mutate(rng, text) if name == target else text.encode()) for name, text in case.items()}
+    if command == "from_objects":  # text as str (lone surrogates kept) or bytes, as a caller may pass them
+        return command, [], None, {name: data.decode("utf-8", "surrogateescape") if rng.random() < 0.7 else data
+                                   for name, data in files.items()}
     _write(work / "in", files)
     args = ["build", str(work / "in")]
     runtime = next((name for name in sorted(files) if "runtime" in name), None)
@@ -244,6 +253,8 @@ def _judge(command: str, args: list[str], result) -> str | None:
         return None
     if result.exit_code == 1 and not result.stderr.strip():
         return "silent-failure"
+    if result.exit_code == 1 and not all(POSITIONED.match(line) for line in result.stderr.splitlines()):
+        return "unpositioned-error"
     if command == "fn" and result.exit_code == 1 and result.stdout:  # a ResourceList of results, or nothing
         try:
             (resource_list,) = yaml.load_all(result.stdout, Loader=yaml.CSafeLoader)
@@ -251,6 +262,22 @@ def _judge(command: str, args: list[str], result) -> str | None:
             return "partial-output"
         return None if isinstance(resource_list, dict) and resource_list.get("items") == [] else "partial-output"
     return "partial-output" if result.stdout else None
+
+
+def _from_objects(documents: list):
+    """trainc.from_objects judged as a command: a TraincError is exit 1 with its lines on stderr."""
+    import trainc
+    from trainc.emit import dump
+    from trainc.errors import TraincError
+
+    outcome = SimpleNamespace(exception=None, exc_info=None, exit_code=0, stdout="", stderr="")
+    try:
+        outcome.stdout = dump(trainc.from_objects(documents, ssh_key_seed=SEED))
+    except TraincError as error:
+        outcome.exit_code, outcome.stderr = 1, error.render() + "\n"
+    except Exception as error:  # noqa: BLE001 - what the fuzzer looks for
+        outcome.exception, outcome.exc_info, outcome.exit_code = error, sys.exc_info(), 1
+    return outcome
 
 
 def _alarm(signum, frame):
@@ -275,11 +302,14 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir()
             command, args, stdin, files = _case(rng, cases, jobsets, work)
-            if command != "status" and rng.random() < 0.5:
+            if command not in ("status", "from_objects") and rng.random() < 0.5:
                 args += ["--ssh-key-seed", str(seed_file)]
             signal.alarm(limit)
             try:
-                result = runner.invoke(cli, args, input=stdin, env=env, catch_exceptions=True)
+                if command == "from_objects":
+                    result = _from_objects(list(files.values()))
+                else:
+                    result = runner.invoke(cli, args, input=stdin, env=env, catch_exceptions=True)
                 kind = _judge(command, args, result)
                 detail = result.stderr
                 if kind == "traceback":

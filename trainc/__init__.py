@@ -54,6 +54,11 @@ def _as_text(document, origin) -> str:
     from .serialize import dump_all
 
     if isinstance(document, str):
+        if not document.isascii():
+            try:
+                document.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: no reader (nor kubectl) takes such text
+                raise InputError(origin, (), "not UTF-8 text (a lone surrogate)") from None
         return document
     if isinstance(document, bytes):
         try:
