@@ -1,4 +1,9 @@
-"""Read YAML input fast (libyaml) and locate fields in it only on error.
+"""Read YAML input with one reader, libyaml, and locate fields in it only on error.
+
+What a file means, and where an error is reported, never depends on unrelated
+text: every stream is parsed and composed by libyaml alone (PyYAML's own scanner
+is consulted for the nesting verdict only, `yamlshape.py`). Input is read from
+regular files or stdin, within a byte budget per run (`Budget`).
 
 kubectl turns YAML into JSON with go-yaml v2, so plain scalars are read as its
 resolver reads them (`goyaml.py`: `y` and `on` are booleans, `12:30` and
