@@ -75,7 +75,7 @@ class Document:
         origin = self.origin
         if origin.base == () and origin.text is not None and not jsontext.is_json(origin.text):
             start, end = source.document_spans(origin.text)[origin.index]
-            text = _standalone(origin.text[start:end])
+            text = _standalone(origin.text[start:end].removeprefix("\ufeff"))  # a file's BOM starts no document
             if text is not None:
                 return text if text.endswith(("\n", "\r")) else text + "\n"
         return dump_all([self.data]).removeprefix("---\n")
