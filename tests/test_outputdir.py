@@ -26,8 +26,8 @@ def test_layout_headers_and_manifest(tmp_path):
     result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     out = tmp_path / "out"
-    assert tree(out) == [".trainc-manifest", "_cluster", "_cluster/configmap.cfg.yaml", "_cluster/namespace.team-a.yaml",
-                         "team-a", "team-a/one.yaml"]
+    assert tree(out) == [".trainc-manifest", "_cluster", "_cluster/configmap.cfg.yaml",
+                         "_cluster/namespace.team-a.yaml", "team-a", "team-a/one.yaml"]
     assert (out / ".trainc-manifest").read_text().splitlines()[1:] == [
         "_cluster/configmap.cfg.yaml", "_cluster/namespace.team-a.yaml", "team-a/one.yaml"]
     assert (out / "team-a/one.yaml").read_text().startswith(
