@@ -131,6 +131,8 @@ def test_runtimes_pass_through_only_when_asked(tmp_path):
     assert kinds("runtime.yaml") == ["JobSet"]
     assert kinds("--runtimes", "runtime.yaml", "--include-runtimes") == ["JobSet"]  # --runtimes: never
     assert kinds("runtime.yaml", "--include-runtimes") == ["ClusterTrainingRuntime", "JobSet"]
+    listed = json.loads(run("build", "-o", "json", "--include-runtimes", "runtime.yaml", "job.yaml", cwd=tmp_path).stdout)
+    assert listed["items"][0] == yaml.safe_load(runtime)  # as written, not as defaulted for the compiler
 
 
 def test_uncompiled_trainer_kind_passes_through_with_a_notice(tmp_path):
