@@ -181,7 +181,7 @@ def test_plugin_config_is_what_cmp_server_accepts():
     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
     "  metadata: {name: NAME}\n  spec: {runtimeRef: {name: torch-distributed}}\n",
 ], ids=["plain", "double-quoted", "single-quoted", "quoted-key", "flow-mapping", "list-item"])
-@pytest.mark.parametrize("path", ["NAME.yaml", "jobs/team/NAME.yml"])
+@pytest.mark.parametrize("path", ["NAME.yaml", "jobs/.team/NAME.yml"])
 def test_discover_finds_every_trainjob_trainc_reads(tmp_path, text, path):
     app = checkout(tmp_path, {f"apps/training/{path.replace('NAME', 'job')}": text.replace("NAME", "job")})
     assert discovers(app, cmp_env(tmp_path))
@@ -287,7 +287,7 @@ def test_an_app_without_documents_fails_unless_allowed(tmp_path):
     app = checkout(tmp_path, {"apps/training/README.md": "nothing to deploy yet\n"})
     result = generate(app, cmp_env(tmp_path))
     assert result.returncode != 0 and result.stdout == ""
-    assert "no documents" in result.stderr.lower() and "--allow-empty" in result.stderr
+    assert 'set the plugin parameter allow-empty to "true" (env TRAINC_ALLOW_EMPTY)' in result.stderr
     allowed = generate(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "true"}]))
     assert allowed.returncode == 0 and allowed.stdout.strip() == "", allowed.stderr
 
@@ -307,6 +307,7 @@ def test_an_invalid_trainjob_fails_with_the_users_file_line_and_column(tmp_path)
     result = generate(app, cmp_env(tmp_path))
     assert result.returncode == 1 and result.stdout == ""
     assert "jobs/bad.yaml:9:15: spec.trainer.numNodes: " in result.stderr
+    assert "trainc plugin:" not in result.stderr  # no hint about a seed or an empty app that is not the problem
 
 
 def test_a_job_without_mpi_needs_no_seed(tmp_path):
