@@ -251,7 +251,7 @@ metadata:
 spec:
   mlPolicy:
     numNodes: 1
-    torch: {numProcPerNode: auto}
+    torch: {}
   template:
     spec:
       replicatedJobs:
