@@ -180,7 +180,8 @@ def test_plugin_config_is_what_cmp_server_accepts():
     " metadata: {name: NAME}, spec: {runtimeRef: {name: torch-distributed}}}\n",
     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
     "  metadata: {name: NAME}\n  spec: {runtimeRef: {name: torch-distributed}}\n",
-], ids=["plain", "double-quoted", "single-quoted", "quoted-key", "flow-mapping", "list-item"])
+    TORCH_JOB.replace("\n", "\r\n"),
+], ids=["plain", "double-quoted", "single-quoted", "quoted-key", "flow-mapping", "list-item", "crlf"])
 @pytest.mark.parametrize("path", ["NAME.yaml", "jobs/.team/NAME.yml"])
 def test_discover_finds_every_trainjob_trainc_reads(tmp_path, text, path):
     app = checkout(tmp_path, {f"apps/training/{path.replace('NAME', 'job')}": text.replace("NAME", "job")})
@@ -202,7 +203,8 @@ def test_discover_finds_json_trainjobs(tmp_path, text):
 
 @pytest.mark.parametrize("files", [
     {"apps/training/settings.yaml": CONFIGMAP},
-    {"apps/training/job.yaml.txt": TORCH_JOB, "apps/training/notes.md": "kind: TrainJob\n"},
+    {"apps/training/job.yaml.txt": TORCH_JOB, "apps/training/notes.md": "kind: TrainJob\n",
+     "apps/training/.yaml": TORCH_JOB},
     {"apps/training/template.yaml": TORCH_JOB.replace("kind: TrainJob", "kind: TrainJobTemplate")},
     {"apps/other/job.yaml": TORCH_JOB},
     {},
@@ -243,29 +245,9 @@ def test_the_namespace_parameter_overrides_the_destination(tmp_path, override):
     assert documents[("JobSet", "demo")] == "team-b"
 
 
-RUNTIME = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: ClusterTrainingRuntime
-metadata:
-  name: torch-distributed
-spec:
-  mlPolicy:
-    numNodes: 1
-    torch: {}
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template:
-            metadata:
-              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
-                      image: registry.example.com/pinned/torch:2.13
-"""
+PINNED_IMAGE = "registry.example.com/pinned/torch:2.13"
+# The bundled torch-distributed runtime with its image pinned, as a platform team keeps it beside the apps.
+RUNTIME = re.sub(r"image: \S+", f"image: {PINNED_IMAGE}", (ROOT / "runtimes" / "torch-distributed.yaml").read_text())
 
 
 @pytest.mark.parametrize("override", [
@@ -280,7 +262,7 @@ def test_runtimes_beside_the_app_replace_the_bundled_ones(tmp_path, override):
     documents = rendered(generate(app, cmp_env(tmp_path, **override)))
     jobset = next(d for d in documents if d["kind"] == "JobSet")
     container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
-    assert container["image"] == "registry.example.com/pinned/torch:2.13"
+    assert container["image"] == PINNED_IMAGE
 
 
 def test_an_app_without_documents_fails_unless_allowed(tmp_path):
@@ -483,9 +465,9 @@ def test_dockerfile_copies_what_the_package_is_built_from(tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
                     "--target", str(target), str(staged)], check=True, capture_output=True, timeout=300)
-    result = subprocess.run([sys.executable, "-c", "import sys, trainc.cli; print(trainc.cli.__file__, file=sys.stderr);"
-                             "sys.argv = ['trainc', 'build', sys.argv[1]]; trainc.cli.main()",
-                             str(ROOT / "examples" / "torch-ddp.yaml")],
+    program = ("import sys, trainc.cli; print(trainc.cli.__file__, file=sys.stderr);"
+               "sys.argv = ['trainc', 'build', sys.argv[1]]; trainc.cli.main()")
+    result = subprocess.run([sys.executable, "-c", program, str(ROOT / "examples" / "torch-ddp.yaml")],
                             env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}, cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -522,7 +504,10 @@ spec:
         - name: copyutil
           image: quay.io/argoproj/argocd:latest
           command: [sh, -c]
-          args: [/bin/cp /usr/local/bin/argocd /var/run/argocd/argocd && /bin/ln -sf /var/run/argocd/argocd /var/run/argocd/argocd-cmp-server]
+          args:
+            - >-
+              /bin/cp /usr/local/bin/argocd /var/run/argocd/argocd &&
+              /bin/ln -sf /var/run/argocd/argocd /var/run/argocd/argocd-cmp-server
           volumeMounts:
             - {mountPath: /var/run/argocd, name: var-files}
       containers:
@@ -592,7 +577,7 @@ def test_the_example_application_renders_with_its_plugin_settings(tmp_path):
     (jobset,) = [d for d in rendered(generate(app, env)) if d["kind"] == "JobSet"]
     assert jobset["metadata"]["namespace"] == "team-a"
     container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
-    assert container["image"] == "registry.example.com/pinned/torch:2.13"
+    assert container["image"] == PINNED_IMAGE
 
 
 @pytest.mark.parametrize("name", ["application.yaml", "repo-server-patch.yaml"])

@@ -8,9 +8,9 @@ local hs = {}
 local status = obj.status or {}
 local conditions = status.conditions or {}
 
-local function condition(type)
+local function condition(conditionType)
   for _, c in ipairs(conditions) do
-    if c.type == type and c.status == "True" then
+    if c.type == conditionType and c.status == "True" then
       return c
     end
   end
@@ -24,18 +24,13 @@ local function said(c, default)
   return default
 end
 
-local failed = condition("Failed")
-if failed ~= nil then
-  hs.status = "Degraded"
-  hs.message = said(failed, "JobSet failed")
-  return hs
-end
-
-local completed = condition("Completed")
-if completed ~= nil then
-  hs.status = "Healthy"
-  hs.message = said(completed, "JobSet completed")
-  return hs
+for _, terminal in ipairs({{"Failed", "Degraded"}, {"Completed", "Healthy"}}) do
+  local c = condition(terminal[1])
+  if c ~= nil then
+    hs.status = terminal[2]
+    hs.message = said(c, "JobSet " .. terminal[1])
+    return hs
+  end
 end
 
 local suspended = condition("Suspended")
