@@ -78,7 +78,7 @@ def parameter_env(parameters: list[dict]) -> dict[str, str]:
     def escaped(name: str) -> str:
         return re.sub("[^A-Z0-9_]", "_", name.upper())
 
-    env = {"ARGOCD_APP_PARAMETERS": json.dumps(parameters, separators=(",", ":"))}
+    env = {"ARGOCD_APP_PARAMETERS": json.dumps(parameters or None, separators=(",", ":"))}  # Go's nil: null
     for parameter in parameters:
         base = "PARAM_" + escaped(parameter["name"])
         if "string" in parameter:
@@ -112,8 +112,7 @@ def cmp_env(tmp_path, *, namespace="team-a", plugin_env=(), parameters=(), sidec
         "KUBE_API_VERSIONS": "v1,apps/v1,batch/v1,jobset.x-k8s.io/v1alpha2,trainer.kubeflow.org/v1alpha1",
     })
     env.update({f"ARGOCD_ENV_{name}": value for name, value in plugin_env})
-    if parameters:
-        env.update(parameter_env(list(parameters)))
+    env.update(parameter_env(list(parameters)))
     return env
 
 
@@ -141,7 +140,7 @@ def discovers(app: Path, env: dict) -> bool:
     """cmp-server's matchRepository with find.command: a match is exit 0 and something on stdout."""
     result = run(PLUGIN["spec"]["discover"]["find"], app, env)
     assert result.returncode == 0, result.stderr
-    return result.stdout.strip() != ""
+    return result.stdout.removesuffix("\n") != ""
 
 
 def generate(app: Path, env: dict) -> subprocess.CompletedProcess:
@@ -162,6 +161,15 @@ def test_plugin_config_is_what_cmp_server_accepts():
     assert PLUGIN["apiVersion"] == "argoproj.io/v1alpha1" and PLUGIN["kind"] == "ConfigManagementPlugin"
     assert PLUGIN["metadata"]["name"] == "trainc" and PLUGIN["spec"]["version"] == "v1"
     assert PLUGIN["spec"]["generate"]["command"] == ["sh", "-c"]
+    assert not PLUGIN["spec"].get("preserveFileMode") and not PLUGIN["spec"].get("provideGitCreds")
+    # cmp-server ignores fields it does not know (PluginConfigSpec, repoclient.ParameterAnnouncement): no typos
+    assert set(PLUGIN["spec"]) <= {"version", "init", "generate", "discover", "parameters", "preserveFileMode",
+                                   "provideGitCreds"}
+    assert set(PLUGIN["spec"]["discover"]) <= {"fileName", "find"}
+    assert set(PLUGIN["spec"]["discover"]["find"]) <= {"command", "args", "glob"}
+    for parameter in PLUGIN["spec"]["parameters"]["static"]:
+        assert set(parameter) <= {"name", "title", "tooltip", "required", "itemType", "collectionType", "string",
+                                  "array", "map"}
     announced = {parameter["name"]: parameter for parameter in PLUGIN["spec"]["parameters"]["static"]}
     assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "allow-empty"}
     assert announced["runtimes"]["collectionType"] == "array"
