@@ -6,6 +6,7 @@ so bad input never yields partial output.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from . import api, catalog, emit, pipeline, source, validation
@@ -90,13 +91,19 @@ def _load(documents, runtime_documents, namespace: str, errors: list, passing: b
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False,
+          output_dir: str | None = None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
 
-    `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it.
+    `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
+    under `output_dir` (a rendered tree inside PATHS) are not inputs.
     """
     errors: list[InputError] = []
     files = source.iter_files(list(paths))
+    if output_dir is not None:
+        rendered = os.path.realpath(output_dir)
+        files = [file for file in files if file == "-" or os.path.commonpath(
+            [rendered, os.path.realpath(file)]) != rendered]
     documents = _documents(files, errors)
     inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
     ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot)

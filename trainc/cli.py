@@ -113,7 +113,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     seed = _seed(ssh_key_seed, require_ssh_key_seed)
     try:
         output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed,
-                           runtime_snapshot=runtime_snapshot,
+                           runtime_snapshot=runtime_snapshot, output_dir=output_dir,
                            previous=_load_previous(previous, paths, runtime_paths, namespace))
         manifests = passthrough.select(output, namespace=namespace, trainer_only=trainer_only,
                                        include_runtimes=include_runtimes, files=output_dir is not None)
