@@ -261,7 +261,8 @@ RUNTIME = re.sub(r"image: \S+", f"image: {PINNED_IMAGE}", (ROOT / "runtimes" / "
 @pytest.mark.parametrize("override", [
     {"parameters": [{"name": "runtimes", "array": ["../../platform/runtimes"]}]},
     {"plugin_env": [("TRAINC_RUNTIMES", "../../platform/runtimes")]},
-], ids=["parameter", "plugin-env"])
+    {"sidecar": {"TRAINC_RUNTIMES": "../../platform/runtimes"}},
+], ids=["parameter", "plugin-env", "sidecar-env"])
 def test_runtimes_beside_the_app_replace_the_bundled_ones(tmp_path, override):
     app = checkout(tmp_path, {
         "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", ""),
@@ -348,6 +349,7 @@ BASE_FUNCTIONS = ("assert", "error", "getmetatable", "ipairs", "next", "pairs", 
 def luajit():
     """lupa's LuaJIT 2.1: Lua 5.1, the language gopher-lua implements."""
     need(importlib.util.find_spec("lupa") is not None, "lupa is not installed (pip install lupa)")
+    need(importlib.util.find_spec("lupa.luajit21") is not None, "this lupa has no LuaJIT 2.1")
     import lupa.luajit21
 
     return lupa.luajit21
