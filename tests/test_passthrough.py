@@ -13,6 +13,7 @@ from test_cli import run, trainjob, write
 from trainc import passthrough, source
 from trainc.build import build
 from trainc.emit import dump
+from trainc.errors import InputErrors
 
 
 def objects(stream: str) -> list:
@@ -63,13 +64,12 @@ def test_order_is_kustomizes_legacy_order_whatever_the_file_order(tmp_path):
 
 
 def test_order_matches_kubectl_kustomize(tmp_path):
-    """kustomize (v5, in kubectl) orders the same objects the same way (the rendered JobSet aside)."""
+    """kustomize (v5, in kubectl) reads the stream and orders it the same way (the rendered JobSet aside)."""
     need(shutil.which("kubectl") is not None, "kubectl (with kustomize) is not installed")
     for name, text in APP.items():
         write(tmp_path, name, text)
-    built = run("build", "--trainer-only", *APP, cwd=tmp_path)
-    write(tmp_path, "k/all.yaml", "".join(f"---\n{text}" for name, text in APP.items() if name != "job.yaml")
-          + built.stdout)
+    built = run("build", *APP, cwd=tmp_path)
+    write(tmp_path, "k/all.yaml", built.stdout)
     write(tmp_path, "k/kustomization.yaml", "resources:\n- all.yaml\n")
     result = subprocess.run(["kubectl", "kustomize", str(tmp_path / "k")], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -77,24 +77,39 @@ def test_order_matches_kubectl_kustomize(tmp_path):
     assert theirs == [identity for identity in ORDER if identity[0] != "JobSet"]
 
 
+TRICKY = (
+    "%YAML 1.1\n---\n" + manifest("ConfigMap", "directive", "team-a")  # directives: written from data
+    + "--- # a comment on the marker\n" + manifest("ConfigMap", "marker-comment", "team-a", extra="data:\n  on: yes\n")
+    + "--- {apiVersion: v1, kind: ConfigMap, metadata: {name: on-marker, namespace: team-a}}\n"
+    + "...\n---\n" + manifest("ConfigMap", "crlf", "team-a", extra="data:\n  n: 0644\n").replace("\n", "\r\n")
+    + "---\n" + manifest("ConfigMap", "no-newline", "team-a").rstrip("\n")
+)
+
+
 def test_original_text_is_kept_and_reads_back_as_the_same_objects(tmp_path):
-    tricky = (
-        "%YAML 1.1\n---\n" + manifest("ConfigMap", "directive", "team-a")  # directives: written from data
-        + "--- # a comment on the marker\n" + manifest("ConfigMap", "marker-comment", "team-a", extra="data:\n  on: yes\n")
-        + "--- {apiVersion: v1, kind: ConfigMap, metadata: {name: on-marker, namespace: team-a}}\n"
-        + "...\n---\n" + manifest("ConfigMap", "crlf", "team-a", extra="data:\n  n: 0644\n").replace("\n", "\r\n")
-        + "---\n" + manifest("ConfigMap", "no-newline", "team-a").rstrip("\n")
-    )
-    write(tmp_path, "tricky.yaml", tricky)
+    write(tmp_path, "tricky.yaml", TRICKY)
     write(tmp_path, "job.yaml", trainjob())
     result = run("build", "tricky.yaml", "job.yaml", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     read = {o["metadata"]["name"]: o for o in objects(result.stdout)}
-    for _, data in source.load_text(tricky, "tricky.yaml"):
+    for _, data in source.load_text(TRICKY, "tricky.yaml"):
         assert read[data["metadata"]["name"]] == data
     assert "--- # a comment on the marker" not in result.stdout and "# a comment on the marker\n" in result.stdout
     assert "%YAML" not in result.stdout
-    assert yaml.safe_load_all(result.stdout)  # a stream libyaml (kubectl's reader's kin) reads too
+    assert len(list(yaml.safe_load_all(result.stdout))) == 6  # libyaml reads the stream too
+
+
+def test_kubectl_reads_the_passed_through_text(tmp_path):
+    """kubectl's reader (go-yaml, through kustomize) finds the same objects in the stream."""
+    need(shutil.which("kubectl") is not None, "kubectl (with kustomize) is not installed")
+    write(tmp_path, "tricky.yaml", TRICKY)
+    write(tmp_path, "job.yaml", trainjob())
+    write(tmp_path, "k/all.yaml", run("build", "tricky.yaml", "job.yaml", cwd=tmp_path).stdout)
+    write(tmp_path, "k/kustomization.yaml", "resources:\n- all.yaml\n")
+    result = subprocess.run(["kubectl", "kustomize", str(tmp_path / "k")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert sorted(name for _, _, name in identities(result.stdout)) == [
+        "crlf", "demo", "directive", "marker-comment", "no-newline", "on-marker"]
 
 
 def test_trainer_only_is_the_rendered_objects_alone(tmp_path):
@@ -109,7 +124,10 @@ def test_runtimes_pass_through_only_when_asked(tmp_path):
     job = (GOLDEN / "audit-jobset-passthrough-defaults" / "trainjob.yaml").read_text()
     write(tmp_path, "runtime.yaml", runtime)
     write(tmp_path, "job.yaml", job)
-    kinds = lambda *args: [o["kind"] for o in objects(run("build", *args, "job.yaml", cwd=tmp_path).stdout)]  # noqa: E731
+
+    def kinds(*args):
+        return [o["kind"] for o in objects(run("build", *args, "job.yaml", cwd=tmp_path).stdout)]
+
     assert kinds("runtime.yaml") == ["JobSet"]
     assert kinds("--runtimes", "runtime.yaml", "--include-runtimes") == ["JobSet"]  # --runtimes: never
     assert kinds("runtime.yaml", "--include-runtimes") == ["ClusterTrainingRuntime", "JobSet"]
@@ -141,7 +159,8 @@ def test_an_object_the_build_renders_too_is_refused(tmp_path):
     write(tmp_path, "app.yaml", trainjob() + "---\n" + manifest("JobSet", "demo", "team-a", "jobset.x-k8s.io/v1alpha2"))
     result = run("build", "app.yaml", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "app.yaml:15:9: metadata.name: JobSet team-a/demo is also rendered for TrainJob team-a/demo\n"
+    assert result.stderr == (
+        "app.yaml:15:9: metadata.name: JobSet team-a/demo is also rendered for TrainJob team-a/demo\n")
 
 
 def test_objects_kubectl_apply_cannot_take_are_refused_positioned(tmp_path):
@@ -224,7 +243,7 @@ def test_select_reports_every_bad_object_at_once(tmp_path):
     output = build([str(tmp_path / "a.yaml")], runtime_paths=())
     try:
         passthrough.select(output, namespace="default")
-    except passthrough.InputErrors as errors:
+    except InputErrors as errors:
         assert [e.render().partition(": ")[2] for e in errors.errors] == [
             "apiVersion: required for kubectl apply: a non-empty string",
             "metadata: required for kubectl apply: a mapping with the object's name"]

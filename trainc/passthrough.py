@@ -75,7 +75,7 @@ class Document:
         origin = self.origin
         if origin.base == () and origin.text is not None and not jsontext.is_json(origin.text):
             start, end = source.document_spans(origin.text)[origin.index]
-            text = _standalone(origin.text[start:end])
+            text = _standalone(origin.text[start:end].removeprefix("\ufeff"))  # a file's BOM starts no document
             if text is not None:
                 return text if text.endswith(("\n", "\r")) else text + "\n"
         return dump_all([self.data]).removeprefix("---\n")
@@ -118,10 +118,8 @@ class Manifests:
     notices: list = field(default_factory=list)
 
     def objects(self) -> list[dict]:
-        return [*(d.data for d in self.first), *(o for _, objs in self.jobs for o in objs), *(d.data for d in self.last)]
-
-    def empty(self) -> bool:
-        return not (self.first or self.jobs or self.last)
+        rendered = (o for _, objs in self.jobs for o in objs)
+        return [*(d.data for d in self.first), *rendered, *(d.data for d in self.last)]
 
     def yaml(self) -> str:
         """One YAML stream, each document starting with `---`."""
