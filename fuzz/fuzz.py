@@ -62,7 +62,7 @@ SNIPPETS = ["# todo !\n", "! ", "!!int ", "!!bool ", "!!float ", "!!null ", "!!s
             "9" * 40, "1e999", "-.inf", ".nan", "0o17", "0b101", "~", "null", "[[[[", "{a: ", "&x [*x]"]
 
 
-POSITIONED = re.compile(r"[^\n]+?:\d+:\d+: [^\n]+")  # file:line:column: field.path: message
+POSITIONED = re.compile(r"[^\n]+?:\d+:\d+: [^\n]+|(Error|warning|notice): [^\n]+")  # file:line:column: field.path: message, or about the whole run
 
 
 class Hang(BaseException):
