@@ -577,3 +577,11 @@ def test_text_with_a_lone_surrogate_in_the_python_api():
     with pytest.raises(TraincError) as error:
         trainc.from_objects(["a: \ud83d\n"])
     assert error.value.render() == "<object 0>:1:1: not UTF-8 text (a lone surrogate)"
+
+
+def test_stdin_has_one_name_in_every_message(tmp_path, monkeypatch):
+    """`-` in build's messages, `<stdin>` in fn's and status's: now `<stdin>` everywhere."""
+    result = invoke(tmp_path, monkeypatch, {}, "build", "-", stdin="")
+    assert result.exit_code == 1 and result.stderr.startswith("Error: no documents in <stdin>: ")
+    for args in (["build", "-"], ["status"], ["fn"]):
+        assert invoke(tmp_path, monkeypatch, {}, *args, stdin="a: [").stderr.startswith("<stdin>:2:1: invalid YAML")

@@ -132,7 +132,7 @@ def why_empty(output, paths) -> str | None:
     GitOps app; None when they hold some."""
     if output.inputs:
         return None
-    where = ", ".join(paths)
+    where = ", ".join(source.name(path) for path in paths)
     found = f"no *.yaml, *.yml or *.json files in {where}" if not output.files else f"no documents in {where}"
     return (f"{found}: an empty render would make a GitOps sync prune everything the app deployed; pass "
             "--allow-empty if the app is meant to be empty")

@@ -44,7 +44,7 @@ class _Loader(yaml.CSafeLoader):
     Tags that make other values (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
     `!!pairs`, custom tags) are refused. Every alias becomes its own copy, as in
     the JSON kubectl sends, so defaulting one place never changes another; a
-    recursive alias, aliases expanding a document past MAX_NODES nodes (an alias
+    recursive alias, aliases adding more than MAX_NODES nodes to a document (an alias
     bomb) and nesting past MAX_DEPTH levels are refused before anything is built
     (`yamlshape.py`).
 
