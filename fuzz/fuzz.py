@@ -87,18 +87,18 @@ def corpus() -> tuple[list[dict[str, str]], list[str]]:
     for folder in sorted((ROOT / "golden").iterdir()):
         if (folder / "expected.out.yaml").exists():
             cases.append(_inputs_of(folder))
-            for document in yaml.safe_load_all((folder / "expected.out.yaml").read_text()):
+            for document in yaml.load_all((folder / "expected.out.yaml").read_text(), Loader=yaml.CSafeLoader):
                 if isinstance(document, dict) and document.get("kind") == "JobSet" and len(jobsets) < 40:
                     document["status"] = {"conditions": [{"type": "Completed", "status": "True"}],
                                           "replicatedJobsStatus": [{"name": "node", "ready": 1, "succeeded": 0,
                                                                     "failed": 0, "active": 1, "suspended": 0}]}
-                    jobsets.append(yaml.safe_dump(document))
+                    jobsets.append(yaml.dump(document, Dumper=yaml.CSafeDumper))
     for path in sorted((ROOT / "runtimes").glob("*.yaml")):
-        runtime = yaml.safe_load(path.read_text())
+        runtime = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
         trainjob = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "job"},
                     "spec": {"runtimeRef": {"name": runtime["metadata"]["name"], "kind": runtime["kind"]},
                              "trainer": {"numNodes": 2}}}
-        cases.append({"runtime.yaml": path.read_text(), "trainjob.yaml": yaml.safe_dump(trainjob)})
+        cases.append({"runtime.yaml": path.read_text(), "trainjob.yaml": yaml.dump(trainjob, Dumper=yaml.CSafeDumper)})
     return cases, jobsets
 
 
@@ -293,7 +293,8 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
     env = {"SOURCE_DATE_EPOCH": "0", "TRAINC_SSH_KEY_SEED_FILE": None}
     started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, _alarm)
-    root = Path(tempfile.mkdtemp(prefix="trainc-fuzz-"))
+    memory = Path("/dev/shm")  # files written and removed for every input: in memory where there is one
+    root = Path(tempfile.mkdtemp(prefix="trainc-fuzz-", dir=memory if memory.is_dir() else None))
     seed_file = root / "seed"
     seed_file.write_bytes(SEED)
     try:
