@@ -585,3 +585,9 @@ def test_stdin_has_one_name_in_every_message(tmp_path, monkeypatch):
     assert result.exit_code == 1 and result.stderr.startswith("Error: no documents in <stdin>: ")
     for args in (["build", "-"], ["status"], ["fn"]):
         assert invoke(tmp_path, monkeypatch, {}, *args, stdin="a: [").stderr.startswith("<stdin>:2:1: invalid YAML")
+
+
+def test_a_large_input_bound_allocates_nothing_up_front(tmp_path, monkeypatch):
+    """One read of the whole limit allocated it: --max-input-bytes 10**12 raised MemoryError."""
+    result = invoke(tmp_path, monkeypatch, {"a.yaml": TRAINJOB}, "build", "--max-input-bytes", str(10**12), "a.yaml")
+    assert result.exit_code == 0 and "kind: JobSet" in result.stdout, result.stderr

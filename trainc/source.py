@@ -321,6 +321,7 @@ def _unlisted(exc: OSError):
 
 
 STDIN = "<stdin>"  # the name of `-` in messages, in every command
+_CHUNK = 1 << 20
 
 
 def name(path: str) -> str:
@@ -335,7 +336,15 @@ class Budget:
         self.limit = self.left = MAX_INPUT_BYTES if limit is None else limit
 
     def take(self, handle, file: str) -> bytes:
-        data = handle.read(self.left + 1)
+        """What `handle` holds, read in chunks (one read of the limit would allocate all of it at once)."""
+        chunks, size = [], 0
+        while size <= self.left:
+            chunk = handle.read(min(_CHUNK, self.left + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
         if len(data) > self.left:
             raise InputError(Origin(file), (), f"the inputs of this run exceed {self.limit} bytes (raise the limit "
                                                "with --max-input-bytes or TRAINC_MAX_INPUT_BYTES)")
