@@ -78,6 +78,11 @@ def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes 
     return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
 
 
+def build_parsed(trainjobs, runtimes, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
+    """Compile TrainJobs and runtimes already parsed, e.g. the previous versions `trainc diff` compares with."""
+    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
+
+
 def _compile(trainjobs, runtimes, ctx, previous) -> Output:
     output, errors, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), [], {}
     for runtime in runtimes:

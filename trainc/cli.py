@@ -11,6 +11,7 @@ import click
 from .errors import InputErrors, TraincError
 
 EXIT_INVALID = 1
+EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means differences
 
 
 def _fail(error: TraincError) -> None:
@@ -205,6 +206,50 @@ def validate(paths, runtime_paths, namespace, previous):
     for notice in output.notices:
         click.echo(notice, err=True)
     click.echo(f"valid: {_plural(output.trainjobs, 'TrainJob')}, {_plural(output.runtimes, 'runtime')}", err=True)
+
+
+@cli.command()
+@click.option("--base", default="HEAD", show_default=True, metavar="REV_OR_DIR",
+              help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them.")
+@_inputs
+@_ssh_key_seed
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="A unified-diff-style text, or Markdown for a pull-request comment.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text format: auto colours it on a terminal.")
+def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, color):
+    """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
+
+    Both sides are rendered as `trainc build` renders them and compared object by
+    object (kind, namespace, name), field by field; list items are named by their
+    `name` (`env[PET_NNODES]`). Secret values are never shown, only a short hash.
+    Each changed object says what applying it does, or that the cluster will
+    refuse the update (the checks of `build --previous`; immutable Secrets and
+    ConfigMaps). Exit status as `kubectl diff`: 0 no changes, 1 changes,
+    2 an error (invalid input included, unlike `build`'s 1).
+    """
+    from . import diff as differ
+    from . import sshkeys
+    from .validation.previous import PreviousError
+
+    seed = _seed(ssh_key_seed)
+    if seed is None:  # both sides from one throwaway seed, so unchanged keys compare equal
+        click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
+                   "makes a new key every run", err=True)
+        seed = bytes(sshkeys.MIN_SEED_BYTES)
+    try:
+        diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=seed)
+    except PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--base") from None
+    except TraincError as error:
+        click.echo(error.render(), err=True)
+        sys.exit(EXIT_DIFF_ERROR)
+    if output_format == "markdown":
+        _emit(differ.markdown(diffs))
+    else:
+        colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
+        _emit(differ.text(diffs, colored))
+    sys.exit(1 if diffs else 0)
 
 
 @cli.command()
