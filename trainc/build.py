@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from . import api, catalog, emit, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
+from .provenance import Provenance
 
 
 @dataclass
@@ -65,10 +66,12 @@ def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[l
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False,
+          provenance: Provenance | None = None) -> Output:
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules;
+    `provenance`, when given, records where every field came from (`trainc explain`)."""
     trainjobs, runtimes = load(paths, runtime_paths, namespace)
-    ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot)
+    ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot, provenance)
     return _compile(trainjobs, runtimes, ctx, previous)
 
 

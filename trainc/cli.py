@@ -253,6 +253,33 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
 
 
 @cli.command()
+@_inputs
+@click.option("--job", metavar="NAMESPACE/NAME", help="Only the objects rendered for this TrainJob.")
+@click.option("--field", metavar="PATH",
+              help="Only this field (and the fields below it), e.g. "
+                   "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.")
+def explain(paths, runtime_paths, namespace, job, field):
+    """Say, for every field of the rendered objects, which pass or plugin wrote it and from which input.
+
+    One line per leaf field, sorted, grouped by object: `PATH ← WHO, from
+    FILE:LINE:COL (INPUT.FIELD)`. List items are named by their `name` in
+    brackets (`env[PET_NNODES]`), else by index (`args[0]`); map keys that are not
+    plain words go in brackets too (`labels[kueue.x-k8s.io/queue-name]`). Values are
+    not printed. Invalid input: errors as `trainc build` reports them, exit 1.
+    """
+    from .explain import ExplainError
+    from .explain import explain as explain_fields
+
+    try:
+        text = explain_fields(paths, runtime_paths, namespace=namespace, job=job, field=field)
+    except ExplainError as exc:
+        raise click.BadParameter(str(exc), param_hint="--field" if field and "field" in str(exc) else "--job") from None
+    except TraincError as error:
+        _fail(error)
+    _emit(text)
+
+
+@cli.command()
 @click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False, readable=False))
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "table"]), default="yaml",
               show_default=True, help="YAML TrainJob status objects, or a table for people.")

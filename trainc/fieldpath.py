@@ -87,8 +87,10 @@ def indexes(tree, path) -> tuple | None:
     out = []
     for part in path:
         if isinstance(part, Name) or (isinstance(part, str) and isinstance(tree, list)):
-            index = next((i for i, item in enumerate(tree or ()) if isinstance(item, dict) and item.get("name") == part),
-                         None) if isinstance(tree, list) else None
+            index = None
+            if isinstance(tree, list):
+                index = next((i for i, item in enumerate(tree) if isinstance(item, dict) and item.get("name") == part),
+                             None)
             if index is None:
                 return None
             out.append(index)

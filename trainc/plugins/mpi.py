@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 from dataclasses import replace
 
-from .. import emit, ir, merge, sshkeys, templates
+from .. import emit, ir, merge, provenance, sshkeys, templates
 from ..errors import InputError
 from ..ir import NODE, Unit
 
@@ -51,7 +51,7 @@ def hostfile_name(unit: Unit) -> str:
     return f"{unit.name}-mpi-hostfile"
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is None or policy.mpi is None:
         return unit
@@ -62,20 +62,28 @@ def enforce(unit: Unit) -> Unit:
         unit = replace(unit, counts={**unit.counts, NODE: nodes})
     unit = _with_slots(unit, _slots(unit))
     slots = unit.ml_policy.mpi.num_proc_per_node
+    written = []
     for rjob in unit.replicated_jobs:
         name = rjob.get("name")
         if name not in (NODE, LAUNCHER):
             continue
-        merge.add_volumes(ir.pod_spec(rjob), _ssh_volume(unit))
-        if name == LAUNCHER:
-            merge.add_volumes(ir.pod_spec(rjob), _hostfile_volume(unit))
+        volumes = [_ssh_volume(unit)] + ([_hostfile_volume(unit)] if name == LAUNCHER else [])
+        merge.add_volumes(ir.pod_spec(rjob), *volumes)
+        written += volumes
         container = ir.main_container(rjob, unit.kep)
         if container is None:
             continue
-        merge.add_mounts(container, {"name": SSH_AUTH_VOLUME, "mountPath": mpi.ssh_auth_mount_path})
+        mounts = [{"name": SSH_AUTH_VOLUME, "mountPath": mpi.ssh_auth_mount_path}]
         if name == LAUNCHER:
-            merge.add_mounts(container, {"name": HOSTFILE_VOLUME, "mountPath": HOSTFILE_DIR})
-            merge.add_env(container, *_launcher_env(unit, slots))
+            mounts.append({"name": HOSTFILE_VOLUME, "mountPath": HOSTFILE_DIR})
+        merge.add_mounts(container, *mounts)
+        written += mounts
+        if name == LAUNCHER:
+            env = _launcher_env(unit, slots)
+            merge.add_env(container, *env)
+            written += env
+    if ctx.provenance is not None:
+        ctx.provenance.items(written, provenance.runtime(unit, "mpi plugin", "spec", "mlPolicy", "mpi"))
     return unit
 
 
