@@ -42,6 +42,29 @@ spec:
   runtimeRef:
     name: deepspeed-distributed
 """
+RUNTIME = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: custom
+spec:
+  template:
+    spec:
+      failurePolicy:
+        maxRestarts: {max_restarts}
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: python:3.12
+"""
 SEED_FLAGS = ("--ssh-key-seed", str(ROOT / "tests" / "golden-ssh-seed"))
 
 
@@ -177,6 +200,29 @@ def test_directory_base(repo, tmp_path_factory):
     result = run("diff", "--base", str(old), "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
     assert "@@ spec.replicatedJobs[node].template.spec.parallelism @@\n- 3\n+ 2\n" in result.stdout
+
+
+def test_runtime_update_the_cluster_refuses(repo):
+    """A user runtime's immutable field (a CRD transition rule) changed under a TrainJob: the runtime is listed."""
+    runtime = RUNTIME.format(max_restarts=3)
+    (repo / "runtime.yaml").write_text(runtime)
+    (repo / "job.yaml").write_text(TORCH.replace("torch-distributed", "custom").replace("    numNodes: 2\n", ""))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "custom runtime")
+    (repo / "runtime.yaml").write_text(RUNTIME.format(max_restarts=4))
+    result = run("diff", "job.yaml", "--runtimes", "runtime.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == f"""\
+ClusterTrainingRuntime custom changed: {diff.RUNTIME_REFUSED}
+! runtime.yaml:9:9: spec.template.spec.failurePolicy: Value is immutable
+
+JobSet team-a/demo changed: {diff.UPDATED}
+@@ spec.failurePolicy.maxRestarts @@
+- 3
++ 4
+
+0 added, 2 changed, 0 removed (1 refused by the cluster)
+"""
 
 
 def test_immutable_config_data_refused():

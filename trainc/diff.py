@@ -24,6 +24,7 @@ from .serialize import dump_all
 from .validation import previous as previous_versions
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
+RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the runtime"
 CREATED = "applying creates it"
 UPDATED = "applying updates it in place"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
@@ -61,14 +62,15 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
         [obj for obj in before.objects.values() if obj.kind == "TrainJob"],
         before.runtimes() + [runtime for runtime in current_runtimes if previous_versions.key(runtime) not in known],
         namespace=namespace, ssh_key_seed=ssh_key_seed)
-    refusals = _refusals(paths, runtime_paths, namespace, ssh_key_seed, before, new)
+    refusals = _refusals(paths, runtime_paths, namespace, ssh_key_seed, before, new.jobs, current_runtimes)
     old_objects = {_key(obj): obj for obj in old.documents()}
-    new_objects = {_key(obj): (trainjob, obj) for trainjob, objects in new.jobs for obj in objects}
+    new_objects = {_key(obj): obj for obj in new.documents()}
     found = []
-    for key in sorted(old_objects.keys() | new_objects.keys()):
-        trainjob, obj = new_objects.get(key, (None, None))
-        found.extend(_object_diff(key, old_objects.get(key), obj, refusals.get(_job_key(trainjob), [])
-                                  if obj is not None and obj["kind"] == "JobSet" else []))
+    for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
+        if key in old_objects or key in new_objects:
+            found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, [])))
+        else:  # a runtime: not rendered, but an update the cluster refuses
+            found.append(ObjectDiff(*key, "changed", RUNTIME_REFUSED, refusals[key]))
     return found
 
 
@@ -77,26 +79,25 @@ def _key(obj: dict) -> tuple:
     return (obj["kind"], metadata.get("namespace", ""), metadata["name"])
 
 
-def _job_key(trainjob) -> tuple | None:
-    return None if trainjob is None else (trainjob.namespace, trainjob.name)
-
-
-def _refusals(paths, runtime_paths, namespace, seed, before, new) -> dict:
-    """{(namespace, name) of a TrainJob: [rendered errors]} from the update checks `build --previous` runs."""
+def _refusals(paths, runtime_paths, namespace, seed, before, jobs, runtimes) -> dict:
+    """{object key: [rendered errors]} from the update checks `build --previous` runs: a TrainJob's go to its
+    JobSet, a runtime's to the runtime."""
     try:
         build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed, previous=before)
     except InputErrors as exc:
-        by_origin = {_origin(trainjob.origin): _job_key(trainjob) for trainjob, _ in new.jobs}
+        owners = {_origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name) for trainjob, _ in jobs}
+        owners.update({_origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name)
+                       for runtime in runtimes})
         found: dict = {}
         for error in exc.errors:
-            job = by_origin.get(_origin(error.origin)) if error.origin is not None else None
-            found.setdefault(job, []).append(error.render())
+            found.setdefault(owners.get(_origin(error.origin)), []).append(error.render())
+        found.pop(None, None)  # every update check names a TrainJob or a runtime
         return found
     return {}
 
 
-def _origin(origin) -> tuple:
-    return (origin.file, origin.index, origin.base)
+def _origin(origin) -> tuple | None:
+    return None if origin is None else (origin.file, origin.index, origin.base)
 
 
 def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list) -> list[ObjectDiff]:

@@ -49,8 +49,8 @@ class Provenance:
     def trainer_env(self, unit, env: list) -> None:
         """Record the TrainJob's `trainer.env`, as upserted (whichever pass or plugin does it)."""
         for index, variable in enumerate(env):
-            self.record(variable, None, Source(TRAINER_OVERRIDE, unit.trainjob.origin, ("spec", "trainer", "env", index),
-                                               mirror=True))
+            path = ("spec", "trainer", "env", index)
+            self.record(variable, None, Source(TRAINER_OVERRIDE, unit.trainjob.origin, path, mirror=True))
 
     def overlay(self, target, overlay, source: Source) -> None:
         """Record every field of `overlay` (a patch, merged into `target`) as written by `source` at its place."""
