@@ -240,6 +240,9 @@ def test_errors_exit_2_as_kubectl_diff(repo):
     unknown = run("diff", "--base", "no-such-rev", "job.yaml", cwd=repo)
     assert (unknown.returncode, unknown.stdout) == (2, "")
     assert "--base" in unknown.stderr and "'no-such-rev' is neither a directory nor a git revision" in unknown.stderr
+    stdin = run("diff", "-", cwd=repo, stdin=TORCH)
+    assert (stdin.returncode, stdin.stdout) == (2, "")
+    assert "stdin (-) cannot be compared" in stdin.stderr
 
 
 # This repository's own history: golden/audit-mpi-ancestor-replicas-endpoints was added in eaef8ba and has not

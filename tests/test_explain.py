@@ -18,7 +18,7 @@ from trainc.build import build
 from trainc.emit import dump
 from trainc.provenance import Provenance
 
-EXPLAINED = ("torch-env-order", "mpi-env-order", "patch-two-managers-node-selector")
+EXPLAINED = ("torch-env-order", "mpi-env-order", "patch-two-managers-node-selector", "patch-sidecar-volumes-env")
 PET_NNODES = "spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]"
 
 

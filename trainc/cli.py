@@ -232,6 +232,8 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     from . import sshkeys
     from .validation.previous import PreviousError
 
+    if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
+        raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     seed = _seed(ssh_key_seed)
     if seed is None:  # both sides from one throwaway seed, so unchanged keys compare equal
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "

@@ -52,24 +52,34 @@ class Provenance:
             path = ("spec", "trainer", "env", index)
             self.record(variable, None, Source(TRAINER_OVERRIDE, unit.trainjob.origin, path, mirror=True))
 
-    def overlay(self, target, overlay, source: Source) -> None:
-        """Record every field of `overlay` (a patch, merged into `target`) as written by `source` at its place."""
+    def overlay(self, target, overlay, source: Source, before=None) -> None:
+        """Record every field of `overlay` (a patch merged into `target`; `before` is the tree it was merged
+        into) as written by `source` at its place. A list item the patch adds is the patch's as a whole; one it
+        merges into is matched by name (when names tell items apart, else by value) and keeps the name (the merge
+        key) of the item it merges into."""
         if isinstance(overlay, dict) and isinstance(target, dict):
             for key, value in overlay.items():
                 if key not in target:
                     continue
                 inner = Source(source.by, source.origin, (*source.path, key), source.mirror)
+                was = before.get(key) if isinstance(before, dict) else None
                 if isinstance(value, (dict, list)) and isinstance(target[key], type(value)):
-                    self.overlay(target[key], value, inner)
+                    self.overlay(target[key], value, inner, was)
                 else:
                     self.record(target, key, inner)
         elif isinstance(overlay, list) and isinstance(target, list):
-            by_name = {item.get("name"): item for item in target if isinstance(item, dict)}
+            named = {item.get("name"): item for item in target if isinstance(item, dict) and "name" in item}
+            existed = {item.get("name"): item for item in before or () if isinstance(item, dict) and "name" in item}
             for index, item in enumerate(overlay):
-                match = by_name.get(item.get("name")) if isinstance(item, dict) and "name" in item else None
-                if match is not None:  # its name is the merge key, the target's already
+                inner = Source(source.by, source.origin, (*source.path, index), source.mirror)
+                name = item.get("name") if isinstance(item, dict) and fieldpath.named(target) else None
+                if name is not None and name in named and name in existed:
                     fields = {key: value for key, value in item.items() if key != "name"}
-                    self.overlay(match, fields, Source(source.by, source.origin, (*source.path, index), source.mirror))
+                    self.overlay(named[name], fields, inner, existed[name])
+                    continue
+                added = named.get(name) if name is not None else next((t for t in target if t == item), None)
+                if isinstance(added, (dict, list)):
+                    self.record(added, None, inner)
 
     def finish(self, unit) -> None:
         """Keep the compiled unit: its trees are the nodes the records name."""

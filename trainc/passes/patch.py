@@ -55,7 +55,7 @@ def patch(unit: Unit, ctx) -> Unit:
                 source = _source(unit, index, entry, "metadata", field)
                 ctx.provenance.overlay(written, metadata.get(field) or {}, source)
         for index, entry, spec in merged:
-            ctx.provenance.overlay(jobset, spec, _source(unit, index, entry, "spec"))
+            ctx.provenance.overlay(jobset, spec, _source(unit, index, entry, "spec"), unit.jobset)
     return replace(unit, jobset=jobset, labels=labels, annotations=annotations)
 
 
