@@ -40,6 +40,7 @@ RESERVED_ENV = (
     "OMPI_MCA_orte_keep_fqdn_hostnames",
     "OMPI_MCA_orte_set_default_slots",
 )
+SLOTS_ENV = ("OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # the launcher env that carries the slots
 HOSTFILE_TEMPLATES = {"OpenMPI": "hostfile-openmpi.j2", "Intel": "hostfile-hydra.j2", "MPICH": "hostfile-hydra.j2"}
 
 
@@ -84,7 +85,16 @@ def enforce(unit: Unit, ctx) -> Unit:
             written += env
     if ctx.provenance is not None:
         ctx.provenance.items(written, provenance.runtime(unit, "mpi plugin", "spec", "mlPolicy", "mpi"))
+        ctx.provenance.items([item for item in written if item.get("name") in SLOTS_ENV], _slots_source(unit))
     return unit
+
+
+def _slots_source(unit: Unit):
+    """Where the slots per node come from, as `_slots` chooses them."""
+    if unit.trainer is not None and unit.trainer.num_proc_per_node is not None:
+        return provenance.trainjob(unit, "mpi plugin", "spec", "trainer", "numProcPerNode")
+    return provenance.runtime(unit, "mpi plugin (slots: numProcPerNode, else GPUs per node)", "spec", "mlPolicy", "mpi",
+                              "numProcPerNode")
 
 
 def build(unit: Unit, ctx) -> Unit:
