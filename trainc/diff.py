@@ -57,11 +57,8 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     before = previous_versions.load(base, [*paths, *runtime_paths], namespace)
     new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed)
     current_runtimes = build.load(paths, runtime_paths, namespace)[1]
-    known = {previous_versions.key(runtime) for runtime in before.runtimes()}
-    old = build.build_parsed(
-        [obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-        before.runtimes() + [runtime for runtime in current_runtimes if previous_versions.key(runtime) not in known],
-        namespace=namespace, ssh_key_seed=ssh_key_seed)
+    old = build.build_parsed([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
+                             before.runtimes_then(current_runtimes), namespace=namespace, ssh_key_seed=ssh_key_seed)
     refusals = _refusals(paths, runtime_paths, namespace, ssh_key_seed, before, new.jobs, current_runtimes)
     old_objects = {_key(obj): obj for obj in old.documents()}
     new_objects = {_key(obj): obj for obj in new.documents()}

@@ -40,6 +40,11 @@ class Previous:
     def runtimes(self) -> list:
         return [obj for obj in self.objects.values() if obj.kind != "TrainJob"]
 
+    def runtimes_then(self, current: list) -> list:
+        """The runtimes previous versions compile with: their own, else the current ones."""
+        known = {key(runtime) for runtime in self.runtimes()}
+        return self.runtimes() + [runtime for runtime in current if key(runtime) not in known]
+
 
 def tree(obj) -> dict:
     """The input document of a parsed object, defaulted as the API server stores it."""
