@@ -55,11 +55,15 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when either side does not compile."""
     before = previous_versions.load(base, [*paths, *runtime_paths], namespace)
-    new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed)
     current_runtimes = build.load(paths, runtime_paths, namespace)[1]
     old = build.build_parsed([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                              before.runtimes_then(current_runtimes), namespace=namespace, ssh_key_seed=ssh_key_seed)
-    refusals = _refusals(paths, runtime_paths, namespace, ssh_key_seed, before, new.jobs, current_runtimes)
+    try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
+        new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
+                                    previous=before), {}
+    except InputErrors as exc:
+        new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed)
+        refusals = _refusals(exc.errors, new.jobs, current_runtimes)
     old_objects = {_key(obj): obj for obj in old.documents()}
     new_objects = {_key(obj): obj for obj in new.documents()}
     found = []
@@ -76,21 +80,17 @@ def _key(obj: dict) -> tuple:
     return (obj["kind"], metadata.get("namespace", ""), metadata["name"])
 
 
-def _refusals(paths, runtime_paths, namespace, seed, before, jobs, runtimes) -> dict:
-    """{object key: [rendered errors]} from the update checks `build --previous` runs: a TrainJob's go to its
-    JobSet, a runtime's to the runtime."""
-    try:
-        build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed, previous=before)
-    except InputErrors as exc:
-        owners = {_origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name) for trainjob, _ in jobs}
-        owners.update({_origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name)
-                       for runtime in runtimes})
-        found: dict = {}
-        for error in exc.errors:
-            found.setdefault(owners.get(_origin(error.origin)), []).append(error.render())
-        found.pop(None, None)  # every update check names a TrainJob or a runtime
-        return found
-    return {}
+def _refusals(errors: list, jobs, runtimes) -> dict:
+    """{object key: [rendered errors]} of the update checks: a TrainJob's go to its JobSet, a runtime's to the
+    runtime."""
+    owners = {_origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name) for trainjob, _ in jobs}
+    owners.update({_origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name)
+                   for runtime in runtimes})
+    found: dict = {}
+    for error in errors:
+        found.setdefault(owners.get(_origin(error.origin)), []).append(error.render())
+    found.pop(None, None)  # every update check names a TrainJob or a runtime
+    return found
 
 
 def _origin(origin) -> tuple | None:
