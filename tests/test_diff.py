@@ -5,6 +5,8 @@ own history."""
 from __future__ import annotations
 
 import base64
+import hashlib
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 
 from conftest import GOLDEN, GOLDEN_SEED, ROOT, need
 from test_cli import run
+from test_golden import inputs
 from trainc import diff
 from trainc.build import build
 
@@ -225,6 +228,39 @@ JobSet team-a/demo changed: {diff.UPDATED}
 """
 
 
+def test_passed_through_documents_compared_as_build_prints_them(repo):
+    """A ConfigMap and a Secret beside the TrainJob pass through `trainc build`, so diff compares them too."""
+    others = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings  # read through envFrom\n"
+              "  namespace: team-a\ndata:\n  lr: \"0.1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n"
+              "  name: token\n  namespace: team-a\nimmutable: true\nstringData:\n  token: {token}\n")
+    (repo / "job.yaml").write_text(TORCH + others.format(token="hunter2"))
+    git(repo, "commit", "-qam", "settings")
+    (repo / "job.yaml").write_text(TORCH + others.format(token="swordfish").replace('lr: "0.1"', 'lr: "0.2"'))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == f"""\
+ConfigMap team-a/settings changed: {diff.UPDATED}
+@@ data.lr @@
+- "0.1"
++ "0.2"
+
+Secret team-a/token changed: {diff.REFUSED}
+! Secret 'token' is immutable: its data cannot change
+@@ stringData.token @@
+- "(hidden, sha256 {_sha('hunter2')})"
++ "(hidden, sha256 {_sha('swordfish')})"
+
+0 added, 2 changed, 0 removed (1 refused by the cluster)
+"""
+    assert "hunter2" not in result.stdout + result.stderr and "swordfish" not in result.stdout + result.stderr
+    trainer_only = run("diff", "--trainer-only", "job.yaml", cwd=repo)
+    assert (trainer_only.returncode, trainer_only.stdout) == (0, "no changes\n"), trainer_only.stderr
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
 def test_immutable_config_data_refused():
     old = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a"},
            "immutable": True, "data": {"k": "1"}}
@@ -252,6 +288,11 @@ MPI_CASE, MPI_ADDED = "audit-mpi-ancestor-replicas-endpoints", "eaef8ba"
 PASSTHROUGH_CASE, PASSTHROUGH_CHANGED = "audit-jobset-passthrough-defaults", "3fe5b1d"
 
 
+def case_inputs(case: str) -> list[str]:
+    """A golden case's inputs (its directory also holds the expected output, which `build` would pass through)."""
+    return [os.path.relpath(path, ROOT) for path in inputs(case)]
+
+
 def _history(*revisions: str) -> None:
     found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", *(f"{rev}^{{commit}}" for rev in revisions)],
                            capture_output=True)
@@ -260,8 +301,7 @@ def _history(*revisions: str) -> None:
 
 def test_history_case_added_shows_every_object_added_and_no_key_material():
     _history(f"{MPI_ADDED}^")
-    case = f"golden/{MPI_CASE}/"
-    outputs = [run("diff", "--base", f"{MPI_ADDED}^", *SEED_FLAGS, *args, case, cwd=ROOT)
+    outputs = [run("diff", "--base", f"{MPI_ADDED}^", *SEED_FLAGS, *args, *case_inputs(MPI_CASE), cwd=ROOT)
                for args in ((), ("--color", "always"), ("--format", "markdown"))]
     for result in outputs:
         assert result.returncode == 1, result.stderr
@@ -277,7 +317,7 @@ def test_history_case_added_shows_every_object_added_and_no_key_material():
 
 def test_history_unchanged_case_exits_0():
     _history(PASSTHROUGH_CHANGED)
-    result = run("diff", "--base", PASSTHROUGH_CHANGED, f"golden/{PASSTHROUGH_CASE}", cwd=ROOT)
+    result = run("diff", "--base", PASSTHROUGH_CHANGED, *case_inputs(PASSTHROUGH_CASE), cwd=ROOT)
     assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
 
 
@@ -285,7 +325,7 @@ def test_history_base_the_cluster_would_have_refused_is_an_error():
     """Before 3fe5b1d the case's runtime has a volume claim template no container mounts: the JobSet webhook
     (today's rules) refuses it, so there is no base to compare with; the error names the revision's file."""
     _history(f"{PASSTHROUGH_CHANGED}^")
-    result = run("diff", "--base", f"{PASSTHROUGH_CHANGED}^", f"golden/{PASSTHROUGH_CASE}/", cwd=ROOT)
+    result = run("diff", "--base", f"{PASSTHROUGH_CHANGED}^", *case_inputs(PASSTHROUGH_CASE), cwd=ROOT)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.splitlines()[-1].startswith(
         f"{PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: spec.template.spec.volumeClaimPolicies")

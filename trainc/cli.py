@@ -216,12 +216,14 @@ def validate(paths, runtime_paths, namespace, previous):
               help="A unified-diff-style text, or Markdown for a pull-request comment.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
-def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, color):
+@click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
+def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, color, trainer_only):
     """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
 
-    Both sides are rendered as `trainc build` renders them and compared object by
-    object (kind, namespace, name), field by field; list items are named by their
-    `name` (`env[PET_NNODES]`). Secret values are never shown, only a short hash.
+    Both sides are what `trainc build` prints (the rendered objects and what
+    passes through), compared object by object (kind, namespace, name), field
+    by field; list items are named by their `name` (`env[PET_NNODES]`). Secret
+    values are never shown, only a short hash.
     Each changed object says what applying it does, or that the cluster will
     refuse the update (the checks of `build --previous`; immutable Secrets and
     ConfigMaps). Exit status as `kubectl diff`: 0 no changes, 1 changes,
@@ -240,7 +242,8 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
                    "makes a new key every run", err=True)
         key_seed = bytes(sshkeys.MIN_SEED_BYTES)
     try:
-        diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed)
+        diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
+                               trainer_only=trainer_only)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:

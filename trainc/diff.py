@@ -18,7 +18,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from . import build, fieldpath
+from . import build, fieldpath, passthrough
 from .errors import InputErrors
 from .serialize import dump_all
 from .validation import previous as previous_versions
@@ -48,9 +48,10 @@ class ObjectDiff:
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
 
 
-def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "default",
-            ssh_key_seed: bytes | None = None) -> list[ObjectDiff]:
-    """The differences between PATHS at `base` and now, in (kind, namespace, name) order.
+def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "default", ssh_key_seed=None,
+            trainer_only: bool = False) -> list[ObjectDiff]:
+    """The differences between what `trainc build` prints for PATHS at `base` and now (the rendered objects
+    and, unless `trainer_only`, what passes through), in (kind, namespace, name) order.
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when either side does not compile."""
@@ -64,8 +65,11 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     except InputErrors as exc:
         new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed)
         refusals = _refusals(exc.errors, new.jobs, current_runtimes)
-    old_objects = {_key(obj): obj for obj in old.documents()}
-    new_objects = {_key(obj): obj for obj in new.documents()}
+    old.others, old.uncompiled = before.others, before.uncompiled
+    old_objects = {_key(obj): obj for obj in passthrough.select(old, namespace=namespace,
+                                                                trainer_only=trainer_only).objects()}
+    new_objects = {_key(obj): obj for obj in passthrough.select(new, namespace=namespace,
+                                                                trainer_only=trainer_only).objects()}
     found = []
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
         if key in old_objects or key in new_objects:
