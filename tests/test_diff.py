@@ -261,6 +261,16 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
+def test_uncompiled_trainer_kind_passes_through_both_sides(repo, tmp_path_factory):
+    """An OptimizationJob (a Trainer kind trainc does not compile) is passed through at the base too, not refused."""
+    text = TORCH + "---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: OptimizationJob\nmetadata:\n  name: opt\n"
+    old = tmp_path_factory.mktemp("old")
+    (old / "job.yaml").write_text(text)
+    (repo / "job.yaml").write_text(text)
+    result = run("diff", "--base", str(old), "job.yaml", cwd=repo)
+    assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
+
+
 def test_immutable_config_data_refused():
     old = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a"},
            "immutable": True, "data": {"k": "1"}}

@@ -74,9 +74,10 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runti
 
 
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
+    """TrainJobs and user runtimes from the inputs, read as `build` reads them; raises InputErrors listing every
+    problem."""
     errors: list[InputError] = []
-    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors, passing=True)
     return inputs.trainjobs, inputs.runtimes
 
 
