@@ -141,7 +141,7 @@ class Runner:
         with self.lock:
             if self.stopping.is_set():
                 return None
-            env = {**os.environ, "PYTHONUNBUFFERED": "1", "HOSTNAME": pod.name, **container.env}
+            env = {**os.environ, "HOSTNAME": pod.name, **container.env}
             process = subprocess.Popen(container.argv, cwd=container.cwd, env=env, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
             self.groups[process.pid] = process

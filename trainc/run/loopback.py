@@ -32,7 +32,7 @@ class Loopback:
 
     def __init__(self, hostnames: list[str], subdomain: str, namespace: str, ports: set[int]):
         self.ports = {port: free_port() for port in sorted(ports)}
-        suffix = rf"(?:\.{re.escape(subdomain)}(?:\.{re.escape(namespace)}(?:\.svc(?:\.cluster\.local)?)?)?)?"
+        suffix = rf"\.{re.escape(subdomain)}(?:\.{re.escape(namespace)}(?:\.svc(?:\.cluster\.local)?)?)?"
         names = "|".join(re.escape(name) for name in sorted(hostnames, key=len, reverse=True))
         self._host = re.compile(rf"(?<![\w.-])(?:{names}){suffix}(?::(\d+))?(?![\w-])") if names else None
 

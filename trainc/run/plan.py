@@ -168,8 +168,8 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
             if mount["name"] not in local:
                 problems.append(f"{where}: volumeMount {mount['mountPath']}: no volume {mount['name']!r} in the pod")
                 continue
-            target = os.path.join(local[mount["name"]][0], mount.get("subPath", ""))
-            mounts[mount["mountPath"]] = target.rstrip("/") if mount.get("subPath") else target
+            directory = local[mount["name"]][0]
+            mounts[mount["mountPath"]] = os.path.join(directory, mount["subPath"]) if mount.get("subPath") else directory
             pod.mounts.append((container["name"], mount["mountPath"], mounts[mount["mountPath"]], local[mount["name"]][1]))
         rewrite = _mount_rewriter(mounts)
         env = kubelet.env(container, source, store, env_file, problems, where)
