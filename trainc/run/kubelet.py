@@ -21,6 +21,7 @@ from .. import quantity
 _FIELD_MAP = re.compile(r"metadata\.(labels|annotations)\['(.*)'\]")
 _RESOURCES = ("cpu", "memory", "ephemeral-storage")
 DEFAULT_MODE = 0o644
+_EXPANDED = re.compile(r"\$(?=[$(])")
 
 
 def expand(text: str, variables: dict) -> str:
@@ -48,6 +49,11 @@ def expand(text: str, variables: dict) -> str:
         else:
             out.append("$" + after)
             cursor = found + 2
+
+
+def escape(text: str) -> str:
+    """`text` written so that `expand` gives it back whatever variables exist: `$` before `$` or `(` doubled."""
+    return _EXPANDED.sub("$$", text)
 
 
 class Store:
