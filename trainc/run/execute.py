@@ -108,7 +108,14 @@ class Runner:
         return "Running"
 
     def _run_pod(self, pod: Pod) -> None:
+        try:
+            self._run_containers(pod)
+        except OSError as exc:  # e.g. a command found at plan time but not executable now
+            self.events.put((pod, "Failed", f"could not start: {exc}"))
+
+    def _run_containers(self, pod: Pod) -> None:
         """Init containers in order, then the rest together; report Running, then how it ended."""
+        os.makedirs(pod.workdir, exist_ok=True)
         for directory in pod.dirs:
             os.makedirs(directory, exist_ok=True)
         for path, (content, mode) in pod.files.items():
