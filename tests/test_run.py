@@ -8,6 +8,7 @@ argv and no process holding it may remain.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import signal
@@ -27,7 +28,7 @@ BIN = os.path.dirname(sys.executable)
 
 
 def has_torch() -> bool:
-    return subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+    return importlib.util.find_spec("torch") is not None
 
 
 def trainc_run(*args, cwd=None, timeout=TIMEOUT) -> subprocess.CompletedProcess:
@@ -188,9 +189,10 @@ def test_a_failing_pod_fails_the_run(tmp_path):
     assert processes_with(marker) == []
 
 
-STUBBORN = ("import os, signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', sys.argv[1]]); "
-            "print('up', flush=True); time.sleep(300)")
+LEAVES_A_CHILD = ("import subprocess, sys, time; "
+                  "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', sys.argv[1]]); "
+                  "print('up', flush=True); time.sleep(300)")
+STUBBORN = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + LEAVES_A_CHILD
 
 
 def test_timeout_stops_every_process(tmp_path):
@@ -214,7 +216,7 @@ def test_ctrl_c_stops_every_process(tmp_path):
     marker = f"trainc-test-{uuid.uuid4().hex}"
     job = trainjob(tmp_path, "stopped", f"""\
     numNodes: 1
-    command: [python, -c, "{STUBBORN}", {marker}]""")
+    command: [python, -c, "{LEAVES_A_CHILD}", {marker}]""")
     run = subprocess.Popen([sys.executable, "-m", "trainc", "run", str(job)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=environment())
     try:

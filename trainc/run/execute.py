@@ -120,6 +120,8 @@ class Runner:
             os.makedirs(directory, exist_ok=True)
         for path, (content, mode) in pod.files.items():
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            if os.path.lexists(path):  # a --keep directory from an earlier run: its files may be read-only
+                os.unlink(path)
             with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
                 handle.write(content)
             os.chmod(path, mode)
@@ -201,6 +203,8 @@ class Runner:
 
     def _stop_all(self) -> None:
         """SIGTERM every process group, SIGKILL what is left after the grace period, then wait for every thread."""
+        main = threading.current_thread() is threading.main_thread()
+        interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None  # a second Ctrl-C waits too
         with self.lock:
             self.stopping.set()
             processes = list(self.groups.values())
@@ -216,8 +220,11 @@ class Runner:
         for process in processes:
             self._kill(process, signal.SIGKILL)
             process.wait()
-        for thread in self.threads:
-            thread.join()
+        end = time.monotonic() + GRACE_SECONDS
+        for thread in self.threads:  # a log reader waits only for a process that left its group (a daemon)
+            thread.join(max(0.0, end - time.monotonic()))
+        if main:
+            signal.signal(signal.SIGINT, interrupt)
 
     def _jobset(self, state: str) -> dict:
         """The JobSet with the status its controller would report: conditions and per-job counts."""
