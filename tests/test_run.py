@@ -9,6 +9,7 @@ argv and no process holding it may remain.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -62,6 +63,22 @@ def processes_with(marker: str) -> list[str]:
     return found
 
 
+def runtime(name: str, jobs: list, policy: dict | None = None, **template_spec) -> str:
+    """A TrainingRuntime in the default namespace, as YAML text (JSON is YAML)."""
+    spec = {"mlPolicy": policy} if policy else {}
+    spec["template"] = {"spec": {**template_spec, "replicatedJobs": jobs}}
+    return json.dumps({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
+                       "metadata": {"name": name, "namespace": "default"}, "spec": spec})
+
+
+def replicated_job(name: str, pod_spec: dict, step: str | None = None, **fields) -> dict:
+    """A replicated job whose Job template has the ancestor `step` label (the trainer's, say) if given."""
+    template = {"spec": {"template": {"spec": pod_spec}}}
+    if step is not None:
+        template["metadata"] = {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": step}}
+    return {"name": name, **fields, "template": template}
+
+
 def trainjob(tmp_path, name: str, trainer: str, runtime: str = "torch-distributed",
              kind: str = "ClusterTrainingRuntime") -> Path:
     path = tmp_path / f"{name}.yaml"
@@ -98,49 +115,17 @@ def test_torch_example_trains_on_cpus(tmp_path):
     assert "pod cpu-demo-node-0-1 started" in result.stderr
 
 
-MPI_RUNTIME = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainingRuntime
-metadata:
-  name: mpi-local
-  namespace: default
-spec:
-  mlPolicy:
-    numNodes: 1
-    mpi:
-      numProcPerNode: 2
-      mpiImplementation: OpenMPI
-      sshAuthMountPath: /home/mpiuser/.ssh
-  template:
-    spec:
-      successPolicy:
-        operator: All
-        targetReplicatedJobs: [launcher]
-      replicatedJobs:
-        - name: node
-          template:
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
-                      image: mpi-runtime
-                      command: [python, -c, "import time; time.sleep(300)", "{marker}"]  # stands in for sshd
-        - name: launcher
-          dependsOn:
-            - name: node
-              status: Ready
-          template:
-            metadata:
-              labels:
-                trainer.kubeflow.org/trainjob-ancestor-step: trainer
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
-                      image: mpi-runtime
-"""
+def mpi_runtime(marker: str) -> str:
+    """Nodes that idle (in the cluster they run sshd) and a launcher that starts once they run, as the bundled
+    MPI runtimes; the launcher's success completes the JobSet."""
+    return runtime("mpi-local", [
+        replicated_job("node", {"containers": [{"name": "node", "image": "mpi-runtime",
+                                                "command": ["python", "-c", "import time; time.sleep(300)", marker]}]}),
+        replicated_job("launcher", {"containers": [{"name": "node", "image": "mpi-runtime"}]}, "trainer",
+                       dependsOn=[{"name": "node", "status": "Ready"}]),
+    ], {"numNodes": 1, "mpi": {"numProcPerNode": 2, "mpiImplementation": "OpenMPI",
+                               "sshAuthMountPath": "/home/mpiuser/.ssh"}},
+        successPolicy={"operator": "All", "targetReplicatedJobs": ["launcher"]})
 
 
 def test_mpirun_runs_over_the_rendered_hostfile(tmp_path):
@@ -149,7 +134,7 @@ def test_mpirun_runs_over_the_rendered_hostfile(tmp_path):
     mpirun = shutil.which("mpirun")
     need(mpirun is not None, "mpirun not found (Debian: apt-get install openmpi-bin)")
     marker = f"trainc-test-{uuid.uuid4().hex}"
-    (tmp_path / "runtime.yaml").write_text(MPI_RUNTIME.replace("{marker}", marker))
+    (tmp_path / "runtime.yaml").write_text(mpi_runtime(marker))
     rank = "import os; os.write(1, b'rank %s of %s\\\\n' % (os.environb[b'OMPI_COMM_WORLD_RANK'], os.environb[b'OMPI_COMM_WORLD_SIZE']))"  # one write: whole lines
     job = trainjob(tmp_path, "mpi", f"""\
     numNodes: 2
@@ -238,41 +223,11 @@ def test_ctrl_c_stops_every_process(tmp_path):
 def test_bad_input_is_refused_before_anything_starts(tmp_path):
     """A missing Secret, a PVC with no --mount and a command not on PATH: all reported, nothing run."""
     marker = tmp_path / "ran"
-    (tmp_path / "runtime.yaml").write_text("""\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainingRuntime
-metadata:
-  name: with-pvc
-  namespace: default
-spec:
-  mlPolicy:
-    torch: {}
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template:
-            metadata:
-              labels:
-                trainer.kubeflow.org/trainjob-ancestor-step: trainer
-            spec:
-              template:
-                spec:
-                  volumes:
-                    - name: data
-                      persistentVolumeClaim:
-                        claimName: datasets
-                  initContainers:
-                    - name: prepare
-                      image: busybox
-                      command: [touch, %s]
-                  containers:
-                    - name: node
-                      image: trainer
-                      volumeMounts:
-                        - name: data
-                          mountPath: /data
-""" % marker)
+    (tmp_path / "runtime.yaml").write_text(runtime("with-pvc", [replicated_job("node", {
+        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "datasets"}}],
+        "initContainers": [{"name": "prepare", "image": "busybox", "command": ["touch", str(marker)]}],
+        "containers": [{"name": "node", "image": "trainer", "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
+    }, "trainer")], {"torch": {}}))
     job = trainjob(tmp_path, "bad", """\
     command: [no-such-trainer-command, /data/train.csv]
     env:
@@ -352,6 +307,7 @@ spec:
                     - name: node
                       image: trainer
                       command: [python, /etc/settings/../settings/lr, "$(LR)", "$$(LR)", "$(NOPE)", /scratch/out]
+                      args: ["--port=$(PET_MASTER_PORT)", "$(OUT)"]
                       envFrom:
                         - secretRef:
                             name: creds
@@ -383,6 +339,8 @@ spec:
                               key: peers
                         - name: LATER
                           value: later
+                        - name: OUT
+                          value: /scratch/result
                       volumeMounts:
                         - name: settings
                           mountPath: /etc/settings
@@ -415,10 +373,11 @@ def test_dry_run_resolves_env_as_the_kubelet(tmp_path):
     [container] = pods[1]["containers"]
     local = tmp_path / "pods" / "kube-node-0-1" / "volumes"
     assert container["command"] == ["python", f"{local}/settings/../settings/lr", "0.1", "$(LR)", "$(NOPE)",
-                                    f"{local}/scratch/out"]
+                                    f"{local}/scratch/out", f"--port={port}", f"{local}/scratch/result"]
     assert container["env"] == {
         "DB_USER": "ada", "LR": "0.1", "GREETING": "hi ada on $(POD) $(LATER)", "POD": "kube-node-0-1",
         "TEAM": "a", "JOBSET": "kube", "PEERS": f"127.0.0.1:{port} 127.0.0.1", "LATER": "later",
+        "OUT": f"{local}/scratch/result",
         "PET_NNODES": "2", "PET_NPROC_PER_NODE": "1", "PET_NODE_RANK": "1", "PET_MASTER_ADDR": "127.0.0.1",
         "PET_MASTER_PORT": str(port), "JOB_COMPLETION_INDEX": "1",
     }
@@ -437,3 +396,41 @@ def test_several_trainjobs_need_job(tmp_path):
     assert "PATHS hold 2 TrainJobs to run (default/one, default/two): choose one with --job NS/NAME" in result.stderr
     result = trainc_run(tmp_path, "--dry-run", "--job", "default/two")
     assert result.returncode == 0 and "pod: two-node-0-0" in result.stdout
+
+
+def initializer_runtime() -> str:
+    """A dataset initializer writing into the volume the trainer reads (a PVC in the cluster)."""
+    volumes = [{"name": "workspace", "persistentVolumeClaim": {"claimName": "workspace"}}]
+
+    def python(name: str, code: str) -> dict:
+        return {"name": name, "image": "img", "command": ["python", "-c", code],
+                "volumeMounts": [{"name": "workspace", "mountPath": "/workspace"}]}
+
+    return runtime("with-initializer", [
+        replicated_job("dataset-initializer", {"volumes": volumes, "containers": [python(
+            "dataset-initializer", "import time; time.sleep(1); open('/workspace/data.txt', 'w').write('ok')")]},
+            "dataset-initializer"),
+        replicated_job("node", {
+            "volumes": volumes,
+            "initContainers": [python("check", "print('init sees', open('/workspace/data.txt').read())")],
+            "containers": [python("node", "print('trainer sees', open('/workspace/data.txt').read())")],
+        }, "trainer", dependsOn=[{"name": "dataset-initializer", "status": "Complete"}]),
+    ])
+
+
+def test_initializer_completes_before_the_trainer_starts(tmp_path):
+    """dependsOn Complete: the trainer pod (its init container first) starts after the initializer wrote the
+    dataset into the volume both mount (a PVC in the cluster, --mount here)."""
+    (tmp_path / "runtime.yaml").write_text(initializer_runtime())
+    job = trainjob(tmp_path, "init", "    numNodes: 1", "with-initializer", "TrainingRuntime")
+    (tmp_path / "pvc").mkdir()
+    result = trainc_run(job, tmp_path / "runtime.yaml", "--mount", f"workspace={tmp_path / 'pvc'}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    logs = [tuple(part.strip() for part in line.split(" | ")) for line in result.stdout.splitlines()[:2]]
+    assert logs == [("init-node-0-0/check", "init sees ok"), ("init-node-0-0", "trainer sees ok")]
+    progress = result.stderr.splitlines()
+    assert progress[0].startswith("trainc run: pod init-dataset-initializer-0-0 started")
+    assert progress[1] == "trainc run: pod init-dataset-initializer-0-0 succeeded (exit 0)"
+    status = status_of(result.stdout)
+    assert [(job["name"], job["succeeded"]) for job in status["jobsStatus"]] == [("dataset-initializer", 1),
+                                                                                ("node", 1)]

@@ -175,7 +175,8 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
         env = kubelet.env(container, source, store, env_file, problems, where)
         env.setdefault("JOB_COMPLETION_INDEX", str(index))  # the Job controller adds it to Indexed jobs' containers
         env = {key: rewrite(loopback.env_value(value)) for key, value in env.items()}
-        argv = [rewrite(loopback.text(kubelet.expand(part, env)))
+        # the literal text is rewritten before expansion, so values (already rewritten) are not rewritten twice
+        argv = [kubelet.expand(rewrite(loopback.text(part)), env)
                 for part in [*(container.get("command") or ()), *(container.get("args") or ())]]
         cwd = rewrite(container["workingDir"]) if container.get("workingDir") else os.getcwd()
         full = {**env_file, **env}
