@@ -62,11 +62,15 @@ class Store:
     def __init__(self, objects, namespace: str):
         self.namespace = namespace
         self.found: dict[tuple, dict] = {}
+        self.problems: list[str] = []  # objects the API server would refuse: not base64, not a mapping
         for obj in objects:
             kind = obj.get("kind")
             if kind in ("ConfigMap", "Secret") and isinstance(obj.get("metadata"), dict):
                 meta = obj["metadata"]
-                self.found[(kind, meta.get("namespace", namespace), meta.get("name"))] = _data(obj)
+                try:
+                    self.found[(kind, meta.get("namespace", namespace), meta.get("name"))] = _data(obj)
+                except (AttributeError, TypeError, ValueError) as exc:  # binascii.Error is a ValueError
+                    self.problems.append(f"{kind} {meta.get('name')!r}: unreadable data ({exc})")
 
     def get(self, kind: str, name: str) -> dict | None:
         return self.found.get((kind, self.namespace, name))
@@ -75,11 +79,11 @@ class Store:
 def _data(obj: dict) -> dict[str, bytes]:
     data = {}
     if obj["kind"] == "Secret":
-        data.update({k: base64.b64decode(v) for k, v in (obj.get("data") or {}).items()})
+        data.update({k: base64.b64decode(v, validate=True) for k, v in (obj.get("data") or {}).items()})
         data.update({k: str(v).encode() for k, v in (obj.get("stringData") or {}).items()})
     else:
         data.update({k: str(v).encode() for k, v in (obj.get("data") or {}).items()})
-        data.update({k: base64.b64decode(v) for k, v in (obj.get("binaryData") or {}).items()})
+        data.update({k: base64.b64decode(v, validate=True) for k, v in (obj.get("binaryData") or {}).items()})
     return data
 
 

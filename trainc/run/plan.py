@@ -88,7 +88,7 @@ def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, vol
     hostnames = [_hostname(meta["name"], rjob, j, p) for rjob in rjobs for j, p in _indexes(rjob)]
     ports = {port["containerPort"] for rjob in rjobs for c in _containers(_pod_spec(rjob)) for port in c.get("ports") or ()}
     loopback = Loopback(hostnames, network.get("subdomain") or meta["name"], namespace, ports)
-    problems: list[str] = []
+    problems: list[str] = list(store.problems)
     jobs = []
     in_order = (spec.get("startupPolicy") or {}).get("startupPolicyOrder") == "InOrder"
     for position, rjob in enumerate(rjobs):
