@@ -295,11 +295,13 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
         mounted[name] = directory
     try:
         variables = local.read_env_file(env_file) if env_file else {}
-        code = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables, mounted))
+        code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,
+                                             mounted))
     except local.Usage as error:
         raise click.UsageError(str(error)) from None
     except TraincError as error:
         _fail(error)
+    _emit(text)
     sys.exit(code)
 
 

@@ -40,9 +40,10 @@ class Usage(Exception):
     """A usage error (exit 2): e.g. several TrainJobs and no --job."""
 
 
-def run(options: Options) -> int:
-    """Exit status: 0 when the JobSet would be Complete, 1 otherwise (130 on Ctrl-C); raises TraincError
-    (bad input, pods that cannot start) before anything starts."""
+def run(options: Options) -> tuple[int, str]:
+    """(exit status, text for stdout): 0 and the pods' descriptions for --dry-run; else 0 when the JobSet would
+    be Complete, 1 otherwise (130 on Ctrl-C), and the TrainJob status. Raises TraincError (bad input, pods that
+    cannot start) before anything starts; the pods' output goes to stdout as they run."""
     output = build.build(options.paths, options.runtime_paths, namespace=options.namespace,
                          ssh_key_seed=os.urandom(64))  # a local run needs a working key, not a stable one
     for notice in output.notices:
@@ -55,19 +56,15 @@ def run(options: Options) -> int:
         except PlanError as error:
             raise InputErrors([InputError(trainjob.origin, (), problem) for problem in error.problems]) from None
         if options.dry_run:
-            sys.stdout.write(emit.dump(_describe(pods)))
-            return 0
+            return 0, emit.dump(_describe(pods))
         from .execute import Runner
 
         outcome = Runner(pods, keep_logs=options.keep is not None).run(options.timeout)
     finally:
         if options.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
-    sys.stdout.flush()
-    sys.stdout.write(status.dump([status.derive(outcome.jobset)]))
-    if outcome.state == "Interrupted":
-        return EXIT_INTERRUPTED
-    return 0 if outcome.state == "Complete" else 1
+    code = {"Complete": 0, "Interrupted": EXIT_INTERRUPTED}.get(outcome.state, 1)
+    return code, status.dump([status.derive(outcome.jobset)])
 
 
 def _select(jobs: list, options: Options):

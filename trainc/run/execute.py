@@ -170,8 +170,11 @@ class Runner:
             if log is not None:
                 log.write(line)
             with self.lock:
-                self.logs.write(prefix + (line if line.endswith(b"\n") else line + b"\n"))
-                self.logs.flush()
+                try:
+                    self.logs.write(prefix + (line if line.endswith(b"\n") else line + b"\n"))
+                    self.logs.flush()
+                except OSError:  # stdout went away (`| head`): keep draining, so the pod never blocks on it
+                    pass
         process.stdout.close()
         if log is not None:
             log.close()
