@@ -35,10 +35,8 @@ def custom_trainer(func, *, name: str, func_args: dict | None = None, runtime: s
     """The TrainJob (a dict) running `func(**func_args)` on `runtime`, found among the bundled runtimes or under
     `runtimes` (files or directories), as `trainc build` finds it; raises TraincError if it is not there."""
     policy = _policy(runtime, runtime_kind, namespace or "default", runtimes)
-    code = function_code(func, func_args)
-    file = f"{func.__name__}.py"
-    script = _install_script(packages_to_install, pip_index_urls, policy == "mpi") + write_and_run(code, file,
-                                                                                                     _LAUNCHERS[policy])
+    script = _install_script(packages_to_install, pip_index_urls, policy == "mpi")
+    script += write_and_run(function_code(func, func_args), f"{func.__name__}.py", _LAUNCHERS[policy])
     command = ["bash", "-c", kubelet.escape(script)]
     if policy == "mpi":
         command = ["mpirun", "--hostfile", MPI_HOSTFILE, *command]
