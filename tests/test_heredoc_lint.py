@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from conftest import GOLDEN
+from conftest import GOLDEN, need
 from trainc import authoring
 from trainc.cli import cli
 from trainc.validation.heredoc import expanded_heredocs
@@ -54,3 +54,22 @@ def test_authored_trainjobs_do_not_warn(tmp_path):
     result = CliRunner().invoke(cli, ["validate", str(tmp_path / "job.yaml")])
     assert result.exit_code == 0
     assert result.stderr == "valid: 1 TrainJob, 0 runtimes\n"
+
+
+def test_bash_does_rewrite_the_sdk_heredoc(tmp_path):
+    """What the warning says, shown with `trainc run` on the SDK's own TrainJob: bash stops at a backtick in the
+    code, the script file comes out empty, and torchrun runs that: the job completes having trained nothing."""
+    import subprocess
+    import sys
+
+    from test_run import environment, has_torch, status_of
+
+    need(has_torch(), "torch not installed (pip install torch==2.13.0)")
+    result = subprocess.run([sys.executable, "-m", "trainc", "run", str(GOLDEN / "sdk-torch-yaml-image")],
+                            capture_output=True, text=True, env=environment(), cwd=tmp_path, timeout=120)
+    assert result.stderr.startswith("warning: ")
+    assert 'ddp-cpu-node-0-0 | bash: line 2: bad substitution: no closing "`" in `")' in result.stdout
+    assert (tmp_path / "sdk-generate.py").read_text() == ""
+    assert "epoch 0" not in result.stdout
+    assert result.returncode == 0
+    assert status_of(result.stdout)["conditions"][0]["type"] == "Complete"
