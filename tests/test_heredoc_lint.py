@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from click.testing import CliRunner
 
 from conftest import GOLDEN, need
+from test_run import environment, has_torch, status_of
 from trainc import authoring
 from trainc.cli import cli
 from trainc.validation.heredoc import expanded_heredocs
@@ -59,11 +63,6 @@ def test_authored_trainjobs_do_not_warn(tmp_path):
 def test_bash_does_rewrite_the_sdk_heredoc(tmp_path):
     """What the warning says, shown with `trainc run` on the SDK's own TrainJob: bash stops at a backtick in the
     code, the script file comes out empty, and torchrun runs that: the job completes having trained nothing."""
-    import subprocess
-    import sys
-
-    from test_run import environment, has_torch, status_of
-
     need(has_torch(), "torch not installed (pip install torch==2.13.0)")
     result = subprocess.run([sys.executable, "-m", "trainc", "run", str(GOLDEN / "sdk-torch-yaml-image")],
                             capture_output=True, text=True, env=environment(), cwd=tmp_path, timeout=120)
