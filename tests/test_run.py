@@ -8,6 +8,7 @@ argv and no process holding it may remain.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -15,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -37,8 +39,19 @@ def trainc_run(*args, cwd=None, timeout=TIMEOUT) -> subprocess.CompletedProcess:
                           env=environment(), cwd=cwd, timeout=timeout)
 
 
+@functools.cache
+def python_bin() -> str:
+    """A directory whose `python` is this interpreter: its own (a virtualenv's), or one with a `python` link to it
+    (pods run `python`; a system install may name it python3 only)."""
+    if os.path.exists(os.path.join(BIN, "python")):
+        return BIN
+    directory = tempfile.mkdtemp(prefix="trainc-test-python-")
+    os.symlink(sys.executable, os.path.join(directory, "python"))
+    return directory
+
+
 def environment() -> dict:
-    return {**os.environ, "PATH": os.pathsep.join([BIN, os.environ.get("PATH", "")])}
+    return {**os.environ, "PATH": os.pathsep.join([python_bin(), BIN, os.environ.get("PATH", "")])}
 
 
 def status_of(stdout: str) -> dict:
