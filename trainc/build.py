@@ -166,6 +166,7 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
             errors.extend(problems)
             continue
         output.notices.extend(unit.notices)
+        output.notices.extend(validation.trainjob_warnings(trainjob))
         if trainjob.spec.active_deadline_seconds is not None:
             output.notices.append(
                 f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "

@@ -333,6 +333,57 @@ def krm_function(ssh_key_seed):
         sys.exit(EXIT_INVALID)
 
 
+@cli.command("run")
+@_inputs
+@click.option("--job", metavar="NS/NAME", help="The TrainJob to run when PATHS hold several (NAME: in -n's namespace).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+              help="Stop every pod after S seconds (exit 1).")
+@click.option("--keep", type=click.Path(file_okay=False), metavar="DIR",
+              help="Keep the pods' directories (mounted files, logs per container) in DIR.")
+@click.option("--dry-run", is_flag=True, help="Print each pod's resolved command, env and mounts; start nothing.")
+@click.option("--env-file", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="KEY=VALUE lines added to every pod's env; they stand in for ConfigMaps and Secrets not among "
+                   "the inputs.")
+@click.option("--mount", "mounts", multiple=True, metavar="NAME=DIR",
+              help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).")
+def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts):
+    """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.
+
+    Images are not pulled: each container's command runs in the current
+    environment (PATH, Python, torch, mpirun), in the current directory. Replicated
+    jobs start in dependsOn order (initializers, then the trainer; the MPI launcher
+    once its nodes run), each Job's pods at once; init containers run first. Env is
+    resolved as the kubelet does ($(VAR), fieldRefs, ConfigMap and Secret refs);
+    pod DNS names become 127.0.0.1 and declared ports move to free local ports;
+    ConfigMap and Secret volumes are written to a directory per pod, emptyDirs are
+    temporary directories, and mount paths in command, args and env point there.
+
+    Each pod's output is printed prefixed with its name, progress goes to stderr,
+    and at the end the TrainJob status the controller would write. Exit status: 0
+    when the JobSet would be Complete (its successPolicy holds), 1 when a pod fails,
+    on --timeout or on bad input (nothing started), 130 on Ctrl-C; every pod is
+    stopped before trainc exits.
+    """
+    from . import run as local
+
+    mounted = {}
+    for mount in mounts:
+        name, equals, directory = mount.partition("=")
+        if not equals or not name or not os.path.isdir(directory):
+            raise click.BadParameter(f"{mount!r}: expected NAME=DIR with an existing DIR", param_hint="--mount")
+        mounted[name] = directory
+    try:
+        variables = local.read_env_file(env_file) if env_file else {}
+        code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,
+                                             mounted))
+    except local.Usage as error:
+        raise click.UsageError(str(error)) from None
+    except TraincError as error:
+        _fail(error)
+    _emit(text)
+    sys.exit(code)
+
+
 def main() -> None:
     try:
         cli.main(prog_name="trainc")
