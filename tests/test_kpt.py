@@ -1,0 +1,124 @@
+"""`trainc fn` driven by the real kpt: `kpt fn eval --exec` and `kpt fn render` with a Kptfile pipeline."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, need
+
+FUNCTION = f"{sys.executable} -m trainc fn"
+SETTINGS = """\
+# the app's settings: kpt must give this file back byte for byte
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings # trailing comment
+data:
+  on: yes
+  mode: 0644
+  version: 1.0
+  "quoted": 'single'
+  flow: {a: [1, 2]}
+"""
+TRAINJOB = (ROOT / "examples/torch-ddp.yaml").read_text().replace(
+    "name: torch-distributed", "name: my-torch\n    kind: TrainingRuntime")
+RUNTIME = (ROOT / "runtimes/torch-simple.yaml").read_text().replace(
+    "kind: ClusterTrainingRuntime\nmetadata:\n  name: torch-simple", "kind: TrainingRuntime\nmetadata:\n  name: my-torch\n  namespace: team-a")
+KPTFILE = f"""\
+apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: training
+pipeline:
+  mutators:
+  - exec: {FUNCTION}
+"""
+
+
+@pytest.fixture
+def package(tmp_path) -> Path:
+    need(shutil.which("kpt") is not None, "kpt is not installed")
+    root = tmp_path / "training"
+    for path, text in {"jobs/demo.yaml": TRAINJOB, "runtimes/my-torch.yaml": RUNTIME, "config/settings.yaml": SETTINGS}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _kpt(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["kpt", "fn", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def _local_config(text: str) -> str:
+    return yaml.safe_load(text)["metadata"]["annotations"]["config.kubernetes.io/local-config"]
+
+
+def _check_hydrated(before: dict[str, str], after: dict[str, str]) -> None:
+    assert after["config/settings.yaml"] == SETTINGS
+    assert _local_config(after["jobs/demo.yaml"]) == _local_config(after["runtimes/my-torch.yaml"]) == "true"
+    assert after["jobs/demo.yaml"].startswith(TRAINJOB.split("metadata:")[0])  # its comments kept
+    rendered = list(yaml.safe_load_all(after["jobs/rendered/team-a/demo.yaml"]))
+    assert [(d["kind"], d["metadata"]["namespace"], d["metadata"]["annotations"]) for d in rendered] == [
+        ("JobSet", "team-a", {"trainc.kubeflow.org/rendered-from": "team-a/demo"})]
+    assert rendered[0]["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
+    assert set(after) == set(before) | {"jobs/rendered/team-a/demo.yaml"}
+
+
+def test_kpt_fn_eval_renders_beside_the_trainjob_and_a_second_run_changes_nothing(package):
+    before = _files(package)
+    first = _kpt("eval", "--exec", FUNCTION, cwd=package)
+    assert first.returncode == 0, first.stderr
+    hydrated = _files(package)
+    _check_hydrated(before, hydrated)
+    second = _kpt("eval", str(package), "--exec", FUNCTION, cwd=package.parent)
+    assert second.returncode == 0, second.stderr
+    assert _files(package) == hydrated
+
+
+def test_kpt_fn_render_runs_the_kptfile_pipeline(package):
+    (package / "Kptfile").write_text(KPTFILE)
+    before = _files(package)
+    refused = _kpt("render", str(package), cwd=package.parent)
+    assert refused.returncode != 0 and "--allow-exec" in refused.stderr and _files(package) == before
+    first = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
+    assert first.returncode == 0, first.stderr
+    hydrated = _files(package)
+    _check_hydrated(before, hydrated)
+    assert hydrated["Kptfile"] == KPTFILE
+    second = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
+    assert second.returncode == 0, second.stderr
+    assert _files(package) == hydrated
+
+
+def test_a_deleted_trainjob_takes_its_rendered_file_with_it(package):
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package).returncode == 0
+    (package / "jobs/demo.yaml").unlink()
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package).returncode == 0
+    assert set(_files(package)) == {"config/settings.yaml", "runtimes/my-torch.yaml"}
+
+
+@pytest.mark.parametrize("command", ["eval", "render"])
+def test_an_invalid_trainjob_fails_at_the_users_line_and_leaves_the_package_alone(package, command):
+    (package / "Kptfile").write_text(KPTFILE)
+    (package / "jobs/demo.yaml").write_text(TRAINJOB.replace("numNodes: 2", "numNodes: two"))
+    before = _files(package)
+    if command == "eval":  # from the package directory, where the function can read the user's file
+        result = _kpt("eval", "--exec", FUNCTION, cwd=package)
+        where = "jobs/demo.yaml:13:15"
+    else:  # `kpt fn render` tells the function where the package is
+        result = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
+        where = "training/jobs/demo.yaml:13:15"
+    assert result.returncode == 1
+    assert f"{where}: spec.trainer.numNodes: must be an integer, not string" in result.stderr
+    assert "[error] trainer.kubeflow.org/v1alpha1/TrainJob/team-a/demo spec.trainer.numNodes" in result.stderr
+    assert _files(package) == before
