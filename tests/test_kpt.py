@@ -1,7 +1,9 @@
-"""`trainc fn` driven by the real kpt: `kpt fn eval --exec` and `kpt fn render` with a Kptfile pipeline."""
+"""`trainc fn` driven by the real kpt: `kpt fn eval --exec` and `kpt fn render` with a Kptfile pipeline,
+on a copy of the example package examples/kpt/ plus a runtime and a ConfigMap that must come back as written."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +14,8 @@ import yaml
 
 from conftest import ROOT, need
 
-FUNCTION = f"{sys.executable} -m trainc fn"
+FUNCTION = "trainc fn"
+EXAMPLE = ROOT / "examples" / "kpt"
 SETTINGS = """\
 # the app's settings: kpt must give this file back byte for byte
 apiVersion: v1
@@ -26,25 +29,18 @@ data:
   "quoted": 'single'
   flow: {a: [1, 2]}
 """
-TRAINJOB = (ROOT / "examples/torch-ddp.yaml").read_text().replace(
+TRAINJOB = (EXAMPLE / "jobs/demo.yaml").read_text().replace(
     "name: torch-distributed", "name: my-torch\n    kind: TrainingRuntime")
 RUNTIME = (ROOT / "runtimes/torch-simple.yaml").read_text().replace(
     "kind: ClusterTrainingRuntime\nmetadata:\n  name: torch-simple", "kind: TrainingRuntime\nmetadata:\n  name: my-torch\n  namespace: team-a")
-KPTFILE = f"""\
-apiVersion: kpt.dev/v1
-kind: Kptfile
-metadata:
-  name: training
-pipeline:
-  mutators:
-  - exec: {FUNCTION}
-"""
+KPTFILE = (EXAMPLE / "Kptfile").read_text()
 
 
 @pytest.fixture
 def package(tmp_path) -> Path:
     need(shutil.which("kpt") is not None, "kpt is not installed")
     root = tmp_path / "training"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("README.md"))
     for path, text in {"jobs/demo.yaml": TRAINJOB, "runtimes/my-torch.yaml": RUNTIME, "config/settings.yaml": SETTINGS}.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
@@ -56,7 +52,9 @@ def _files(root: Path) -> dict[str, str]:
 
 
 def _kpt(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["kpt", "fn", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    """kpt runs `trainc` from PATH: this interpreter's."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(["kpt", "fn", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
 
 
 def _local_config(text: str) -> str:
@@ -64,7 +62,7 @@ def _local_config(text: str) -> str:
 
 
 def _check_hydrated(before: dict[str, str], after: dict[str, str]) -> None:
-    assert after["config/settings.yaml"] == SETTINGS
+    assert after["config/settings.yaml"] == SETTINGS and after["Kptfile"] == KPTFILE
     assert _local_config(after["jobs/demo.yaml"]) == _local_config(after["runtimes/my-torch.yaml"]) == "true"
     assert after["jobs/demo.yaml"].startswith(TRAINJOB.split("metadata:")[0])  # its comments kept
     rendered = list(yaml.safe_load_all(after["jobs/rendered/team-a/demo.yaml"]))
@@ -86,7 +84,6 @@ def test_kpt_fn_eval_renders_beside_the_trainjob_and_a_second_run_changes_nothin
 
 
 def test_kpt_fn_render_runs_the_kptfile_pipeline(package):
-    (package / "Kptfile").write_text(KPTFILE)
     before = _files(package)
     refused = _kpt("render", str(package), cwd=package.parent)
     assert refused.returncode != 0 and "--allow-exec" in refused.stderr and _files(package) == before
@@ -94,7 +91,6 @@ def test_kpt_fn_render_runs_the_kptfile_pipeline(package):
     assert first.returncode == 0, first.stderr
     hydrated = _files(package)
     _check_hydrated(before, hydrated)
-    assert hydrated["Kptfile"] == KPTFILE
     second = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
     assert second.returncode == 0, second.stderr
     assert _files(package) == hydrated
@@ -104,12 +100,11 @@ def test_a_deleted_trainjob_takes_its_rendered_file_with_it(package):
     assert _kpt("eval", "--exec", FUNCTION, cwd=package).returncode == 0
     (package / "jobs/demo.yaml").unlink()
     assert _kpt("eval", "--exec", FUNCTION, cwd=package).returncode == 0
-    assert set(_files(package)) == {"config/settings.yaml", "runtimes/my-torch.yaml"}
+    assert set(_files(package)) == {"Kptfile", "config/settings.yaml", "runtimes/my-torch.yaml"}
 
 
 @pytest.mark.parametrize("command", ["eval", "render"])
 def test_an_invalid_trainjob_fails_at_the_users_line_and_leaves_the_package_alone(package, command):
-    (package / "Kptfile").write_text(KPTFILE)
     (package / "jobs/demo.yaml").write_text(TRAINJOB.replace("numNodes: 2", "numNodes: two"))
     before = _files(package)
     if command == "eval":  # from the package directory, where the function can read the user's file
