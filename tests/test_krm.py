@@ -227,3 +227,71 @@ def test_cli_exit_codes():
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert (ok.returncode, bad.returncode) == (0, 1)
     assert "kind: JobSet" in ok.stdout and "results:" in bad.stdout
+
+
+_TRAINJOB_SPEC = "spec: {runtimeRef: {name: torch-distributed}}"
+SHAPES = {
+    "CRLF line breaks": "kind: ResourceList\r\nitems:\r\n- apiVersion: v1\r\n  kind: ConfigMap\r\n  metadata: {name: a}\r\n"
+                        "- apiVersion: trainer.kubeflow.org/v1alpha1\r\n  kind: TrainJob\r\n  metadata:\r\n    name: demo\r\n"
+                        f"  {_TRAINJOB_SPEC}\r\n",
+    "comments around items": "kind: ResourceList\nitems:\n# before\n- apiVersion: v1 # x\n  kind: ConfigMap\n  metadata: "
+                             "{name: a}\n\n# between\n-\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n# after\n"
+                             "functionConfig: {apiVersion: v1, kind: ConfigMap}\n",
+    "no final line break": "kind: ResourceList\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
+                           f"  {_TRAINJOB_SPEC}\n  metadata: {{name: demo}}",
+    "document end marker": "kind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n...\n",
+    "block scalars": "kind: ResourceList\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n    data:\n"
+                     "      s: |2\n          indented\n        text\n      t: >-\n        folded\n        line\n",
+    "multi-line flow": "kind: ResourceList\nitems: [\n{apiVersion: v1, kind: ConfigMap,\nmetadata: {name: a}, data: {x: \"a\n"
+                       "  b\", y: 'c\n d'}},\n{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: "
+                       f"demo}},\n{_TRAINJOB_SPEC}}}]\n",
+    "byte order mark": "\ufeffkind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n",
+    "tags and anchors": "kind: ResourceList\nitems:\n- !!map\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: !!map {name: a}\n"
+                        "- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n  metadata: !!map\n    name: demo\n"
+                        f"    annotations: &x\n      a: b\n  {_TRAINJOB_SPEC}\n",
+    "no items": "kind: ResourceList\nitems:\n",
+    "non-ASCII text": "kind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n  data: {é: "
+                      "\"日本\u2028x\"}\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n  metadata: {name: "
+                      f"demo, annotations: {{k: \"日本\"}}}}\n  {_TRAINJOB_SPEC}\n",
+    "empty annotations": "kind: ResourceList\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
+                         f"  metadata:\n    name: demo\n    annotations:\n  {_TRAINJOB_SPEC}\n",
+    "null annotations": "kind: ResourceList\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
+                        f"  metadata:\n    annotations: ~ # none\n    name: demo\n  {_TRAINJOB_SPEC}\n",
+    "null annotations in flow": "kind: ResourceList\nitems: [{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, "
+                                f"metadata: {{name: demo, annotations: }}, {_TRAINJOB_SPEC}}}]",
+    "JSON": json.dumps({"kind": "ResourceList", "items": [
+        {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo", "annotations": None},
+         "spec": {"runtimeRef": {"name": "torch-distributed"}}}, {"apiVersion": "v1", "kind": "ConfigMap",
+                                                                  "metadata": {"name": "x"}}]}),
+}
+
+
+@pytest.mark.parametrize("text", SHAPES.values(), ids=SHAPES.keys())
+def test_every_shape_of_resource_list_comes_back_item_for_item(text):
+    output, data, _, errors = _run(text)
+    assert errors == []
+    expected = yaml.safe_load(text.lstrip("\ufeff")).get("items") or []
+    for item in expected:
+        if item["apiVersion"].startswith("trainer.kubeflow.org/"):
+            item["metadata"]["annotations"] = {**(item["metadata"].get("annotations") or {}),
+                                               "config.kubernetes.io/local-config": "true"}
+    trainjobs = sum(item["kind"] == "TrainJob" for item in expected)
+    assert data["items"][:len(expected)] == expected
+    assert [item["kind"] for item in data["items"][len(expected):]] == ["JobSet"] * trainjobs
+    assert krm.run(output, None)[0] == output
+
+
+@pytest.mark.parametrize("items", [
+    "- &a {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- *a\n",
+    "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: &d {x: y}}\n"
+    "- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}, data: *d}\n",
+    "[&a {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}, *a]\n",
+])
+def test_items_sharing_an_anchor_are_refused(items):
+    errors = _run(f"kind: ResourceList\nitems:{' ' if items.startswith('[') else chr(10)}{items}")[3]
+    assert len(errors) == 1 and errors[0].endswith(
+        "an alias of a node outside this item: trainc fn passes each item on as its own text, so items cannot "
+        "share anchors")
+    alone = "kind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: &d {x: y}, " \
+            "binaryData: *d}\n"
+    assert _run(alone)[3] == [] and _run(alone)[0] == alone.replace("kind: ResourceList", krm.HEADER.strip())

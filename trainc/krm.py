@@ -45,7 +45,7 @@ def _resource_list(text: str) -> tuple[Origin, dict]:
         origin = documents[0][0] if documents else Origin("<stdin>")
         raise InputError(origin, (), "expected one config.kubernetes.io/v1 ResourceList on stdin")
     origin, resource_list = documents[0]
-    if not isinstance(resource_list.get("items", []), list):
+    if not isinstance(resource_list.get("items") or [], list):
         raise InputError(origin, ("items",), "must be a list")
     return origin, resource_list
 
@@ -247,7 +247,12 @@ def run(text: str, ssh_key_seed: bytes | None) -> tuple[str, list[str], list[str
 
 def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set) -> list[str]:
     """The kept items' own text, Trainer sources annotated local-config unless they say otherwise."""
-    spans = krmtext.items(text)
+    try:
+        spans = krmtext.items(text)
+    except krmtext.SharedText as shared:
+        raise InputError(Origin(origin.file, origin.index, origin.text, ("items", shared.index)), (),
+                         "an alias of a node outside this item: trainc fn passes each item on as its own text, "
+                         "so items cannot share anchors") from None
     for index in trainer:
         if LOCAL_CONFIG not in _annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
             raise InputError(Origin(origin.file, origin.index, origin.text, ("items", index)),

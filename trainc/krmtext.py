@@ -20,7 +20,22 @@ from .depth import room_for_depth
 
 # YAML's line breaks, as libyaml counts lines (its marks are lines and columns in characters)
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-_Composer = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})  # the plain scalars YAML 1.2 (and go-yaml) read as null
+
+
+class _Composer(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """Nodes and their positions only: what a scalar means is source.load_text's business."""
+
+    def resolve(self, kind, value, implicit):
+        return ""
+
+
+class SharedText(Exception):
+    """An item that is, or holds, an alias of a node outside its own text: its text alone is not the item."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
 
 
 class Item:
@@ -54,7 +69,25 @@ class Item:
         annotations = _value(metadata, "annotations")
         if annotations is None:
             return self._insert(metadata, f"annotations: {{{entry}}}")
+        if isinstance(annotations, yaml.ScalarNode) and not annotations.style and annotations.value in _NULLS:
+            return self._replace_null(metadata, annotations, f"{{{entry}}}")
         return isinstance(annotations, yaml.MappingNode) and self._insert(annotations, entry)
+
+    def _replace_null(self, mapping, null, text: str) -> bool:
+        """`annotations:` or `annotations: null` becomes `annotations: {…}`."""
+        key = next(key for key, value in mapping.value if value is null)
+        line = key.end_mark.line - self.first_line
+        if null.value:  # `null` or `~`, after the key on its line
+            if null.start_mark.line != key.end_mark.line:
+                return False
+            start, end = null.start_mark.column, null.end_mark.column
+        else:  # empty: right after the key's colon
+            start = end = self.lines[line].index(":", key.end_mark.column) + 1
+            text = " " + text
+        self.lines[line] = self.lines[line][:start] + text + self.lines[line][end:]
+        if line == len(self.lines) - 1:
+            self.end += len(text) - (end - start)
+        return True
 
     def _insert(self, mapping, entry: str) -> bool:
         if mapping.flow_style:
@@ -100,12 +133,45 @@ def items(text: str) -> list[Item]:
         return []
     lines = _lines(text)
     if sequence.flow_style:
-        return [_flow_item(node, lines) for node in sequence.value]
-    column = sequence.start_mark.column
-    dashes = [_dash_line(node, lines, column) for node in sequence.value]
-    end = sequence.end_mark.line + (1 if lines[sequence.end_mark.line][:sequence.end_mark.column].strip() else 0)
-    return [Item(node, lines[start:stop], start, column, False)
-            for node, start, stop in zip(sequence.value, dashes, [*dashes[1:], end])]
+        found = [_flow_item(node, lines) for node in sequence.value]
+    else:
+        column = sequence.start_mark.column
+        dashes = [_dash_line(node, lines, column) for node in sequence.value]
+        for index in range(1, len(dashes)):
+            if dashes[index] <= dashes[index - 1]:  # an alias of an earlier item
+                raise SharedText(index)
+        end = sequence.end_mark.line
+        end = len(lines) if end >= len(lines) else end + (1 if lines[end][:sequence.end_mark.column].strip() else 0)
+        found = [Item(node, lines[start:stop], start, column, False)
+                 for node, start, stop in zip(sequence.value, dashes, [*dashes[1:], end])]
+    if "*" in text:
+        seen = set()
+        for index, item in enumerate(found):
+            span = ((item.node.start_mark.line, item.node.start_mark.column),
+                    (item.node.end_mark.line, item.node.end_mark.column)) if item.flow else (
+                (item.first_line, 0), (item.first_line + len(item.lines), 0))
+            if id(item.node) in seen or not _within(item.node, *span):
+                raise SharedText(index)
+            seen.add(id(item.node))
+    return found
+
+
+def _within(node, first: tuple, stop: tuple) -> bool:
+    """Whether every node under `node` starts in [first, stop) (line, column): an alias is the anchored
+    node itself, wherever that is."""
+    seen, todo = set(), [node]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if not first <= (node.start_mark.line, node.start_mark.column) < stop:
+            return False
+        if isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            todo.extend(part for pair in node.value for part in pair)
+    return True
 
 
 def _dash_line(node, lines: list[str], column: int) -> int:
