@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from dataclasses import replace
 
 from . import api, krmtext, source
 from .build import build_objects
@@ -94,6 +95,10 @@ def _first(annotations: dict, keys: tuple) -> str | None:
     return next((annotations[key] for key in keys if isinstance(annotations.get(key), str)), None)
 
 
+def _item_origin(origin: Origin, index: int) -> Origin:
+    return replace(origin, base=("items", index))
+
+
 def _is_trainer(obj) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and obj["apiVersion"].startswith(_TRAINER)
 
@@ -105,8 +110,7 @@ def _sources(origin: Origin, items: list) -> tuple[list, set]:
     for index, item in enumerate(items):
         if RENDERED_FROM in _annotations(item):
             continue
-        where = Origin(origin.file, origin.index, origin.text, ("items", index))
-        for member_origin, member in source.items(where, item):
+        for member_origin, member in source.items(_item_origin(origin, index), item):
             if _is_trainer(member) and member is not item:
                 raise InputError(member_origin, (), "trainc fn reads Trainer objects as items of their own, not "
                                                     "inside a List (kpt keeps a List as one resource)")
@@ -124,7 +128,9 @@ def _rendered_path(trainjob, items: list) -> str:
 
 
 def _rendered(output, items: list, kept: list) -> list[dict]:
-    """The rendered objects, each annotated with its place in the package and the TrainJob it came from."""
+    """The rendered objects, each annotated with its place in the package and the TrainJob it came from;
+    a file of the package that holds `kept` items is never rendered into (kpt would refuse two objects at
+    one place)."""
     taken = {_first(_annotations(items[index]), _PATHS): index for index in kept}
     rendered = []
     for trainjob, objects in output.jobs:
@@ -233,7 +239,7 @@ def run(text: str, ssh_key_seed: bytes | None) -> tuple[str, list[str], list[str
         documents, trainer = _sources(origin, items)
         output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
-        rendered = _rendered(output, items, [index for index in kept if index not in trainer])
+        rendered = _rendered(output, items, kept)
         texts = _item_texts(origin, text, items, kept, trainer)
     except TraincError as error:
         errors = error.errors if isinstance(error, InputErrors) else [error]
@@ -250,13 +256,13 @@ def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set
     try:
         spans = krmtext.items(text)
     except krmtext.SharedText as shared:
-        raise InputError(Origin(origin.file, origin.index, origin.text, ("items", shared.index)), (),
+        raise InputError(_item_origin(origin, shared.index), (),
                          "an alias of a node outside this item: trainc fn passes each item on as its own text, "
                          "so items cannot share anchors") from None
     for index in trainer:
         if LOCAL_CONFIG not in _annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
-            raise InputError(Origin(origin.file, origin.index, origin.text, ("items", index)),
-                             ("metadata", "annotations"), "must be a mapping, to mark the item local-config")
+            raise InputError(_item_origin(origin, index), ("metadata", "annotations"),
+                             "must be a mapping, to mark the item local-config")
     return [spans[index].text() for index in kept]
 
 
