@@ -51,9 +51,9 @@ def _files(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _kpt(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def _kpt(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     """kpt runs `trainc` from PATH: this interpreter's."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {**os.environ, **env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(["kpt", "fn", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
 
 
@@ -117,3 +117,18 @@ def test_an_invalid_trainjob_fails_at_the_users_line_and_leaves_the_package_alon
     assert f"{where}: spec.trainer.numNodes: must be an integer, not string" in result.stderr
     assert "[error] trainer.kubeflow.org/v1alpha1/TrainJob/team-a/demo spec.trainer.numNodes" in result.stderr
     assert _files(package) == before
+
+
+def test_an_mpi_job_renders_all_its_objects_into_one_file_stable_with_a_seed(package):
+    for name in ("trainjob.yaml", "runtime.yaml"):
+        shutil.copy(ROOT / "golden" / "mpi-env-order" / name, package / "jobs" / f"mpi-{name}")
+    seed = {"TRAINC_SSH_KEY_SEED_FILE": str(ROOT / "tests" / "golden-ssh-seed")}  # kpt passes its environment on
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package, **seed).returncode == 0
+    hydrated = _files(package)
+    assert [d["kind"] for d in yaml.safe_load_all(hydrated["jobs/rendered/default/env.yaml"])] == [
+        "Secret", "ConfigMap", "JobSet"]
+    assert hydrated["jobs/rendered/default/env.yaml"] == (ROOT / "golden" / "mpi-env-order" / "expected.out.yaml").read_text(
+    ).replace("  labels:\n    trainer.kubeflow.org/trainjob-name: env\n", "  labels:\n    trainer.kubeflow.org/trainjob-name: env\n"
+              "  annotations:\n    trainc.kubeflow.org/rendered-from: default/env\n").removeprefix("---\n")
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package, **seed).returncode == 0
+    assert _files(package) == hydrated
