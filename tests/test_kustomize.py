@@ -77,3 +77,18 @@ def test_kubectl_kustomize_skips_a_krm_exec_function_and_emits_the_raw_trainjob(
     refused = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)],
                              capture_output=True, text=True, env=_env(), timeout=120)
     assert refused.returncode == 1 and "unknown flag: --enable-exec" in refused.stderr
+
+
+def test_name_prefixes_do_not_follow_into_the_jobset(kubectl, tmp_path):
+    """What the README warns about: kustomize renames the MPI Secret but not the JobSet's reference to it."""
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE / "app", app)
+    for name in ("trainjob.yaml", "runtime.yaml"):
+        shutil.copy(ROOT / "golden" / "mpi-env-order" / name, app / "jobs" / f"mpi-{name}")
+    with open(app / "kustomization.yaml", "a") as kustomization:
+        kustomization.write("namePrefix: x-\n")
+    result = _build(str(app), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    documents = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(result.stdout)}
+    assert ("Secret", "x-env-mpi-ssh-auth") in documents
+    assert "secretName: env-mpi-ssh-auth" in yaml.safe_dump(documents["JobSet", "x-env"])
