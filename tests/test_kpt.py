@@ -132,3 +132,18 @@ def test_an_mpi_job_renders_all_its_objects_into_one_file_stable_with_a_seed(pac
               "  annotations:\n    trainc.kubeflow.org/rendered-from: default/env\n").removeprefix("---\n")
     assert _kpt("eval", "--exec", FUNCTION, cwd=package, **seed).returncode == 0
     assert _files(package) == hydrated
+
+
+def test_the_namespace_comes_from_the_function_config_and_unknown_keys_fail(package):
+    (package / "jobs/demo.yaml").write_text(TRAINJOB.replace("  namespace: team-a\n", ""))
+    before = _files(package)
+    wrong = _kpt("eval", "--exec", FUNCTION, "--", "nmespace=team-b", cwd=package)
+    assert wrong.returncode == 1 and _files(package) == before
+    assert "functionConfig.data.nmespace: unknown setting: trainc fn takes only namespace" in wrong.stderr
+    result = _kpt("eval", "--exec", FUNCTION, "--", "namespace=team-b", cwd=package)
+    assert result.returncode == 1  # the TrainingRuntime is in team-a
+    assert 'TrainingRuntime "my-torch" not found in namespace "team-b"' in result.stderr
+    (package / "runtimes/my-torch.yaml").write_text(RUNTIME.replace("  namespace: team-a\n", ""))
+    result = _kpt("eval", "--exec", FUNCTION, "--", "namespace=team-b", cwd=package)
+    assert result.returncode == 0, result.stderr
+    assert yaml.safe_load((package / "jobs/rendered/team-b/demo.yaml").read_text())["metadata"]["namespace"] == "team-b"
