@@ -177,6 +177,11 @@ def test_a_file_rendered_into_must_not_hold_other_resources():
 
 
 @pytest.mark.parametrize(("item", "error"), [
+    # issue 8's reproductions, then with a kind
+    ("{apiVersion: trainer.kubeflow.org/v1alpha1, metadata: x}",
+     "<stdin>:3:3: kind: required field is missing: expected TrainJob, TrainingRuntime or ClusterTrainingRuntime"),
+    ("{apiVersion: trainer.kubeflow.org/v1alpha1, metadata: {annotations: [1]}}",
+     "<stdin>:3:3: kind: required field is missing: expected TrainJob, TrainingRuntime or ClusterTrainingRuntime"),
     ("{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: x, spec: {}}",
      "<stdin>:3:73: metadata: must be an object, not string"),
     ("{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: a, annotations: [1]}, spec: {}}",
