@@ -6,6 +6,7 @@ so bad input never yields partial output.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from . import api, catalog, emit, pipeline, source, validation
@@ -14,12 +15,17 @@ from .errors import InputError, InputErrors, TraincError, caught
 
 @dataclass
 class Output:
-    """Rendered objects per TrainJob, in output order, plus notices for stderr."""
+    """Rendered objects per TrainJob, in output order, plus notices for stderr and what passes through."""
 
     jobs: list = field(default_factory=list)  # [(TrainJob, [objects])]
     notices: list = field(default_factory=list)
     trainjobs: int = 0  # how many TrainJobs and user runtimes were checked
     runtimes: int = 0
+    files: int = 0  # how many input files (PATHS) were read, and documents found in them
+    inputs: int = 0
+    others: list = field(default_factory=list)  # (origin, object) of other API groups, in input order
+    uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
+    runtime_inputs: list = field(default_factory=list)  # (origin, object) of the runtimes among PATHS
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
@@ -36,46 +42,83 @@ def _documents(paths, errors) -> list:
     return found
 
 
-def _parse(documents, namespace: str, errors):
+@dataclass
+class _Inputs:
+    trainjobs: list = field(default_factory=list)
+    runtimes: list = field(default_factory=list)  # from PATHS, then from --runtimes
+    from_paths: int = 0  # how many of `runtimes` came from PATHS
+    others: list = field(default_factory=list)
+    uncompiled: list = field(default_factory=list)
+
+
+def _parse(documents, namespace: str, errors, inputs: _Inputs | None):
+    """Typed TrainJobs and runtimes; other objects go to `inputs` (uncompiled Trainer kinds are errors without it)."""
     for origin, data in documents:
+        if inputs is not None and api.uncompiled(data):
+            inputs.uncompiled.append((origin, data))
+            continue
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
         if parsed is not None:
             yield parsed
+        elif inputs is not None and not problems:
+            inputs.others.append((origin, data))
 
 
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
     """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
     errors: list[InputError] = []
-    return _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    return inputs.trainjobs, inputs.runtimes
 
 
-def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[list, list]:
-    trainjobs, runtimes = [], []
-    for parsed in _parse(documents, namespace, errors):
-        (trainjobs if parsed.kind == "TrainJob" else runtimes).append(parsed)
-    for parsed in _parse(runtime_documents, namespace, errors):
+def _load(documents, runtime_documents, namespace: str, errors: list, passing: bool = False) -> _Inputs:
+    """What the inputs hold; with `passing`, also what passes through (else a Trainer kind trainc does not
+    compile is an error, as for callers that pass other objects on themselves)."""
+    inputs = _Inputs()
+    collect = inputs if passing else None
+    for parsed in _parse(documents, namespace, errors, collect):
+        (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
+    inputs.from_paths = len(inputs.runtimes)
+    for parsed in _parse(runtime_documents, namespace, errors, collect):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
         else:
-            runtimes.append(parsed)
+            inputs.runtimes.append(parsed)
     if errors:
         raise InputErrors(errors)
-    return trainjobs, runtimes
+    return inputs
 
 
-def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
-    trainjobs, runtimes = load(paths, runtime_paths, namespace)
-    ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot)
-    return _compile(trainjobs, runtimes, ctx, previous)
+def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False,
+          output_dir: str | None = None) -> Output:
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
+
+    `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
+    under `output_dir` (a rendered tree inside PATHS) are not inputs.
+    """
+    errors: list[InputError] = []
+    files = source.iter_files(list(paths))
+    if output_dir is not None:
+        rendered = os.path.realpath(output_dir)
+        files = [file for file in files if file == "-" or os.path.commonpath(
+            [rendered, os.path.realpath(file)]) != rendered]
+    documents = _documents(files, errors)
+    inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
+    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot)
+    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous)
+    output.files, output.inputs = len(files), len(documents)
+    output.others, output.uncompiled = inputs.others, inputs.uncompiled
+    output.runtime_inputs = [(runtime.origin, runtime.document) for runtime in inputs.runtimes[:inputs.from_paths]]
+    return output
 
 
-def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
+def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
-    trainjobs, runtimes = _load(documents, (), namespace, [])
-    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
+    inputs = _load(documents, (), namespace, [])
+    return _compile(inputs.trainjobs, inputs.runtimes,
+                    pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed), None)
 
 
 def _compile(trainjobs, runtimes, ctx, previous) -> Output:
@@ -114,7 +157,16 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
                 f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
                 "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
             )
-        output.jobs.append((trainjob, emit.objects(unit)))
+        objects = emit.objects(unit)
+        ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
+        if ttl is not None:
+            output.notices.append(
+                f"notice: {key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
+                "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
+                "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
+                "trainc's README"
+            )
+        output.jobs.append((trainjob, objects))
     if errors:
         raise InputErrors(errors)
     return output
