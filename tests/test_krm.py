@@ -300,3 +300,15 @@ def test_items_sharing_an_anchor_are_refused(items):
     alone = "kind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: &d {x: y}, " \
             "binaryData: *d}\n"
     assert _run(alone)[3] == [] and _run(alone)[0] == alone.replace("kind: ResourceList", krm.HEADER.strip())
+
+
+def test_trainer_kinds_trainc_does_not_compile_pass_through_with_a_notice():
+    optimization = "- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: OptimizationJob # tuned elsewhere\n" \
+                   "  metadata:\n    name: tune\n    annotations: {config.kubernetes.io/path: 'jobs/tune.yaml'}\n" \
+                   "  spec: {on: yes}\n"
+    text, output, notices, errors = _run("kind: ResourceList\nitems:\n" + optimization)
+    assert errors == [] and text == krm.HEADER + "items:\n" + optimization + (
+        "results:\n- message: \"notice: jobs/tune.yaml: trainer.kubeflow.org/v1alpha1 OptimizationJob tune: trainc does "
+        "not compile this Trainer kind; passed through unchanged\"\n  severity: info\n")
+    assert notices == ["notice: jobs/tune.yaml: trainer.kubeflow.org/v1alpha1 OptimizationJob tune: trainc does not "
+                       "compile this Trainer kind; passed through unchanged"]

@@ -103,12 +103,19 @@ def _is_trainer(obj) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and obj["apiVersion"].startswith(_TRAINER)
 
 
-def _sources(origin: Origin, items: list) -> tuple[list, set]:
+def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
     """(origin, object) of every item to compile, and the indexes of the items that are Trainer sources;
-    the rendered items of an earlier run are left out."""
+    the rendered items of an earlier run are left out, and Trainer kinds trainc does not compile pass
+    through with a notice, as in `trainc build`."""
     documents, trainer = [], set()
     for index, item in enumerate(items):
         if RENDERED_FROM in _annotations(item):
+            continue
+        if api.uncompiled(item):
+            name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
+            notices.append(one_line(f"notice: {_first(_annotations(item), _PATHS) or origin.file}: "
+                                    f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
+                                    "Trainer kind; passed through unchanged"))
             continue
         for member_origin, member in source.items(_item_origin(origin, index), item):
             if _is_trainer(member) and member is not item:
@@ -229,15 +236,18 @@ class _Report:
         return origin if _identity(document) == _identity(item) else None
 
 
-def run(text: str, ssh_key_seed: bytes | None) -> tuple[str, list[str], list[str]]:
-    """(ResourceList text, notices, error lines); error lines non-empty means failure."""
+def run(text: str, ssh_key_seed=None) -> tuple[str, list[str], list[str]]:
+    """(ResourceList text, notices, error lines); error lines non-empty means failure. `ssh_key_seed` as
+    for build_objects."""
     report = _Report([])
     try:
         origin, resource_list = _resource_list(text)
         report.items = items = resource_list.get("items") or []
         namespace = _namespace(origin, resource_list)
-        documents, trainer = _sources(origin, items)
+        notices: list[str] = []
+        documents, trainer = _sources(origin, items, notices)
         output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
+        notices += output.notices
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
         rendered = _rendered(output, items, kept)
         texts = _item_texts(origin, text, items, kept, trainer)
@@ -247,8 +257,8 @@ def run(text: str, ssh_key_seed: bytes | None) -> tuple[str, list[str], list[str
         return (HEADER + "items: []\n" + _results(results), [],
                 [report.line(e) if isinstance(e, InputError) else e.render() for e in errors])
     body = "".join(texts) + (_block_entries(rendered) if rendered else "")
-    notices = [{"message": notice, "severity": "info"} for notice in output.notices]
-    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(notices), output.notices, []
+    results = [{"message": notice, "severity": "info"} for notice in notices]
+    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
 
 
 def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set) -> list[str]:
