@@ -312,3 +312,13 @@ def test_trainer_kinds_trainc_does_not_compile_pass_through_with_a_notice():
         "not compile this Trainer kind; passed through unchanged\"\n  severity: info\n")
     assert notices == ["notice: jobs/tune.yaml: trainer.kubeflow.org/v1alpha1 OptimizationJob tune: trainc does not "
                        "compile this Trainer kind; passed through unchanged"]
+
+
+def test_a_source_that_says_it_is_not_local_config_is_kept_so_with_a_notice():
+    kept = RESOURCE_LIST.replace("NODES", "2").replace(
+        "      config.kubernetes.io/path: 'jobs/demo.yaml'", "      config.kubernetes.io/local-config: 'false'\n"
+                                                          "      config.kubernetes.io/path: 'jobs/demo.yaml'")
+    _, output, notices, errors = _run(kept)
+    assert errors == [] and output["items"][1]["metadata"]["annotations"]["config.kubernetes.io/local-config"] == "false"
+    assert notices == ["notice: jobs/demo.yaml: TrainJob demo: config.kubernetes.io/local-config is 'false', so kpt "
+                       "live apply applies it as well as what trainc renders for it"]

@@ -247,7 +247,7 @@ def run(text: str, ssh_key_seed=None) -> tuple[str, list[str], list[str]]:
         notices: list[str] = []
         documents, trainer = _sources(origin, items, notices)
         output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
-        notices += output.notices
+        notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
         rendered = _rendered(output, items, kept)
         texts = _item_texts(origin, text, items, kept, trainer)
@@ -259,6 +259,20 @@ def run(text: str, ssh_key_seed=None) -> tuple[str, list[str], list[str]]:
     body = "".join(texts) + (_block_entries(rendered) if rendered else "")
     results = [{"message": notice, "severity": "info"} for notice in notices]
     return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
+
+
+def _applied_sources(items: list, trainer: set) -> list[str]:
+    """Notices for Trainer sources that keep `local-config` other than "true": kpt live apply applies them."""
+    notices = []
+    for index in sorted(trainer):
+        value = _annotations(items[index]).get(LOCAL_CONFIG, "true")
+        if value != "true":
+            item = items[index]
+            notices.append(one_line(
+                f"notice: {_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
+                f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
+                "what trainc renders for it"))
+    return notices
 
 
 def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set) -> list[str]:
