@@ -103,13 +103,16 @@ def test_a_deleted_trainjob_takes_its_rendered_file_with_it(package):
     assert set(_files(package)) == {"Kptfile", "config/settings.yaml", "runtimes/my-torch.yaml"}
 
 
-@pytest.mark.parametrize("command", ["eval", "render"])
+@pytest.mark.parametrize("command", ["eval", "eval from the parent", "render"])
 def test_an_invalid_trainjob_fails_at_the_users_line_and_leaves_the_package_alone(package, command):
     (package / "jobs/demo.yaml").write_text(TRAINJOB.replace("numNodes: 2", "numNodes: two"))
     before = _files(package)
     if command == "eval":  # from the package directory, where the function can read the user's file
         result = _kpt("eval", "--exec", FUNCTION, cwd=package)
         where = "jobs/demo.yaml:13:15"
+    elif command == "eval from the parent":  # the package is a subdirectory of the current directory
+        result = _kpt("eval", "training", "--exec", FUNCTION, cwd=package.parent)
+        where = "training/jobs/demo.yaml:13:15"
     else:  # `kpt fn render` tells the function where the package is
         result = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
         where = "training/jobs/demo.yaml:13:15"

@@ -128,7 +128,8 @@ def test_indented_and_json_resource_lists_keep_their_items():
     assert output["items"][2]["metadata"]["annotations"]["config.kubernetes.io/path"] == "rendered/default/demo.yaml"
 
 
-def test_errors_are_results_with_the_resource_and_its_file():
+def test_errors_are_results_with_the_resource_and_its_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     _, output, _, errors = _run(RESOURCE_LIST.replace("NODES", "two"))
     assert output["items"] == []
     assert output["results"] == [{
@@ -154,6 +155,14 @@ def test_errors_point_into_the_users_file_when_it_is_readable(tmp_path, monkeypa
         f"      internal.config.kubernetes.io/package-path: '{tmp_path}'\n"
         "      config.kubernetes.io/path: 'jobs/demo.yaml'")
     assert _run(rendered)[3] == ["demo.yaml:10:15: spec.trainer.numNodes: must be an integer, not string"]
+    # `kpt fn eval pkg/` from pkg's parent: the package is one of the current directory's subdirectories
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "jobs").rename(tmp_path / "pkg" / "jobs")
+    (tmp_path / "other" / "jobs").mkdir(parents=True)
+    (tmp_path / "other" / "jobs" / "demo.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\n")
+    assert _run(RESOURCE_LIST.replace("NODES", "two"))[3] == [
+        "pkg/jobs/demo.yaml:10:15: spec.trainer.numNodes: must be an integer, not string"]
 
 
 def test_another_object_at_that_place_is_not_taken_for_the_item(tmp_path, monkeypatch):
@@ -164,13 +173,25 @@ def test_another_object_at_that_place_is_not_taken_for_the_item(tmp_path, monkey
         "jobs/demo.yaml: spec.trainer.numNodes: must be an integer, not string"]
 
 
-def test_items_without_a_path_are_located_in_the_resource_list():
+def test_two_files_that_could_be_the_item_locate_neither(tmp_path, monkeypatch):
+    trainjob = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: demo\n"
+    for package in ("a", "b"):
+        (tmp_path / package / "jobs").mkdir(parents=True)
+        (tmp_path / package / "jobs" / "demo.yaml").write_text(trainjob)
+    monkeypatch.chdir(tmp_path)
+    assert _run(RESOURCE_LIST.replace("NODES", "two"))[3] == [
+        "jobs/demo.yaml: spec.trainer.numNodes: must be an integer, not string"]
+
+
+def test_items_without_a_path_are_located_in_the_resource_list(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     no_path = RESOURCE_LIST.replace("NODES", "two").replace(
         "      config.kubernetes.io/path: 'jobs/demo.yaml'\n      config.kubernetes.io/index: '0'\n", "      a: b\n")
     assert _run(no_path)[3] == ["<stdin>:30:25: spec.trainer.numNodes: must be an integer, not string"]
 
 
-def test_a_file_rendered_into_must_not_hold_other_resources():
+def test_a_file_rendered_into_must_not_hold_other_resources(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     taken = RESOURCE_LIST.replace("NODES", "2").replace("'jobs/settings.yaml'", "'jobs/rendered/team-x/demo.yaml'")
     assert _run(taken)[3] == ["jobs/demo.yaml: metadata.name: trainc fn renders this TrainJob into "
                               "jobs/rendered/team-x/demo.yaml, which holds other resources: move them"]

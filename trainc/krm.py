@@ -154,22 +154,34 @@ def _rendered(output, items: list, kept: list) -> list[dict]:
     return rendered
 
 
-def _user_file(item) -> tuple[str, list] | None:
-    """(path to show, documents) of the file the item was read from, when it can be read from here:
-    under the package path `kpt fn render` gives, or else relative to the current directory."""
+def _user_files(item) -> list[tuple[str, list]]:
+    """(path to show, documents) of each file the item may have been read from: under the package path
+    `kpt fn render` gives, or else relative to the current directory or one of its subdirectories (kpt
+    runs exec functions where it was started, and `kpt fn eval jobs/` says nothing of `jobs/`)."""
     annotations = _annotations(item)
     path = _first(annotations, _PATHS)
-    if path is None:
-        return None
+    if path is None or os.path.isabs(path):
+        return []
     package = annotations.get(_PACKAGE_PATH)
-    candidate = os.path.join(package, path) if isinstance(package, str) else path
-    if not os.path.isfile(candidate):
-        return None
-    shown = os.path.relpath(candidate) if os.path.isabs(candidate) else candidate
-    try:
-        return shown, list(source.load_text(source.read(candidate), shown))
-    except TraincError:
-        return None
+    if isinstance(package, str):
+        candidates = [os.path.join(package, path)]
+    else:
+        try:
+            with os.scandir(".") as entries:
+                directories = sorted(entry.name for entry in entries
+                                     if entry.is_dir() and not entry.name.startswith("."))
+        except OSError:
+            directories = []
+        candidates = [path, *(os.path.join(directory, path) for directory in directories)]
+    found = []
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            shown = os.path.relpath(candidate) if os.path.isabs(candidate) else candidate
+            try:
+                found.append((shown, list(source.load_text(source.read(candidate), shown))))
+            except TraincError:
+                continue
+    return found
 
 
 def _identity(obj) -> tuple | None:
@@ -224,16 +236,17 @@ class _Report:
         return one_line(f"{path}: {where}: {error.message}" if where else f"{path}: {error.message}")
 
     def _in_user_file(self, item) -> Origin | None:
-        """The origin of the item's document in the user's file, if that document is this item."""
+        """The origin of the item's document in the user's file: the one file whose document at the item's
+        index is this object."""
         key = id(item)
         if key not in self.files:
-            self.files[key] = _user_file(item)
-        found = self.files[key]
+            self.files[key] = _user_files(item)
         index = _first(_annotations(item), _INDEXES) or "0"
-        if found is None or not index.isdigit() or int(index) >= len(found[1]):
+        if not index.isdigit():
             return None
-        origin, document = found[1][int(index)]
-        return origin if _identity(document) == _identity(item) else None
+        matches = [documents[int(index)][0] for _, documents in self.files[key]
+                   if int(index) < len(documents) and _identity(documents[int(index)][1]) == _identity(item)]
+        return matches[0] if len(matches) == 1 else None
 
 
 def run(text: str, ssh_key_seed=None) -> tuple[str, list[str], list[str]]:
