@@ -83,9 +83,12 @@ def test_a_second_run_on_the_output_changes_nothing():
 
 def test_rendered_objects_of_a_deleted_trainjob_are_dropped():
     first, *_ = _run(RESOURCE_LIST.replace("NODES", "2"))
-    without_trainjob = first.replace("  kind: TrainJob\n", "  kind: Job\n").replace("trainer.kubeflow.org/v1alpha1\n  kind: Job", "batch/v1\n  kind: Job")
-    _, output, _, errors = _run(without_trainjob)
-    assert errors == [] and [i["kind"] for i in output["items"]] == ["ConfigMap", "Job"]
+    header, *entries = first.split("\n- ")
+    without_trainjob = "\n- ".join([header, *(entry for entry in entries if "kind: TrainJob" not in entry)])
+    assert "kind: JobSet" in without_trainjob
+    output, data, _, errors = _run(without_trainjob)
+    assert errors == [] and [i["kind"] for i in data["items"]] == ["ConfigMap"]
+    assert output == krm.HEADER + "items:\n" + CONFIGMAP
 
 
 @pytest.mark.parametrize(("metadata", "annotated"), [
