@@ -92,3 +92,20 @@ def test_name_prefixes_do_not_follow_into_the_jobset(kubectl, tmp_path):
     documents = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(result.stdout)}
     assert ("Secret", "x-env-mpi-ssh-auth") in documents
     assert "secretName: env-mpi-ssh-auth" in yaml.safe_dump(documents["JobSet", "x-env"])
+
+
+def test_kustomize_drops_what_trainc_fn_marks_local_config(kubectl, tmp_path):
+    """The standalone-kustomize KRM route cannot run here (kubectl's kustomize has no --enable-exec); this
+    checks the half kubectl can: fed `trainc fn`'s output items, kustomize drops the local-config TrainJob
+    and strips the config.kubernetes.io/path annotations, leaving the JobSet."""
+    trainjob = (EXAMPLE / "app" / "jobs" / "demo.yaml").read_text()
+    resource_list = "kind: ResourceList\nitems:\n- " + trainjob.replace("\n", "\n  ").rstrip() + "\n"
+    result = subprocess.run([sys.executable, "-m", "trainc", "fn"], input=resource_list, capture_output=True,
+                            text=True, check=True, timeout=60)
+    (tmp_path / "fn-output.yaml").write_text(yaml.safe_dump_all(yaml.safe_load(result.stdout)["items"]))
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- fn-output.yaml\n")
+    built = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    documents = list(yaml.safe_load_all(built.stdout))
+    assert [d["kind"] for d in documents] == ["JobSet"]
+    assert documents[0]["metadata"]["annotations"] == {"trainc.kubeflow.org/rendered-from": "team-a/demo"}
