@@ -26,8 +26,8 @@ def test_layout_headers_and_manifest(tmp_path):
     result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     out = tmp_path / "out"
-    assert tree(out) == [".trainc-manifest", "_cluster", "_cluster/configmap.cfg.yaml", "_cluster/namespace.team-a.yaml",
-                         "team-a", "team-a/one.yaml"]
+    assert tree(out) == [".trainc-manifest", "_cluster", "_cluster/configmap.cfg.yaml",
+                         "_cluster/namespace.team-a.yaml", "team-a", "team-a/one.yaml"]
     assert (out / ".trainc-manifest").read_text().splitlines()[1:] == [
         "_cluster/configmap.cfg.yaml", "_cluster/namespace.team-a.yaml", "team-a/one.yaml"]
     assert (out / "team-a/one.yaml").read_text().startswith(
@@ -190,3 +190,13 @@ def test_files_maps_jobs_and_documents_to_their_paths(tmp_path):
     write(tmp_path, "app.yaml", trainjob() + "---\n" + CONFIG_MAP.format(name="c", namespace="  namespace: team-b\n"))
     manifests = passthrough.select(build([str(tmp_path / "app.yaml")]), namespace="default", files=True)
     assert sorted(outputdir.files(manifests)) == ["team-a/demo.yaml", "team-b/configmap.c.yaml"]
+
+
+def test_an_intentionally_empty_app_empties_the_tree(tmp_path):
+    write(tmp_path, "jobs/a.yaml", trainjob())
+    assert run("build", "jobs", "--output-dir", "out", cwd=tmp_path).returncode == 0
+    (tmp_path / "jobs/a.yaml").unlink()
+    refused = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
+    assert refused.returncode == 1 and tree(tmp_path / "out") == [".trainc-manifest", "team-a", "team-a/demo.yaml"]
+    assert run("build", "jobs", "--allow-empty", "--output-dir", "out", cwd=tmp_path).returncode == 0
+    assert tree(tmp_path / "out") == [".trainc-manifest"]

@@ -13,6 +13,7 @@ from test_cli import run, trainjob, write
 from trainc import passthrough, source
 from trainc.build import build
 from trainc.emit import dump
+from trainc.errors import InputErrors
 
 
 def objects(stream: str) -> list:
@@ -123,10 +124,15 @@ def test_runtimes_pass_through_only_when_asked(tmp_path):
     job = (GOLDEN / "audit-jobset-passthrough-defaults" / "trainjob.yaml").read_text()
     write(tmp_path, "runtime.yaml", runtime)
     write(tmp_path, "job.yaml", job)
-    kinds = lambda *args: [o["kind"] for o in objects(run("build", *args, "job.yaml", cwd=tmp_path).stdout)]  # noqa: E731
+
+    def kinds(*args):
+        return [o["kind"] for o in objects(run("build", *args, "job.yaml", cwd=tmp_path).stdout)]
+
     assert kinds("runtime.yaml") == ["JobSet"]
     assert kinds("--runtimes", "runtime.yaml", "--include-runtimes") == ["JobSet"]  # --runtimes: never
     assert kinds("runtime.yaml", "--include-runtimes") == ["ClusterTrainingRuntime", "JobSet"]
+    listed = json.loads(run("build", "-o", "json", "--include-runtimes", "runtime.yaml", "job.yaml", cwd=tmp_path).stdout)
+    assert listed["items"][0] == yaml.safe_load(runtime)  # as written, not as defaulted for the compiler
 
 
 def test_uncompiled_trainer_kind_passes_through_with_a_notice(tmp_path):
@@ -155,7 +161,8 @@ def test_an_object_the_build_renders_too_is_refused(tmp_path):
     write(tmp_path, "app.yaml", trainjob() + "---\n" + manifest("JobSet", "demo", "team-a", "jobset.x-k8s.io/v1alpha2"))
     result = run("build", "app.yaml", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "app.yaml:15:9: metadata.name: JobSet team-a/demo is also rendered for TrainJob team-a/demo\n"
+    assert result.stderr == (
+        "app.yaml:15:9: metadata.name: JobSet team-a/demo is also rendered for TrainJob team-a/demo\n")
 
 
 def test_objects_kubectl_apply_cannot_take_are_refused_positioned(tmp_path):
@@ -238,7 +245,7 @@ def test_select_reports_every_bad_object_at_once(tmp_path):
     output = build([str(tmp_path / "a.yaml")], runtime_paths=())
     try:
         passthrough.select(output, namespace="default")
-    except passthrough.InputErrors as errors:
+    except InputErrors as errors:
         assert [e.render().partition(": ")[2] for e in errors.errors] == [
             "apiVersion: required for kubectl apply: a non-empty string",
             "metadata: required for kubectl apply: a mapping with the object's name"]

@@ -6,6 +6,7 @@ so bad input never yields partial output.
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass, field
 
@@ -45,21 +46,27 @@ def _documents(paths, errors) -> list:
 @dataclass
 class _Inputs:
     trainjobs: list = field(default_factory=list)
-    runtimes: list = field(default_factory=list)  # from PATHS, then from --runtimes
-    from_paths: int = 0  # how many of `runtimes` came from PATHS
+    runtimes: list = field(default_factory=list)
     others: list = field(default_factory=list)
     uncompiled: list = field(default_factory=list)
+    runtime_inputs: list = field(default_factory=list)  # the runtimes among PATHS, as written (parsing defaults them)
 
 
-def _parse(documents, namespace: str, errors, inputs: _Inputs | None):
-    """Typed TrainJobs and runtimes; other objects go to `inputs` (uncompiled Trainer kinds are errors without it)."""
+def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runtimes: bool = False):
+    """Typed TrainJobs and runtimes; other objects go to `inputs` (uncompiled Trainer kinds are errors without
+    it), and with `keep_runtimes` the runtimes as written."""
     for origin, data in documents:
         if inputs is not None and api.uncompiled(data):
             inputs.uncompiled.append((origin, data))
             continue
+        written = None
+        if keep_runtimes and isinstance(data, dict) and data.get("kind") in api.RUNTIME_KINDS:
+            written = copy.deepcopy(data)
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
         if parsed is not None:
+            if written is not None:
+                inputs.runtime_inputs.append((origin, written))
             yield parsed
         elif inputs is not None and not problems:
             inputs.others.append((origin, data))
@@ -77,9 +84,8 @@ def _load(documents, runtime_documents, namespace: str, errors: list, passing: b
     compile is an error, as for callers that pass other objects on themselves)."""
     inputs = _Inputs()
     collect = inputs if passing else None
-    for parsed in _parse(documents, namespace, errors, collect):
+    for parsed in _parse(documents, namespace, errors, collect, keep_runtimes=passing):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    inputs.from_paths = len(inputs.runtimes)
     for parsed in _parse(runtime_documents, namespace, errors, collect):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
@@ -110,7 +116,7 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=N
     output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous)
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
-    output.runtime_inputs = [(runtime.origin, runtime.document) for runtime in inputs.runtimes[:inputs.from_paths]]
+    output.runtime_inputs = inputs.runtime_inputs
     return output
 
 

@@ -34,7 +34,8 @@ def _inputs(command):
     """PATHS, --runtimes and -n, read the same way by every command that compiles."""
     for option in reversed((
         click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False)),
-        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True), envvar="TRAINC_RUNTIMES",
+        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
+                     envvar="TRAINC_RUNTIMES",
                      help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
                           "(env TRAINC_RUNTIMES, paths separated by os.pathsep)."),
         click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
@@ -84,15 +85,16 @@ def _output_format(ctx, param, value: str) -> str:
 @cli.command()
 @_inputs
 @click.option("-o", "--output", "output_format", default="yaml", show_default=True, metavar="yaml|json",
-              callback=_output_format, help="Output format on stdout: a YAML stream, or a JSON v1 List as kubectl prints.")
-@click.option("--output-dir", type=click.Path(file_okay=False),
+              callback=_output_format,
+              help="Output format on stdout: a YAML stream, or a JSON v1 List as kubectl prints.")
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write the files of a rendered tree trainc owns instead of stdout (see README).")
 @_ssh_key_seed
 @click.option("--require-ssh-key-seed", is_flag=True, envvar="TRAINC_REQUIRE_SSH_KEY_SEED",
               help="An MPI TrainJob without a seed is an error, not a random key (env TRAINC_REQUIRE_SSH_KEY_SEED=1).")
 @click.option("--trainer-only", is_flag=True, help="Output only the rendered objects; nothing passes through.")
 @click.option("--include-runtimes", is_flag=True, help="Pass the runtimes among PATHS through too.")
-@click.option("--allow-empty", is_flag=True, help="Nothing to output is not an error (an app meant to be empty).")
+@click.option("--allow-empty", is_flag=True, help="No documents in PATHS is not an error (an app meant to be empty).")
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous

@@ -149,7 +149,8 @@ def _replace(root: int, directory: str, contents: dict) -> None:
     for relative in sorted(before - contents.keys()):
         _remove(root, directory, relative)
     listing = "".join(f"{relative}\n" for relative in sorted(contents))
-    text = f"# The files trainc build wrote in this directory; it removes them once they are no longer rendered.\n{listing}"
+    text = ("# The files trainc build wrote in this directory; it removes them once they are no longer rendered.\n"
+            + listing)
     manifest = os.path.join(directory, MANIFEST)
     try:
         os.replace(_stage(root, MANIFEST, text, False, manifest), MANIFEST, src_dir_fd=root, dst_dir_fd=root)

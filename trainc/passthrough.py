@@ -118,10 +118,8 @@ class Manifests:
     notices: list = field(default_factory=list)
 
     def objects(self) -> list[dict]:
-        return [*(d.data for d in self.first), *(o for _, objs in self.jobs for o in objs), *(d.data for d in self.last)]
-
-    def empty(self) -> bool:
-        return not (self.first or self.jobs or self.last)
+        rendered = (o for _, objs in self.jobs for o in objs)
+        return [*(d.data for d in self.first), *rendered, *(d.data for d in self.last)]
 
     def yaml(self) -> str:
         """One YAML stream, each document starting with `---`."""
