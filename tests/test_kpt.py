@@ -150,3 +150,12 @@ def test_the_namespace_comes_from_the_function_config_and_unknown_keys_fail(pack
     result = _kpt("eval", "--exec", FUNCTION, "--", "namespace=team-b", cwd=package)
     assert result.returncode == 0, result.stderr
     assert yaml.safe_load((package / "jobs/rendered/team-b/demo.yaml").read_text())["metadata"]["namespace"] == "team-b"
+
+
+def test_the_example_package_renders_as_the_readme_says(tmp_path):
+    need(shutil.which("kpt") is not None, "kpt is not installed")
+    shutil.copytree(EXAMPLE, tmp_path / "kpt")
+    result = _kpt("render", "kpt", "--allow-exec", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rendered = yaml.safe_load((tmp_path / "kpt/jobs/rendered/team-a/demo.yaml").read_text())
+    assert rendered["kind"] == "JobSet" and _local_config((tmp_path / "kpt/jobs/demo.yaml").read_text()) == "true"
