@@ -314,10 +314,13 @@ def status(file, output_format):
 @cli.command("fn")
 @_ssh_key_seed
 def krm_function(ssh_key_seed):
-    """Run as a KRM function (kustomize, kpt): a ResourceList on stdin, one on stdout.
+    """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
-    TrainJobs and runtimes among the items are replaced by the rendered objects;
-    other items pass through. A functionConfig ConfigMap may set `data.namespace`.
+    TrainJobs and runtimes stay among the items, annotated
+    config.kubernetes.io/local-config: "true"; the objects rendered for each
+    TrainJob are added as <its directory>/rendered/<namespace>/<name>.yaml and
+    replaced on the next run. Other items pass through as they came. A
+    functionConfig ConfigMap may set `data.namespace` (nothing else).
     """
     from . import krm, source
 
