@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import api, catalog, emit, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
+from .provenance import Provenance
 
 
 @dataclass
@@ -73,11 +74,12 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runti
 
 
 def load(paths, runtime_paths=(), namespace: str = "default", max_input_bytes: int | None = None) -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs, read within `max_input_bytes` in all (source.MAX_INPUT_BYTES
-    by default); raises InputErrors listing every problem."""
+    """TrainJobs and user runtimes from the inputs, read as `build` reads them, within `max_input_bytes` in all
+    (depth.input_bytes by default); raises InputErrors listing every problem."""
     errors: list[InputError] = []
     budget = source.Budget(max_input_bytes)
-    inputs = _load(_documents(paths, errors, budget), _documents(runtime_paths, errors, budget), namespace, errors)
+    inputs = _load(_documents(paths, errors, budget), _documents(runtime_paths, errors, budget), namespace, errors,
+                   passing=True)
     return inputs.trainjobs, inputs.runtimes
 
 
@@ -100,12 +102,14 @@ def _load(documents, runtime_documents, namespace: str, errors: list, passing: b
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
           previous: validation.Previous | None = None, runtime_snapshot: bool = False,
-          output_dir: str | None = None, max_input_bytes: int | None = None) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
+          output_dir: str | None = None, provenance: Provenance | None = None,
+          max_input_bytes: int | None = None) -> Output:
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules;
+    `provenance`, when given, records where every field came from (`trainc explain`).
 
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
     under `output_dir` (a rendered tree inside PATHS) are not inputs. All inputs are read within
-    `max_input_bytes` (source.MAX_INPUT_BYTES by default).
+    `max_input_bytes` (depth.input_bytes by default).
     """
     errors: list[InputError] = []
     files = source.iter_files(list(paths))
@@ -116,7 +120,7 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=N
     budget = source.Budget(max_input_bytes)
     documents = _documents(files, errors, budget)
     inputs = _load(documents, _documents(runtime_paths, errors, budget), namespace, errors, passing=True)
-    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot)
+    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot, provenance)
     output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous)
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
@@ -129,6 +133,11 @@ def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -
     inputs = _load(documents, (), namespace, [])
     return _compile(inputs.trainjobs, inputs.runtimes,
                     pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed), None)
+
+
+def build_parsed(trainjobs, runtimes, *, namespace: str = "default", ssh_key_seed=None) -> Output:
+    """Compile TrainJobs and runtimes already parsed, e.g. the previous versions `trainc diff` compares with."""
+    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
 
 
 def _compile(trainjobs, runtimes, ctx, previous) -> Output:
@@ -162,6 +171,7 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
             errors.extend(problems)
             continue
         output.notices.extend(unit.notices)
+        output.notices.extend(validation.trainjob_warnings(trainjob))
         if trainjob.spec.active_deadline_seconds is not None:
             output.notices.append(
                 f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 
 MAX_DEPTH = 1000
 MAX_NODES = 200_000  # aliases adding more nodes than this make an alias bomb, not a TrainJob
-MAX_INPUT_BYTES = 64 * 2**20  # read in one run, by default (`--max-input-bytes`)
+MAX_INPUT_BYTES = 64 * 2**20  # read in one run, by default
+input_bytes = MAX_INPUT_BYTES  # this run's bound: `--max-input-bytes` sets it for the command it runs
 
 
 @contextmanager

@@ -29,8 +29,8 @@ from pathlib import Path as FsPath
 
 import yaml
 
-from . import goyaml, jsontext, yamlshape
-from .depth import MAX_INPUT_BYTES, room_for_depth
+from . import depth, goyaml, jsontext, yamlshape
+from .depth import room_for_depth
 from .errors import InputError, Origin, Path
 from .files import NOT_REGULAR, open_regular
 
@@ -333,7 +333,7 @@ class Budget:
     so /dev/zero or a runaway pipe is an error, not an exhausted memory."""
 
     def __init__(self, limit: int | None = None):
-        self.limit = self.left = MAX_INPUT_BYTES if limit is None else limit
+        self.limit = self.left = depth.input_bytes if limit is None else limit
 
     def take(self, handle, file: str) -> bytes:
         """What `handle` holds, read in chunks (one read of the limit would allocate all of it at once)."""
@@ -353,7 +353,7 @@ class Budget:
 
 
 def read(path: str, budget: Budget | None = None) -> str:
-    """The text of a regular file, or of stdin for `-`, read within `budget` (MAX_INPUT_BYTES by default).
+    """The text of a regular file, or of stdin for `-`, read within `budget` (the run's bound by default).
     A pipe or device given by path is refused: opening a FIFO without a writer would block forever."""
     budget, file = budget or Budget(), name(path)
     try:
@@ -388,17 +388,18 @@ def _key_of(node) -> str | None:
     return value if isinstance(value, str) else goyaml.key_text(value)
 
 
-def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
-    """1-based (line, column) of the deepest node of `path` that exists in the document."""
+def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False) -> tuple[int, int] | None:
+    """1-based (line, column) of the deepest node of `path` that exists in the document;
+    with `exact`, None unless the whole path is written in the text (`trainc explain` tells defaults apart)."""
     if origin.text is None:
-        return (1, 1)
+        return None if exact else (1, 1)
     path = origin.base + tuple(path)
     if jsontext.is_json(origin.text):
-        return jsontext.locate(origin.text, origin.index, path, key)
+        return jsontext.locate(origin.text, origin.index, path, key, exact)
     try:
         node = _composed(origin.text)[origin.index]
     except (yaml.YAMLError, IndexError):
-        return (1, 1)
+        return None if exact else (1, 1)
     found = node.start_mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
@@ -409,6 +410,8 @@ def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             child = node.value[part]
         if child is None:
+            if exact:
+                return None
             break
         node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
     return (found.line + 1, found.column + 1)

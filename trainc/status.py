@@ -59,9 +59,9 @@ _JOBSET = {
 }
 
 
-def read(path: str, max_input_bytes: int | None = None) -> list[dict]:
+def read(path: str) -> list[dict]:
     """The derived TrainJob (metadata and status) of every JobSet in the file, in input order."""
-    text = source.read(path, source.Budget(max_input_bytes))
+    text = source.read(path)
     found, errors = [], []
     for origin, document in source.load_text(text, source.name(path)):
         for prefix, jobset in _jobsets(origin, document, errors):
