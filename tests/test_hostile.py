@@ -591,3 +591,8 @@ def test_a_large_input_bound_allocates_nothing_up_front(tmp_path, monkeypatch):
     """One read of the whole limit allocated it: --max-input-bytes 10**12 raised MemoryError."""
     result = invoke(tmp_path, monkeypatch, {"a.yaml": TRAINJOB}, "build", "--max-input-bytes", str(10**12), "a.yaml")
     assert result.exit_code == 0 and "kind: JobSet" in result.stdout, result.stderr
+
+
+def test_the_input_bound_holds_for_its_command_only(tmp_path, monkeypatch):
+    assert invoke(tmp_path, monkeypatch, {"a.yaml": TRAINJOB}, "build", "--max-input-bytes", "10", "a.yaml").exit_code == 1
+    assert any(o["kind"] == "JobSet" for o in build([str(tmp_path / "a.yaml")]).documents())
