@@ -596,3 +596,15 @@ def test_a_large_input_bound_allocates_nothing_up_front(tmp_path, monkeypatch):
 def test_the_input_bound_holds_for_its_command_only(tmp_path, monkeypatch):
     assert invoke(tmp_path, monkeypatch, {"a.yaml": TRAINJOB}, "build", "--max-input-bytes", "10", "a.yaml").exit_code == 1
     assert any(o["kind"] == "JobSet" for o in build([str(tmp_path / "a.yaml")]).documents())
+
+
+def test_fn_passes_json_items_with_surrogate_escapes_on_as_yaml_reads_them():
+    """JSON's surrogate escapes (a pair for 💥, a lone one) are errors in YAML: the item's text, composed as YAML for
+    its positions, raised ScannerError, then came out as YAML text libyaml cannot read (found by the fuzzer)."""
+    from trainc import krm
+
+    text = ('{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [{"apiVersion": "v1", "kind": '
+            '"ConfigMap", "metadata": {"name": "x"}, "data": {"a": "\\ud83d\\udca5", "b": "\\ud83d", "c": "\\\\ud83d"}}]}')
+    output, _, errors = krm.run(text)
+    assert errors == []
+    assert yaml.load(output, Loader=yaml.CSafeLoader)["items"][0]["data"] == {"a": "💥", "b": "\ufffd", "c": "\\ud83d"}

@@ -15,12 +15,26 @@ import re
 
 import yaml
 
-from . import yamlshape
+from . import jsontext, yamlshape
 from .depth import room_for_depth
 
 # YAML's line breaks, as libyaml counts lines (its marks are lines and columns in characters)
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})  # the plain scalars YAML 1.2 (and go-yaml) read as null
+# JSON's UTF-16 surrogate escapes, which YAML refuses: for the positions only, each becomes one as long YAML takes
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# in a JSON item's text: `\\` (kept), a surrogate pair (one YAML escape), a lone surrogate (U+FFFD, as Go reads it)
+_ESCAPES = re.compile(r"\\\\|\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _yaml_escape(match: re.Match) -> str:
+    """A JSON escape YAML refuses as the escape YAML reads as the same character (text is passed on as YAML)."""
+    if match.group() == "\\\\":
+        return match.group()
+    if match.group(1) is None:
+        return "\\uFFFD"
+    high, low = int(match.group(1), 16), int(match.group(2), 16)
+    return f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08X}"
 
 
 class _Composer(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
@@ -57,7 +71,9 @@ class Item:
         lines = [*self.lines[:-1], self.lines[-1][:self.end]]
         lines[0] = lines[0][self.node.start_mark.column:]
         # continuation lines of flow text may be indented at will: YAML folds their leading blanks away
-        return "- " + "".join(lines[:1] + ["  " + line if line.strip() else line for line in lines[1:]]) + "\n"
+        text = "- " + "".join(lines[:1] + ["  " + line if line.strip() else line for line in lines[1:]]) + "\n"
+        return _ESCAPES.sub(_yaml_escape, text) if "\\u" in text else text
+
 
     def annotate(self, key: str, value: str) -> bool:
         """Insert `key: "value"` (a plain key) into metadata.annotations, creating them when absent; False
@@ -126,8 +142,9 @@ def _lines(text: str) -> list[str]:
 
 def items(text: str) -> list[Item]:
     """The items of the one ResourceList in `text` (already read and checked by source.load_text)."""
+    composable = _SURROGATE_ESCAPE.sub(r"\\uFFFD", text) if jsontext.is_json(text) else text
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
-        root = yaml.compose(text, Loader=_Composer)
+        root = yaml.compose(composable, Loader=_Composer)
     sequence = _value(root, "items")
     if not isinstance(sequence, yaml.SequenceNode) or not sequence.value:
         return []
