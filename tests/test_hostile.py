@@ -128,7 +128,7 @@ ERRORS = [
      ["a.yaml:9:15: invalid YAML: cannot read 'two' as !!int"]),
     ("tag-float-on-text", {"a.yaml": TRAINJOB.replace("numNodes: 2", 'numNodes: !!float "1\\nx"')}, (),
      ["a.yaml:9:15: invalid YAML: cannot read '1\\nx' as !!float"]),
-    # Documents the typed models could not hold raised pydantic errors or KeyErrors.
+    # Documents the typed models could not hold: refused by the schema, never a model's error or a KeyError.
     ("no-spec", {"a.yaml": TRAINJOB.split("spec:")[0]}, (), ["a.yaml:1:1: spec: required field is missing"]),
     ("no-metadata", {"a.yaml": TRAINJOB.replace("metadata:\n  name: demo\n", "")}, (),
      ["a.yaml:1:1: metadata: required field is missing"]),

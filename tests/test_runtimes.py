@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from trainc import catalog
@@ -15,7 +17,7 @@ def test_bundled_runtime_is_valid(key):
 
 def test_user_runtime_overrides_bundled():
     bundled = catalog.build([], "default").find("ClusterTrainingRuntime", "x", "torch-distributed")
-    mine = bundled.model_copy(update={"origin": None})
+    mine = dataclasses.replace(bundled, origin=None)
     assert catalog.build([mine], "default").find("ClusterTrainingRuntime", "x", "torch-distributed") is mine
 
 

@@ -2,7 +2,7 @@
 
 Documents are first checked and defaulted against the CRD schemas
 (`schema.py`), which are the single source of truth for what is valid; the
-pydantic models are the typed view the passes read. Embedded Kubernetes types
+models are the typed view the passes read. Embedded Kubernetes types
 (EnvVar, ResourceRequirements, the JobSet spec) stay plain data, because the
 passes rewrite them as trees.
 
@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+import typing
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
 
 from . import schema
 from .errors import InputError, InputErrors, Origin
@@ -30,25 +29,73 @@ RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 DEFAULT_MANAGER = "trainer.kubeflow.org/trainjob-controller"
 KUEUE_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 
-
-class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore", defer_build=True)
+_model = dataclass(frozen=True, slots=True, kw_only=True)
 
 
+class _Model:
+    """A typed view of data the CRD schema has already checked and defaulted, so building one only
+    renames (JSON's camelCase to snake_case fields) and copies containers; a validating model library
+    would check everything a second time, and importing one costs more than a whole compile."""
+
+    __slots__ = ()
+
+    @classmethod
+    def from_data(cls, data: dict):
+        """The model of JSON data: unknown keys ignored, absent ones defaulted, maps and lists copied
+        (one level, and each mapping of a list of mappings) so the model shares no container with `data`."""
+        values = {}
+        for name, key, convert in _plan(cls):
+            if key in data:
+                values[name] = convert(data[key])
+            elif name in data:
+                values[name] = convert(data[name])
+        return cls(**values)
+
+
+@cache
+def _plan(cls) -> tuple:
+    """(field, JSON key, converter) for each field of a model class, worked out once per class."""
+    hints = typing.get_type_hints(cls)
+    return tuple((each.name, _camel(each.name), _converter(hints[each.name])) for each in fields(cls))
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+def _converter(hint):
+    if typing.get_origin(hint) in (typing.Union, type(int | None)):
+        [inner] = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        convert = _converter(inner)
+        return lambda value: None if value is None else convert(value)
+    if isinstance(hint, type) and issubclass(hint, _Model):
+        return hint.from_data
+    if typing.get_origin(hint) is dict:
+        return dict
+    if typing.get_origin(hint) is list:
+        item = _converter(typing.get_args(hint)[0])
+        return lambda items: [item(each) for each in items]
+    return lambda value: value  # str, int, bool, Any
+
+
+@_model
 class ObjectMeta(_Model):
     name: str
     namespace: str | None = None
-    labels: dict[str, str] = {}
-    annotations: dict[str, str] = {}
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
     uid: str = ""
 
 
+@_model
 class RuntimeRef(_Model):
     name: str
     api_group: str = GROUP
     kind: str = "ClusterTrainingRuntime"
 
 
+@_model
 class Trainer(_Model):
     image: str | None = None
     command: list[str] | None = None
@@ -59,36 +106,38 @@ class Trainer(_Model):
     num_proc_per_node: int | None = None
 
 
+@_model
 class InitializerSource(_Model):
     storage_uri: str | None = None
     env: list[dict[str, Any]] | None = None
     secret_ref: dict[str, Any] | None = None
 
 
+@_model
 class Initializer(_Model):
     dataset: InitializerSource | None = None
     model: InitializerSource | None = None
 
 
+@_model
 class TrainJobSpec(_Model):
     runtime_ref: RuntimeRef
     initializer: Initializer | None = None
     trainer: Trainer | None = None
-    runtime_patches: list[dict[str, Any]] = []
+    runtime_patches: list[dict[str, Any]] = field(default_factory=list)
     suspend: bool = False
     managed_by: str = DEFAULT_MANAGER
     active_deadline_seconds: int | None = None
 
 
+@_model
 class TrainJob(_Model):
     api_version: str
     kind: Literal["TrainJob"]
     metadata: ObjectMeta
     spec: TrainJobSpec
-    origin: Origin | None = Field(default=None, exclude=True)
-    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted, for update checks
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    origin: Origin | None = None
+    document: dict[str, Any] = field(default_factory=dict)  # as defaulted, for update checks
 
     @property
     def namespace(self) -> str:
@@ -99,19 +148,23 @@ class TrainJob(_Model):
         return self.metadata.name
 
 
+@_model
 class EnvInjectionTarget(_Model):
     job_name: str
     container_names: list[str]
 
 
+@_model
 class EnvInjection(_Model):
-    targets: list[EnvInjectionTarget] = []
+    targets: list[EnvInjectionTarget] = field(default_factory=list)
 
 
+@_model
 class TorchPolicy(_Model):
     env_injection: EnvInjection | None = None
 
 
+@_model
 class MPIPolicy(_Model):
     num_proc_per_node: int = 1
     mpi_implementation: str = "OpenMPI"
@@ -119,10 +172,12 @@ class MPIPolicy(_Model):
     run_launcher_as_node: bool = False
 
 
+@_model
 class FluxPolicy(_Model):
     num_proc_per_node: int = 1
 
 
+@_model
 class MLPolicy(_Model):
     num_nodes: int | None = None
     torch: TorchPolicy | None = None
@@ -132,44 +187,49 @@ class MLPolicy(_Model):
     flux: FluxPolicy | None = None
 
 
+@_model
 class Coscheduling(_Model):
     schedule_timeout_seconds: int = 60
 
 
+@_model
 class Volcano(_Model):
     network_topology: dict[str, Any] | None = None
 
 
+@_model
 class PodGroupPolicy(_Model):
     coscheduling: Coscheduling | None = None
     volcano: Volcano | None = None
 
 
+@_model
 class TemplateMeta(_Model):
-    labels: dict[str, str] = {}
-    annotations: dict[str, str] = {}
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
 
 
+@_model
 class JobSetTemplate(_Model):
-    metadata: TemplateMeta = TemplateMeta()
-    spec: dict[str, Any] = {}
+    metadata: TemplateMeta = field(default_factory=TemplateMeta)
+    spec: dict[str, Any] = field(default_factory=dict)
 
 
+@_model
 class RuntimeSpec(_Model):
     ml_policy: MLPolicy | None = None
     pod_group_policy: PodGroupPolicy | None = None
     template: JobSetTemplate
 
 
+@_model
 class Runtime(_Model):
     api_version: str
     kind: Literal["TrainingRuntime", "ClusterTrainingRuntime"]
     metadata: ObjectMeta
     spec: RuntimeSpec
-    origin: Origin | None = Field(default=None, exclude=True)
-    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted: snapshot, update checks
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    origin: Origin | None = None
+    document: dict[str, Any] = field(default_factory=dict)  # as defaulted: snapshot, update checks
 
     @property
     def name(self) -> str:
@@ -362,4 +422,4 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
             raise InputError(origin, ("metadata", "namespace"), message)
         data["metadata"]["namespace"] = namespace
     model = TrainJob if kind == "TrainJob" else Runtime
-    return model.model_validate({**data, "origin": origin, "document": data})
+    return model.from_data({**data, "origin": origin, "document": data})
