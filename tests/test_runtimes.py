@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from trainc import catalog
@@ -17,7 +15,7 @@ def test_bundled_runtime_is_valid(key):
 
 def test_user_runtime_overrides_bundled():
     bundled = catalog.build([], "default").find("ClusterTrainingRuntime", "x", "torch-distributed")
-    mine = dataclasses.replace(bundled, origin=None)
+    mine = bundled.replace(origin=None)
     assert catalog.build([mine], "default").find("ClusterTrainingRuntime", "x", "torch-distributed") is mine
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import typing
-from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any, Literal
 
@@ -29,15 +28,49 @@ RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 DEFAULT_MANAGER = "trainer.kubeflow.org/trainjob-controller"
 KUEUE_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 
-_model = dataclass(frozen=True, slots=True, kw_only=True)
-
-
 class _Model:
-    """A typed view of data the CRD schema has already checked and defaulted, so building one only
-    renames (JSON's camelCase to snake_case fields) and copies containers; a validating model library
-    would check everything a second time, and importing one costs more than a whole compile."""
+    """A typed view of data the CRD schema has already checked and defaulted: building one only renames
+    (JSON's camelCase keys to snake_case fields) and copies containers. A validating model library would
+    check everything a second time and cost more to import than a whole compile; dataclasses cost a few
+    milliseconds of start-up for the code they generate per class. Models are immutable (`replace` makes
+    a changed copy); a default `{}`, `[]` or model is fresh for each instance."""
 
-    __slots__ = ()
+    _fields = ()  # (name, default) per field, in order; _REQUIRED when there is none
+
+    def __init_subclass__(cls):
+        annotations = cls.__dict__.get("__annotations__", {})
+        cls._fields = tuple((name, cls.__dict__.get(name, _REQUIRED)) for name in annotations)
+
+    def __init__(self, **values):
+        for name, default in self._fields:
+            if name in values:
+                value = values.pop(name)
+            elif default is _REQUIRED:
+                raise TypeError(f"{type(self).__name__} needs {name}")
+            else:
+                value = type(default)() if isinstance(default, (dict, list, _Model)) else default
+            object.__setattr__(self, name, value)
+        if values:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(values))}")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable: use replace()")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name, _ in self._fields)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{name}={getattr(self, name)!r}' for name, _ in self._fields)})"
+
+    def replace(self, **changes):
+        """A copy with `changes` made."""
+        return type(self)(**{name: getattr(self, name) for name, _ in self._fields} | changes)
 
     @classmethod
     def from_data(cls, data: dict):
@@ -52,11 +85,14 @@ class _Model:
         return cls(**values)
 
 
+_REQUIRED = object()
+
+
 @cache
 def _plan(cls) -> tuple:
     """(field, JSON key, converter) for each field of a model class, worked out once per class."""
     hints = typing.get_type_hints(cls)
-    return tuple((each.name, _camel(each.name), _converter(hints[each.name])) for each in fields(cls))
+    return tuple((name, _camel(name), _converter(hints[name])) for name, _ in cls._fields)
 
 
 def _camel(name: str) -> str:
@@ -79,23 +115,20 @@ def _converter(hint):
     return lambda value: value  # str, int, bool, Any
 
 
-@_model
 class ObjectMeta(_Model):
     name: str
     namespace: str | None = None
-    labels: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
     uid: str = ""
 
 
-@_model
 class RuntimeRef(_Model):
     name: str
     api_group: str = GROUP
     kind: str = "ClusterTrainingRuntime"
 
 
-@_model
 class Trainer(_Model):
     image: str | None = None
     command: list[str] | None = None
@@ -106,38 +139,34 @@ class Trainer(_Model):
     num_proc_per_node: int | None = None
 
 
-@_model
 class InitializerSource(_Model):
     storage_uri: str | None = None
     env: list[dict[str, Any]] | None = None
     secret_ref: dict[str, Any] | None = None
 
 
-@_model
 class Initializer(_Model):
     dataset: InitializerSource | None = None
     model: InitializerSource | None = None
 
 
-@_model
 class TrainJobSpec(_Model):
     runtime_ref: RuntimeRef
     initializer: Initializer | None = None
     trainer: Trainer | None = None
-    runtime_patches: list[dict[str, Any]] = field(default_factory=list)
+    runtime_patches: list[dict[str, Any]] = []
     suspend: bool = False
     managed_by: str = DEFAULT_MANAGER
     active_deadline_seconds: int | None = None
 
 
-@_model
 class TrainJob(_Model):
     api_version: str
     kind: Literal["TrainJob"]
     metadata: ObjectMeta
     spec: TrainJobSpec
     origin: Origin | None = None
-    document: dict[str, Any] = field(default_factory=dict)  # as defaulted, for update checks
+    document: dict[str, Any] = {}  # as defaulted, for update checks
 
     @property
     def namespace(self) -> str:
@@ -148,23 +177,19 @@ class TrainJob(_Model):
         return self.metadata.name
 
 
-@_model
 class EnvInjectionTarget(_Model):
     job_name: str
     container_names: list[str]
 
 
-@_model
 class EnvInjection(_Model):
-    targets: list[EnvInjectionTarget] = field(default_factory=list)
+    targets: list[EnvInjectionTarget] = []
 
 
-@_model
 class TorchPolicy(_Model):
     env_injection: EnvInjection | None = None
 
 
-@_model
 class MPIPolicy(_Model):
     num_proc_per_node: int = 1
     mpi_implementation: str = "OpenMPI"
@@ -172,12 +197,10 @@ class MPIPolicy(_Model):
     run_launcher_as_node: bool = False
 
 
-@_model
 class FluxPolicy(_Model):
     num_proc_per_node: int = 1
 
 
-@_model
 class MLPolicy(_Model):
     num_nodes: int | None = None
     torch: TorchPolicy | None = None
@@ -187,49 +210,42 @@ class MLPolicy(_Model):
     flux: FluxPolicy | None = None
 
 
-@_model
 class Coscheduling(_Model):
     schedule_timeout_seconds: int = 60
 
 
-@_model
 class Volcano(_Model):
     network_topology: dict[str, Any] | None = None
 
 
-@_model
 class PodGroupPolicy(_Model):
     coscheduling: Coscheduling | None = None
     volcano: Volcano | None = None
 
 
-@_model
 class TemplateMeta(_Model):
-    labels: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
 
 
-@_model
 class JobSetTemplate(_Model):
-    metadata: TemplateMeta = field(default_factory=TemplateMeta)
-    spec: dict[str, Any] = field(default_factory=dict)
+    metadata: TemplateMeta = TemplateMeta()
+    spec: dict[str, Any] = {}
 
 
-@_model
 class RuntimeSpec(_Model):
     ml_policy: MLPolicy | None = None
     pod_group_policy: PodGroupPolicy | None = None
     template: JobSetTemplate
 
 
-@_model
 class Runtime(_Model):
     api_version: str
     kind: Literal["TrainingRuntime", "ClusterTrainingRuntime"]
     metadata: ObjectMeta
     spec: RuntimeSpec
     origin: Origin | None = None
-    document: dict[str, Any] = field(default_factory=dict)  # as defaulted: snapshot, update checks
+    document: dict[str, Any] = {}  # as defaulted: snapshot, update checks
 
     @property
     def name(self) -> str:

@@ -2,14 +2,14 @@
 
 A TrainingRuntime is looked up in the TrainJob's namespace, a
 ClusterTrainingRuntime by name only, exactly as upstream's registry does.
-Bundled runtimes are validated only when a TrainJob uses one, so start-up does
+Bundled runtimes are read and validated only when a TrainJob uses one, so start-up does
 not pay for the whole library.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 from .api import Runtime
 from .errors import InputError, InputErrors
@@ -36,30 +36,22 @@ class Catalog:
 
 
 @cache
-def _bundled_documents() -> tuple:
-    from . import source
+def _bundled_runtime(file_name: str) -> Runtime:
+    from . import api, source
     from .data import data_dir
 
-    return tuple(
-        document
-        for entry in sorted(data_dir("runtimes").glob("*.yaml"))
-        for document in source.load_text(entry.read_text(), f"<bundled>/{entry.name}")
-    )
-
-
-@cache
-def _bundled_runtime(index: int) -> Runtime:
-    from . import api
-
-    origin, data = _bundled_documents()[index]
+    [(origin, data)] = source.load_text((data_dir("runtimes") / file_name).read_text(), f"<bundled>/{file_name}")
     return api.parse(origin, data)
 
 
 def bundled() -> dict:
-    """Key -> loader for each runtime shipped in `runtimes/` (all ClusterTrainingRuntimes)."""
+    """Key -> loader for each runtime shipped in `runtimes/`: `<name>.yaml` holds the ClusterTrainingRuntime
+    `<name>` and nothing else, so only the files of the runtimes TrainJobs use are read."""
+    from .data import data_dir
+
     return {
-        (data["kind"], None, data["metadata"]["name"]): (lambda i=index: _bundled_runtime(i))
-        for index, (_, data) in enumerate(_bundled_documents())
+        ("ClusterTrainingRuntime", None, entry.stem): partial(_bundled_runtime, entry.name)
+        for entry in sorted(data_dir("runtimes").glob("*.yaml"))
     }
 
 

@@ -128,8 +128,8 @@ def _with_slots(unit: Unit, slots: int) -> Unit:
     """The unit with `slots` as its effective mpi.numProcPerNode (the build reads it from there)."""
     runtime = unit.runtime
     policy = runtime.spec.ml_policy
-    policy = replace(policy, mpi=replace(policy.mpi, num_proc_per_node=slots))
-    return replace(unit, runtime=replace(runtime, spec=replace(runtime.spec, ml_policy=policy)))
+    policy = policy.replace(mpi=policy.mpi.replace(num_proc_per_node=slots))
+    return replace(unit, runtime=runtime.replace(spec=runtime.spec.replace(ml_policy=policy)))
 
 
 def _ssh_volume(unit: Unit) -> dict:
