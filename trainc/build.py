@@ -65,11 +65,15 @@ def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[l
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False, sink=None) -> Output:
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
+
+    `sink(trainjob, objects)` takes each TrainJob's objects in output order instead of `Output.jobs`
+    (so a large build need not hold them all); it may get some before an error is raised.
+    """
     trainjobs, runtimes = load(paths, runtime_paths, namespace)
     ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot)
-    return _compile(trainjobs, runtimes, ctx, previous)
+    return _compile(trainjobs, runtimes, ctx, previous, sink)
 
 
 def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
@@ -78,43 +82,68 @@ def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes 
     return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
 
 
-def _compile(trainjobs, runtimes, ctx, previous) -> Output:
-    output, errors, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), [], {}
+def sort_key(trainjob) -> tuple:
+    """Output order: by namespace and name; the input's place breaks ties, so a TrainJob defined twice
+    is reported the same way in any file order."""
+    origin = trainjob.origin
+    return (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
+
+
+def in_order(keys) -> list[tuple[int, str | None]]:
+    """(index into `keys`, file of the first definition when it is a repeat, else None) in output order."""
+    seen, out = {}, []
+    for index in sorted(range(len(keys)), key=keys.__getitem__):
+        namespace, name, file = keys[index][:3]
+        out.append((index, seen.get((namespace, name))))
+        seen.setdefault((namespace, name), file)
+    return out
+
+
+def check_runtimes(runtimes, previous, output: Output, errors: list) -> None:
     for runtime in runtimes:
         problems, warnings = validation.check_runtime(runtime, previous)
         errors.extend(problems)
         output.notices.extend(warnings)
-    # the input's place breaks ties, so a TrainJob defined twice is reported the same way in any file order
-    for trainjob in sorted(trainjobs, key=lambda t: (t.namespace, t.name, t.origin.file, t.origin.index, t.origin.base)):
-        key = (trainjob.namespace, trainjob.name)
-        if key in seen:
-            errors.append(InputError(trainjob.origin, ("metadata", "name"),
-                                     f"TrainJob {key[0]}/{key[1]} is defined twice (first in {seen[key].file})"))
-            continue
-        seen[key] = trainjob.origin
-        admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
-        problems, admitted = admission if admission is not None else (problems, None)
-        if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
-            errors.extend(problems)
-            continue
-        if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
-            output.notices.append(
-                f"notice: {key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob "
-                "on a worker cluster, so no objects are rendered for it"
-            )
-            continue
-        unit, problems = caught(pipeline.finish, admitted, ctx)
-        problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
-        if problems:
-            errors.extend(problems)
-            continue
-        output.notices.extend(unit.notices)
-        if trainjob.spec.active_deadline_seconds is not None:
-            output.notices.append(
-                f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
-                "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
-            )
-        output.jobs.append((trainjob, emit.objects(unit)))
+
+
+def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[list, list, list | None]:
+    """(errors, notices, objects or None) for one TrainJob; `first` is where it was defined before, if it was."""
+    key = (trainjob.namespace, trainjob.name)
+    if first is not None:
+        return [InputError(trainjob.origin, ("metadata", "name"),
+                           f"TrainJob {key[0]}/{key[1]} is defined twice (first in {first})")], [], None
+    admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
+    problems, admitted = admission if admission is not None else (problems, None)
+    if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
+        return problems, [], None
+    if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
+        return [], [f"notice: {key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob "
+                    "on a worker cluster, so no objects are rendered for it"], None
+    unit, problems = caught(pipeline.finish, admitted, ctx)
+    problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
+    if problems:
+        return problems, [], None
+    notices = list(unit.notices)
+    if trainjob.spec.active_deadline_seconds is not None:
+        notices.append(
+            f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
+            "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
+        )
+    return [], notices, emit.objects(unit)
+
+
+def _compile(trainjobs, runtimes, ctx, previous, sink=None) -> Output:
+    output, errors = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), []
+    check_runtimes(runtimes, previous, output, errors)
+    for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
+        problems, notices, objects = compile_one(trainjobs[index], first, ctx, previous, runtimes)
+        errors.extend(problems)
+        output.notices.extend(notices)
+        if objects is not None and not errors:
+            if sink is None:
+                output.jobs.append((trainjobs[index], objects))
+            else:
+                sink(trainjobs[index], objects)
     if errors:
         raise InputErrors(errors)
     return output

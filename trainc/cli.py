@@ -81,90 +81,60 @@ def cli() -> None:
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous
-def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot, previous):
+@click.option("-j", "--jobs", "workers", type=click.IntRange(min=1), envvar="TRAINC_JOBS",
+              help="Processes to build with (env TRAINC_JOBS; default: the available cores). The output is "
+                   "the same with any number.")
+def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot, previous, workers):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
 
     PATHS are YAML or JSON files or directories (searched recursively for *.yaml,
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
-    from .build import build as build_all
-    from .emit import dump
+    from . import parallel, staging
 
+    stage = staging.Spool() if output_dir is None else staging.Directory(output_dir)
     try:
-        output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed),
-                           runtime_snapshot=runtime_snapshot,
-                           previous=_load_previous(previous, paths, runtime_paths, namespace))
+        output = parallel.build(paths, runtime_paths, stage.add, workers=workers or parallel.available_cores(),
+                                namespace=namespace, ssh_key_seed=_seed(ssh_key_seed), runtime_snapshot=runtime_snapshot,
+                                previous=_load_previous(previous, paths, runtime_paths, namespace))
     except TraincError as error:
+        stage.discard()
         _fail(error)
+    except BaseException:
+        stage.discard()
+        raise
+    if stage.failed is not None:
+        stage.discard()
+        if output_dir is None:
+            _write_failed(stage.failed)
+        raise click.FileError(stage.failed.filename or output_dir, hint=stage.failed.strerror) from None
     for notice in output.notices:
         click.echo(notice, err=True)
     if output_dir is None:
-        _emit(dump(output.documents()))
-        return
-    files = {os.path.join(output_dir, trainjob.namespace, f"{trainjob.name}.yaml"): dump(objects)
-             for trainjob, objects in output.jobs}
-    try:
-        _write_all(files)
-    except OSError as exc:
-        raise click.FileError(exc.filename or output_dir, hint=exc.strerror) from None
+        _emit(stage.copy_to)
+        stage.discard()
+    else:
+        stage.commit()
 
 
-def _emit(text: str) -> None:
-    """The output on stdout; a full disk or a closed stdout is an error line and exit 1, not a traceback."""
+def _emit(write) -> None:
+    """`write(stdout)`, the output; a full disk or a closed stdout is an error line and exit 1, not a traceback."""
     try:
         if sys.stdout is None:
             raise OSError(errno.EBADF, "stdout is closed")
-        sys.stdout.write(text)
+        write(sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(EXIT_INVALID)
     except OSError as exc:
-        click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_INVALID)
+        _write_failed(exc)
 
 
-def _write_all(files: dict[str, str]) -> None:
-    """Write every file or none: all are staged beside their targets first (in new files of their own, so a
-    planted `.tmp` symlink leads nowhere), then renamed into place; a failure removes what was staged and the
-    folders made for it."""
-    import tempfile  # only -o needs it; start-up stays light
-
-    staged, made = {}, []
-    mode = 0o666 & ~_umask()
-    try:
-        for target, text in files.items():
-            folder = os.path.dirname(target)
-            missing = []
-            while folder and not os.path.isdir(folder) and not os.path.exists(folder):
-                missing.append(folder)
-                folder = os.path.dirname(folder)
-            for folder in reversed(missing):
-                os.mkdir(folder)
-                made.append(folder)
-            if os.path.isdir(target):
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
-            descriptor, staging = tempfile.mkstemp(dir=os.path.dirname(target) or ".",
-                                                   prefix=f".{os.path.basename(target)}.", suffix=".tmp")
-            staged[target] = staging
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(staging, mode)
-    except OSError:
-        for path in staged.values():
-            os.remove(path)
-        for folder in reversed(made):
-            os.rmdir(folder)
-        raise
-    for target, staging in staged.items():
-        os.replace(staging, target)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _write_failed(exc: OSError) -> None:
+    click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
+    sys.exit(EXIT_INVALID)
 
 
 def _plural(count: int, noun: str) -> str:
@@ -229,7 +199,8 @@ def status(file, output_format):
         statuses = derive.read(file)
     except TraincError as error:
         _fail(error)
-    _emit(derive.table(statuses) if output_format == "table" else derive.dump(statuses))
+    text = derive.table(statuses) if output_format == "table" else derive.dump(statuses)
+    _emit(lambda stdout: stdout.write(text))
 
 
 @cli.command("fn")
@@ -247,7 +218,7 @@ def krm_function(ssh_key_seed):
     except TraincError as error:
         _fail(error)
     rendered, notices, errors = krm.run(text, _seed(ssh_key_seed))
-    _emit(rendered)
+    _emit(lambda stdout: stdout.write(rendered))
     for line in notices + errors:
         click.echo(line, err=True)
     if errors:

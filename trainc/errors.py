@@ -7,6 +7,7 @@ pays for them (the document is re-composed by libyaml on demand).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 Path = tuple  # field path: keys (str) and list indexes (int)
 
@@ -61,6 +62,9 @@ class InputError(TraincError):
     ):
         super().__init__(message)
         self.origin, self.path, self.message, self.key, self.mark = origin, tuple(path), message, key, mark
+
+    def __reduce__(self):  # pickled from its fields: a parallel build's workers send errors back
+        return partial(InputError, key=self.key, mark=self.mark), (self.origin, self.path, self.message)
 
     def render(self) -> str:
         from .source import locate
