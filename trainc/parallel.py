@@ -81,7 +81,7 @@ def _build(slices, runtime_paths, write, namespace, ssh_key_seed, runtime_snapsh
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
-    workers = []
+    workers, done = [], False
     try:
         for files in slices:
             spool = tempfile.TemporaryFile()  # inherited by the fork; the parent reads what the worker wrote
@@ -91,12 +91,16 @@ def _build(slices, runtime_paths, write, namespace, ssh_key_seed, runtime_snapsh
             process.start()
             theirs.close()
             workers.append((process, ours, spool))
-        return _merge([pipe for _, pipe, _ in workers], [spool for _, _, spool in workers], runtime_paths, write,
-                      namespace)
+        output = _merge([pipe for _, pipe, _ in workers], [spool for _, _, spool in workers], runtime_paths, write,
+                        namespace)
+        done = True
+        return output
     finally:
         for process, pipe, spool in workers:
-            pipe.close()  # a worker still waiting for its TrainJobs reads the end and leaves
+            if not done:  # an error, found by the parent or a worker: the others' work is not needed
+                process.terminate()
             process.join()
+            pipe.close()
             spool.close()
 
 
