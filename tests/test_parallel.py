@@ -14,6 +14,7 @@ import pytest
 
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
 from trainc import parallel
+from trainc.emit import dump
 from trainc.errors import TraincError
 
 SEED_FILE = str(ROOT / "tests" / "golden-ssh-seed")
@@ -34,22 +35,31 @@ def golden_inputs(root):
         (root / f"{case.name}.yaml").write_text(re.sub(r"^metadata:\n", f"metadata:\n  namespace: {namespace}\n",
                                                        text, flags=re.M))
         count += 1
+    # passed through in input order: a ConfigMap among the first files, a runtime and a List among the last
+    (root / "0-settings.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+                                          "data: {a: b}  # kept\n")
+    (root / "zz-more.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: svc}}\n---\n"
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: unused}\n"
+        "spec: {template: {spec: {replicatedJobs: [{name: node, template: {spec: {template: {spec: "
+        "{containers: [{name: node, image: x}]}}}}}]}}}\n")
     return count
 
 
 def run(paths, workers, monkeypatch, **options):
-    """(rendered texts in order, notices, or the error) of parallel.build, and whether it forked."""
+    """(what parallel.build outputs, or its error), and whether it forked."""
     forked = []
     real = parallel._build
-    monkeypatch.setattr(parallel, "_build", lambda *args: forked.append(True) or real(*args))
+    monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(True) or real(*args, **kwargs))
     monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
-    written = []
     try:
-        output = parallel.build(paths, options.pop("runtimes", ()), lambda *each: written.append(each),
-                                workers=workers, ssh_key_seed=GOLDEN_SEED, **options)
+        output = parallel.build(paths, options.pop("runtimes", ()), workers=workers, ssh_key_seed=GOLDEN_SEED,
+                                **options)
     except TraincError as error:
         return ("error", error.render()), bool(forked)
-    return (written, output.notices, output.trainjobs, output.runtimes), bool(forked)
+    jobs = [(trainjob.namespace, trainjob.name, trainjob.origin.file, dump(objects)) for trainjob, objects in output.jobs]
+    return (jobs, output.notices, output.trainjobs, output.runtimes, output.files, output.inputs, output.others,
+            output.uncompiled, output.runtime_inputs), bool(forked)
 
 
 @pytest.fixture
@@ -62,13 +72,13 @@ def inputs(tmp_path):
 
 def test_parallel_output_is_the_serial_output(inputs, monkeypatch):
     serial, forked = run([str(inputs)], 1, monkeypatch)
-    assert not forked and serial[0] != "error" and len(serial[0]) > 40 and serial[1]
+    assert not forked and serial[0] != "error" and len(serial[0]) > 40 and serial[1] and serial[6] and serial[8]
     for workers in (2, 3):
         assert run([str(inputs)], workers, monkeypatch) == (serial, True)
 
 
 def test_parallel_errors_are_the_serial_errors_in_order(inputs, monkeypatch):
-    files = sorted(inputs.iterdir())
+    files = sorted(inputs.glob("[a-z]*.yaml"))[:-1]  # the golden TrainJobs
     # a TrainJob defined twice, in the first and the last slice
     shutil.copy(files[-1], inputs / "0-again.yaml")
     # a runtime that does not exist, early and late
@@ -104,11 +114,10 @@ def test_cli_parallel_stdout_and_output_dir(inputs, tmp_path):
         assert result.returncode == 0 and result.stdout == ""
         trees.append({str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*")) if p.is_file()})
     assert trees[0] == trees[1] and len(trees[0]) > 40
-    assert "".join(trees[0][name] for name in sorted(trees[0], key=lambda n: tuple(n[:-5].split("/")))) == serial.stdout
 
 
 def test_cli_parallel_errors_write_nothing(inputs, tmp_path):
-    files = sorted(inputs.iterdir())
+    files = sorted(inputs.glob("[a-z]*.yaml"))[:-1]
     files[3].write_text(files[3].read_text().replace("runtimeRef:\n    name: ", "runtimeRef:\n    name: missing-"))
     shutil.copy(files[-1], inputs / "0-again.yaml")
     results = []

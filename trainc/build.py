@@ -6,6 +6,8 @@ so bad input never yields partial output.
 
 from __future__ import annotations
 
+import copy
+import os
 from dataclasses import dataclass, field
 
 from . import api, catalog, emit, pipeline, source, validation
@@ -14,12 +16,17 @@ from .errors import InputError, InputErrors, TraincError, caught
 
 @dataclass
 class Output:
-    """Rendered objects per TrainJob, in output order, plus notices for stderr."""
+    """Rendered objects per TrainJob, in output order, plus notices for stderr and what passes through."""
 
     jobs: list = field(default_factory=list)  # [(TrainJob, [objects])]
     notices: list = field(default_factory=list)
     trainjobs: int = 0  # how many TrainJobs and user runtimes were checked
     runtimes: int = 0
+    files: int = 0  # how many input files (PATHS) were read, and documents found in them
+    inputs: int = 0
+    others: list = field(default_factory=list)  # (origin, object) of other API groups, in input order
+    uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
+    runtime_inputs: list = field(default_factory=list)  # (origin, object) of the runtimes among PATHS
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
@@ -36,50 +43,94 @@ def _documents(paths, errors) -> list:
     return found
 
 
-def _parse(documents, namespace: str, errors):
+@dataclass
+class _Inputs:
+    trainjobs: list = field(default_factory=list)
+    runtimes: list = field(default_factory=list)
+    others: list = field(default_factory=list)
+    uncompiled: list = field(default_factory=list)
+    runtime_inputs: list = field(default_factory=list)  # the runtimes among PATHS, as written (parsing defaults them)
+
+
+def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runtimes: bool = False):
+    """Typed TrainJobs and runtimes; other objects go to `inputs` (uncompiled Trainer kinds are errors without
+    it), and with `keep_runtimes` the runtimes as written."""
     for origin, data in documents:
+        if inputs is not None and api.uncompiled(data):
+            inputs.uncompiled.append((origin, data))
+            continue
+        written = None
+        if keep_runtimes and isinstance(data, dict) and data.get("kind") in api.RUNTIME_KINDS:
+            written = copy.deepcopy(data)
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
         if parsed is not None:
+            if written is not None:
+                inputs.runtime_inputs.append((origin, written))
             yield parsed
+        elif inputs is not None and not problems:
+            inputs.others.append((origin, data))
 
 
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
     """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
     errors: list[InputError] = []
-    return _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    return inputs.trainjobs, inputs.runtimes
 
 
-def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[list, list]:
-    trainjobs, runtimes = [], []
-    for parsed in _parse(documents, namespace, errors):
-        (trainjobs if parsed.kind == "TrainJob" else runtimes).append(parsed)
-    for parsed in _parse(runtime_documents, namespace, errors):
+def _load(documents, runtime_documents, namespace: str, errors: list, passing: bool = False) -> _Inputs:
+    """What the inputs hold; with `passing`, also what passes through (else a Trainer kind trainc does not
+    compile is an error, as for callers that pass other objects on themselves)."""
+    inputs = _Inputs()
+    collect = inputs if passing else None
+    for parsed in _parse(documents, namespace, errors, collect, keep_runtimes=passing):
+        (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
+    for parsed in _parse(runtime_documents, namespace, errors, collect):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
         else:
-            runtimes.append(parsed)
+            inputs.runtimes.append(parsed)
     if errors:
         raise InputErrors(errors)
-    return trainjobs, runtimes
+    return inputs
 
 
-def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False, sink=None) -> Output:
+def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False,
+          output_dir: str | None = None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
 
-    `sink(trainjob, objects)` takes each TrainJob's objects in output order instead of `Output.jobs`
-    (so a large build need not hold them all); it may get some before an error is raised.
+    `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
+    under `output_dir` (a rendered tree inside PATHS) are not inputs.
     """
-    trainjobs, runtimes = load(paths, runtime_paths, namespace)
-    ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot)
-    return _compile(trainjobs, runtimes, ctx, previous, sink)
+    errors: list[InputError] = []
+    files = input_files(paths, output_dir)
+    documents = _documents(files, errors)
+    inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
+    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot)
+    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous)
+    output.files, output.inputs = len(files), len(documents)
+    output.others, output.uncompiled = inputs.others, inputs.uncompiled
+    output.runtime_inputs = inputs.runtime_inputs
+    return output
 
 
-def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
+def input_files(paths, output_dir: str | None) -> list[str]:
+    """The files PATHS name, less those under `output_dir` (a rendered tree inside PATHS)."""
+    files = source.iter_files(list(paths))
+    if output_dir is not None:
+        rendered = os.path.realpath(output_dir)
+        files = [file for file in files if file == "-" or os.path.commonpath(
+            [rendered, os.path.realpath(file)]) != rendered]
+    return files
+
+
+def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
-    trainjobs, runtimes = _load(documents, (), namespace, [])
-    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
+    inputs = _load(documents, (), namespace, [])
+    return _compile(inputs.trainjobs, inputs.runtimes,
+                    pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed), None)
 
 
 def sort_key(trainjob) -> tuple:
@@ -129,10 +180,19 @@ def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[l
             f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
             "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
         )
-    return [], notices, emit.objects(unit)
+    objects = emit.objects(unit)
+    ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
+    if ttl is not None:
+        notices.append(
+            f"notice: {key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
+            "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
+            "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
+            "trainc's README"
+        )
+    return [], notices, objects
 
 
-def _compile(trainjobs, runtimes, ctx, previous, sink=None) -> Output:
+def _compile(trainjobs, runtimes, ctx, previous) -> Output:
     output, errors = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), []
     check_runtimes(runtimes, previous, output, errors)
     for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
@@ -140,10 +200,7 @@ def _compile(trainjobs, runtimes, ctx, previous, sink=None) -> Output:
         errors.extend(problems)
         output.notices.extend(notices)
         if objects is not None and not errors:
-            if sink is None:
-                output.jobs.append((trainjobs[index], objects))
-            else:
-                sink(trainjobs[index], objects)
+            output.jobs.append((trainjobs[index], objects))
     if errors:
         raise InputErrors(errors)
     return output

@@ -5,20 +5,19 @@ runtimes a TrainJob may use and which TrainJob is a repeat depend on all the inp
 (a forked process: it starts with trainc already imported) reads a contiguous slice of the input
 files and sends back its errors, runtimes and the sort keys of its TrainJobs; the parent orders them
 all as a one-core build does and hands each worker back the TrainJobs it holds, with their output
-positions and every runtime; the workers compile them into a file each, and the parent passes the
-rendered text on in output order once no worker found an error. Errors come back as objects and are
-reported in one-core order. Small builds stay in one process: forking and the exchange cost about
-as much as compiling a few dozen TrainJobs.
+positions and every runtime; the workers compile them and send back the objects, which the parent puts
+in output order. Errors come back as objects and are reported in one-core order; what passes through
+comes back in input order. Small builds stay in one process: forking and the exchange cost about as
+much as compiling a few dozen TrainJobs.
 """
 
 from __future__ import annotations
 
 import os
-
 import sys
 
 from . import build as builder
-from . import catalog, emit, pipeline
+from . import catalog, pipeline
 from .errors import InputErrors
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
@@ -31,20 +30,19 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def build(paths, runtime_paths, write, *, workers: int, namespace: str = "default",
-          ssh_key_seed: bytes | None = None, runtime_snapshot: bool = False, previous=None) -> builder.Output:
-    """Compile as `build.build` does, passing `write(namespace, name, text)` each TrainJob's rendered YAML in
-    output order; raises the same errors. `previous` (update checks) and stdin keep the build in one process."""
-    slices = None
+def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", ssh_key_seed=None,
+          runtime_snapshot: bool = False, previous=None, output_dir: str | None = None) -> builder.Output:
+    """`build.build` on up to `workers` processes: the same Output, or the same errors raised. `previous`
+    (update checks) and stdin keep the build in one process."""
+    options = dict(namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
     if workers > 1 and previous is None and "-" not in paths and _can_fork():
-        from . import source
-
-        slices = _slices(source.iter_files(list(paths)), workers)
-    if slices is None:
-        return builder.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
-                             previous=previous, runtime_snapshot=runtime_snapshot,
-                             sink=lambda trainjob, objects: write(trainjob.namespace, trainjob.name, emit.dump(objects)))
-    return _build(slices, runtime_paths, write, namespace, ssh_key_seed, runtime_snapshot)
+        files = builder.input_files(paths, output_dir)
+        slices = _slices(files, workers)
+        if slices is not None:
+            output = _build(slices, runtime_paths, **options)
+            output.files = len(files)
+            return output
+    return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir, **options)
 
 
 def _can_fork() -> bool:
@@ -73,9 +71,8 @@ def _slices(files: list[str], workers: int) -> list[list[str]] | None:
     return [each for each in slices if each]
 
 
-def _build(slices, runtime_paths, write, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
+def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
     import multiprocessing
-    import tempfile
 
     context = multiprocessing.get_context("fork")
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
@@ -84,37 +81,34 @@ def _build(slices, runtime_paths, write, namespace, ssh_key_seed, runtime_snapsh
     workers, done = [], False
     try:
         for files in slices:
-            spool = tempfile.TemporaryFile()  # inherited by the fork; the parent reads what the worker wrote
             ours, theirs = context.Pipe()
-            process = context.Process(target=_worker, args=(theirs, files, spool.fileno(), namespace,
-                                                            ssh_key_seed, runtime_snapshot), daemon=True)
+            process = context.Process(target=_worker, args=(theirs, files, namespace, ssh_key_seed, runtime_snapshot),
+                                      daemon=True)
             process.start()
             theirs.close()
-            workers.append((process, ours, spool))
-        output = _merge([pipe for _, pipe, _ in workers], [spool for _, _, spool in workers], runtime_paths, write,
-                        namespace)
+            workers.append((process, ours))
+        output = _merge([pipe for _, pipe in workers], runtime_paths, namespace, ssh_key_seed)
         done = True
         return output
     finally:
-        for process, pipe, spool in workers:
+        for process, pipe in workers:
             if not done:  # an error, found by the parent or a worker: the others' work is not needed
                 process.terminate()
             process.join()
             pipe.close()
-            spool.close()
 
 
-def _merge(pipes, spools, runtime_paths, write, namespace) -> builder.Output:
-    loaded = [_receive(pipe) for pipe in pipes]  # (read errors, parse errors, sort keys, runtimes) per worker
-    errors = [error for read_errors, _, _, _ in loaded for error in read_errors]
+def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
+    loaded = [_receive(pipe) for pipe in pipes]
+    errors = [error for each in loaded for error in each["read_errors"]]
     runtime_documents = builder._documents(runtime_paths, errors)
-    errors += [error for _, parse_errors, _, _ in loaded for error in parse_errors]
-    _, more_runtimes = builder._load((), runtime_documents, namespace, errors)  # raises every error so far
-    runtimes = [runtime for *_, theirs in loaded for runtime in theirs] + more_runtimes
+    errors += [error for each in loaded for error in each["parse_errors"]]
+    more = builder._load((), runtime_documents, namespace, errors, passing=True)  # raises every error so far
+    runtimes = [runtime for each in loaded for runtime in each["runtimes"]] + more.runtimes
     keys, owners = [], []
-    for worker, (_, _, their_keys, _) in enumerate(loaded):
-        keys += their_keys
-        owners += [(worker, local) for local in range(len(their_keys))]
+    for worker, each in enumerate(loaded):
+        keys += each["keys"]
+        owners += [(worker, local) for local in range(len(each["keys"]))]
     catalog.build(runtimes, namespace)  # runtimes defined twice are an error before any TrainJob is compiled
     order = builder.in_order(keys)
     assigned = [[] for _ in pipes]
@@ -126,18 +120,24 @@ def _merge(pipes, spools, runtime_paths, write, namespace) -> builder.Output:
     output, errors = builder.Output(trainjobs=len(keys), runtimes=len(runtimes)), []
     builder.check_runtimes(runtimes, None, output, errors)
     results = [None] * len(order)
-    for worker, pipe in enumerate(pipes):
-        for position, problems, notices, offset, length in _receive(pipe):
-            results[position] = (problems, notices, worker, offset, length)
-    for problems, notices, *_ in results:
+    seed_warnings = []
+    for pipe in pipes:
+        compiled, warnings = _receive(pipe)
+        seed_warnings = seed_warnings or warnings
+        for position, *result in compiled:
+            results[position] = result
+    for problems, notices, _, _ in results:
         errors += problems
         output.notices += notices
     if errors:
         raise InputErrors(errors)
-    for (index, _), (_, _, worker, offset, length) in zip(order, results):
-        if length is not None:
-            namespace, name = keys[index][:2]
-            write(namespace, name, os.pread(spools[worker].fileno(), length, offset).decode("utf-8"))
+    output.jobs = [(trainjob, objects) for _, _, trainjob, objects in results if objects is not None]
+    output.inputs = sum(each["documents"] for each in loaded)
+    output.others = [found for each in loaded for found in each["others"]] + more.others
+    output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
+    output.runtime_inputs = [found for each in loaded for found in each["runtime_inputs"]]
+    if seed_warnings and not ssh_key_seed.warnings:  # the seed file was read (in a worker): said once
+        ssh_key_seed.warnings.extend(seed_warnings)
     return output
 
 
@@ -148,25 +148,23 @@ def _receive(pipe):
         raise RuntimeError("a build worker ended unexpectedly") from None
 
 
-def _worker(pipe, files, spool: int, namespace, ssh_key_seed, runtime_snapshot) -> None:
+def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
     read_errors, parse_errors = [], []
     documents = builder._documents(files, read_errors)
-    trainjobs, runtimes = [], []
-    for parsed in builder._parse(documents, namespace, parse_errors):
-        (trainjobs if parsed.kind == "TrainJob" else runtimes).append(parsed)
-    pipe.send((read_errors, parse_errors, [builder.sort_key(trainjob) for trainjob in trainjobs], runtimes))
+    inputs = builder._Inputs()
+    for parsed in builder._parse(documents, namespace, parse_errors, inputs, keep_runtimes=True):
+        (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
+    pipe.send({"read_errors": read_errors, "parse_errors": parse_errors, "runtimes": inputs.runtimes,
+               "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs], "documents": len(documents),
+               "others": inputs.others, "uncompiled": inputs.uncompiled, "runtime_inputs": inputs.runtime_inputs})
     try:
         every_runtime, assigned = pipe.recv()
     except EOFError:  # the parent found errors already, or a problem with the runtimes
         return
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), ssh_key_seed, runtime_snapshot)
-    results, offset = [], 0
-    with os.fdopen(spool, "wb", closefd=False) as out:
-        for local, position, first in assigned:
-            problems, notices, objects = builder.compile_one(trainjobs[local], first, ctx, None, every_runtime)
-            text = emit.dump(objects).encode("utf-8") if objects is not None else None
-            if text is not None:
-                out.write(text)
-            results.append((position, problems, notices, offset, None if text is None else len(text)))
-            offset += len(text or b"")
-    pipe.send(results)
+    compiled = []
+    for local, position, first in assigned:
+        trainjob = inputs.trainjobs[local]
+        problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
+        compiled.append((position, problems, notices, trainjob if objects is not None else None, objects))
+    pipe.send((compiled, list(getattr(ssh_key_seed, "warnings", ()))))
