@@ -11,6 +11,7 @@ import click
 from .errors import InputErrors, TraincError
 
 EXIT_INVALID = 1
+_CHUNK = 1 << 20  # characters of output encoded and written at a time
 
 
 def _fail(error: TraincError) -> None:
@@ -157,9 +158,10 @@ def _emit(text: str) -> None:
             sys.stdout.flush()
             return
         sys.stdout.flush()
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            data = data[os.write(descriptor, data):]
+        for start in range(0, len(text), _CHUNK):  # encoded a slice at a time: no second copy of a large output
+            data = memoryview(text[start:start + _CHUNK].encode("utf-8"))
+            while data:
+                data = data[os.write(descriptor, data):]
     except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(EXIT_INVALID)

@@ -13,8 +13,10 @@ much as compiling a few dozen TrainJobs.
 
 from __future__ import annotations
 
+import marshal
 import os
 import sys
+from dataclasses import replace
 
 from . import build as builder
 from . import catalog, pipeline
@@ -131,7 +133,7 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
         output.notices += notices
     if errors:
         raise InputErrors(errors)
-    output.jobs = [(trainjob, objects) for _, _, trainjob, objects in results if objects is not None]
+    output.jobs = [(trainjob, marshal.loads(objects)) for _, _, trainjob, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
     output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
@@ -166,5 +168,8 @@ def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
     for local, position, first in assigned:
         trainjob = inputs.trainjobs[local]
         problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
-        compiled.append((position, problems, notices, trainjob if objects is not None else None, objects))
+        if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
+            trainjob = trainjob.replace(document={}, origin=replace(trainjob.origin, text=None))
+            objects = marshal.dumps(objects)
+        compiled.append((position, problems, notices, trainjob, objects))
     pipe.send((compiled, list(getattr(ssh_key_seed, "warnings", ()))))
