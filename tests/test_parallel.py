@@ -127,3 +127,4 @@ def test_cli_parallel_errors_write_nothing(inputs, tmp_path):
         assert not folder.exists()
     assert results[0].returncode == 1 and "defined twice" in results[0].stderr and "missing-" in results[0].stderr
     assert (results[1].returncode, results[1].stdout, results[1].stderr) == (1, "", results[0].stderr)
+

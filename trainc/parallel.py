@@ -37,10 +37,10 @@ def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", 
     """`build.build` on up to `workers` processes: the same Output, or the same errors raised. `previous`
     (update checks) and stdin keep the build in one process."""
     options = dict(namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
-    if workers > 1 and previous is None and "-" not in paths and _can_fork():
+    if workers > 1 and previous is None and "-" not in paths:
         files = builder.input_files(paths, output_dir)
         slices = _slices(files, workers)
-        if slices is not None:
+        if slices is not None and _can_fork():
             output = _build(slices, runtime_paths, **options)
             output.files = len(files)
             return output
