@@ -16,6 +16,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 
 from . import build as builder
@@ -133,7 +134,7 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
         output.notices += notices
     if errors:
         raise InputErrors(errors)
-    output.jobs = [(trainjob, marshal.loads(objects)) for _, _, trainjob, objects in results if objects is not None]
+    output.jobs = [(trainjob, _Marshalled(objects)) for _, _, trainjob, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
     output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
@@ -141,6 +142,25 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
     if seed_warnings and not ssh_key_seed.warnings:  # the seed file was read (in a worker): said once
         ssh_key_seed.warnings.extend(seed_warnings)
     return output
+
+
+class _Marshalled(Sequence):
+    """A TrainJob's objects as the marshal bytes a worker sent, a fraction of their size as dicts: a large
+    build's output is held this way until it is written, each use reading a fresh copy."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: bytes):
+        self._data = data
+
+    def __len__(self) -> int:
+        return len(marshal.loads(self._data))
+
+    def __getitem__(self, index):
+        return marshal.loads(self._data)[index]
+
+    def __iter__(self):
+        return iter(marshal.loads(self._data))
 
 
 def _receive(pipe):
