@@ -98,18 +98,19 @@ def _load(documents, runtime_documents, namespace: str, errors: list, passing: b
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
           previous: validation.Previous | None = None, runtime_snapshot: bool = False,
-          output_dir: str | None = None) -> Output:
+          output_dir: str | None = None, keep=None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
 
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
-    under `output_dir` (a rendered tree inside PATHS) are not inputs.
+    under `output_dir` (a rendered tree inside PATHS) are not inputs. `keep(objects)` is what `Output.jobs`
+    holds of each TrainJob's objects (the objects themselves by default).
     """
     errors: list[InputError] = []
     files = input_files(paths, output_dir)
     documents = _documents(files, errors)
     inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
     ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot)
-    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous)
+    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, keep)
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
     output.runtime_inputs = inputs.runtime_inputs
@@ -192,7 +193,7 @@ def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[l
     return [], notices, objects
 
 
-def _compile(trainjobs, runtimes, ctx, previous) -> Output:
+def _compile(trainjobs, runtimes, ctx, previous, keep=None) -> Output:
     output, errors = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), []
     check_runtimes(runtimes, previous, output, errors)
     for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
@@ -200,7 +201,7 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
         errors.extend(problems)
         output.notices.extend(notices)
         if objects is not None and not errors:
-            output.jobs.append((trainjobs[index], objects))
+            output.jobs.append((trainjobs[index], objects if keep is None else keep(objects)))
     if errors:
         raise InputErrors(errors)
     return output

@@ -35,8 +35,8 @@ def available_cores() -> int:
 
 def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", ssh_key_seed=None,
           runtime_snapshot: bool = False, previous=None, output_dir: str | None = None) -> builder.Output:
-    """`build.build` on up to `workers` processes: the same Output, or the same errors raised. `previous`
-    (update checks) and stdin keep the build in one process."""
+    """`build.build` on up to `workers` processes: the same Output (each TrainJob's objects held as marshal
+    bytes), or the same errors raised. `previous` (update checks) and stdin keep the build in one process."""
     options = dict(namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
     if workers > 1 and previous is None and "-" not in paths:
         files = builder.input_files(paths, output_dir)
@@ -45,7 +45,8 @@ def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", 
             output = _build(slices, runtime_paths, **options)
             output.files = len(files)
             return output
-    return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir, **options)
+    return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir,
+                         keep=lambda objects: _Marshalled(marshal.dumps(objects)), **options)
 
 
 def _can_fork() -> bool:
@@ -145,7 +146,7 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
 
 
 class _Marshalled(Sequence):
-    """A TrainJob's objects as the marshal bytes a worker sent, a fraction of their size as dicts: a large
+    """A TrainJob's objects as marshal bytes (what a worker sends), a fraction of their size as dicts: a large
     build's output is held this way until it is written, each use reading a fresh copy."""
 
     __slots__ = ("_data",)
