@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import api, catalog, emit, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
+from .provenance import Provenance
 
 
 @dataclass
@@ -73,9 +74,10 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runti
 
 
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
+    """TrainJobs and user runtimes from the inputs, read as `build` reads them; raises InputErrors listing every
+    problem."""
     errors: list[InputError] = []
-    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors, passing=True)
     return inputs.trainjobs, inputs.runtimes
 
 
@@ -98,8 +100,9 @@ def _load(documents, runtime_documents, namespace: str, errors: list, passing: b
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
           previous: validation.Previous | None = None, runtime_snapshot: bool = False,
-          output_dir: str | None = None, keep=None) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
+          output_dir: str | None = None, provenance: Provenance | None = None, keep=None) -> Output:
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules;
+    `provenance`, when given, records where every field came from (`trainc explain`).
 
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
     under `output_dir` (a rendered tree inside PATHS) are not inputs. `keep(objects)` is what `Output.jobs`
@@ -109,7 +112,7 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=N
     files = input_files(paths, output_dir)
     documents = _documents(files, errors)
     inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
-    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot)
+    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot, provenance)
     output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, keep)
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
@@ -132,6 +135,11 @@ def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -
     inputs = _load(documents, (), namespace, [])
     return _compile(inputs.trainjobs, inputs.runtimes,
                     pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed), None)
+
+
+def build_parsed(trainjobs, runtimes, *, namespace: str = "default", ssh_key_seed=None) -> Output:
+    """Compile TrainJobs and runtimes already parsed, e.g. the previous versions `trainc diff` compares with."""
+    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
 
 
 def sort_key(trainjob) -> tuple:
@@ -175,7 +183,7 @@ def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[l
     problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
     if problems:
         return problems, [], None
-    notices = list(unit.notices)
+    notices = [*unit.notices, *validation.trainjob_warnings(trainjob)]
     if trainjob.spec.active_deadline_seconds is not None:
         notices.append(
             f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
