@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from . import build as builder
-from . import catalog, pipeline
+from . import catalog, emit, pipeline
 from .errors import InputErrors
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
@@ -135,7 +135,7 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
         output.notices += notices
     if errors:
         raise InputErrors(errors)
-    output.jobs = [(trainjob, _Marshalled(objects)) for _, _, trainjob, objects in results if objects is not None]
+    output.jobs = [(trainjob, _Marshalled(*objects)) for _, _, trainjob, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
     output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
@@ -149,10 +149,11 @@ class _Marshalled(Sequence):
     """A TrainJob's objects as marshal bytes (what a worker sends), a fraction of their size as dicts: a large
     build's output is held this way until it is written, each use reading a fresh copy."""
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "yaml")
 
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, yaml: str | None = None):
         self._data = data
+        self.yaml = yaml  # their YAML stream, when the worker rendered it (emit.dump)
 
     def __len__(self) -> int:
         return len(marshal.loads(self._data))
@@ -191,6 +192,6 @@ def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
         problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             trainjob = trainjob.replace(document={}, origin=replace(trainjob.origin, text=None))
-            objects = marshal.dumps(objects)
+            objects = (marshal.dumps(objects), emit.dump(objects))
         compiled.append((position, problems, notices, trainjob, objects))
     pipe.send((compiled, list(getattr(ssh_key_seed, "warnings", ()))))
