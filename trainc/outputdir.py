@@ -23,7 +23,6 @@ from contextlib import contextmanager
 
 from .errors import one_line
 from .emit import dump
-from .serialize import dump_all
 
 MANIFEST = ".trainc-manifest"
 HEADER = "# Rendered by trainc from {source}; do not edit.\n"
