@@ -21,8 +21,8 @@ import secrets
 import stat
 from contextlib import contextmanager
 
-from .errors import one_line
 from .emit import dump
+from .errors import one_line
 
 MANIFEST = ".trainc-manifest"
 HEADER = "# Rendered by trainc from {source}; do not edit.\n"
