@@ -6,9 +6,9 @@ so bad input never yields partial output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from . import api, catalog, emit, pipeline, source, validation
+from . import api, catalog, emit, missing, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
 
 
@@ -36,10 +36,13 @@ def _documents(paths, errors) -> list:
     return found
 
 
-def _parse(documents, namespace: str, errors):
+def _parse(documents, namespace: str, errors, unparsed):
+    """The typed objects; Trainer documents that fail go to `unparsed`, with their errors to `errors`."""
     for origin, data in documents:
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
+        if problems:
+            unparsed.append((origin, data, problems))
         if parsed is not None:
             yield parsed
 
@@ -47,39 +50,70 @@ def _parse(documents, namespace: str, errors):
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
     """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
     errors: list[InputError] = []
-    return _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    if errors:
+        raise InputErrors(errors)
+    return inputs.trainjobs, inputs.runtimes
 
 
-def _load(documents, runtime_documents, namespace: str, errors: list) -> tuple[list, list]:
-    trainjobs, runtimes = [], []
-    for parsed in _parse(documents, namespace, errors):
-        (trainjobs if parsed.kind == "TrainJob" else runtimes).append(parsed)
-    for parsed in _parse(runtime_documents, namespace, errors):
+@dataclass
+class _Inputs:
+    trainjobs: list
+    runtimes: list
+    unparsed: list  # (origin, data, errors) of the Trainer documents that could not be read as objects
+    unread: bool  # a file could not be read at all: a runtime may be missing for that reason alone
+
+
+def _load(documents, runtime_documents, namespace: str, errors: list) -> _Inputs:
+    unread = bool(errors)
+    inputs = _Inputs([], [], [], unread)
+    for parsed in _parse(documents, namespace, errors, inputs.unparsed):
+        (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
+    for parsed in _parse(runtime_documents, namespace, errors, inputs.unparsed):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
         else:
-            runtimes.append(parsed)
-    if errors:
-        raise InputErrors(errors)
-    return trainjobs, runtimes
+            inputs.runtimes.append(parsed)
+    return inputs
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
           previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules."""
-    trainjobs, runtimes = load(paths, runtime_paths, namespace)
-    ctx = pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed, runtime_snapshot)
-    return _compile(trainjobs, runtimes, ctx, previous)
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
+
+    Every independent problem is reported in one InputErrors, sorted by file, line and column: a
+    document that cannot be read stops only itself (and the TrainJobs whose runtime it may be).
+    """
+    errors: list[InputError] = []
+    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    return _build(inputs, namespace, errors, pipeline.Context(None, ssh_key_seed, runtime_snapshot), previous)
 
 
 def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
-    trainjobs, runtimes = _load(documents, (), namespace, [])
-    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
+    errors: list[InputError] = []
+    inputs = _load(documents, (), namespace, errors)
+    return _build(inputs, namespace, errors, pipeline.Context(None, ssh_key_seed), None)
 
 
-def _compile(trainjobs, runtimes, ctx, previous) -> Output:
-    output, errors, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), [], {}
+def _build(inputs: _Inputs, namespace: str, errors: list, ctx, previous) -> Output:
+    runtimes, problems = catalog.collect(inputs.runtimes, namespace)
+    errors.extend(problems)
+    ctx = replace(ctx, catalog=runtimes)
+    doubtful = missing.doubtful(inputs, namespace)
+    errors.extend(missing.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
+    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, errors, doubtful)
+    if errors:
+        raise InputErrors(sorted(errors, key=_place), notices=output.notices)
+    return output
+
+
+def _place(error: InputError) -> tuple:
+    return error.position() or ("", 0, 0)
+
+
+def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful) -> Output:
+    output, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), {}
     for runtime in runtimes:
         problems, warnings = validation.check_runtime(runtime, previous)
         errors.extend(problems)
@@ -92,6 +126,8 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
                                      f"TrainJob {key[0]}/{key[1]} is defined twice (first in {seen[key].file})"))
             continue
         seen[key] = trainjob.origin
+        if doubtful(trainjob.spec.runtime_ref, trainjob.namespace, ctx.catalog):
+            continue  # its runtime is among the documents that could not be read
         admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
         problems, admitted = admission if admission is not None else (problems, None)
         if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
@@ -115,8 +151,6 @@ def _compile(trainjobs, runtimes, ctx, previous) -> Output:
                 "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
             )
         output.jobs.append((trainjob, emit.objects(unit)))
-    if errors:
-        raise InputErrors(errors)
     return output
 
 

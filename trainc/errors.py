@@ -62,13 +62,18 @@ class InputError(TraincError):
         super().__init__(message)
         self.origin, self.path, self.message, self.key, self.mark = origin, tuple(path), message, key, mark
 
-    def render(self) -> str:
+    def position(self) -> tuple[str, int, int] | None:
+        """(file, line, column) the error points at; None for an error of no input."""
+        if self.origin is None:
+            return None
         from .source import locate
 
-        where = ""
-        if self.origin is not None:
-            line, column = self.mark or locate(self.origin, self.path, key=self.key)
-            where = f"{self.origin.file}:{line}:{column}: "
+        line, column = self.mark or locate(self.origin, self.path, key=self.key)
+        return self.origin.file, line, column
+
+    def render(self) -> str:
+        position = self.position()
+        where = "" if position is None else "{}:{}:{}: ".format(*position)
         field = render_path(self.path)
         return one_line(f"{where}{field}: {self.message}" if field else f"{where}{self.message}")
 
@@ -76,9 +81,10 @@ class InputError(TraincError):
 class InputErrors(TraincError):
     """Several independent input errors, reported together in input order."""
 
-    def __init__(self, errors: list[InputError]):
+    def __init__(self, errors: list[InputError], notices: list[str] = ()):
         super().__init__(f"{len(errors)} errors")
         self.errors = errors
+        self.notices = list(notices)  # warnings found on the way, for `trainc validate` to print as well
 
     def render(self) -> str:
         return "\n".join(e.render() for e in self.errors)
