@@ -81,7 +81,7 @@ def collect(user: list[Runtime], default_namespace: str, *, include_bundled: boo
     runtimes = bundled() if include_bundled else {}
     seen, errors = {}, []
     # the input's place decides which of two clashing runtimes is "first", whatever the file order
-    for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base)):
+    for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base) if r.origin else ()):
         key = key_of(runtime, default_namespace)
         if key in seen:
             errors.append(

@@ -69,8 +69,33 @@ _ssh_key_seed = click.option(
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trainc")
-def cli() -> None:
-    """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create."""
+@click.pass_context
+def cli(ctx) -> None:
+    """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
+
+    Defaults for --runtimes, -n, --ssh-key-seed and --output-dir come from the
+    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README).
+    """
+    command = cli.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
+    if command is not None and not ctx.resilient_parsing:
+        _project_defaults(ctx, command)
+
+
+def _project_defaults(ctx, command) -> None:
+    """Give `command` (and a group's subcommands) the project config's defaults, read only by commands that
+    take one of its settings."""
+    from . import config
+
+    subcommands = getattr(command, "commands", {})
+    params = command.params + [param for sub in subcommands.values() for param in sub.params]
+    if not config.takes_any(params):
+        return
+    try:
+        found = config.load()
+    except TraincError as error:
+        _fail(error)
+    defaults = {name: found.defaults_for(sub.params) for name, sub in subcommands.items()}
+    ctx.default_map = {ctx.invoked_subcommand: {**defaults, **found.defaults_for(command.params)}}
 
 
 @cli.command()
@@ -174,37 +199,58 @@ def _plural(count: int, noun: str) -> str:
 @cli.command()
 @_inputs
 @_previous
-def validate(paths, runtime_paths, namespace, previous):
+@click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: lines on stderr; json: one record per problem on stdout.")
+@click.option("--format", "annotations", type=click.Choice(["github"]),
+              help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.")
+def validate(paths, runtime_paths, namespace, previous, output_format, annotations):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
     Checks the CRD schemas and CEL rules, the TrainJob and (Cluster)TrainingRuntime
     admission webhooks and everything `trainc build` refuses; with --previous, also
     the update rules (immutable fields; runtimePatches only while suspended).
     PATHS and --runtimes are read as by `trainc build`; runtimes among either are
-    checked too (the bundled ones are not).
+    checked too (the bundled ones are not). Every problem is reported in one run.
 
-    Nothing is written to stdout. stderr gets one line per error,
+    By default nothing is written to stdout. stderr gets one line per error,
     `FILE:LINE:COL: FIELD.PATH: MESSAGE` (the field path is the one the API server
-    reports), warnings and notices, and a last summary line. Exit status: 0 valid
-    (warnings allowed), 1 invalid, 2 usage error (including a REV_OR_DIR that is
-    neither a directory nor a git revision).
+    reports), warnings and notices, and a last summary line. `-o json` prints
+    {"problems": [...], "summary": {...}} on stdout instead, each problem with
+    file, line, column, field, message and severity (error, warning, notice).
+    Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error (including
+    a REV_OR_DIR that is neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import sshkeys
+    from . import report, sshkeys
 
+    if annotations and output_format == "json":
+        raise click.UsageError("--format github and -o json are two outputs: choose one")
     try:
         before = _load_previous(previous, paths, runtime_paths, namespace)
         # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
     except TraincError as error:
-        click.echo(error.render(), err=True)
-        count = len(error.errors) if isinstance(error, InputErrors) else 1
-        click.echo(f"invalid: {_plural(count, 'error')}", err=True)
+        output, failure = None, error
+    notices = output.notices if output is not None else getattr(failure, "notices", [])
+    problems = report.from_error(failure) if output is None else []
+    summary = (f"invalid: {_plural(len(problems), 'error')}" if output is None else
+               f"valid: {_plural(output.trainjobs, 'TrainJob')}, {_plural(output.runtimes, 'runtime')}")
+    if output_format == "json":
+        records = problems + [report.from_notice(notice) for notice in notices]
+        counts = {"valid": output is not None, "errors": len(problems),
+                  "warnings": sum(r.severity == "warning" for r in records)}
+        _emit(report.to_json(records, counts))
+    else:
+        if annotations:
+            _emit(report.to_github(problems + [report.from_notice(notice) for notice in notices]))
+        if output is None:
+            click.echo(failure.render(), err=True)
+        for notice in notices:
+            click.echo(notice, err=True)
+        click.echo(summary, err=True)
+    if output is None:
         sys.exit(EXIT_INVALID)
-    for notice in output.notices:
-        click.echo(notice, err=True)
-    click.echo(f"valid: {_plural(output.trainjobs, 'TrainJob')}, {_plural(output.runtimes, 'runtime')}", err=True)
 
 
 @cli.command()
