@@ -29,10 +29,12 @@ def _seed(path: str | None) -> bytes | None:
         raise click.BadParameter(str(exc), param_hint="--ssh-key-seed") from None
 
 
-def _inputs(command):
+def _inputs(command=None, *, paths_required=True):
     """PATHS, --runtimes and -n, read the same way by every command that compiles."""
+    if command is None:
+        return lambda command: _inputs(command, paths_required=paths_required)
     for option in reversed((
-        click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False)),
+        click.argument("paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)),
         click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
                      help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name."),
         click.option("-n", "--namespace", default="default", show_default=True,
@@ -298,6 +300,73 @@ def krm_function(ssh_key_seed):
         click.echo(line, err=True)
     if errors:
         sys.exit(EXIT_INVALID)
+
+
+@cli.group(invoke_without_command=True)
+@click.pass_context
+def runtimes(ctx):
+    """List the runtimes TrainJobs can name (the default), or show one.
+
+    Bundled runtimes and those in PATHS and --runtimes (and the project config's),
+    with kind, namespace, ML policy, source (bundled, or FILE:LINE) and whether it
+    is used: a runtime in the inputs shadows a bundled one of the same kind and name.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(runtimes_list)
+
+
+@runtimes.command("list")
+@_inputs(paths_required=False)
+def runtimes_list(paths, runtime_paths, namespace):
+    """List the runtimes, sorted by kind, namespace and name."""
+    from . import runtimes_cmd
+
+    try:
+        found = runtimes_cmd.entries(paths, runtime_paths, namespace)
+    except TraincError as error:
+        _fail(error)
+    _emit(runtimes_cmd.table(found))
+
+
+@runtimes.command("show")
+@click.argument("name")
+@_inputs(paths_required=False)
+@click.option("--kind", type=click.Choice(["ClusterTrainingRuntime", "TrainingRuntime"]),
+              help="The kind, when a name is both.")
+def runtimes_show(name, paths, runtime_paths, namespace, kind):
+    """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
+    from . import runtimes_cmd
+    from .emit import dump
+
+    try:
+        runtime = runtimes_cmd.show(runtimes_cmd.entries(paths, runtime_paths, namespace), name, kind)
+    except TraincError as error:
+        _fail(error)
+    _emit(dump([runtime.document]))
+
+
+@cli.command()
+def version():
+    """Print the versions of trainc, Python, PyYAML (and libyaml), the upstream Trainer revision
+    trainc follows and the CRD schema versions it reads."""
+    from . import about
+
+    _emit(about.text())
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell):
+    """Print the shell completion script for SHELL.
+
+    \b
+    bash: eval "$(trainc completion bash)"   (in ~/.bashrc)
+    zsh:  eval "$(trainc completion zsh)"    (in ~/.zshrc)
+    fish: trainc completion fish > ~/.config/fish/completions/trainc.fish
+    """
+    from click.shell_completion import get_completion_class
+
+    _emit(get_completion_class(shell)(cli, {}, "trainc", "_TRAINC_COMPLETE").source())
 
 
 def main() -> None:
