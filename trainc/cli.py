@@ -345,6 +345,23 @@ def runtimes_show(name, paths, runtime_paths, namespace, kind):
     _emit(dump([runtime.document]))
 
 
+@cli.command("schema")
+@click.argument("kind", type=click.Choice(["TrainJob", "TrainingRuntime", "ClusterTrainingRuntime"],
+                                          case_sensitive=False))
+@click.option("--version", "api_version", type=click.Choice(["v1alpha1", "v2alpha1"]), default="v1alpha1",
+              show_default=True, help="The trainer.kubeflow.org API version.")
+def json_schema(kind, api_version):
+    """Print the JSON Schema (draft 2020-12) of KIND, for editors and CI (e.g. kubeconform).
+
+    It has the CRDs' descriptions, refuses unknown fields, and checks types, enums,
+    patterns and ranges; `trainc validate` also checks the CEL rules and webhooks.
+    The same schemas are in the repository under schemas/trainer.kubeflow.org/.
+    """
+    from . import schema_export
+
+    _emit(schema_export.text(kind, api_version))
+
+
 @cli.command()
 def version():
     """Print the versions of trainc, Python, PyYAML (and libyaml), the upstream Trainer revision
