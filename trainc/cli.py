@@ -108,7 +108,10 @@ def _project_defaults(ctx, command) -> None:
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous
-def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot, previous):
+@click.option("--check", is_flag=True,
+              help="With --output-dir: write nothing; exit 1 listing the files there that are stale, missing or "
+                   "left over.")
+def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot, previous, check):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
 
     PATHS are YAML or JSON files or directories (searched recursively for *.yaml,
@@ -118,6 +121,8 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_sna
     from .build import build as build_all
     from .emit import dump
 
+    if check and output_dir is None:
+        raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
     try:
         output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed),
                            runtime_snapshot=runtime_snapshot,
@@ -131,10 +136,25 @@ def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_sna
         return
     files = {os.path.join(output_dir, trainjob.namespace, f"{trainjob.name}.yaml"): dump(objects)
              for trainjob, objects in output.jobs}
+    if check:
+        _check(files, output_dir)
+        return
     try:
         _write_all(files)
     except OSError as exc:
         raise click.FileError(exc.filename or output_dir, hint=exc.strerror) from None
+
+
+def _check(files: dict[str, str], output_dir: str) -> None:
+    from . import stale
+
+    found = stale.problems(files, output_dir)
+    for line in found:
+        click.echo(line, err=True)
+    if found:
+        click.echo(f"{output_dir} is out of date: {_plural(len(found), 'file')} (re-run the build without --check; "
+                   "delete left-over files)", err=True)
+        sys.exit(EXIT_INVALID)
 
 
 def _emit(text: str) -> None:
@@ -205,7 +225,9 @@ def _plural(count: int, noun: str) -> str:
               help="text: lines on stderr; json: one record per problem on stdout.")
 @click.option("--format", "annotations", type=click.Choice(["github"]),
               help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.")
-def validate(paths, runtime_paths, namespace, previous, output_format, annotations):
+@click.option("--skip-other-files", is_flag=True,
+              help="Pass over files that do not mention trainer.kubeflow.org (for hooks given every changed YAML file).")
+def validate(paths, runtime_paths, namespace, previous, output_format, annotations, skip_other_files):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
     Checks the CRD schemas and CEL rules, the TrainJob and (Cluster)TrainingRuntime
@@ -227,6 +249,10 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")
+    if skip_other_files:
+        from .source import may_hold_trainer
+
+        paths = [path for path in paths if may_hold_trainer(path)]
     try:
         before = _load_previous(previous, paths, runtime_paths, namespace)
         # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
