@@ -79,25 +79,14 @@ def cli(ctx) -> None:
     project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README).
     """
     command = cli.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
-    if command is not None and not ctx.resilient_parsing:
-        _project_defaults(ctx, command)
-
-
-def _project_defaults(ctx, command) -> None:
-    """Give `command` (and a group's subcommands) the project config's defaults, read only by commands that
-    take one of its settings."""
+    if command is None or ctx.resilient_parsing:
+        return
     from . import config
 
-    subcommands = getattr(command, "commands", {})
-    params = command.params + [param for sub in subcommands.values() for param in sub.params]
-    if not config.takes_any(params):
-        return
     try:
-        found = config.load()
+        ctx.default_map = config.default_map(ctx.invoked_subcommand, command)
     except TraincError as error:
         _fail(error)
-    defaults = {name: found.defaults_for(sub.params) for name, sub in subcommands.items()}
-    ctx.default_map = {ctx.invoked_subcommand: {**defaults, **found.defaults_for(command.params)}}
 
 
 @cli.command()
@@ -152,8 +141,6 @@ def _check(files: dict[str, str], output_dir: str) -> None:
     for line in found:
         click.echo(line, err=True)
     if found:
-        click.echo(f"{output_dir} is out of date: {_plural(len(found), 'file')} (re-run the build without --check; "
-                   "delete left-over files)", err=True)
         sys.exit(EXIT_INVALID)
 
 
@@ -214,10 +201,6 @@ def _umask() -> int:
     return mask
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 @cli.command()
 @_inputs
 @_previous
@@ -260,23 +243,11 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
     except TraincError as error:
         output, failure = None, error
-    notices = output.notices if output is not None else getattr(failure, "notices", [])
-    problems = report.from_error(failure) if output is None else []
-    summary = (f"invalid: {_plural(len(problems), 'error')}" if output is None else
-               f"valid: {_plural(output.trainjobs, 'TrainJob')}, {_plural(output.runtimes, 'runtime')}")
-    if output_format == "json":
-        records = problems + [report.from_notice(notice) for notice in notices]
-        counts = {"valid": output is not None, "errors": len(problems),
-                  "warnings": sum(r.severity == "warning" for r in records)}
-        _emit(report.to_json(records, counts))
-    else:
-        if annotations:
-            _emit(report.to_github(problems + [report.from_notice(notice) for notice in notices]))
-        if output is None:
-            click.echo(failure.render(), err=True)
-        for notice in notices:
-            click.echo(notice, err=True)
-        click.echo(summary, err=True)
+    stdout, stderr = report.outcome(output, failure if output is None else None, output_format, annotations)
+    if stdout:
+        _emit(stdout)
+    for line in stderr:
+        click.echo(line, err=True)
     if output is None:
         sys.exit(EXIT_INVALID)
 

@@ -38,10 +38,16 @@ class Config:
         return {name: value for name, value in self.values.items() if name in names}
 
 
-def takes_any(params) -> bool:
-    """Whether a command with these parameters takes any setting of the config."""
-    names = {name for name, _, _ in KEYS.values()}
-    return any(param.name in names for param in params)
+def default_map(name: str, command) -> dict | None:
+    """click's default_map for running command `name` (a group's subcommands included); the config is
+    read only for a command that takes one of its settings, so a broken one never stops `trainc version`."""
+    subcommands = getattr(command, "commands", {})
+    names = {param for param, _, _ in KEYS.values()}
+    if not any(param.name in names for each in (command, *subcommands.values()) for param in each.params):
+        return None
+    found = load()
+    defaults = {sub_name: found.defaults_for(sub.params) for sub_name, sub in subcommands.items()}
+    return {name: {**defaults, **found.defaults_for(command.params)}}
 
 
 def find(start: str | None = None) -> str | None:

@@ -19,6 +19,10 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def render_path(path: Path) -> str:
     """`spec.trainer.env[2].name`; map keys that are not identifiers go in brackets."""
     out = []

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import asdict, dataclass
 
-from .errors import InputError, InputErrors, TraincError, one_line, render_path
+from .errors import InputError, InputErrors, TraincError, one_line, plural, render_path
 
 _NOTICE = re.compile(r"(warning|notice): (?:(.+?):(\d+):(\d+): )?(.*)", re.DOTALL)
 
@@ -41,6 +41,21 @@ def _problem(error) -> Problem:
 def from_notice(text: str) -> Problem:
     severity, file, line, column, message = _NOTICE.fullmatch(text).groups()
     return Problem(file, int(line) if line else None, int(column) if column else None, "", message, severity)
+
+
+def outcome(output, failure: TraincError | None, output_format: str, annotations: str | None) -> tuple[str, list]:
+    """(stdout, stderr lines) of `trainc validate`, from the build's output or the error it raised."""
+    notices = output.notices if failure is None else getattr(failure, "notices", [])
+    problems = from_error(failure) if failure is not None else []
+    records = problems + [from_notice(notice) for notice in notices]
+    if output_format == "json":
+        summary = {"valid": failure is None, "errors": len(problems),
+                   "warnings": sum(r.severity == "warning" for r in records)}
+        return to_json(records, summary), []
+    summary = (f"invalid: {plural(len(problems), 'error')}" if failure is not None else
+               f"valid: {plural(output.trainjobs, 'TrainJob')}, {plural(output.runtimes, 'runtime')}")
+    text = [failure.render()] if failure is not None else []
+    return (to_github(records) if annotations else ""), text + list(notices) + [summary]
 
 
 def to_json(problems: list[Problem], summary: dict) -> str:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 
+from .errors import plural
+
 
 def problems(files: dict[str, str], output_dir: str) -> list[str]:
-    """One line per stale, missing or left-over file, sorted by path."""
+    """One line per stale, missing or left-over file, sorted by path, and a summary; none when up to date."""
     found = []
     for target, text in files.items():
         try:
@@ -26,7 +28,11 @@ def problems(files: dict[str, str], output_dir: str) -> list[str]:
     for path in _rendered(output_dir):
         if path not in files:
             found.append((path, "left over (build would not write it: delete it)"))
-    return [f"{path}: {what}" for path, what in sorted(found)]
+    if not found:
+        return []
+    summary = (f"{output_dir} is out of date: {plural(len(found), 'file')} (re-run the build without --check; "
+               "delete left-over files)")
+    return [f"{path}: {what}" for path, what in sorted(found)] + [summary]
 
 
 def _rendered(output_dir: str) -> list[str]:
