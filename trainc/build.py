@@ -6,7 +6,7 @@ so bad input never yields partial output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from . import api, catalog, emit, missing, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
@@ -86,20 +86,20 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: 
     """
     errors: list[InputError] = []
     inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
-    return _build(inputs, namespace, errors, pipeline.Context(None, ssh_key_seed, runtime_snapshot), previous)
+    return _build(inputs, namespace, errors, previous, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
 
 
 def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
     errors: list[InputError] = []
     inputs = _load(documents, (), namespace, errors)
-    return _build(inputs, namespace, errors, pipeline.Context(None, ssh_key_seed), None)
+    return _build(inputs, namespace, errors, None, ssh_key_seed=ssh_key_seed)
 
 
-def _build(inputs: _Inputs, namespace: str, errors: list, ctx, previous) -> Output:
+def _build(inputs: _Inputs, namespace: str, errors: list, previous, **context) -> Output:
     runtimes, problems = catalog.collect(inputs.runtimes, namespace)
     errors.extend(problems)
-    ctx = replace(ctx, catalog=runtimes)
+    ctx = pipeline.Context(runtimes, **context)
     doubtful = missing.doubtful(inputs, namespace)
     errors.extend(missing.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
     output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, errors, doubtful)

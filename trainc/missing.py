@@ -57,7 +57,8 @@ def runtimes_of_unparsed(unparsed, runtimes, doubtful_ref, namespace: str) -> li
         ref = api.RuntimeRef.model_validate(ref)
         metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
         job_namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else namespace
-        if ref.api_group == api.GROUP and ref.kind in api.RUNTIME_KINDS and not doubtful_ref(ref, job_namespace, runtimes) \
-                and runtimes.find(ref.kind, job_namespace, ref.name) is None:
+        if ref.api_group != api.GROUP or ref.kind not in api.RUNTIME_KINDS:
+            continue  # an unsupported runtimeRef: the resolve pass says so once the TrainJob parses
+        if runtimes.find(ref.kind, job_namespace, ref.name) is None and not doubtful_ref(ref, job_namespace, runtimes):
             errors.append(InputError(origin, _REF + ("name",), not_found(runtimes, ref, job_namespace)))
     return errors
