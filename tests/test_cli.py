@@ -179,16 +179,16 @@ def test_build_takes_previous_versions_as_validate_does(tmp_path):
 
 def test_output_dir_writes_one_file_per_trainjob(tmp_path):
     write(tmp_path, "a.yaml", trainjob(name="one") + "---\n" + trainjob(name="two", namespace="ns-b"))
-    result = run("build", "a.yaml", "-o", "out", cwd=tmp_path)
+    result = run("build", "a.yaml", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 0 and result.stdout == ""
     assert sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*")) == [
-        "ns-b", "ns-b/two.yaml", "team-a", "team-a/one.yaml",
+        ".trainc-manifest", "ns-b", "ns-b/two.yaml", "team-a", "team-a/one.yaml",
     ]
 
 
 def test_no_partial_output_dir_on_error(tmp_path):
     write(tmp_path, "a.yaml", trainjob(name="good") + "---\n" + trainjob(name="bad", runtime="nope"))
-    result = run("build", "a.yaml", "-o", "out", cwd=tmp_path)
+    result = run("build", "a.yaml", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 1 and not (tmp_path / "out").exists()
 
 
@@ -196,7 +196,7 @@ def test_output_dir_is_written_whole_or_not_at_all(tmp_path):
     """A file that cannot be written (here a folder in the way) leaves no other file, staged file or folder."""
     write(tmp_path, "jobs.yaml", trainjob(name="a", namespace="aaa") + "---\n" + trainjob(name="b", namespace="bbb"))
     (tmp_path / "out" / "bbb" / "b.yaml").mkdir(parents=True)
-    result = run("build", "jobs.yaml", "-o", "out", cwd=tmp_path)
+    result = run("build", "jobs.yaml", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 1 and "Is a directory" in result.stderr
     assert sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "out").rglob("*")) == ["out/bbb", "out/bbb/b.yaml"]
 
@@ -206,7 +206,7 @@ def test_output_dir_never_writes_through_a_planted_staging_symlink(tmp_path):
     (tmp_path / "outside.txt").write_text("precious\n")
     (tmp_path / "out" / "team-a").mkdir(parents=True)
     (tmp_path / "out" / "team-a" / "demo.yaml.tmp").symlink_to("../../outside.txt")
-    assert run("build", "job.yaml", "-o", "out", cwd=tmp_path).returncode == 0
+    assert run("build", "job.yaml", "--output-dir", "out", cwd=tmp_path).returncode == 0
     assert (tmp_path / "outside.txt").read_text() == "precious\n"
     assert "kind: JobSet" in (tmp_path / "out" / "team-a" / "demo.yaml").read_text()
 
@@ -225,7 +225,7 @@ def test_unwritable_stdout_is_an_error_not_a_traceback(tmp_path):
 
 def test_output_is_accepted_by_kubectl_kustomize(tmp_path):
     need(shutil.which("kubectl") is not None, "kubectl (with kustomize) is not installed")
-    result = run("build", str(ROOT / "examples/torch-ddp.yaml"), "-o", str(tmp_path))
+    result = run("build", str(ROOT / "examples/torch-ddp.yaml"), "--output-dir", str(tmp_path))
     (tmp_path / "kustomization.yaml").write_text("resources:\n- team-a/demo.yaml\n")
     assert subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True).returncode == 0, result.stderr
 

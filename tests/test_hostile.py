@@ -282,16 +282,17 @@ ERRORS = [
     ("api-group-upper-case", {"a.yaml": TRAINJOB.replace("trainer.kubeflow.org", "Trainer.Kubeflow.org")}, (),
      ["a.yaml:1:13: apiVersion: API groups are lower case: expected trainer.kubeflow.org/v1alpha1 (or the KEP's "
       "/v2alpha1)"]),
-    ("other-group-ignored", {"a.yaml": TRAINJOB.replace("trainer.kubeflow.org/v1alpha1", "example.com/v1")}, (), []),
+    ("other-group-ignored", {"a.yaml": TRAINJOB.replace("trainer.kubeflow.org/v1alpha1", "example.com/v1")},
+     ("build", "--trainer-only", "a.yaml"), []),
     ("number-key-located-by-its-json-key", {"a.yaml": TRAINJOB.replace("  name: demo\n", (
         "  name: demo\n  annotations:\n    ok: fine\n    0x10: 5\n"))}, (),
      ["a.yaml:7:11: metadata.annotations[16]: must be a string, not integer"]),
     # The output directory could not be written: a traceback.
-    ("output-dir-not-writable", {"a.yaml": TRAINJOB, "out": "a file"}, ("build", "-o", "out/x", "a.yaml"),
-     ["Error: Could not open file 'out/x': Not a directory"]),
+    ("output-dir-not-writable", {"a.yaml": TRAINJOB, "out": "a file"}, ("build", "--output-dir", "out/x", "a.yaml"),
+     ["Error: cannot create out/x: Not a directory"]),
     # The YAML features a Kubernetes input may hold.
-    ("empty-document-and-only-separators", {"a.yaml": "", "b.yaml": "---\n", "c.yaml": "---\n---\n...\n"}, (),
-     []),
+    ("empty-document-and-only-separators", {"a.yaml": "", "b.yaml": "---\n", "c.yaml": "---\n---\n...\n"},
+     ("build", "--allow-empty", "a.yaml", "b.yaml", "c.yaml"), []),
     ("top-level-list", {"a.yaml": "- " + TRAINJOB.replace("\n", "\n  ")}, (),
      ["a.yaml:1:1: a Kubernetes object must be a mapping"]),
     ("top-level-scalar", {"a.yaml": "42\n---\n" + TRAINJOB}, (), ["a.yaml:1:1: a Kubernetes object must be a mapping"]),
@@ -314,15 +315,15 @@ ERRORS = [
     ("deep-json", {"a.json": '{"a": ' + "[" * 5000 + "]" * 5000 + "}"}, ("build", "a.json"),
      ["a.json:1:1006: invalid JSON: nested deeper than 1000 levels"]),
     # 1000 levels decode on every Python (3.11 and 3.13 differ in how deep their own limits let JSON go).
-    ("json-at-depth-limit", {"a.json": '{"a": ' + "[" * 998 + "]" * 998 + ', "b": "[[["}'}, ("build", "a.json"), []),
+    ("json-at-depth-limit", {"a.json": '{"a": ' + "[" * 998 + "]" * 998 + ', "b": "[[["}'}, ("build", "--trainer-only", "a.json"), []),
     ("yaml-too-deep", {"a.yaml": "a: " + "[" * 1000 + "]" * 1000}, ("build", "a.yaml"),
      ["a.yaml:1:1003: invalid YAML: exceeded maximum nesting depth (while increasing flow level)"]),
     # The same verdict and position with any libyaml (0.2.5 refuses no nesting) or none (`yamlshape.py`).
-    ("yaml-at-depth-limit", {"a.yaml": "a: " + "[" * 999 + "]" * 999}, ("build", "a.yaml"), []),
+    ("yaml-at-depth-limit", {"a.yaml": "a: " + "[" * 999 + "]" * 999}, ("build", "--trainer-only", "a.yaml"), []),
     ("yaml-blocks-too-deep", {"a.yaml": "".join(" " * i + "a:\n" for i in range(1000))}, ("build", "a.yaml"),
      ["a.yaml:1000:1001: invalid YAML: exceeded maximum nesting depth (while increasing block level)"]),
-    ("yaml-blocks-at-depth-limit", {"a.yaml": "".join(" " * i + "a:\n" for i in range(999))}, ("build", "a.yaml"),
-     []),
+    ("yaml-blocks-at-depth-limit", {"a.yaml": "".join(" " * i + "a:\n" for i in range(999))},
+     ("build", "--trainer-only", "a.yaml"), []),
     ("yaml-tagged-too-deep", {"a.yaml": "c: ! 010\na: " + "[" * 1000 + "]" * 1000}, ("build", "a.yaml"),
      ["a.yaml:2:1003: invalid YAML: exceeded maximum nesting depth (while increasing flow level)"]),
     # one flow level, two data levels: libyaml accepts 600 flow levels, but not 1200 data levels

@@ -107,7 +107,8 @@ def golden_documents():
             continue
         for origin, document in source.load_text(path.read_text(), str(path)):
             for _, item in source.items(origin, document):
-                if isinstance(item, dict) and str(item.get("apiVersion", "")).startswith("trainer.kubeflow.org/"):
+                if isinstance(item, dict) and str(item.get("apiVersion", "")).startswith("trainer.kubeflow.org/") \
+                        and item.get("kind") in schema_export.KINDS:
                     yield path, item
 
 

@@ -322,6 +322,16 @@ def _not_ours(api_version, kind) -> str | None:
     return f"API groups are lower case: {expected}"
 
 
+def uncompiled(data) -> bool:
+    """Whether `data` is a Trainer object of a kind trainc does not compile (OptimizationJob, kinds upstream
+    adds later): `trainc build` passes it through as it came, with a notice, rather than refusing it."""
+    if not isinstance(data, dict):
+        return False
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    return (isinstance(api_version, str) and api_version.startswith(GROUP + "/") and api_version != GROUP + "/"
+            and isinstance(kind, str) and kind not in ("", "TrainJob", "List") + RUNTIME_KINDS)
+
+
 def namespace_problem(namespace) -> str | None:
     """Why `namespace` is no namespace the API server takes; None when it is one."""
     _, problems = schema.validate(namespace, _OBJECT_META["properties"]["namespace"])

@@ -6,6 +6,8 @@ so bad input never yields partial output.
 
 from __future__ import annotations
 
+import copy
+import os
 from dataclasses import dataclass, field
 
 from . import api, catalog, emit, missing, pipeline, source, validation
@@ -14,12 +16,17 @@ from .errors import InputError, InputErrors, TraincError, caught
 
 @dataclass
 class Output:
-    """Rendered objects per TrainJob, in output order, plus notices for stderr."""
+    """Rendered objects per TrainJob, in output order, plus notices for stderr and what passes through."""
 
     jobs: list = field(default_factory=list)  # [(TrainJob, [objects])]
     notices: list = field(default_factory=list)
     trainjobs: int = 0  # how many TrainJobs and user runtimes were checked
     runtimes: int = 0
+    files: int = 0  # how many input files (PATHS) were read, and documents found in them
+    inputs: int = 0
+    others: list = field(default_factory=list)  # (origin, object) of other API groups, in input order
+    uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
+    runtime_inputs: list = field(default_factory=list)  # (origin, object) of the runtimes among PATHS
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
@@ -36,15 +43,38 @@ def _documents(paths, errors) -> list:
     return found
 
 
-def _parse(documents, namespace: str, errors, unparsed):
-    """The typed objects; Trainer documents that fail go to `unparsed`, with their errors to `errors`."""
+@dataclass
+class _Inputs:
+    trainjobs: list = field(default_factory=list)
+    runtimes: list = field(default_factory=list)
+    others: list = field(default_factory=list)
+    uncompiled: list = field(default_factory=list)
+    runtime_inputs: list = field(default_factory=list)  # the runtimes among PATHS, as written (parsing defaults them)
+    unparsed: list = field(default_factory=list)  # (origin, data, errors) of Trainer documents not read as objects
+    unread: bool = False  # a file could not be read at all: a runtime may be missing for that reason alone
+
+
+def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = False, keep_runtimes: bool = False):
+    """Typed TrainJobs and runtimes; Trainer documents that fail go to `inputs.unparsed` (their errors to
+    `errors`). With `collect`, other objects go to `inputs` (else uncompiled Trainer kinds are errors), and
+    with `keep_runtimes` the runtimes as written."""
     for origin, data in documents:
+        if collect and api.uncompiled(data):
+            inputs.uncompiled.append((origin, data))
+            continue
+        written = None
+        if keep_runtimes and isinstance(data, dict) and data.get("kind") in api.RUNTIME_KINDS:
+            written = copy.deepcopy(data)
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
         if problems:
-            unparsed.append((origin, data, problems))
+            inputs.unparsed.append((origin, data, problems))
         if parsed is not None:
+            if written is not None:
+                inputs.runtime_inputs.append((origin, written))
             yield parsed
+        elif collect and not problems:
+            inputs.others.append((origin, data))
 
 
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
@@ -56,20 +86,13 @@ def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, lis
     return inputs.trainjobs, inputs.runtimes
 
 
-@dataclass
-class _Inputs:
-    trainjobs: list
-    runtimes: list
-    unparsed: list  # (origin, data, errors) of the Trainer documents that could not be read as objects
-    unread: bool  # a file could not be read at all: a runtime may be missing for that reason alone
-
-
-def _load(documents, runtime_documents, namespace: str, errors: list) -> _Inputs:
-    unread = bool(errors)
-    inputs = _Inputs([], [], [], unread)
-    for parsed in _parse(documents, namespace, errors, inputs.unparsed):
+def _load(documents, runtime_documents, namespace: str, errors: list, passing: bool = False) -> _Inputs:
+    """What the inputs hold; with `passing`, also what passes through (else a Trainer kind trainc does not
+    compile is an error, as for callers that pass other objects on themselves)."""
+    inputs = _Inputs(unread=bool(errors))
+    for parsed in _parse(documents, namespace, errors, inputs, collect=passing, keep_runtimes=passing):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    for parsed in _parse(runtime_documents, namespace, errors, inputs.unparsed):
+    for parsed in _parse(runtime_documents, namespace, errors, inputs, collect=passing):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
         else:
@@ -77,19 +100,32 @@ def _load(documents, runtime_documents, namespace: str, errors: list) -> _Inputs
     return inputs
 
 
-def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False) -> Output:
+def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
+          previous: validation.Previous | None = None, runtime_snapshot: bool = False,
+          output_dir: str | None = None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
 
-    Every independent problem is reported in one InputErrors, sorted by file, line and column: a
-    document that cannot be read stops only itself (and the TrainJobs whose runtime it may be).
+    `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
+    under `output_dir` (a rendered tree inside PATHS) are not inputs. Every independent problem is reported
+    in one InputErrors, sorted by file, line and column: a document that cannot be read stops only itself
+    (and the TrainJobs whose runtime it may be).
     """
     errors: list[InputError] = []
-    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
-    return _build(inputs, namespace, errors, previous, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
+    files = source.iter_files(list(paths))
+    if output_dir is not None:
+        rendered = os.path.realpath(output_dir)
+        files = [file for file in files if file == "-" or os.path.commonpath(
+            [rendered, os.path.realpath(file)]) != rendered]
+    documents = _documents(files, errors)
+    inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
+    output = _build(inputs, namespace, errors, previous, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
+    output.files, output.inputs = len(files), len(documents)
+    output.others, output.uncompiled = inputs.others, inputs.uncompiled
+    output.runtime_inputs = inputs.runtime_inputs
+    return output
 
 
-def build_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> Output:
+def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
     errors: list[InputError] = []
     inputs = _load(documents, (), namespace, errors)
@@ -150,7 +186,16 @@ def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful) -> Outp
                 f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
                 "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
             )
-        output.jobs.append((trainjob, emit.objects(unit)))
+        objects = emit.objects(unit)
+        ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
+        if ttl is not None:
+            output.notices.append(
+                f"notice: {key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
+                "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
+                "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
+                "trainc's README"
+            )
+        output.jobs.append((trainjob, objects))
     return output
 
 

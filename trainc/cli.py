@@ -18,15 +18,16 @@ def _fail(error: TraincError) -> None:
     sys.exit(EXIT_INVALID)
 
 
-def _seed(path: str | None) -> bytes | None:
-    if path is None:
-        return None
-    from .sshkeys import load_seed
+def _seed(path: str | None, required: bool = False):
+    """The seed, read only when an MPI TrainJob needs one; messages name where its path came from."""
+    from click.core import ParameterSource
 
-    try:
-        return load_seed(path)
-    except (OSError, ValueError) as exc:
-        raise click.BadParameter(str(exc), param_hint="--ssh-key-seed") from None
+    from .sshkeys import SeedFile
+
+    source = click.get_current_context().get_parameter_source("ssh_key_seed")
+    label = {ParameterSource.ENVIRONMENT: "TRAINC_SSH_KEY_SEED_FILE",
+             ParameterSource.DEFAULT_MAP: "the project configuration"}.get(source, "--ssh-key-seed")
+    return SeedFile(path, label, required)
 
 
 def _inputs(command=None, *, paths_required=True):
@@ -36,9 +37,11 @@ def _inputs(command=None, *, paths_required=True):
     for option in reversed((
         click.argument("paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)),
         click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
-                     help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name."),
-        click.option("-n", "--namespace", default="default", show_default=True,
-                     help="Namespace for TrainJobs and TrainingRuntimes that set none."),
+                     envvar="TRAINC_RUNTIMES",
+                     help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
+                          "(env TRAINC_RUNTIMES, paths separated by os.pathsep)."),
+        click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
+                     help="Namespace for TrainJobs and TrainingRuntimes that set none (env TRAINC_NAMESPACE)."),
     )):
         command = option(command)
     return command
@@ -89,55 +92,84 @@ def cli(ctx) -> None:
         _fail(error)
 
 
+def _output_format(ctx, param, value: str) -> str:
+    if value not in ("yaml", "json"):
+        raise click.BadParameter("-o is the output format (yaml|json); use --output-dir DIR to write files")
+    return value
+
+
 @cli.command()
 @_inputs
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False),
-              help="Write one file per TrainJob, DIR/<namespace>/<name>.yaml, instead of stdout.")
+@click.option("-o", "--output", "output_format", default="yaml", show_default=True, metavar="yaml|json",
+              callback=_output_format,
+              help="Output format on stdout: a YAML stream, or a JSON v1 List as kubectl prints.")
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write the files of a rendered tree trainc owns instead of stdout (see README).")
 @_ssh_key_seed
+@click.option("--require-ssh-key-seed", is_flag=True, envvar="TRAINC_REQUIRE_SSH_KEY_SEED",
+              help="An MPI TrainJob without a seed is an error, not a random key (env TRAINC_REQUIRE_SSH_KEY_SEED=1).")
+@click.option("--trainer-only", is_flag=True, help="Output only the rendered objects; nothing passes through.")
+@click.option("--include-runtimes", is_flag=True, help="Pass the runtimes among PATHS through too.")
+@click.option("--allow-empty", is_flag=True, help="No documents in PATHS is not an error (an app meant to be empty).")
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous
 @click.option("--check", is_flag=True,
               help="With --output-dir: write nothing; exit 1 listing the files there that are stale, missing or "
                    "left over.")
-def build(paths, runtime_paths, namespace, output_dir, ssh_key_seed, runtime_snapshot, previous, check):
-    """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS.
+def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_seed, require_ssh_key_seed,
+          trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, check):
+    """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS, and pass every
+    other document of PATHS through as it is, in an order `kubectl apply -f -` takes.
 
     PATHS are YAML or JSON files or directories (searched recursively for *.yaml,
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
+    from . import passthrough
     from .build import build as build_all
-    from .emit import dump
 
     if check and output_dir is None:
         raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
+    if output_dir is not None and output_format != "yaml":
+        raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
+    seed = _seed(ssh_key_seed, require_ssh_key_seed)
     try:
-        output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=_seed(ssh_key_seed),
-                           runtime_snapshot=runtime_snapshot,
+        output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed,
+                           runtime_snapshot=runtime_snapshot, output_dir=output_dir,
                            previous=_load_previous(previous, paths, runtime_paths, namespace))
+        manifests = passthrough.select(output, namespace=namespace, trainer_only=trainer_only,
+                                       include_runtimes=include_runtimes, files=output_dir is not None)
     except TraincError as error:
         _fail(error)
-    for notice in output.notices:
+    for notice in (*seed.warnings, *output.notices, *manifests.notices):
         click.echo(notice, err=True)
+    empty = passthrough.why_empty(output, paths)
+    if empty is not None and not allow_empty:
+        _fail(TraincError(f"Error: {empty}"))
     if output_dir is None:
-        _emit(dump(output.documents()))
+        if output_format == "json":
+            from .jsonlist import dump_list
+
+            _emit(dump_list(manifests.objects()))
+        else:
+            _emit(manifests.yaml())
         return
-    files = {os.path.join(output_dir, trainjob.namespace, f"{trainjob.name}.yaml"): dump(objects)
-             for trainjob, objects in output.jobs}
+    from . import outputdir
+
     if check:
-        _check(files, output_dir)
+        _check(outputdir.files(manifests), output_dir)
         return
     try:
-        _write_all(files)
-    except OSError as exc:
-        raise click.FileError(exc.filename or output_dir, hint=exc.strerror) from None
+        outputdir.write(output_dir, outputdir.files(manifests))
+    except outputdir.OutputDirError as exc:
+        _fail(TraincError(f"Error: {exc}"))
 
 
-def _check(files: dict[str, str], output_dir: str) -> None:
+def _check(contents: dict, output_dir: str) -> None:
     from . import stale
 
-    found = stale.problems(files, output_dir)
+    found = stale.problems(contents, output_dir)
     for line in found:
         click.echo(line, err=True)
     if found:
@@ -145,60 +177,27 @@ def _check(files: dict[str, str], output_dir: str) -> None:
 
 
 def _emit(text: str) -> None:
-    """The output on stdout; a full disk or a closed stdout is an error line and exit 1, not a traceback."""
+    """The output on stdout, written whole to its descriptor: a full disk, a file size limit or a closed
+    stdout is an error line and exit 1, never a cut output with exit 0 nor a traceback."""
     try:
         if sys.stdout is None:
             raise OSError(errno.EBADF, "stdout is closed")
-        sys.stdout.write(text)
+        try:
+            descriptor = sys.stdout.fileno()
+        except (AttributeError, ValueError, OSError):  # not a real file (a test's capture): its own write
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
         sys.stdout.flush()
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(descriptor, data):]
     except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(EXIT_INVALID)
     except OSError as exc:
         click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_INVALID)
-
-
-def _write_all(files: dict[str, str]) -> None:
-    """Write every file or none: all are staged beside their targets first (in new files of their own, so a
-    planted `.tmp` symlink leads nowhere), then renamed into place; a failure removes what was staged and the
-    folders made for it."""
-    import tempfile  # only -o needs it; start-up stays light
-
-    staged, made = {}, []
-    mode = 0o666 & ~_umask()
-    try:
-        for target, text in files.items():
-            folder = os.path.dirname(target)
-            missing = []
-            while folder and not os.path.isdir(folder) and not os.path.exists(folder):
-                missing.append(folder)
-                folder = os.path.dirname(folder)
-            for folder in reversed(missing):
-                os.mkdir(folder)
-                made.append(folder)
-            if os.path.isdir(target):
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
-            descriptor, staging = tempfile.mkstemp(dir=os.path.dirname(target) or ".",
-                                                   prefix=f".{os.path.basename(target)}.", suffix=".tmp")
-            staged[target] = staging
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(staging, mode)
-    except OSError:
-        for path in staged.values():
-            os.remove(path)
-        for folder in reversed(made):
-            os.rmdir(folder)
-        raise
-    for target, staging in staged.items():
-        os.replace(staging, target)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 @cli.command()

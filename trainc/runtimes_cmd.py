@@ -33,9 +33,7 @@ def _user_runtimes(paths, runtime_paths, namespace: str) -> list:
     errors: list[InputError] = []
     documents = [(origin, data) for origin, data in build._documents([*paths, *runtime_paths], errors)
                  if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
-    runtimes = []
-    for parsed in build._parse(documents, namespace, errors, []):
-        runtimes.append(parsed)
+    runtimes = build._load(documents, (), namespace, errors, passing=True).runtimes
     found, clashes = catalog.collect(runtimes, namespace, include_bundled=False)
     errors.extend(clashes)
     if errors:

@@ -309,3 +309,16 @@ def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
             break
         node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
     return (found.line + 1, found.column + 1)
+
+
+@lru_cache(maxsize=8)  # every passed-through document of a file cuts the same text
+def document_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each document of a YAML stream, as `load_text` numbers them: a document runs
+    from its `---` (or its directives) to the next document's, so comments after a `---` go with the
+    document they precede, and the text before the first document's content with the first document."""
+    line_starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+    with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
+        starts = [event.start_mark for event in yaml.parse(text, Loader=_loader_for(text))
+                  if isinstance(event, yaml.DocumentStartEvent)]
+    offsets = [0] + [line_starts[mark.line] + mark.column for mark in starts[1:]] + [len(text)]
+    return list(zip(offsets, offsets[1:])) if starts else []

@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass, field
 
 MIN_SEED_BYTES = 32
+MAX_SEED_BYTES = 1 << 16  # a seed is a few dozen bytes; a longer one is the wrong file (or /dev/urandom)
 
 # Domain separation: changing it (or the encoding below) changes every key.
 _SALT = b"trainc/mpi-ssh-auth/v1"
@@ -58,6 +59,8 @@ def _check_seed(seed: bytes) -> None:
         raise ValueError(
             f"seed is {len(seed)} bytes; at least {MIN_SEED_BYTES} are required"
         )
+    if len(seed) > MAX_SEED_BYTES:
+        raise ValueError(f"seed is over {MAX_SEED_BYTES} bytes: not a seed file")
 
 
 def load_seed(path: str | os.PathLike[str]) -> bytes:
@@ -69,6 +72,50 @@ def load_seed(path: str | os.PathLike[str]) -> bytes:
     except ValueError as e:
         raise ValueError(f"seed file {os.fspath(path)!r}: {e}") from None
     return seed
+
+
+class SeedError(Exception):
+    """Why the configured seed cannot be used (no traceback: the user fixes the file or the flag)."""
+
+
+@dataclass
+class SeedFile:
+    """The seed, read on first use: only an MPI TrainJob needs it, so an app without one (an Argo CD
+    plugin without the seed mounted) never reads it. `source` says where the path came from, for messages;
+    `required` makes a missing seed an error instead of a random key."""
+
+    path: str | None
+    source: str = "--ssh-key-seed"
+    required: bool = False
+    warnings: list = field(default_factory=list)  # said once, when the file is read
+    _seed: bytes | None = field(default=None, repr=False)
+
+    def read(self) -> bytes | None:
+        """The seed; None when none is configured and none is required. Raises SeedError."""
+        if self._seed is not None:
+            return self._seed
+        if self.path is None:
+            if self.required:
+                raise SeedError("none is configured (--require-ssh-key-seed): pass --ssh-key-seed FILE or set "
+                                "TRAINC_SSH_KEY_SEED_FILE")
+            return None
+        where = f"{self.path} (from {self.source})"
+        try:
+            with open(self.path, "rb") as handle:
+                mode = os.fstat(handle.fileno()).st_mode
+                seed = handle.read(MAX_SEED_BYTES + 1)
+        except OSError as exc:
+            raise SeedError(f"{where} cannot be read: {exc.strerror or exc}") from None
+        try:
+            _check_seed(seed)
+        except ValueError as exc:
+            raise SeedError(f"{where} cannot be used: {exc}") from None
+        if mode & 0o077:
+            self.warnings.append(f"warning: the SSH key seed {where} is readable by group or others (mode "
+                                 f"{mode & 0o777:04o}); anyone who can read it can derive every MPI job's private "
+                                 f"key: chmod 600 {self.path}")
+        self._seed = seed
+        return seed
 
 
 def derive_keypair(seed: bytes, namespace: str, name: str) -> KeyPair:

@@ -1,9 +1,8 @@
-"""`trainc build --check`: is a committed rendered tree what build would write now?
+"""`trainc build --output-dir DIR --check`: is a committed rendered tree what build would write now?
 
 For CI and pre-commit: compares, writes nothing. A file build would write that
-is absent or different is stale; a `<namespace>/<name>.yaml` under the output
-directory that build would not write (its TrainJob was removed or renamed) is
-left over.
+is absent or different is stale or missing; a file the last build wrote (it is
+listed in DIR's manifest) that build would now remove is left over.
 """
 
 from __future__ import annotations
@@ -11,34 +10,28 @@ from __future__ import annotations
 import os
 
 from .errors import plural
+from .outputdir import MANIFEST
 
 
-def problems(files: dict[str, str], output_dir: str) -> list[str]:
+def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str]:
     """One line per stale, missing or left-over file, sorted by path, and a summary; none when up to date."""
     found = []
-    for target, text in files.items():
-        try:
-            with open(target, encoding="utf-8") as handle:
-                current = handle.read()
-        except FileNotFoundError:
-            found.append((target, "missing"))
-            continue
+    for relative, (text, _) in contents.items():
+        current = _read(os.path.join(output_dir, relative))
         if current != text:
-            found.append((target, "stale"))
-    for path in _rendered(output_dir):
-        if path not in files:
-            found.append((path, "left over (build would not write it: delete it)"))
+            found.append((relative, "missing" if current is None else "stale"))
+    listed = _read(os.path.join(output_dir, MANIFEST)) or ""
+    for relative in sorted({line for line in listed.splitlines() if line and not line.startswith("#")} - contents.keys()):
+        found.append((relative, "left over (the build would remove it)"))
     if not found:
         return []
-    summary = (f"{output_dir} is out of date: {plural(len(found), 'file')} (re-run the build without --check; "
-               "delete left-over files)")
-    return [f"{path}: {what}" for path, what in sorted(found)] + [summary]
+    summary = f"{output_dir} is out of date: {plural(len(found), 'file')} (re-run the build without --check)"
+    return [f"{os.path.join(output_dir, relative)}: {what}" for relative, what in sorted(found)] + [summary]
 
 
-def _rendered(output_dir: str) -> list[str]:
-    """The files in build's layout, DIR/<namespace>/<name>.yaml."""
-    if not os.path.isdir(output_dir):
-        return []
-    return [os.path.join(output_dir, namespace, name)
-            for namespace in sorted(os.listdir(output_dir)) if os.path.isdir(os.path.join(output_dir, namespace))
-            for name in sorted(os.listdir(os.path.join(output_dir, namespace))) if name.endswith(".yaml")]
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return None

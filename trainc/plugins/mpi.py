@@ -84,8 +84,9 @@ def build(unit: Unit, ctx) -> Unit:
     if policy is None or policy.mpi is None:
         return unit
     notices = unit.notices
-    if ctx.ssh_key_seed is not None:
-        keys = sshkeys.derive_keypair(ctx.ssh_key_seed, unit.trainjob.namespace, unit.name)
+    seed = _seed(unit, ctx.ssh_key_seed)
+    if seed is not None:
+        keys = sshkeys.derive_keypair(seed, unit.trainjob.namespace, unit.name)
     else:
         keys = sshkeys.random_keypair()
         notices += (
@@ -110,6 +111,17 @@ def build(unit: Unit, ctx) -> Unit:
     if not emit.config_map_fits(hostfile["data"]):
         raise _too_many_hosts(unit)
     return replace(unit, objects=unit.objects + (secret, hostfile), notices=notices)
+
+
+def _seed(unit: Unit, seed) -> bytes | None:
+    """The seed's bytes; a `SeedFile` is read here, so only a TrainJob that needs a key needs the file."""
+    if not isinstance(seed, sshkeys.SeedFile):
+        return seed
+    try:
+        return seed.read()
+    except sshkeys.SeedError as exc:
+        raise InputError(unit.trainjob.origin, (), f"{unit.trainjob.namespace}/{unit.name}: MPI SSH keys need "
+                                                   f"the seed, and {exc}") from None
 
 
 def _slots(unit: Unit) -> int:

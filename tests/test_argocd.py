@@ -1,0 +1,595 @@
+"""The Argo CD integration in examples/argocd/: the shipped plugin.yaml run as cmp-server runs it, the JobSet
+health check run by a Lua 5.1 interpreter as Argo CD runs it, and the sidecar image's Dockerfile."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, GOLDEN_SEED, need
+
+ARGOCD = ROOT / "examples" / "argocd"
+PLUGIN = yaml.safe_load((ARGOCD / "plugin.yaml").read_text())
+HEALTH = ARGOCD / "health" / "jobset.x-k8s.io" / "JobSet"
+DEFAULT_SEED = "/var/run/trainc/seed"
+
+TORCH_JOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: NAME
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: 2
+    image: my/img:1
+"""
+MPI_JOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: ds
+spec:
+  runtimeRef:
+    name: deepspeed-distributed
+  trainer:
+    numNodes: 2
+"""
+CONFIGMAP = """\
+# settings the training reads
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: train-settings
+data:
+  epochs: "3"
+"""
+PVC = """\
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: checkpoints
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 10Gi
+"""
+
+
+# --- cmp-server -----------------------------------------------------------------------------------------------
+
+
+def parameter_env(parameters: list[dict]) -> dict[str, str]:
+    """The environment Argo CD makes of an Application's plugin parameters
+    (ApplicationSourcePluginParameters.Environ in pkg/apis/application/v1alpha1/types.go)."""
+
+    def escaped(name: str) -> str:
+        return re.sub("[^A-Z0-9_]", "_", name.upper())
+
+    env = {"ARGOCD_APP_PARAMETERS": json.dumps(parameters or None, separators=(",", ":"))}  # Go's nil: null
+    for parameter in parameters:
+        base = "PARAM_" + escaped(parameter["name"])
+        if "string" in parameter:
+            env[base] = parameter["string"]
+        for key, value in parameter.get("map", {}).items():
+            env[f"{base}_{escaped(key)}"] = value
+        for index, value in enumerate(parameter.get("array", [])):
+            env[f"{base}_{index}"] = value
+    return env
+
+
+def cmp_env(tmp_path, *, namespace="team-a", plugin_env=(), parameters=(), sidecar=None) -> dict[str, str]:
+    """What cmp-server gives the plugin's commands: its own environment (the sidecar's) plus the build
+    environment (reposerver/repository/repository.go newEnv, getPluginEnvs), the Application's plugin env
+    as ARGOCD_ENV_* and its parameters as PARAM_*."""
+    scripts = sysconfig.get_path("scripts")
+    need(Path(scripts, "trainc").exists(), f"trainc is not installed in {scripts}")
+    revision = "4f0c1d2e3b4a5968778695a4b3c2d1e0f9a8b7c6"
+    env = {"PATH": f"{scripts}:/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path), **(sidecar or {})}
+    env.update({
+        "ARGOCD_APP_NAME": "training",
+        "ARGOCD_APP_NAMESPACE": namespace,
+        "ARGOCD_APP_PROJECT_NAME": "default",
+        "ARGOCD_APP_REVISION": revision,
+        "ARGOCD_APP_REVISION_SHORT": revision[:7],
+        "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
+        "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
+        "ARGOCD_APP_SOURCE_PATH": "apps/training",
+        "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
+        "KUBE_VERSION": "1.32.0",
+        "KUBE_API_VERSIONS": "v1,apps/v1,batch/v1,jobset.x-k8s.io/v1alpha2,trainer.kubeflow.org/v1alpha1",
+    })
+    env.update({f"ARGOCD_ENV_{name}": value for name, value in plugin_env})
+    env.update(parameter_env(list(parameters)))
+    return env
+
+
+def checkout(tmp_path, files: dict[str, str], name="repo") -> Path:
+    """A fresh copy of the repository as cmp-server unpacks it for each request (file modes reset), and the
+    app's directory in it (ARGOCD_APP_SOURCE_PATH), where it runs every command."""
+    source = tmp_path / "source"
+    for path, text in files.items():
+        (source / path).parent.mkdir(parents=True, exist_ok=True)
+        (source / path).write_text(text)
+    (source / "apps" / "training").mkdir(parents=True, exist_ok=True)
+    work = tmp_path / name
+    shutil.copytree(source, work, copy_function=shutil.copyfile)
+    shutil.rmtree(source)
+    return work / "apps" / "training"
+
+
+def run(command: dict, app: Path, env: dict) -> subprocess.CompletedProcess:
+    """cmp-server's runCommand: exec(command[0], command[1:] + args) in the app's directory."""
+    argv = [*command["command"], *command.get("args", [])]
+    return subprocess.run(argv, cwd=app, env=env, capture_output=True, text=True, timeout=120)
+
+
+def discovers(app: Path, env: dict) -> bool:
+    """cmp-server's matchRepository with find.command: a match is exit 0 and something on stdout."""
+    result = run(PLUGIN["spec"]["discover"]["find"], app, env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.removesuffix("\n") != ""
+
+
+def generate(app: Path, env: dict) -> subprocess.CompletedProcess:
+    return run(PLUGIN["spec"]["generate"], app, env)
+
+
+def rendered(result: subprocess.CompletedProcess) -> list[dict]:
+    assert result.returncode == 0, result.stderr
+    return [document for document in yaml.safe_load_all(result.stdout) if document is not None]
+
+
+def kinds(documents: list[dict]) -> dict[tuple[str, str], str | None]:
+    return {(d["kind"], d["metadata"]["name"]): d["metadata"].get("namespace") for d in documents}
+
+
+def test_plugin_config_is_what_cmp_server_accepts():
+    """cmpserver/plugin/config.go ValidatePluginConfig, and the parameter names the commands read."""
+    assert PLUGIN["apiVersion"] == "argoproj.io/v1alpha1" and PLUGIN["kind"] == "ConfigManagementPlugin"
+    assert PLUGIN["metadata"]["name"] == "trainc" and PLUGIN["spec"]["version"] == "v1"
+    assert PLUGIN["spec"]["generate"]["command"] == ["sh", "-c"]
+    assert not PLUGIN["spec"].get("preserveFileMode") and not PLUGIN["spec"].get("provideGitCreds")
+    # cmp-server ignores fields it does not know (PluginConfigSpec, repoclient.ParameterAnnouncement): no typos
+    assert set(PLUGIN["spec"]) <= {"version", "init", "generate", "discover", "parameters", "preserveFileMode",
+                                   "provideGitCreds"}
+    assert set(PLUGIN["spec"]["discover"]) <= {"fileName", "find"}
+    assert set(PLUGIN["spec"]["discover"]["find"]) <= {"command", "args", "glob"}
+    for parameter in PLUGIN["spec"]["parameters"]["static"]:
+        assert set(parameter) <= {"name", "title", "tooltip", "required", "itemType", "collectionType", "string",
+                                  "array", "map"}
+    announced = {parameter["name"]: parameter for parameter in PLUGIN["spec"]["parameters"]["static"]}
+    assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "allow-empty"}
+    assert announced["runtimes"]["collectionType"] == "array"
+    assert announced["ssh-key-seed-file"]["string"] == DEFAULT_SEED
+    script = PLUGIN["spec"]["generate"]["args"][0]
+    for name in announced:
+        assert "PARAM_" + name.upper().replace("-", "_") in script
+
+
+@pytest.mark.parametrize("text", [
+    TORCH_JOB,
+    TORCH_JOB.replace("kind: TrainJob", 'kind: "TrainJob"'),
+    TORCH_JOB.replace("kind: TrainJob", "kind: 'TrainJob'  # quoted"),
+    TORCH_JOB.replace("kind: TrainJob", '"kind" : TrainJob'),
+    "---\n{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob,"
+    " metadata: {name: NAME}, spec: {runtimeRef: {name: torch-distributed}}}\n",
+    "apiVersion: v1\nkind: List\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
+    "  metadata: {name: NAME}\n  spec: {runtimeRef: {name: torch-distributed}}\n",
+    TORCH_JOB.replace("\n", "\r\n"),
+], ids=["plain", "double-quoted", "single-quoted", "quoted-key", "flow-mapping", "list-item", "crlf"])
+@pytest.mark.parametrize("path", ["NAME.yaml", "jobs/.team/NAME.yml"])
+def test_discover_finds_every_trainjob_trainc_reads(tmp_path, text, path):
+    app = checkout(tmp_path, {f"apps/training/{path.replace('NAME', 'job')}": text.replace("NAME", "job")})
+    assert discovers(app, cmp_env(tmp_path))
+    assert ("JobSet", "job") in kinds(rendered(generate(app, cmp_env(tmp_path))))  # trainc reads it too
+
+
+@pytest.mark.parametrize("text", [
+    '{"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":{"name":"job"},'
+    '"spec":{"runtimeRef":{"name":"torch-distributed"}}}',
+    '{\n  "apiVersion": "trainer.kubeflow.org/v1alpha1",\n  "kind"  :  "TrainJob",\n  "metadata": {"name": "job"},\n'
+    '  "spec": {"runtimeRef": {"name": "torch-distributed"}}\n}\n',
+], ids=["compact", "spaced"])
+def test_discover_finds_json_trainjobs(tmp_path, text):
+    app = checkout(tmp_path, {"apps/training/nested/job.json": text})
+    assert discovers(app, cmp_env(tmp_path))
+    assert ("JobSet", "job") in kinds(rendered(generate(app, cmp_env(tmp_path))))
+
+
+@pytest.mark.parametrize("files", [
+    {"apps/training/settings.yaml": CONFIGMAP},
+    {"apps/training/job.yaml.txt": TORCH_JOB, "apps/training/notes.md": "kind: TrainJob\n",
+     "apps/training/.yaml": TORCH_JOB},
+    {"apps/training/template.yaml": TORCH_JOB.replace("kind: TrainJob", "kind: TrainJobTemplate")},
+    {"apps/other/job.yaml": TORCH_JOB},
+    {},
+], ids=["configmap-only", "files-trainc-does-not-read", "other-kind", "trainjob-outside-the-app", "empty"])
+def test_discover_passes_apps_without_a_trainjob(tmp_path, files):
+    app = checkout(tmp_path, {path: text.replace("NAME", "job") for path, text in files.items()})
+    assert not discovers(app, cmp_env(tmp_path))
+
+
+def test_allow_empty_claims_an_app_without_trainjob(tmp_path):
+    app = checkout(tmp_path, {"apps/training/settings.yaml": CONFIGMAP})
+    assert discovers(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "true"}]))
+    assert discovers(app, cmp_env(tmp_path, plugin_env=[("TRAINC_ALLOW_EMPTY", "true")]))
+
+
+def test_generate_renders_into_the_destination_namespace_and_passes_other_documents_through(tmp_path):
+    app = checkout(tmp_path, {
+        "apps/training/jobs/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+        "apps/training/settings.yaml": CONFIGMAP,
+        "apps/training/storage/pvc.yml": PVC,
+    })
+    assert discovers(app, cmp_env(tmp_path))
+    result = generate(app, cmp_env(tmp_path, namespace="team-a"))
+    documents = kinds(rendered(result))
+    assert documents[("JobSet", "demo")] == "team-a"
+    assert ("ConfigMap", "train-settings") in documents and ("PersistentVolumeClaim", "checkpoints") in documents
+    assert ("TrainJob", "demo") not in documents
+    assert "# settings the training reads" in result.stdout  # passed through as written
+
+
+@pytest.mark.parametrize("override", [
+    {"parameters": [{"name": "namespace", "string": "team-b"}]},
+    {"plugin_env": [("TRAINC_NAMESPACE", "team-b")]},
+], ids=["parameter", "plugin-env"])
+def test_the_namespace_parameter_overrides_the_destination(tmp_path, override):
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    documents = kinds(rendered(generate(app, cmp_env(tmp_path, namespace="team-a", **override))))
+    assert documents[("JobSet", "demo")] == "team-b"
+
+
+PINNED_IMAGE = "registry.example.com/pinned/torch:2.13"
+# The bundled torch-distributed runtime with its image pinned, as a platform team keeps it beside the apps.
+RUNTIME = re.sub(r"image: \S+", f"image: {PINNED_IMAGE}", (ROOT / "runtimes" / "torch-distributed.yaml").read_text())
+
+
+@pytest.mark.parametrize("override", [
+    {"parameters": [{"name": "runtimes", "array": ["../../platform/runtimes"]}]},
+    {"plugin_env": [("TRAINC_RUNTIMES", "../../platform/runtimes")]},
+    {"sidecar": {"TRAINC_RUNTIMES": "../../platform/runtimes"}},
+], ids=["parameter", "plugin-env", "sidecar-env"])
+def test_runtimes_beside_the_app_replace_the_bundled_ones(tmp_path, override):
+    app = checkout(tmp_path, {
+        "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", ""),
+        "platform/runtimes/torch.yaml": RUNTIME,
+    })
+    documents = rendered(generate(app, cmp_env(tmp_path, **override)))
+    jobset = next(d for d in documents if d["kind"] == "JobSet")
+    container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == PINNED_IMAGE
+
+
+def test_an_app_without_documents_fails_unless_allowed(tmp_path):
+    app = checkout(tmp_path, {"apps/training/README.md": "nothing to deploy yet\n"})
+    result = generate(app, cmp_env(tmp_path))
+    assert result.returncode != 0 and result.stdout == ""
+    assert 'set the plugin parameter allow-empty to "true" (env TRAINC_ALLOW_EMPTY)' in result.stderr
+    allowed = generate(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "true"}]))
+    assert allowed.returncode == 0 and allowed.stdout.strip() == "", allowed.stderr
+
+
+def test_allow_empty_must_be_true_or_false(tmp_path):
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    result = generate(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "yes"}]))
+    assert result.returncode == 1 and result.stdout == ""
+    assert 'allow-empty (env TRAINC_ALLOW_EMPTY) is "yes", not true or false' in result.stderr
+
+
+def test_an_invalid_trainjob_fails_with_the_users_file_line_and_column(tmp_path):
+    app = checkout(tmp_path, {
+        "apps/training/jobs/good.yaml": TORCH_JOB.replace("NAME", "good"),
+        "apps/training/jobs/bad.yaml": TORCH_JOB.replace("NAME", "bad").replace("numNodes: 2", "numNodes: -2"),
+    })
+    result = generate(app, cmp_env(tmp_path))
+    assert result.returncode == 1 and result.stdout == ""
+    assert "jobs/bad.yaml:9:15: spec.trainer.numNodes: " in result.stderr
+    assert "trainc plugin:" not in result.stderr  # no hint about a seed or an empty app that is not the problem
+
+
+def test_a_job_without_mpi_needs_no_seed(tmp_path):
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    assert not Path(DEFAULT_SEED).exists()
+    assert ("JobSet", "demo") in kinds(rendered(generate(app, cmp_env(tmp_path))))
+
+
+def test_an_mpi_job_without_the_seed_names_the_variable_and_the_secret(tmp_path):
+    app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB})
+    assert not Path(DEFAULT_SEED).exists()
+    result = generate(app, cmp_env(tmp_path))
+    assert result.returncode == 1 and result.stdout == ""
+    assert DEFAULT_SEED in result.stderr and "TRAINC_SSH_KEY_SEED_FILE" in result.stderr
+    assert "Secret trainc-ssh-key-seed" in result.stderr and "ssh-key-seed-file" in result.stderr
+
+
+@pytest.mark.parametrize("how", ["parameter", "sidecar-env"])
+def test_an_mpi_job_with_the_seed_renders_the_same_every_time(tmp_path, how):
+    seed = tmp_path / "mounted" / "seed"
+    seed.parent.mkdir()
+    seed.write_bytes(GOLDEN_SEED)
+    if how == "parameter":
+        options = {"parameters": [{"name": "ssh-key-seed-file", "string": str(seed)}]}
+    else:
+        options = {"sidecar": {"TRAINC_SSH_KEY_SEED_FILE": str(seed)}}
+    outputs = []
+    for attempt in ("first", "second"):
+        app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB}, name=attempt)
+        result = generate(app, cmp_env(tmp_path, **options))
+        documents = kinds(rendered(result))
+        assert documents[("Secret", "ds-mpi-ssh-auth")] == "team-a" and ("JobSet", "ds") in documents
+        assert "random" not in result.stderr
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1]
+
+
+# --- health check ---------------------------------------------------------------------------------------------
+
+HEALTH_CASES = yaml.safe_load((HEALTH / "health_test.yaml").read_text())["tests"]
+VALID_STATUSES = {"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}
+# Argo CD's VM without useOpenLibs (util/lua/lua.go runLua): the base library, table, and a safe os.
+BASE_FUNCTIONS = ("assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "print", "rawequal",
+                  "rawget", "rawset", "select", "setmetatable", "tonumber", "tostring", "type", "unpack", "xpcall",
+                  "_VERSION")
+
+
+def luajit():
+    """lupa's LuaJIT 2.1: Lua 5.1, the language gopher-lua implements."""
+    need(importlib.util.find_spec("lupa") is not None, "lupa is not installed (pip install lupa)")
+    need(importlib.util.find_spec("lupa.luajit21") is not None, "this lupa has no LuaJIT 2.1")
+    import lupa.luajit21
+
+    return lupa.luajit21
+
+
+def to_lua(runtime, value):
+    """The Go value Argo CD decodes into Lua (decodeValue): numbers as floats, arrays 1-based, nulls absent."""
+    if isinstance(value, dict):
+        return runtime.table_from({k: to_lua(runtime, v) for k, v in value.items() if v is not None})
+    if isinstance(value, list):
+        return runtime.table_from([to_lua(runtime, item) for item in value])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def evaluate(script: str, obj: dict, *, open_libs: bool) -> dict:
+    """ExecuteHealthLua: run the script with the global `obj`, read the returned table's status and message."""
+    lua = luajit()
+    runtime = lua.LuaRuntime(unpack_returned_tuples=False)
+    assert runtime.eval("_VERSION") == "Lua 5.1"
+    load = runtime.eval("""function(source, base, open_libs)
+        local chunk = assert(loadstring(source, "=health.lua"))
+        if not open_libs then
+            local env = {table = table, os = {time = os.time, date = os.date}}
+            for _, name in ipairs(base) do env[name] = _G[name] end
+            env._G = env
+            setfenv(chunk, env)
+            debug.setmetatable("", nil)  -- without the string library strings have no methods
+        end
+        return chunk, getfenv(chunk)
+    end""")
+    chunk, env = load(script, runtime.table_from(list(BASE_FUNCTIONS)), open_libs)
+    env.obj = to_lua(runtime, obj)
+    result = chunk()
+    if result is None:
+        return {"status": "", "message": ""}
+    assert lua.lua_type(result) == "table"
+    status, message = result["status"] or "", result["message"] or ""
+    if status not in VALID_STATUSES:
+        return {"status": "Unknown", "message": "Lua returned an invalid health status"}
+    return {"status": status, "message": message}
+
+
+@pytest.mark.parametrize("open_libs", [False, True], ids=["default-libs", "open-libs"])
+@pytest.mark.parametrize("case", HEALTH_CASES, ids=[Path(case["inputPath"]).stem for case in HEALTH_CASES])
+def test_jobset_health(case, open_libs):
+    obj = yaml.safe_load((HEALTH / case["inputPath"]).read_text())
+    expected = {"status": case["healthStatus"]["status"], "message": case["healthStatus"].get("message", "")}
+    assert evaluate((HEALTH / "health.lua").read_text(), obj, open_libs=open_libs) == expected
+
+
+def test_health_cases_cover_every_status_and_file():
+    assert {case["healthStatus"]["status"] for case in HEALTH_CASES} == {"Healthy", "Progressing", "Degraded",
+                                                                        "Suspended"}
+    assert {Path(case["inputPath"]).name for case in HEALTH_CASES} == {p.name for p in (HEALTH / "testdata").iterdir()}
+
+
+def test_the_sandbox_refuses_string_methods():
+    """The default-libs runs above mean something only if a script using the string library fails there."""
+    with pytest.raises(Exception, match="string"):
+        evaluate('return {status = ("x"):upper()}', {}, open_libs=False)
+    assert evaluate('return {status = ("healthy"):gsub("^h", "H")}', {}, open_libs=True)["status"] == "Healthy"
+
+
+# --- sidecar image --------------------------------------------------------------------------------------------
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of examples/argocd/Dockerfile, continuation lines joined, comments dropped."""
+    lines, joined = [], ""
+    for line in (ARGOCD / "Dockerfile").read_text().splitlines():
+        if line.lstrip().startswith("#") and not joined:
+            continue
+        joined += line.rstrip("\\").strip() + " " if line.endswith("\\") else line.strip()
+        if not line.endswith("\\"):
+            if joined:
+                lines.append(joined)
+            joined = ""
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in lines]
+
+
+def copies() -> list[tuple[list[str], str]]:
+    """COPY instructions from the build context (not --from another stage): (sources, destination)."""
+    found = []
+    for instruction, arguments in dockerfile_instructions():
+        words = arguments.split()
+        if instruction == "COPY" and not any(word.startswith("--from") for word in words):
+            words = [word for word in words if not word.startswith("--")]
+            found.append((words[:-1], words[-1]))
+    return found
+
+
+def test_dockerfile_runs_cmp_server_as_999_with_the_plugin_config():
+    instructions = dockerfile_instructions()
+    assert [a for i, a in instructions if i == "USER"][-1] == "999"
+    assert [a for i, a in instructions if i == "ENTRYPOINT"][-1] == '["/var/run/argocd/argocd-cmp-server"]'
+    assert (["examples/argocd/plugin.yaml"], "/home/argocd/cmp-server/config/plugin.yaml") in copies()
+
+
+def test_dockerfile_copies_what_the_package_is_built_from(tmp_path):
+    """Every COPY source exists in the build context (the repository), and the files it copies are enough to
+    build trainc: staged as the image stages them, they install into a working `trainc build`."""
+    staged = tmp_path / "context"
+    for sources, destination in copies():
+        for source in sources:
+            assert (ROOT / source).exists(), f"COPY {source}: not in the repository"
+            if destination.startswith("/src/"):
+                target = staged / destination.removeprefix("/src/")
+                if destination.endswith("/"):
+                    target = target / Path(source).name
+                if (ROOT / source).is_dir():
+                    shutil.copytree(ROOT / source, target)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(ROOT / source, target)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    setuptools = project["tool"]["setuptools"]
+    needed = {project["project"]["readme"], "pyproject.toml", *setuptools["package-dir"].values(),
+              *(package for package in setuptools["packages"] if "." not in package)}
+    assert {path for path in needed if not (staged / path).exists()} == set()
+
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                    "--target", str(target), str(staged)], check=True, capture_output=True, timeout=300)
+    program = ("import sys, trainc.cli; print(trainc.cli.__file__, file=sys.stderr);"
+               "sys.argv = ['trainc', 'build', sys.argv[1]]; trainc.cli.main()")
+    result = subprocess.run([sys.executable, "-c", program, str(ROOT / "examples" / "torch-ddp.yaml")],
+                            env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith(str(target))
+    assert "kind: JobSet" in result.stdout
+
+
+# --- installing it --------------------------------------------------------------------------------------------
+
+UPSTREAM_INSTALL = "https://raw.githubusercontent.com/argoproj/argo-cd/stable/manifests/install.yaml"
+# The parts of Argo CD's install that the overlay changes, as manifests/base ships them: the repo-server's
+# copyutil init container fills var-files with argocd-cmp-server, and sidecars announce themselves in plugins.
+ARGOCD_INSTALL = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-cm
+  labels: {app.kubernetes.io/name: argocd-cm, app.kubernetes.io/part-of: argocd}
+data:
+  timeout.reconciliation: 180s
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: argocd-repo-server
+spec:
+  selector:
+    matchLabels: {app.kubernetes.io/name: argocd-repo-server}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/name: argocd-repo-server}
+    spec:
+      initContainers:
+        - name: copyutil
+          image: quay.io/argoproj/argocd:latest
+          command: [sh, -c]
+          args:
+            - >-
+              /bin/cp /usr/local/bin/argocd /var/run/argocd/argocd &&
+              /bin/ln -sf /var/run/argocd/argocd /var/run/argocd/argocd-cmp-server
+          volumeMounts:
+            - {mountPath: /var/run/argocd, name: var-files}
+      containers:
+        - name: argocd-repo-server
+          image: quay.io/argoproj/argocd:latest
+          volumeMounts:
+            - {mountPath: /tmp, name: tmp}
+            - {mountPath: /home/argocd/cmp-server/plugins, name: plugins}
+      volumes:
+        - {name: tmp, emptyDir: {}}
+        - {name: var-files, emptyDir: {}}
+        - {name: plugins, emptyDir: {}}
+"""
+
+
+def test_the_install_overlay_adds_the_sidecar_and_the_health_check(tmp_path):
+    """kustomization.yaml built by the real `kubectl kustomize`, on a local stand-in for Argo CD's install."""
+    kubectl = shutil.which("kubectl")
+    need(kubectl is not None, "kubectl not found")
+    overlay = tmp_path / "argocd"
+    shutil.copytree(ARGOCD, overlay)
+    kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
+    assert kustomization["resources"] == [UPSTREAM_INSTALL]
+    (overlay / "install.yaml").write_text(ARGOCD_INSTALL)
+    (overlay / "kustomization.yaml").write_text(
+        (overlay / "kustomization.yaml").read_text().replace(UPSTREAM_INSTALL, "install.yaml"))
+    result = subprocess.run([kubectl, "kustomize", str(overlay)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load_all(result.stdout)}
+    assert {o["metadata"]["namespace"] for o in objects.values()} == {"argocd"}
+
+    data = objects[("ConfigMap", "argocd-cm")]["data"]
+    assert data["timeout.reconciliation"] == "180s"
+    assert data["resource.customizations.health.jobset.x-k8s.io_JobSet"] == (HEALTH / "health.lua").read_text()
+
+    pod = objects[("Deployment", "argocd-repo-server")]["spec"]["template"]["spec"]
+    sidecar = {c["name"]: c for c in pod["containers"]}["trainc"]
+    assert sidecar["command"] == ["/var/run/argocd/argocd-cmp-server"]
+    assert sidecar["securityContext"]["runAsUser"] == 999 and sidecar["securityContext"]["runAsNonRoot"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["mountPath"]: m["name"] for m in sidecar["volumeMounts"]}
+    assert set(mounts.values()) <= set(volumes)
+    assert mounts["/var/run/argocd"] == "var-files" and mounts["/home/argocd/cmp-server/plugins"] == "plugins"
+    assert mounts["/tmp"] != "tmp"  # its own /tmp, as Argo CD asks
+    seed = volumes[mounts[str(Path(DEFAULT_SEED).parent)]]
+    assert seed["secret"] == {"secretName": "trainc-ssh-key-seed", "optional": True}
+
+
+def test_the_example_application_renders_with_its_plugin_settings(tmp_path):
+    application = yaml.safe_load((ARGOCD / "application.yaml").read_text())["spec"]
+    plugin = application["source"]["plugin"]
+    assert plugin["name"] == f"{PLUGIN['metadata']['name']}-{PLUGIN['spec']['version']}"
+    announced = {parameter["name"] for parameter in PLUGIN["spec"]["parameters"]["static"]}
+    assert {parameter["name"] for parameter in plugin["parameters"]} <= announced
+    assert {"group": "jobset.x-k8s.io", "kind": "JobSet", "jsonPointers": ["/spec/suspend"]} in \
+        application["ignoreDifferences"]
+    assert "RespectIgnoreDifferences=true" in application["syncPolicy"]["syncOptions"]
+
+    assert application["source"]["path"] == "apps/training"
+    app = checkout(tmp_path, {
+        "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", ""),
+        "platform/runtimes/torch.yaml": RUNTIME,
+    })
+    env = cmp_env(tmp_path, namespace=application["destination"]["namespace"], parameters=plugin["parameters"],
+                  plugin_env=[(entry["name"], entry["value"]) for entry in plugin.get("env", [])])
+    assert discovers(app, env)
+    (jobset,) = [d for d in rendered(generate(app, env)) if d["kind"] == "JobSet"]
+    assert jobset["metadata"]["namespace"] == "team-a"
+    container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == PINNED_IMAGE
+
+
+@pytest.mark.parametrize("name", ["application.yaml", "repo-server-patch.yaml"])
+def test_the_readme_shows_the_tested_files(name):
+    assert f"```yaml\n{(ARGOCD / name).read_text()}```\n" in (ARGOCD / "README.md").read_text()
