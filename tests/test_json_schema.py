@@ -36,7 +36,8 @@ def test_the_checked_in_catalog_is_current():
     expected = schema_export.catalog()
     assert sorted(p.name for p in CATALOG.iterdir()) == sorted(path.split("/")[1] for path in expected)
     for path, text in expected.items():
-        assert (ROOT / "schemas" / path).read_text() == text, f"{path} is stale: run python schemas/generate.py --catalog"
+        stale = f"{path} is stale: run python schemas/generate.py --catalog"
+        assert (ROOT / "schemas" / path).read_text() == text, stale
 
 
 def test_descriptions_are_those_of_the_crds():

@@ -44,7 +44,8 @@ def test_bash_completes_commands_and_options(tmp_path):
     wrapper = tmp_path / "trainc"
     wrapper.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m trainc \"$@\"\n")
     wrapper.chmod(0o755)
-    probe = script + '\nCOMP_WORDS=(trainc run); COMP_CWORD=1; _trainc_completion trainc; printf "%s\\n" "${COMPREPLY[@]}"\n'
+    probe = script + ('\nCOMP_WORDS=(trainc run); COMP_CWORD=1; _trainc_completion trainc; '
+                      'printf "%s\\n" "${COMPREPLY[@]}"\n')
     result = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, cwd=tmp_path,
                             env={**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"})
     assert "runtimes" in result.stdout.split(), result.stderr

@@ -208,7 +208,8 @@ def _emit(text: str) -> None:
 @click.option("--format", "annotations", type=click.Choice(["github"]),
               help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.")
 @click.option("--skip-other-files", is_flag=True,
-              help="Pass over files that do not mention trainer.kubeflow.org (for hooks given every changed YAML file).")
+              help="Pass over files that do not mention trainer.kubeflow.org (for hooks given every changed YAML "
+                   "file).")
 def validate(paths, runtime_paths, namespace, previous, output_format, annotations, skip_other_files):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 

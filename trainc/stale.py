@@ -20,8 +20,9 @@ def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str
         current = _read(os.path.join(output_dir, relative))
         if current != text:
             found.append((relative, "missing" if current is None else "stale"))
-    listed = _read(os.path.join(output_dir, MANIFEST)) or ""
-    for relative in sorted({line for line in listed.splitlines() if line and not line.startswith("#")} - contents.keys()):
+    listed = {line for line in (_read(os.path.join(output_dir, MANIFEST)) or "").splitlines()
+              if line and not line.startswith("#")}
+    for relative in sorted(listed - contents.keys()):
         found.append((relative, "left over (the build would remove it)"))
     if not found:
         return []
