@@ -10,6 +10,7 @@ from trainc.build import build
 from trainc.errors import InputErrors
 from trainc.ir import ANCESTOR_LABEL, Unit
 from trainc.passes.initializers import initializers
+from trainc.pipeline import Context
 
 
 def rjob(ancestor: str | None, container: str, env=None, name: str = "initializer-job") -> dict:
@@ -24,7 +25,7 @@ def run(job: dict, initializer: dict | None) -> dict:
     trainjob = TrainJob.model_validate(
         {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"}, "spec": spec}
     )
-    unit = initializers(Unit(trainjob=trainjob, jobset={"replicatedJobs": [job]}), None)
+    unit = initializers(Unit(trainjob=trainjob, jobset={"replicatedJobs": [job]}), Context(catalog=None))
     [container] = unit.replicated_jobs[0]["template"]["spec"]["template"]["spec"]["containers"]
     return container
 

@@ -9,6 +9,7 @@ from trainc.build import build
 from trainc.errors import InputErrors
 from trainc.ir import Unit
 from trainc.passes.patch import patch
+from trainc.pipeline import Context
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/{version}
@@ -223,7 +224,7 @@ def _patched_job_names(runtime_jobs, patched_jobs) -> list[str]:
         "spec": {"runtimeRef": {"name": "runtime"}, "runtimePatches": [entry]},
     })
     jobset = {"replicatedJobs": [{"name": name, "template": {}} for name in runtime_jobs]}
-    unit = patch(Unit(trainjob=trainjob, jobset=jobset), None)
+    unit = patch(Unit(trainjob=trainjob, jobset=jobset), Context(catalog=None))
     return [rjob["name"] for rjob in unit.replicated_jobs]
 
 

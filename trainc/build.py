@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from . import api, catalog, emit, missing, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
+from .provenance import Provenance
 
 
 @dataclass
@@ -78,9 +79,10 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = F
 
 
 def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs; raises InputErrors listing every problem."""
+    """TrainJobs and user runtimes from the inputs, read as `build` reads them; raises InputErrors listing every
+    problem."""
     errors: list[InputError] = []
-    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors)
+    inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors, passing=True)
     if errors:
         raise InputErrors(errors)
     return inputs.trainjobs, inputs.runtimes
@@ -102,8 +104,9 @@ def _load(documents, runtime_documents, namespace: str, errors: list, passing: b
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
           previous: validation.Previous | None = None, runtime_snapshot: bool = False,
-          output_dir: str | None = None) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules.
+          output_dir: str | None = None, provenance: Provenance | None = None) -> Output:
+    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules;
+    `provenance`, when given, records where every field came from (`trainc explain`).
 
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
     under `output_dir` (a rendered tree inside PATHS) are not inputs. Every independent problem is reported
@@ -118,7 +121,8 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=N
             [rendered, os.path.realpath(file)]) != rendered]
     documents = _documents(files, errors)
     inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
-    output = _build(inputs, namespace, errors, previous, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
+    output = _build(inputs, namespace, errors, previous, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot,
+                    provenance=provenance)
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
     output.runtime_inputs = inputs.runtime_inputs
@@ -146,6 +150,12 @@ def _build(inputs: _Inputs, namespace: str, errors: list, previous, **context) -
 
 def _place(error: InputError) -> tuple:
     return error.position() or ("", 0, 0)
+
+
+def build_parsed(trainjobs, runtimes, *, namespace: str = "default", ssh_key_seed=None) -> Output:
+    """Compile TrainJobs and runtimes already parsed, e.g. the previous versions `trainc diff` compares with."""
+    return _build(_Inputs(trainjobs=list(trainjobs), runtimes=list(runtimes)), namespace, [], None,
+                  ssh_key_seed=ssh_key_seed)
 
 
 def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful) -> Output:
@@ -181,6 +191,7 @@ def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful) -> Outp
             errors.extend(problems)
             continue
         output.notices.extend(unit.notices)
+        output.notices.extend(validation.trainjob_warnings(trainjob))
         if trainjob.spec.active_deadline_seconds is not None:
             output.notices.append(
                 f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "

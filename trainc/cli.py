@@ -11,6 +11,7 @@ import click
 from .errors import InputErrors, TraincError
 
 EXIT_INVALID = 1
+EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means differences
 
 
 def _fail(error: TraincError) -> None:
@@ -253,6 +254,85 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
 
 
 @cli.command()
+@click.option("--base", default="HEAD", show_default=True, metavar="REV_OR_DIR",
+              help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them.")
+@_inputs
+@_ssh_key_seed
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="A unified-diff-style text, or Markdown for a pull-request comment.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text format: auto colours it on a terminal.")
+@click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
+def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, color, trainer_only):
+    """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
+
+    Both sides are what `trainc build` prints (the rendered objects and what
+    passes through), compared object by object (kind, namespace, name), field
+    by field; list items are named by their `name` (`env[PET_NNODES]`). Secret
+    values are never shown, only a short hash.
+    Each changed object says what applying it does, or that the cluster will
+    refuse the update (the checks of `build --previous`; immutable Secrets and
+    ConfigMaps). Exit status as `kubectl diff`: 0 no changes, 1 changes,
+    2 an error (invalid input included, unlike `build`'s 1).
+    """
+    from . import diff as differ
+    from . import sshkeys
+    from .validation.previous import PreviousError
+
+    if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
+        raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
+    seed = _seed(ssh_key_seed)
+    key_seed = seed
+    if seed.path is None:  # both sides from one throwaway seed, so unchanged keys compare equal
+        click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
+                   "makes a new key every run", err=True)
+        key_seed = bytes(sshkeys.MIN_SEED_BYTES)
+    try:
+        diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
+                               trainer_only=trainer_only)
+    except PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--base") from None
+    except TraincError as error:
+        click.echo(error.render(), err=True)
+        sys.exit(EXIT_DIFF_ERROR)
+    for warning in seed.warnings:
+        click.echo(warning, err=True)
+    if output_format == "markdown":
+        _emit(differ.markdown(diffs))
+    else:
+        colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
+        _emit(differ.text(diffs, colored))
+    sys.exit(1 if diffs else 0)
+
+
+@cli.command()
+@_inputs
+@click.option("--job", metavar="NAMESPACE/NAME", help="Only the objects rendered for this TrainJob.")
+@click.option("--field", metavar="PATH",
+              help="Only this field (and the fields below it), e.g. "
+                   "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.")
+def explain(paths, runtime_paths, namespace, job, field):
+    """Say, for every field of the rendered objects, which pass or plugin wrote it and from which input.
+
+    One line per leaf field, sorted, grouped by object: `PATH ← WHO, from
+    FILE:LINE:COL (INPUT.FIELD)`. List items are named by their `name` in
+    brackets (`env[PET_NNODES]`), else by index (`args[0]`); map keys that are not
+    plain words go in brackets too (`labels[kueue.x-k8s.io/queue-name]`). Values are
+    not printed. Invalid input: errors as `trainc build` reports them, exit 1.
+    """
+    from .explain import ExplainError
+    from .explain import explain as explain_fields
+
+    try:
+        text = explain_fields(paths, runtime_paths, namespace=namespace, job=job, field=field)
+    except ExplainError as exc:
+        raise click.BadParameter(str(exc), param_hint="--field" if field and "field" in str(exc) else "--job") from None
+    except TraincError as error:
+        _fail(error)
+    _emit(text)
+
+
+@cli.command()
 @click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False, readable=False))
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "table"]), default="yaml",
               show_default=True, help="YAML TrainJob status objects, or a table for people.")
@@ -280,10 +360,13 @@ def status(file, output_format):
 @cli.command("fn")
 @_ssh_key_seed
 def krm_function(ssh_key_seed):
-    """Run as a KRM function (kustomize, kpt): a ResourceList on stdin, one on stdout.
+    """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
-    TrainJobs and runtimes among the items are replaced by the rendered objects;
-    other items pass through. A functionConfig ConfigMap may set `data.namespace`.
+    TrainJobs and runtimes stay among the items, annotated
+    config.kubernetes.io/local-config: "true"; the objects rendered for each
+    TrainJob are added as <its directory>/rendered/<namespace>/<name>.yaml and
+    replaced on the next run. Other items pass through as they came. A
+    functionConfig ConfigMap may set `data.namespace` (nothing else).
     """
     from . import krm, source
 
@@ -381,6 +464,57 @@ def completion(shell):
     from click.shell_completion import get_completion_class
 
     _emit(get_completion_class(shell)(cli, {}, "trainc", "_TRAINC_COMPLETE").source())
+
+
+@cli.command("run")
+@_inputs
+@click.option("--job", metavar="NS/NAME", help="The TrainJob to run when PATHS hold several (NAME: in -n's namespace).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+              help="Stop every pod after S seconds (exit 1).")
+@click.option("--keep", type=click.Path(file_okay=False), metavar="DIR",
+              help="Keep the pods' directories (mounted files, logs per container) in DIR.")
+@click.option("--dry-run", is_flag=True, help="Print each pod's resolved command, env and mounts; start nothing.")
+@click.option("--env-file", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="KEY=VALUE lines added to every pod's env; they stand in for ConfigMaps and Secrets not among "
+                   "the inputs.")
+@click.option("--mount", "mounts", multiple=True, metavar="NAME=DIR",
+              help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).")
+def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts):
+    """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.
+
+    Images are not pulled: each container's command runs in the current
+    environment (PATH, Python, torch, mpirun), in the current directory. Replicated
+    jobs start in dependsOn order (initializers, then the trainer; the MPI launcher
+    once its nodes run), each Job's pods at once; init containers run first. Env is
+    resolved as the kubelet does ($(VAR), fieldRefs, ConfigMap and Secret refs);
+    pod DNS names become 127.0.0.1 and declared ports move to free local ports;
+    ConfigMap and Secret volumes are written to a directory per pod, emptyDirs are
+    temporary directories, and mount paths in command, args and env point there.
+
+    Each pod's output is printed prefixed with its name, progress goes to stderr,
+    and at the end the TrainJob status the controller would write. Exit status: 0
+    when the JobSet would be Complete (its successPolicy holds), 1 when a pod fails,
+    on --timeout or on bad input (nothing started), 130 on Ctrl-C; every pod is
+    stopped before trainc exits.
+    """
+    from . import run as local
+
+    mounted = {}
+    for mount in mounts:
+        name, equals, directory = mount.partition("=")
+        if not equals or not name or not os.path.isdir(directory):
+            raise click.BadParameter(f"{mount!r}: expected NAME=DIR with an existing DIR", param_hint="--mount")
+        mounted[name] = directory
+    try:
+        variables = local.read_env_file(env_file) if env_file else {}
+        code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,
+                                             mounted))
+    except local.Usage as error:
+        raise click.UsageError(str(error)) from None
+    except TraincError as error:
+        _fail(error)
+    _emit(text)
+    sys.exit(code)
 
 
 def main() -> None:

@@ -330,15 +330,16 @@ def _index(text: str) -> _Index:
     return _Index(text)
 
 
-def locate(text: str, value: int, path: tuple, key: bool = False) -> tuple[int, int]:
-    """(line, column) of the deepest node of `path` in top-level value number `value` (of its key, with `key`)."""
+def locate(text: str, value: int, path: tuple, key: bool = False, exact: bool = False) -> tuple[int, int] | None:
+    """(line, column) of the deepest node of `path` in top-level value number `value` (of its key, with `key`);
+    with `exact`, None unless the whole path is there."""
     index = _index(text)
     at = index.starts()[value]
     for depth, part in enumerate(path, 1):
-        if text[at] not in "[{":
-            break
-        match = index.member(at, part) if isinstance(part, (str, int)) else None
+        match = index.member(at, part) if text[at] in "[{" and isinstance(part, (str, int)) else None
         if match is None:
+            if exact:
+                return None
             break
         key_at, at = match
         if key and depth == len(path) and key_at is not None:

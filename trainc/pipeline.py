@@ -23,6 +23,7 @@ from .passes.override import override
 from .passes.patch import patch
 from .passes.podgroup import podgroup
 from .passes.resolve import resolve
+from .provenance import Provenance
 
 # What the admission webhooks see: upstream's RuntimeInfo before any plugin runs.
 FRONT = (resolve, patch)
@@ -44,6 +45,7 @@ class Context:
     catalog: Catalog
     ssh_key_seed: bytes | None = None
     runtime_snapshot: bool = False  # also emit upstream's <trainjob>-runtime-snapshot ConfigMap
+    provenance: Provenance | None = None  # where each field came from, recorded only for `trainc explain`
 
 
 def run(unit: Unit, ctx: Context, passes=PASSES) -> Unit:

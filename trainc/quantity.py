@@ -5,6 +5,8 @@ floating-point drift and printed the way the API server would print them.
 A value is an exact decimal, ``coefficient * 10**exponent``.
 """
 
+from fractions import Fraction
+
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
 DECIMAL_EXPONENT = "DecimalExponent"
@@ -59,6 +61,10 @@ class Quantity:
         if self._exponent >= 0:
             return self._coefficient * 10**self._exponent
         return _divide_away_from_zero(self._coefficient, -self._exponent)
+
+    def exact(self) -> Fraction:
+        """The amount as a fraction, for exact division (a resourceFieldRef's divisor)."""
+        return Fraction(self._coefficient) * Fraction(10) ** self._exponent
 
     def fits_int64(self) -> bool:
         """Whether Go's ``Value()``, an int64, holds this amount; cheap for any exponent."""

@@ -285,17 +285,18 @@ def _key_of(node) -> str | None:
     return value if isinstance(value, str) else goyaml.key_text(value)
 
 
-def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
-    """1-based (line, column) of the deepest node of `path` that exists in the document."""
+def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False) -> tuple[int, int] | None:
+    """1-based (line, column) of the deepest node of `path` that exists in the document;
+    with `exact`, None unless the whole path is written in the text (`trainc explain` tells defaults apart)."""
     if origin.text is None:
-        return (1, 1)
+        return None if exact else (1, 1)
     path = origin.base + tuple(path)
     if jsontext.is_json(origin.text):
-        return jsontext.locate(origin.text, origin.index, path, key)
+        return jsontext.locate(origin.text, origin.index, path, key, exact)
     try:
         node = _composed(origin.text)[origin.index]
     except (yaml.YAMLError, IndexError):
-        return (1, 1)
+        return None if exact else (1, 1)
     found = node.start_mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
@@ -306,6 +307,8 @@ def locate(origin: Origin, path: Path, *, key: bool = False) -> tuple[int, int]:
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             child = node.value[part]
         if child is None:
+            if exact:
+                return None
             break
         node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
     return (found.line + 1, found.column + 1)

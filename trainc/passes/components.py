@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import emit
+from .. import emit, provenance
 from ..errors import InputError
 from ..ir import Unit
 from ..plugins.registry import PLUGINS
@@ -21,9 +21,17 @@ from ..serialize import dump_all
 def components(unit: Unit, ctx) -> Unit:
     if ctx.runtime_snapshot:
         unit = replace(unit, objects=unit.objects + (_snapshot(unit),))
+        if ctx.provenance is not None:
+            ctx.provenance.record(unit.objects[-1], None, provenance.runtime(unit, "runtime snapshot"))
     for plugin in PLUGINS:
         if plugin.build is not None:
+            built = len(unit.objects)
             unit = plugin.build(unit, ctx)
+            if ctx.provenance is not None:
+                for obj in unit.objects[built:]:
+                    ctx.provenance.record(obj, None, provenance.trainjob(unit, f"{plugin.name} plugin"))
+    if ctx.provenance is not None:
+        ctx.provenance.finish(unit)
     return unit
 
 

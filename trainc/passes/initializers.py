@@ -10,10 +10,11 @@ Volumes stay as the runtime gives them; `replicas: 1` is the network pass's job.
 
 from __future__ import annotations
 
-from .. import merge
+from .. import merge, provenance
 from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, Unit, containers, step_of
 
 STORAGE_URI = "STORAGE_URI"
+_FIELDS = {DATASET_INITIALIZER: "dataset", MODEL_INITIALIZER: "model"}
 
 
 def initializers(unit: Unit, ctx) -> Unit:
@@ -28,13 +29,21 @@ def initializers(unit: Unit, ctx) -> Unit:
                 continue
             for container in containers(rjob):
                 if container.get("name") == step:
-                    _configure(container, source)
+                    _configure(container, source, ctx, unit, ("spec", "initializer", _FIELDS[step]))
     return unit
 
 
-def _configure(container: dict, source) -> None:
+def _configure(container: dict, source, ctx, unit: Unit, path: tuple) -> None:
+    written = []  # (item, the initializer field it comes from)
     if source.storage_uri is not None:
-        merge.add_env(container, merge.value_env(STORAGE_URI, source.storage_uri))
-    merge.add_env(container, *merge.api_envs(source.env))
+        written.append((merge.value_env(STORAGE_URI, source.storage_uri), ("storageUri",)))
+        merge.add_env(container, written[-1][0])
+    env = merge.api_envs(source.env)
+    merge.add_env(container, *env)
+    written += [(variable, ("env", index)) for index, variable in enumerate(env)]
     if source.secret_ref is not None:
-        container.setdefault("envFrom", []).append({"secretRef": {"name": source.secret_ref["name"]}})
+        written.append(({"secretRef": {"name": source.secret_ref["name"]}}, ("secretRef",)))
+        container.setdefault("envFrom", []).append(written[-1][0])
+    if ctx.provenance is not None:
+        for item, field in written:
+            ctx.provenance.record(item, None, provenance.trainjob(unit, "initializer override", *path, *field))

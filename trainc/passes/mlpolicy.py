@@ -23,5 +23,5 @@ def mlpolicy(unit: Unit, ctx) -> Unit:
         counts[rjob["name"]] = max(count, 1)
     unit = replace(unit, counts=counts)
     for plugin in ML_POLICIES:
-        unit = plugin.enforce(unit)
+        unit = plugin.enforce(unit, ctx)
     return unit

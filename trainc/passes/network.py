@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..ir import ANCESTOR_LABEL, DATASET_INITIALIZER, MODEL_INITIALIZER, TRAINER, Unit, step_of
+from .. import provenance
+from ..ir import ANCESTOR_LABEL, DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, TRAINER, Unit, step_of
+from ..provenance import Source
 
 ANCESTOR_STEPS = (TRAINER, DATASET_INITIALIZER, MODEL_INITIALIZER)
 
@@ -42,7 +44,8 @@ def network(unit: Unit, ctx) -> Unit:
     for rjob in unit.replicated_jobs:
         name = rjob["name"]
         replicas = rjob.get("replicas", 1)
-        if step_of(rjob, unit.kep) in ANCESTOR_STEPS:
+        step = step_of(rjob, unit.kep)
+        if step in ANCESTOR_STEPS:
             rjob["replicas"] = 1
             if _job_template_step(rjob) not in ANCESTOR_STEPS:
                 replicas = 1
@@ -52,7 +55,25 @@ def network(unit: Unit, ctx) -> Unit:
         rest = {k: v for k, v in job_spec.items() if k not in ("parallelism", "completions")}
         job_spec.clear()
         job_spec.update(parallelism=count, completions=count, **rest)
+        if ctx.provenance is not None:
+            if step in ANCESTOR_STEPS:
+                ctx.provenance.record(rjob, "replicas", Source("network pass: an ancestor step runs one replica"))
+            for field in ("parallelism", "completions"):
+                ctx.provenance.record(job_spec, field, _count_source(unit, rjob, step))
     return replace(unit, endpoints=endpoints)
+
+
+def _count_source(unit: Unit, rjob: dict, step: str | None) -> Source:
+    """Where a job's pod count came from: the TrainJob's numNodes (the trainer job; MPI's `node`), the
+    runtime's mlPolicy.numNodes (the trainer job), else the runtime job's own parallelism."""
+    by, policy, trainer = "network pass: pods per job", unit.ml_policy, unit.trainer
+    mpi_node = policy is not None and policy.mpi is not None and rjob["name"] == NODE
+    if trainer is not None and trainer.num_nodes is not None and (step == TRAINER or mpi_node):
+        return provenance.trainjob(unit, by, "spec", "trainer", "numNodes")
+    if policy is not None and step == TRAINER:
+        return provenance.runtime(unit, by, "spec", "mlPolicy", "numNodes")
+    return provenance.runtime(unit, by, "spec", "template", "spec", "replicatedJobs", rjob["name"], "template", "spec",
+                              "parallelism")
 
 
 def _job_template_step(rjob: dict) -> str | None:

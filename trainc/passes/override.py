@@ -10,8 +10,9 @@ resources, but not image/command/args.
 
 from __future__ import annotations
 
-from .. import merge
+from .. import merge, provenance
 from ..ir import NODE, TRAINER, Unit, main_container, step_of
+from ..provenance import TRAINER_OVERRIDE as BY, Source
 
 
 def override(unit: Unit, ctx) -> Unit:
@@ -34,7 +35,22 @@ def override(unit: Unit, ctx) -> Unit:
                     container.pop(field, None)
                 elif value is not None:
                     container[field] = list(value) if isinstance(value, list) else value
-        merge.add_env(container, *merge.api_envs(trainer.env))
+                    if ctx.provenance is not None:
+                        ctx.provenance.record(container, field, _source(unit, field))
+        env = merge.api_envs(trainer.env)
+        merge.add_env(container, *env)
+        if ctx.provenance is not None:
+            ctx.provenance.trainer_env(unit, env)
         if trainer.resources_per_node is not None and (is_node or (is_trainer and policy is not None)):
             container["resources"] = merge.merge_resources(container.get("resources"), trainer.resources_per_node)
+            if ctx.provenance is not None:
+                ctx.provenance.overlay(container["resources"], trainer.resources_per_node,
+                                       Source(BY, unit.trainjob.origin, ("spec", "trainer", "resourcesPerNode"), True))
     return unit
+
+
+def _source(unit: Unit, field: str) -> Source:
+    if field == "command" and unit.command is not None:  # rewritten by the ML policy (torchtune, Flux)
+        plugin = "flux" if unit.ml_policy.flux is not None else "torch"
+        return provenance.trainjob(unit, f"{plugin} plugin", "spec", "trainer", "command")
+    return Source(BY, unit.trainjob.origin, ("spec", "trainer", field), mirror=True)

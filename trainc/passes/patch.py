@@ -26,6 +26,7 @@ from .. import strategic
 from ..errors import InputError, InputErrors
 from ..gotypes import JOBSET_SPEC_PATCH, reencode
 from ..ir import Unit
+from ..provenance import Source
 
 
 def patch(unit: Unit, ctx) -> Unit:
@@ -39,14 +40,28 @@ def patch(unit: Unit, ctx) -> Unit:
         labels.update(metadata.get("labels") or {})
         annotations.update(metadata.get("annotations") or {})
     order = {rjob["name"]: index for index, rjob in enumerate(unit.replicated_jobs)}
-    jobset = unit.jobset
-    for entry in patches:
+    jobset, merged = unit.jobset, []
+    for index, entry in enumerate(patches):
         spec = _template(entry).get("spec")
         if spec is not None:
-            jobset = strategic.merge(jobset, reencode(spec, JOBSET_SPEC_PATCH))
+            merged.append((index, entry, reencode(spec, JOBSET_SPEC_PATCH)))
+            jobset = strategic.merge(jobset, merged[-1][2])
     if jobset.get("replicatedJobs"):
         jobset["replicatedJobs"].sort(key=lambda rjob: order.get(rjob["name"], 0))
+    if ctx.provenance is not None:  # each merge copies the tree, so patches are recorded on the last one, in order
+        for index, entry in enumerate(patches):
+            metadata = _template(entry).get("metadata") or {}
+            for field, written in (("labels", labels), ("annotations", annotations)):
+                source = _source(unit, index, entry, "metadata", field)
+                ctx.provenance.overlay(written, metadata.get(field) or {}, source)
+        for index, entry, spec in merged:
+            ctx.provenance.overlay(jobset, spec, _source(unit, index, entry, "spec"), unit.jobset)
     return replace(unit, jobset=jobset, labels=labels, annotations=annotations)
+
+
+def _source(unit: Unit, index: int, entry: dict, *path) -> Source:
+    path = ("spec", "runtimePatches", index, "trainingRuntimeSpec", "template", *path)
+    return Source(f"runtimePatches[manager={entry.get('manager')}]", unit.trainjob.origin, path, mirror=True)
 
 
 def _template(entry: dict) -> dict:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import provenance
 from ..ir import Unit, pod_template
 from ..plugins.registry import GANG_SCHEDULERS
 from ..quantity import Quantity, parse
@@ -32,11 +33,16 @@ def podgroup(unit: Unit, ctx) -> Unit:
     requests = {rjob["name"]: pod_requests(_pod_spec(rjob)) for rjob in unit.replicated_jobs}
     unit = replace(unit, pod_requests=requests)
     for plugin in GANG_SCHEDULERS:
-        unit = plugin.enforce(unit)
-    for field, entries in (("labels", unit.pod_labels), ("annotations", unit.pod_annotations)):
+        unit = plugin.enforce(unit, ctx)
+    # only Coscheduling adds pod labels, only Volcano pod annotations
+    for field, entries, by in (("labels", unit.pod_labels, "coscheduling plugin"),
+                               ("annotations", unit.pod_annotations, "volcano plugin")):
         if entries:
             for rjob in unit.replicated_jobs:
-                _merge_metadata(pod_template(rjob), field, entries)
+                written = _merge_metadata(pod_template(rjob), field, entries)
+                if ctx.provenance is not None:
+                    for key in entries:
+                        ctx.provenance.record(written, key, provenance.trainjob(unit, by, "metadata", "name"))
     return unit
 
 
@@ -92,7 +98,7 @@ def _max(into: dict, amounts: dict) -> None:
             into[name] = amount
 
 
-def _merge_metadata(template: dict, field: str, entries: dict) -> None:
+def _merge_metadata(template: dict, field: str, entries: dict) -> dict:
     """Merge `entries` into the pod template's metadata map, creating metadata ahead of `spec`."""
     if template.get("metadata") is None:
         rest = {key: value for key, value in template.items() if key != "metadata"}
@@ -100,3 +106,4 @@ def _merge_metadata(template: dict, field: str, entries: dict) -> None:
         template.update(metadata={}, **rest)
     metadata = template["metadata"]
     metadata[field] = {**(metadata.get(field) or {}), **entries}
+    return metadata[field]

@@ -20,7 +20,7 @@ from . import gang
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     if gang.policy(unit, "coscheduling") is None:
         return unit
     return replace(unit, pod_labels={**unit.pod_labels, POD_GROUP_LABEL: unit.name})

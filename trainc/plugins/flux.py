@@ -23,6 +23,7 @@ from dataclasses import replace
 from .. import emit, ir, merge, templates
 from ..errors import InputError
 from ..ir import Unit
+from ..provenance import Source
 
 CONFIG_DIR = "/etc/flux-config"
 INSTALL_DIR = "/mnt/flux"
@@ -45,26 +46,28 @@ def curve_secret_name(unit: Unit) -> str:
     return f"{unit.name}-flux-curve"
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is None or policy.flux is None:
         return unit
     _require_num_nodes(unit)
     settings = broker_settings(unit)
     cm = config_map_name(unit)
+    written = []
     for rjob in unit.replicated_jobs:
         if rjob.get("name") != ir.NODE:
             continue
         spec = ir.pod_spec(rjob)
-        merge.add_volumes(
-            spec,
+        volumes = [
             {"name": "spack-install", "emptyDir": {}},
             {"name": "flux-install", "emptyDir": {}},
             {"name": cm, "configMap": {"name": cm, "defaultMode": 0o755}},
             {"name": "shared-memory", "emptyDir": {"medium": "Memory"}},
             {"name": "flux-curve", "secret": {"secretName": curve_secret_name(unit), "defaultMode": 0o400}},
-        )
+        ]
+        merge.add_volumes(spec, *volumes)
         installer = {"name": INSTALLER}
+        written += [*volumes, installer]
         if settings["FLUX_VIEW_IMAGE"]:  # upstream sets a PodSet image only when non-empty
             installer["image"] = settings["FLUX_VIEW_IMAGE"]
         installer["command"] = ["/bin/bash", f"{CONFIG_DIR}/init.sh"]
@@ -75,14 +78,17 @@ def enforce(unit: Unit) -> Unit:
         spec.setdefault("initContainers", []).append(installer)
         container = ir.main_container(rjob, unit.kep)
         if container is not None:
-            merge.add_mounts(
-                container,
+            mounts = [
                 {"name": "flux-install", "mountPath": INSTALL_DIR},
                 {"name": "spack-install", "mountPath": "/opt/software"},
                 {"name": cm, "mountPath": CONFIG_DIR, "readOnly": True},
                 {"name": "flux-curve", "mountPath": "/curve", "readOnly": True},
                 {"name": "shared-memory", "mountPath": "/dev/shm", "readOnly": True},
-            )
+            ]
+            merge.add_mounts(container, *mounts)
+            written += mounts
+    if ctx.provenance is not None:
+        ctx.provenance.items(written, Source("flux plugin"))
     command = ["/bin/bash", f"{CONFIG_DIR}/entrypoint.sh", original_command(unit)]
     return replace(unit, command=command, args_consumed=True)
 

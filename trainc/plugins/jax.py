@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from .. import ir, merge
 from ..ir import Unit
+from ..provenance import Source
 from . import plainml
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is None or policy.jax is None:
         return unit
@@ -21,11 +22,14 @@ def enforce(unit: Unit) -> Unit:
     if container is None:
         return unit
     nodes = unit.counts[ir.first_job_with_step(unit, ir.TRAINER)["name"]]
-    merge.add_env(
-        container,
+    written = [
         merge.value_env("JAX_NUM_PROCESSES", str(nodes)),
         merge.field_env("JAX_PROCESS_ID", ir.COMPLETION_INDEX),
         merge.value_env("JAX_COORDINATOR_ADDRESS", f"{ir.coordinator(unit)}:{ir.TRAINER_PORT}"),
-    )
-    merge.add_ports(container, {"containerPort": ir.TRAINER_PORT})
+    ]
+    merge.add_env(container, *written)
+    written.append({"containerPort": ir.TRAINER_PORT})
+    merge.add_ports(container, written[-1])
+    if ctx.provenance is not None:
+        ctx.provenance.items(written, Source("jax plugin"))
     return unit

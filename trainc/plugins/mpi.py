@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 from dataclasses import replace
 
-from .. import emit, ir, merge, sshkeys, templates
+from .. import emit, ir, merge, provenance, sshkeys, templates
 from ..errors import InputError
 from ..ir import NODE, Unit
 
@@ -40,6 +40,7 @@ RESERVED_ENV = (
     "OMPI_MCA_orte_keep_fqdn_hostnames",
     "OMPI_MCA_orte_set_default_slots",
 )
+SLOTS_ENV = ("OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # the launcher env that carries the slots
 HOSTFILE_TEMPLATES = {"OpenMPI": "hostfile-openmpi.j2", "Intel": "hostfile-hydra.j2", "MPICH": "hostfile-hydra.j2"}
 
 
@@ -51,7 +52,7 @@ def hostfile_name(unit: Unit) -> str:
     return f"{unit.name}-mpi-hostfile"
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is None or policy.mpi is None:
         return unit
@@ -62,21 +63,38 @@ def enforce(unit: Unit) -> Unit:
         unit = replace(unit, counts={**unit.counts, NODE: nodes})
     unit = _with_slots(unit, _slots(unit))
     slots = unit.ml_policy.mpi.num_proc_per_node
+    written = []
     for rjob in unit.replicated_jobs:
         name = rjob.get("name")
         if name not in (NODE, LAUNCHER):
             continue
-        merge.add_volumes(ir.pod_spec(rjob), _ssh_volume(unit))
-        if name == LAUNCHER:
-            merge.add_volumes(ir.pod_spec(rjob), _hostfile_volume(unit))
+        volumes = [_ssh_volume(unit)] + ([_hostfile_volume(unit)] if name == LAUNCHER else [])
+        merge.add_volumes(ir.pod_spec(rjob), *volumes)
+        written += volumes
         container = ir.main_container(rjob, unit.kep)
         if container is None:
             continue
-        merge.add_mounts(container, {"name": SSH_AUTH_VOLUME, "mountPath": mpi.ssh_auth_mount_path})
+        mounts = [{"name": SSH_AUTH_VOLUME, "mountPath": mpi.ssh_auth_mount_path}]
         if name == LAUNCHER:
-            merge.add_mounts(container, {"name": HOSTFILE_VOLUME, "mountPath": HOSTFILE_DIR})
-            merge.add_env(container, *_launcher_env(unit, slots))
+            mounts.append({"name": HOSTFILE_VOLUME, "mountPath": HOSTFILE_DIR})
+        merge.add_mounts(container, *mounts)
+        written += mounts
+        if name == LAUNCHER:
+            env = _launcher_env(unit, slots)
+            merge.add_env(container, *env)
+            written += env
+    if ctx.provenance is not None:
+        ctx.provenance.items(written, provenance.runtime(unit, "mpi plugin", "spec", "mlPolicy", "mpi"))
+        ctx.provenance.items([item for item in written if item.get("name") in SLOTS_ENV], _slots_source(unit))
     return unit
+
+
+def _slots_source(unit: Unit):
+    """Where the slots per node come from, as `_slots` chooses them."""
+    if unit.trainer is not None and unit.trainer.num_proc_per_node is not None:
+        return provenance.trainjob(unit, "mpi plugin", "spec", "trainer", "numProcPerNode")
+    return provenance.runtime(unit, "mpi plugin (slots: numProcPerNode, else GPUs per node)", "spec", "mlPolicy", "mpi",
+                              "numProcPerNode")
 
 
 def build(unit: Unit, ctx) -> Unit:

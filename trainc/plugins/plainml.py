@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import ir, merge
+from .. import ir, merge, provenance
 from ..ir import Unit
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is not None and (policy.torch or policy.mpi or policy.jax is not None):
         return unit
     unit = with_trainer_count(unit)
     container = ir.trainer_container(unit)
     if unit.trainer is not None and container is not None:
-        merge.add_env(container, *merge.api_envs(unit.trainer.env))
+        env = merge.api_envs(unit.trainer.env)
+        merge.add_env(container, *env)
+        if ctx.provenance is not None:
+            ctx.provenance.trainer_env(unit, env)
     return unit
 
 

@@ -3,7 +3,8 @@
 A plugin implements only the extension points it needs: `enforce` mutates the
 unit for its policy (EnforceMLPolicy / EnforcePodGroupPolicy) and is a no-op when
 its policy is absent; `build` appends the objects it emits beside the JobSet
-to `unit.objects` (and any notice to `unit.notices`). Both take and return a Unit.
+to `unit.objects` (and any notice to `unit.notices`). Both take the unit and the
+pipeline Context (whose `provenance`, when set, they tell what they wrote) and return a Unit.
 """
 
 from __future__ import annotations

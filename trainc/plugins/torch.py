@@ -9,11 +9,13 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from .. import ir, merge
+from .. import ir, merge, provenance
 from ..errors import InputError
 from ..ir import Unit
+from ..provenance import Source
 from . import plainml, torchtune
 
+BY = "torch plugin"
 RESERVED_ENV = ("PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT")
 
 
@@ -28,7 +30,7 @@ def proc_per_node(unit: Unit) -> tuple[int | str, int]:
     return "auto", gpus
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is None or policy.torch is None:
         return unit
@@ -47,13 +49,20 @@ def enforce(unit: Unit) -> Unit:
     ]
     container = ir.trainer_container(unit) if unit.trainer is not None else None
     if container is not None:
-        merge.add_env(container, *merge.api_envs(unit.trainer.env))
+        env = merge.api_envs(unit.trainer.env)
+        merge.add_env(container, *env)
         merge.add_env(container, *pet)
         if unit.trainer.command == torchtune.ENTRYPOINT:
             unit = replace(unit, command=torchtune.command(unit, nodes, procs, gpus))
         else:
             merge.add_env(container, *master)
-        merge.add_ports(container, {"containerPort": ir.TRAINER_PORT})
+        port = {"containerPort": ir.TRAINER_PORT}
+        merge.add_ports(container, port)
+        if ctx.provenance is not None:
+            ctx.provenance.trainer_env(unit, env)
+            for variable, source in zip(pet + master, _sources(unit)):
+                ctx.provenance.record(variable, None, source)
+            ctx.provenance.record(port, None, Source(BY))
     injection = policy.torch.env_injection
     for target in injection.targets if injection is not None else ():
         for name in target.container_names:
@@ -63,8 +72,24 @@ def enforce(unit: Unit) -> Unit:
                     unit.trainjob.origin, ("spec", "runtimeRef"),
                     f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template',
                 )
-            merge.add_env(target_container, *copy.deepcopy(pet + master))
+            injected = copy.deepcopy(pet + master)
+            merge.add_env(target_container, *injected)
+            if ctx.provenance is not None:
+                ctx.provenance.items(injected, provenance.runtime(unit, BY, "spec", "mlPolicy", "torch", "envInjection"))
     return unit
+
+
+def _sources(unit: Unit) -> list:
+    """Where PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR and PET_MASTER_PORT come from."""
+    trainer = unit.trainer
+    nodes = (provenance.trainjob(unit, BY, "spec", "trainer", "numNodes") if trainer.num_nodes is not None
+             else provenance.runtime(unit, BY, "spec", "mlPolicy", "numNodes"))
+    procs = (provenance.trainjob(unit, BY, "spec", "trainer", "numProcPerNode") if trainer.num_proc_per_node is not None
+             else provenance.trainjob(unit, BY, "spec", "trainer", "resourcesPerNode") if trainer.resources_per_node
+             else provenance.runtime(unit, f"{BY} (numProcPerNode auto: CPUs or GPUs per node)", "spec", "mlPolicy",
+                                     "torch", "numProcPerNode"))
+    name = provenance.trainjob(unit, BY, "metadata", "name")
+    return [nodes, procs, Source(BY), name, Source(BY)]
 
 
 def _find(unit: Unit, job_name: str, name: str) -> dict | None:

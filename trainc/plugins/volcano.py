@@ -20,7 +20,7 @@ GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     if gang.policy(unit, "volcano") is None:
         return unit
     return replace(unit, pod_annotations={**unit.pod_annotations, GROUP_NAME_ANNOTATION: unit.name})

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from .. import ir, merge
 from ..ir import Unit
+from ..provenance import Source
 from . import plainml
 
 RESERVED_ENV = ("DMLC_TRACKER_URI", "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_NUM_WORKER")
 
 
-def enforce(unit: Unit) -> Unit:
+def enforce(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is None or policy.xgboost is None:
         return unit
@@ -30,12 +31,15 @@ def enforce(unit: Unit) -> Unit:
     if container is None:
         return unit
     workers = unit.counts[trainer_job["name"]] * (merge.gpu_count(ir.node_resources(unit)) or 1)
-    merge.add_env(
-        container,
+    written = [
         merge.value_env("DMLC_TRACKER_URI", ir.coordinator(unit)),
         merge.value_env("DMLC_TRACKER_PORT", str(ir.TRAINER_PORT)),
         merge.field_env("DMLC_TASK_ID", ir.COMPLETION_INDEX),
         merge.value_env("DMLC_NUM_WORKER", str(workers)),
-    )
-    merge.add_ports(container, {"containerPort": ir.TRAINER_PORT})
+    ]
+    merge.add_env(container, *written)
+    written.append({"containerPort": ir.TRAINER_PORT})
+    merge.add_ports(container, written[-1])
+    if ctx.provenance is not None:
+        ctx.provenance.items(written, Source("xgboost plugin"))
     return unit

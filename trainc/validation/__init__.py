@@ -26,7 +26,7 @@ from typing import NamedTuple
 from .. import schema
 from ..errors import InputError
 from ..ir import Unit
-from . import flux, immutable, initializers, jobset, jobset_update, mpi, patches, runtime, torch, volcano, xgboost
+from . import flux, heredoc, immutable, initializers, jobset, jobset_update, mpi, patches, runtime, torch, volcano, xgboost
 from .base import info
 from .previous import Previous, tree
 
@@ -74,6 +74,11 @@ def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[lis
             return errors, None
     unit = info(trainjob, ctx)
     return [found for rule in TRAINJOB_RULES for found in rule(unit, change)], unit
+
+
+def trainjob_warnings(trainjob) -> list[str]:
+    """Lints for an admitted TrainJob: what the cluster accepts but will not run as written."""
+    return heredoc.warnings(trainjob)
 
 
 def check_jobset(unit, ctx, previous: Previous | None = None, runtimes: list = ()) -> list[InputError]:

@@ -29,9 +29,8 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
     old_trainjob = previous.objects.get(key(unit.trainjob))
     if old_trainjob is None:
         return []
-    known = {key(runtime) for runtime in previous.runtimes()}
-    old_runtimes = previous.runtimes() + [runtime for runtime in runtimes if key(runtime) not in known]
-    old_ctx = replace(ctx, catalog=catalog.build(old_runtimes, old_trainjob.namespace))
+    old_runtimes = previous.runtimes_then(runtimes)
+    old_ctx = replace(ctx, catalog=catalog.build(old_runtimes, old_trainjob.namespace), provenance=None)
     old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
     if problems or old_unit is None:
         return []

@@ -33,12 +33,19 @@ def key(obj) -> tuple:
 class Previous:
     trees: dict = field(default_factory=dict)  # key -> defaulted document
     objects: dict = field(default_factory=dict)  # key -> the parsed previous TrainJob or runtime
+    others: list = field(default_factory=list)  # (origin, object) of other API groups, as `build` passes them
+    uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
 
     def find(self, obj) -> dict | None:
         return self.trees.get(key(obj))
 
     def runtimes(self) -> list:
         return [obj for obj in self.objects.values() if obj.kind != "TrainJob"]
+
+    def runtimes_then(self, current: list) -> list:
+        """The runtimes previous versions compile with: their own, else the current ones."""
+        known = {key(runtime) for runtime in self.runtimes()}
+        return self.runtimes() + [runtime for runtime in current if key(runtime) not in known]
 
 
 def tree(obj) -> dict:
@@ -64,9 +71,14 @@ def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
 
 
 def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, errors: list) -> None:
+    if api.uncompiled(data):
+        previous.uncompiled.append((origin, data))
+        return
     parsed, problems = caught(api.parse, origin, data, namespace)
     errors.extend(problems)
     if parsed is None:
+        if not problems:
+            previous.others.append((origin, data))
         return
     found = key(parsed)
     if found in seen:

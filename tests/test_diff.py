@@ -1,0 +1,353 @@
+"""`trainc diff`: objects keyed by kind/namespace/name, fields by path with list items by name, Secret values
+hidden, what applying does, kubectl diff's exit status; on temporary git repositories and on this repository's
+own history."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import GOLDEN, GOLDEN_SEED, ROOT, need
+from test_cli import run
+from test_golden import inputs
+from trainc import diff
+from trainc.build import build
+
+TORCH = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: demo
+  namespace: team-a
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: 2
+    env:
+      - name: LR
+        value: "0.1"
+"""
+MPI = """\
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: {name}
+  namespace: team-a
+spec:
+  runtimeRef:
+    name: deepspeed-distributed
+"""
+RUNTIME = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: custom
+spec:
+  template:
+    spec:
+      failurePolicy:
+        maxRestarts: {max_restarts}
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: python:3.12
+"""
+SEED_FLAGS = ("--ssh-key-seed", str(ROOT / "tests" / "golden-ssh-seed"))
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+                          check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path):
+    git(tmp_path, "init", "-q")
+    (tmp_path / "job.yaml").write_text(TORCH)
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "version A")
+    return tmp_path
+
+
+def test_no_change_exits_0(repo):
+    result = run("diff", "job.yaml", cwd=repo)
+    assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
+
+
+def test_changed_fields_by_path_with_list_items_by_name(repo):
+    (repo / "job.yaml").write_text(TORCH.replace('"0.1"', '"0.2"\n      - name: EPOCHS\n        value: "3"')
+                                   .replace("numNodes: 2", "numNodes: 4"))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    example = "".join(f"    {line}".rstrip() + "\n" for line in result.stdout.splitlines())
+    assert f"    $ trainc diff job.yaml\n{example}" in (ROOT / "README.md").read_text()  # the README's example
+    node = "spec.replicatedJobs[node].template.spec"
+    env = f"{node}.template.spec.containers[node].env"
+    assert result.stdout == f"""\
+JobSet team-a/demo changed: {diff.REFUSED}
+! job.yaml:10:5: spec.trainer: field is immutable
+@@ {node}.parallelism @@
+- 2
++ 4
+@@ {node}.completions @@
+- 2
++ 4
+@@ {env}[LR].value @@
+- "0.1"
++ "0.2"
+@@ {env}[EPOCHS] @@
++ name: EPOCHS
++ value: "3"
+@@ {env}[PET_NNODES].value @@
+- "2"
++ "4"
+
+0 added, 1 changed, 0 removed (1 refused by the cluster)
+"""
+
+
+def test_suspended_pod_template_change_applies_in_place(repo):
+    """The JobSet webhook lets a suspended JobSet's pod nodeSelector change (Kueue's fields)."""
+    suspended = TORCH.replace("  trainer:", "  suspend: true\n  trainer:")
+    (repo / "job.yaml").write_text(suspended)
+    git(repo, "commit", "-qam", "suspended")
+    (repo / "job.yaml").write_text(suspended + """\
+  runtimePatches:
+    - manager: example.com/placer
+      trainingRuntimeSpec:
+        template:
+          spec:
+            replicatedJobs:
+              - name: node
+                template:
+                  spec:
+                    template:
+                      spec:
+                        nodeSelector:
+                          pool: a
+""")
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[:3] == [
+        f"JobSet team-a/demo changed: {diff.UPDATED}",
+        "@@ spec.replicatedJobs[node].template.spec.template.spec.nodeSelector @@",
+        "+ pool: a",
+    ]
+
+
+def test_markdown_for_a_pull_request(repo):
+    (repo / "job.yaml").write_text(TORCH.replace('"0.1"', '"0.2"'))
+    result = run("diff", "--format", "markdown", "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == f"""\
+**trainc diff**: 0 added, 1 changed, 0 removed (1 refused by the cluster)
+
+| Object | Change | Applying it |
+| --- | --- | --- |
+| `JobSet team-a/demo` | changed | {diff.REFUSED} |
+
+#### `JobSet team-a/demo` changed
+
+> job.yaml:10:5: spec.trainer: field is immutable
+
+```diff
+@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[LR].value @@
+- "0.1"
++ "0.2"
+```
+"""
+
+
+def test_colour_only_when_asked_or_on_a_terminal(repo):
+    (repo / "job.yaml").write_text(TORCH.replace('"0.1"', '"0.2"'))
+    plain = run("diff", "job.yaml", cwd=repo).stdout
+    coloured = run("diff", "--color", "always", "job.yaml", cwd=repo).stdout
+    assert "\x1b[" not in plain
+    assert "\x1b[32m+ \"0.2\"\x1b[0m" in coloured
+    assert re.sub("\x1b\\[[0-9;]*m", "", coloured) == plain
+
+
+def test_secrets_hidden_renamed_mpi_job(repo):
+    """A renamed MPI TrainJob: its Secret is removed and a new one added, values only as hashes."""
+    (repo / "job.yaml").write_text(TORCH + MPI.format(name="mpi"))
+    git(repo, "commit", "-qam", "mpi")
+    (repo / "job.yaml").write_text(TORCH + MPI.format(name="mpi2"))
+    outputs = [run("diff", *SEED_FLAGS, *args, "job.yaml", cwd=repo) for args in ((), ("--format", "markdown"))]
+    for result in outputs:
+        assert result.returncode == 1, result.stderr
+        assert "ssh-privatekey: \"(hidden, sha256 " in result.stdout
+    assert_no_key_material(outputs, [str(repo / "job.yaml")])
+    assert "Secret team-a/mpi-mpi-ssh-auth removed: " + diff.REMOVED in outputs[0].stdout
+    assert "Secret team-a/mpi2-mpi-ssh-auth added: " + diff.CREATED in outputs[0].stdout
+
+
+def test_directory_base(repo, tmp_path_factory):
+    old = tmp_path_factory.mktemp("old")
+    (old / "job.yaml").write_text(TORCH.replace("numNodes: 2", "numNodes: 3"))
+    result = run("diff", "--base", str(old), "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert "@@ spec.replicatedJobs[node].template.spec.parallelism @@\n- 3\n+ 2\n" in result.stdout
+
+
+def test_runtime_update_the_cluster_refuses(repo):
+    """A user runtime's immutable field (a CRD transition rule) changed under a TrainJob: the runtime is listed."""
+    runtime = RUNTIME.format(max_restarts=3)
+    (repo / "runtime.yaml").write_text(runtime)
+    (repo / "job.yaml").write_text(TORCH.replace("torch-distributed", "custom").replace("    numNodes: 2\n", ""))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "custom runtime")
+    (repo / "runtime.yaml").write_text(RUNTIME.format(max_restarts=4))
+    result = run("diff", "job.yaml", "--runtimes", "runtime.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == f"""\
+ClusterTrainingRuntime custom changed: {diff.RUNTIME_REFUSED}
+! runtime.yaml:9:9: spec.template.spec.failurePolicy: Value is immutable
+
+JobSet team-a/demo changed: {diff.UPDATED}
+@@ spec.failurePolicy.maxRestarts @@
+- 3
++ 4
+
+0 added, 2 changed, 0 removed (1 refused by the cluster)
+"""
+
+
+def test_passed_through_documents_compared_as_build_prints_them(repo):
+    """A ConfigMap and a Secret beside the TrainJob pass through `trainc build`, so diff compares them too."""
+    others = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings  # read through envFrom\n"
+              "  namespace: team-a\ndata:\n  lr: \"0.1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n"
+              "  name: token\n  namespace: team-a\nimmutable: true\nstringData:\n  token: {token}\n")
+    (repo / "job.yaml").write_text(TORCH + others.format(token="hunter2"))
+    git(repo, "commit", "-qam", "settings")
+    (repo / "job.yaml").write_text(TORCH + others.format(token="swordfish").replace('lr: "0.1"', 'lr: "0.2"'))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == f"""\
+ConfigMap team-a/settings changed: {diff.UPDATED}
+@@ data.lr @@
+- "0.1"
++ "0.2"
+
+Secret team-a/token changed: {diff.REFUSED}
+! Secret 'token' is immutable: its data cannot change
+@@ stringData.token @@
+- "(hidden, sha256 {_sha('hunter2')})"
++ "(hidden, sha256 {_sha('swordfish')})"
+
+0 added, 2 changed, 0 removed (1 refused by the cluster)
+"""
+    assert "hunter2" not in result.stdout + result.stderr and "swordfish" not in result.stdout + result.stderr
+    trainer_only = run("diff", "--trainer-only", "job.yaml", cwd=repo)
+    assert (trainer_only.returncode, trainer_only.stdout) == (0, "no changes\n"), trainer_only.stderr
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def test_uncompiled_trainer_kind_passes_through_both_sides(repo, tmp_path_factory):
+    """An OptimizationJob (a Trainer kind trainc does not compile) is passed through at the base too, not refused."""
+    text = TORCH + "---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: OptimizationJob\nmetadata:\n  name: opt\n"
+    old = tmp_path_factory.mktemp("old")
+    (old / "job.yaml").write_text(text)
+    (repo / "job.yaml").write_text(text)
+    result = run("diff", "--base", str(old), "job.yaml", cwd=repo)
+    assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
+
+
+def test_immutable_config_data_refused():
+    old = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a"},
+           "immutable": True, "data": {"k": "1"}}
+    (found,) = diff._object_diff(("ConfigMap", "a", "c"), old, {**old, "data": {"k": "2"}}, [])
+    assert (found.effect, found.reasons) == (diff.REFUSED, ["ConfigMap 'c' is immutable: its data cannot change"])
+
+
+def test_errors_exit_2_as_kubectl_diff(repo):
+    (repo / "job.yaml").write_text(TORCH.replace("numNodes: 2", "numNodes: two"))
+    invalid = run("diff", "job.yaml", cwd=repo)
+    assert (invalid.returncode, invalid.stdout) == (2, "")
+    assert invalid.stderr.splitlines()[-1].startswith("job.yaml:10:15: spec.trainer.numNodes: ")
+    unknown = run("diff", "--base", "no-such-rev", "job.yaml", cwd=repo)
+    assert (unknown.returncode, unknown.stdout) == (2, "")
+    assert "--base" in unknown.stderr and "'no-such-rev' is neither a directory nor a git revision" in unknown.stderr
+    stdin = run("diff", "-", cwd=repo, stdin=TORCH)
+    assert (stdin.returncode, stdin.stdout) == (2, "")
+    assert "stdin (-) cannot be compared" in stdin.stderr
+
+
+# This repository's own history: golden/audit-mpi-ancestor-replicas-endpoints was added in eaef8ba and has not
+# changed since; golden/audit-jobset-passthrough-defaults/runtime.yaml gained a volumeMount in 3fe5b1d, whose
+# JobSet webhook rules refuse the version before it.
+MPI_CASE, MPI_ADDED = "audit-mpi-ancestor-replicas-endpoints", "eaef8ba"
+PASSTHROUGH_CASE, PASSTHROUGH_CHANGED = "audit-jobset-passthrough-defaults", "3fe5b1d"
+
+
+def case_inputs(case: str) -> list[str]:
+    """A golden case's inputs (its directory also holds the expected output, which `build` would pass through)."""
+    return [os.path.relpath(path, ROOT) for path in inputs(case)]
+
+
+def _history(*revisions: str) -> None:
+    found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", *(f"{rev}^{{commit}}" for rev in revisions)],
+                           capture_output=True)
+    need(found.returncode == 0, f"this checkout lacks the history of {revisions} (a shallow clone)")
+
+
+def test_history_case_added_shows_every_object_added_and_no_key_material():
+    _history(f"{MPI_ADDED}^")
+    outputs = [run("diff", "--base", f"{MPI_ADDED}^", *SEED_FLAGS, *args, *case_inputs(MPI_CASE), cwd=ROOT)
+               for args in ((), ("--color", "always"), ("--format", "markdown"))]
+    for result in outputs:
+        assert result.returncode == 1, result.stderr
+    headers = [line for line in outputs[0].stdout.splitlines() if line and line[0] not in "+-@! "]
+    assert headers == [
+        f"ConfigMap default/replicas-mpi-hostfile added: {diff.CREATED}",
+        f"JobSet default/replicas added: {diff.CREATED}",
+        f"Secret default/replicas-mpi-ssh-auth added: {diff.CREATED}",
+        "3 added, 0 changed, 0 removed",
+    ]
+    assert_no_key_material(outputs, [str(GOLDEN / MPI_CASE)])
+
+
+def test_history_unchanged_case_exits_0():
+    _history(PASSTHROUGH_CHANGED)
+    result = run("diff", "--base", PASSTHROUGH_CHANGED, *case_inputs(PASSTHROUGH_CASE), cwd=ROOT)
+    assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
+
+
+def test_history_base_the_cluster_would_have_refused_is_an_error():
+    """Before 3fe5b1d the case's runtime has a volume claim template no container mounts: the JobSet webhook
+    (today's rules) refuses it, so there is no base to compare with; the error names the revision's file."""
+    _history(f"{PASSTHROUGH_CHANGED}^")
+    result = run("diff", "--base", f"{PASSTHROUGH_CHANGED}^", *case_inputs(PASSTHROUGH_CASE), cwd=ROOT)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1].startswith(
+        f"{PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: spec.template.spec.volumeClaimPolicies")
+
+
+def assert_no_key_material(results, inputs) -> None:
+    """No PEM armour, no Secret value (base64 or decoded) in stdout or stderr."""
+    values = [value for obj in build(inputs, ssh_key_seed=GOLDEN_SEED).documents() if obj["kind"] == "Secret"
+              for value in obj["data"].values()]
+    assert values
+    for result in results:
+        for stream in (result.stdout, result.stderr):
+            assert "-----BEGIN" not in stream and "LS0tLS1CRUdJTi" not in stream
+            for value in values:
+                assert value not in stream and base64.b64decode(value).decode() not in stream

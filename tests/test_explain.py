@@ -1,0 +1,93 @@
+"""`trainc explain`: the provenance recorded while compiling, printed per leaf field.
+
+Exact output for a Torch, an MPI and a runtime-patch golden case is kept beside
+the case as golden/<case>/expected.explain.txt; after an intended change,
+regenerate with `TRAINC_UPDATE_EXPLAIN=1 pytest tests/test_explain.py` and review.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import GOLDEN, GOLDEN_SEED, ROOT
+from test_cli import run, trainjob
+from test_golden import CASES, inputs
+from trainc import passthrough
+from trainc.build import build
+from trainc.provenance import Provenance
+
+EXPLAINED = ("torch-env-order", "mpi-env-order", "patch-two-managers-node-selector", "patch-sidecar-volumes-env")
+PET_NNODES = "spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]"
+
+
+def relative(case: str) -> list[str]:
+    return [os.path.relpath(path, ROOT) for path in inputs(case)]
+
+
+@pytest.mark.parametrize("case", EXPLAINED)
+def test_explain_golden(case):
+    result = run("explain", *relative(case), cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    expected = GOLDEN / case / "expected.explain.txt"
+    if os.environ.get("TRAINC_UPDATE_EXPLAIN") == "1":
+        expected.write_text(result.stdout)
+    assert result.stdout == expected.read_text()
+
+
+def test_one_field(tmp_path):
+    (tmp_path / "trainjob.yaml").write_text(trainjob())
+    result = run("explain", "trainjob.yaml", "--job", "team-a/demo", "--field", PET_NNODES, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"""\
+JobSet team-a/demo
+  {PET_NNODES}.name ← torch plugin, from trainjob.yaml:10:15 (spec.trainer.numNodes)
+  {PET_NNODES}.value ← torch plugin, from trainjob.yaml:10:15 (spec.trainer.numNodes)
+"""
+
+
+def test_field_and_job_that_name_nothing_are_usage_errors():
+    missing_field = run("explain", *relative("torch-env-order"), "--field", "spec.nothing[here]", cwd=ROOT)
+    assert (missing_field.returncode, missing_field.stdout) == (2, "")
+    assert "no rendered object has the field 'spec.nothing[here]'" in missing_field.stderr
+    missing_job = run("explain", *relative("torch-env-order"), "--job", "default/other", cwd=ROOT)
+    assert (missing_job.returncode, missing_job.stdout) == (2, "")
+    assert "no TrainJob default/other is rendered from the inputs" in missing_job.stderr
+
+
+def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
+    bad = tmp_path / "job.yaml"
+    bad.write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: x\n"
+                   "spec:\n  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: two\n")
+    result = run("explain", str(bad))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"{bad}:9:15: spec.trainer.numNodes: ")
+
+
+def test_values_are_never_printed():
+    """An MPI case's Secret holds a private key: explain names its fields only."""
+    secret = next(obj for obj in build(inputs("mpi-env-order"), ssh_key_seed=GOLDEN_SEED).documents()
+                  if obj["kind"] == "Secret")
+    text = (GOLDEN / "mpi-env-order" / "expected.explain.txt").read_text()
+    assert "data.ssh-privatekey ← mpi plugin" in text
+    assert all(value not in text for value in secret["data"].values()) and "BEGIN" not in text
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_recording_changes_no_output(case, golden):
+    """Every golden case renders byte-identically with provenance recorded, and every leaf is accounted for."""
+    recorder = Provenance()
+    output = build(inputs(case), ssh_key_seed=GOLDEN_SEED, provenance=recorder)
+    assert passthrough.select(output, namespace="default").yaml() == golden
+    assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
+
+
+def test_readme_examples_are_tested_output(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    (tmp_path / "trainjob.yaml").write_text(trainjob())
+    field = run("explain", "trainjob.yaml", "--field", PET_NNODES, cwd=tmp_path).stdout
+    assert "".join(f"    {line}\n" for line in field.splitlines()) in readme
+    quoted = readme.split("From `golden/torch-env-order/expected.explain.txt`:\n\n", 1)[1].split("\n\n", 1)[0]
+    golden = (GOLDEN / "torch-env-order" / "expected.explain.txt").read_text().splitlines()
+    assert quoted and all(f"  {line.strip()}" in golden for line in quoted.splitlines())

@@ -1,0 +1,74 @@
+"""The unquoted-heredoc lint: which heredocs bash expands, and the warning validate and build print."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import GOLDEN, need
+from test_run import environment, has_torch, status_of
+from trainc import authoring
+from trainc.cli import cli
+from trainc.validation.heredoc import expanded_heredocs
+
+
+@pytest.mark.parametrize(("script", "found"), [
+    ("cat <<EOM\necho $HOME\nEOM\n", [(1, "EOM", 2)]),
+    ("\nread -r -d '' SCRIPT << EOM\n\nprint(`id`)\nEOM\nprintf '%s' \"$SCRIPT\"", [(2, "EOM", 4)]),
+    ("cat <<-EOM\n\tok\n\t$x\n\tEOM\n$after", [(1, "EOM", 3)]),
+    ("cat <<EOM\nno expansion here\nEOM\n$after", []),
+    ("cat <<'EOM'\n$HOME\nEOM\n", []),
+    ('cat <<"EOM"\n$HOME\nEOM\n', []),
+    ("cat <<\\EOM\n$HOME\nEOM\n", []),
+    ("cat <<E'O'M\n$HOME\nEOM\n", []),
+    ("cat <<<$HOME", []),
+    ("cat <<A <<'B'\n$a\nA\n$b\nB\n", [(1, "A", 2)]),
+    ("cat <<'B' <<A\n$b\nB\n$a\nA\n", [(1, "A", 4)]),
+    ("cat <<'PY'\nx = 1 << shift\n$y\nshift\nPY\n", []),  # a quoted body is not shell: no operator in it counts
+    ("cat <<EOM\n$unterminated", [(1, "EOM", 2)]),
+])
+def test_expanded_heredocs(script, found):
+    assert expanded_heredocs(script) == found
+
+
+def test_validate_and_build_warn_about_the_sdk_heredoc():
+    """The SDK's TrainJob: a warning at the command's position, exit 0, and build's output unchanged."""
+    case = GOLDEN / "sdk-torch-yaml-image"
+    warning = (f"warning: {case}/trainjob.yaml:14:7: spec.trainer.command[2]: line 2 opens an unquoted heredoc "
+               "(<<EOM) and its line 5 holds $ or a backtick, which bash expands before the code runs; quote the "
+               "delimiter (<<'EOM') to keep the code as written")
+    result = CliRunner().invoke(cli, ["validate", str(case / "trainjob.yaml")])
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [warning, "valid: 1 TrainJob, 0 runtimes"]
+    result = CliRunner().invoke(cli, ["build", str(case / "trainjob.yaml")])
+    assert result.exit_code == 0
+    assert result.stdout == (case / "expected.out.yaml").read_text()
+    assert warning in result.stderr.splitlines()
+
+
+def train():
+    print("$HOME `id`")
+
+
+def test_authored_trainjobs_do_not_warn(tmp_path):
+    (tmp_path / "job.yaml").write_text(authoring.to_yaml(authoring.custom_trainer(train, name="clean")))
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "job.yaml")])
+    assert result.exit_code == 0
+    assert result.stderr == "valid: 1 TrainJob, 0 runtimes\n"
+
+
+def test_bash_does_rewrite_the_sdk_heredoc(tmp_path):
+    """What the warning says, shown with `trainc run` on the SDK's own TrainJob: bash stops at a backtick in the
+    code, the script file comes out empty, and torchrun runs that: the job completes having trained nothing."""
+    need(has_torch(), "torch not installed (pip install torch==2.13.0)")
+    result = subprocess.run([sys.executable, "-m", "trainc", "run", str(GOLDEN / "sdk-torch-yaml-image")],
+                            capture_output=True, text=True, env=environment(), cwd=tmp_path, timeout=120)
+    assert result.stderr.startswith("warning: ")
+    assert 'ddp-cpu-node-0-0 | bash: line 2: bad substitution: no closing "`" in `")' in result.stdout
+    assert (tmp_path / "sdk-generate.py").read_text() == ""
+    assert "epoch 0" not in result.stdout
+    assert result.returncode == 0
+    assert status_of(result.stdout)["conditions"][0]["type"] == "Complete"

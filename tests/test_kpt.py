@@ -1,0 +1,161 @@
+"""`trainc fn` driven by the real kpt: `kpt fn eval --exec` and `kpt fn render` with a Kptfile pipeline,
+on a copy of the example package examples/kpt/ plus a runtime and a ConfigMap that must come back as written."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, need
+
+FUNCTION = "trainc fn"
+EXAMPLE = ROOT / "examples" / "kpt"
+SETTINGS = """\
+# the app's settings: kpt must give this file back byte for byte
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings # trailing comment
+data:
+  on: yes
+  mode: 0644
+  version: 1.0
+  "quoted": 'single'
+  flow: {a: [1, 2]}
+"""
+TRAINJOB = (EXAMPLE / "jobs/demo.yaml").read_text().replace(
+    "name: torch-distributed", "name: my-torch\n    kind: TrainingRuntime")
+RUNTIME = (ROOT / "runtimes/torch-simple.yaml").read_text().replace(
+    "kind: ClusterTrainingRuntime\nmetadata:\n  name: torch-simple", "kind: TrainingRuntime\nmetadata:\n  name: my-torch\n  namespace: team-a")
+KPTFILE = (EXAMPLE / "Kptfile").read_text()
+
+
+@pytest.fixture
+def package(tmp_path) -> Path:
+    need(shutil.which("kpt") is not None, "kpt is not installed")
+    root = tmp_path / "training"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("README.md"))
+    for path, text in {"jobs/demo.yaml": TRAINJOB, "runtimes/my-torch.yaml": RUNTIME, "config/settings.yaml": SETTINGS}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _kpt(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """kpt runs `trainc` from PATH: this interpreter's."""
+    env = {**os.environ, **env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(["kpt", "fn", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
+def _local_config(text: str) -> str:
+    return yaml.safe_load(text)["metadata"]["annotations"]["config.kubernetes.io/local-config"]
+
+
+def _check_hydrated(before: dict[str, str], after: dict[str, str]) -> None:
+    assert after["config/settings.yaml"] == SETTINGS and after["Kptfile"] == KPTFILE
+    assert _local_config(after["jobs/demo.yaml"]) == _local_config(after["runtimes/my-torch.yaml"]) == "true"
+    assert after["jobs/demo.yaml"].startswith(TRAINJOB.split("metadata:")[0])  # its comments kept
+    rendered = list(yaml.safe_load_all(after["jobs/rendered/team-a/demo.yaml"]))
+    assert [(d["kind"], d["metadata"]["namespace"], d["metadata"]["annotations"]) for d in rendered] == [
+        ("JobSet", "team-a", {"trainc.kubeflow.org/rendered-from": "team-a/demo"})]
+    assert rendered[0]["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
+    assert set(after) == set(before) | {"jobs/rendered/team-a/demo.yaml"}
+
+
+def test_kpt_fn_eval_renders_beside_the_trainjob_and_a_second_run_changes_nothing(package):
+    before = _files(package)
+    first = _kpt("eval", "--exec", FUNCTION, cwd=package)
+    assert first.returncode == 0, first.stderr
+    hydrated = _files(package)
+    _check_hydrated(before, hydrated)
+    second = _kpt("eval", str(package), "--exec", FUNCTION, cwd=package.parent)
+    assert second.returncode == 0, second.stderr
+    assert _files(package) == hydrated
+
+
+def test_kpt_fn_render_runs_the_kptfile_pipeline(package):
+    before = _files(package)
+    refused = _kpt("render", str(package), cwd=package.parent)
+    assert refused.returncode != 0 and "--allow-exec" in refused.stderr and _files(package) == before
+    first = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
+    assert first.returncode == 0, first.stderr
+    hydrated = _files(package)
+    _check_hydrated(before, hydrated)
+    second = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
+    assert second.returncode == 0, second.stderr
+    assert _files(package) == hydrated
+
+
+def test_a_deleted_trainjob_takes_its_rendered_file_with_it(package):
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package).returncode == 0
+    (package / "jobs/demo.yaml").unlink()
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package).returncode == 0
+    assert set(_files(package)) == {"Kptfile", "config/settings.yaml", "runtimes/my-torch.yaml"}
+
+
+@pytest.mark.parametrize("command", ["eval", "eval from the parent", "render"])
+def test_an_invalid_trainjob_fails_at_the_users_line_and_leaves_the_package_alone(package, command):
+    (package / "jobs/demo.yaml").write_text(TRAINJOB.replace("numNodes: 2", "numNodes: two"))
+    before = _files(package)
+    if command == "eval":  # from the package directory, where the function can read the user's file
+        result = _kpt("eval", "--exec", FUNCTION, cwd=package)
+        where = "jobs/demo.yaml:13:15"
+    elif command == "eval from the parent":  # the package is a subdirectory of the current directory
+        result = _kpt("eval", "training", "--exec", FUNCTION, cwd=package.parent)
+        where = "training/jobs/demo.yaml:13:15"
+    else:  # `kpt fn render` tells the function where the package is
+        result = _kpt("render", str(package), "--allow-exec", cwd=package.parent)
+        where = "training/jobs/demo.yaml:13:15"
+    assert result.returncode == 1
+    assert f"{where}: spec.trainer.numNodes: must be an integer, not string" in result.stderr
+    assert "[error] trainer.kubeflow.org/v1alpha1/TrainJob/team-a/demo spec.trainer.numNodes" in result.stderr
+    assert _files(package) == before
+
+
+def test_an_mpi_job_renders_all_its_objects_into_one_file_stable_with_a_seed(package):
+    for name in ("trainjob.yaml", "runtime.yaml"):
+        shutil.copy(ROOT / "golden" / "mpi-env-order" / name, package / "jobs" / f"mpi-{name}")
+    seed = {"TRAINC_SSH_KEY_SEED_FILE": str(ROOT / "tests" / "golden-ssh-seed")}  # kpt passes its environment on
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package, **seed).returncode == 0
+    hydrated = _files(package)
+    assert [d["kind"] for d in yaml.safe_load_all(hydrated["jobs/rendered/default/env.yaml"])] == [
+        "Secret", "ConfigMap", "JobSet"]
+    assert hydrated["jobs/rendered/default/env.yaml"] == (ROOT / "golden" / "mpi-env-order" / "expected.out.yaml").read_text(
+    ).replace("  labels:\n    trainer.kubeflow.org/trainjob-name: env\n", "  labels:\n    trainer.kubeflow.org/trainjob-name: env\n"
+              "  annotations:\n    trainc.kubeflow.org/rendered-from: default/env\n").removeprefix("---\n")
+    assert _kpt("eval", "--exec", FUNCTION, cwd=package, **seed).returncode == 0
+    assert _files(package) == hydrated
+
+
+def test_the_namespace_comes_from_the_function_config_and_unknown_keys_fail(package):
+    (package / "jobs/demo.yaml").write_text(TRAINJOB.replace("  namespace: team-a\n", ""))
+    before = _files(package)
+    wrong = _kpt("eval", "--exec", FUNCTION, "--", "nmespace=team-b", cwd=package)
+    assert wrong.returncode == 1 and _files(package) == before
+    assert "functionConfig.data.nmespace: unknown setting: trainc fn takes only namespace" in wrong.stderr
+    result = _kpt("eval", "--exec", FUNCTION, "--", "namespace=team-b", cwd=package)
+    assert result.returncode == 1  # the TrainingRuntime is in team-a
+    assert 'TrainingRuntime "my-torch" not found in namespace "team-b"' in result.stderr
+    (package / "runtimes/my-torch.yaml").write_text(RUNTIME.replace("  namespace: team-a\n", ""))
+    result = _kpt("eval", "--exec", FUNCTION, "--", "namespace=team-b", cwd=package)
+    assert result.returncode == 0, result.stderr
+    assert yaml.safe_load((package / "jobs/rendered/team-b/demo.yaml").read_text())["metadata"]["namespace"] == "team-b"
+
+
+def test_the_example_package_renders_as_the_readme_says(tmp_path):
+    need(shutil.which("kpt") is not None, "kpt is not installed")
+    shutil.copytree(EXAMPLE, tmp_path / "kpt")
+    result = _kpt("render", "kpt", "--allow-exec", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rendered = yaml.safe_load((tmp_path / "kpt/jobs/rendered/team-a/demo.yaml").read_text())
+    assert rendered["kind"] == "JobSet" and _local_config((tmp_path / "kpt/jobs/demo.yaml").read_text()) == "true"

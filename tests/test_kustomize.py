@@ -1,0 +1,111 @@
+"""examples/kustomize: trainc as a kustomize exec generator plugin, run by the real `kubectl kustomize`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, need
+
+EXAMPLE = ROOT / "examples" / "kustomize"
+
+
+@pytest.fixture
+def kubectl() -> str:
+    path = shutil.which("kubectl")
+    need(path is not None, "kubectl (with kustomize) is not installed")
+    return path
+
+
+def _env() -> dict[str, str]:
+    """The plugin runs `trainc` from PATH: this interpreter's."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
+def _build(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([str(EXAMPLE / "build.sh"), *args], capture_output=True, text=True, cwd=cwd, env=_env(),
+                          timeout=120)
+
+
+def test_build_sh_renders_the_trainjob_and_keeps_the_other_resources(kubectl):
+    result = _build()
+    assert result.returncode == 0, result.stderr
+    documents = list(yaml.safe_load_all(result.stdout))
+    assert [(d["kind"], d["metadata"]["name"]) for d in documents] == [("ConfigMap", "settings"), ("JobSet", "demo")]
+    assert documents[1]["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
+    direct = subprocess.run([sys.executable, "-m", "trainc", "build", str(EXAMPLE / "app" / "jobs")],
+                            capture_output=True, text=True, check=True, timeout=60)
+    assert documents[1] == yaml.safe_load(direct.stdout)
+
+
+def test_an_invalid_trainjob_fails_the_build_at_its_line(kubectl, tmp_path):
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE / "app", app)
+    demo = app / "jobs" / "demo.yaml"
+    demo.write_text(demo.read_text().replace("numNodes: 2", "numNodes: two"))
+    result = _build(str(app), cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    # paths are relative to the kustomization's directory, where kustomize runs the plugin
+    assert "jobs/demo.yaml:12:15: spec.trainer.numNodes: must be an integer, not string" in result.stderr
+
+
+def test_without_alpha_plugins_kubectl_refuses_the_generator(kubectl):
+    result = subprocess.run([kubectl, "kustomize", str(EXAMPLE / "app")], capture_output=True, text=True,
+                            env={**_env(), "KUSTOMIZE_PLUGIN_HOME": str(EXAMPLE / "plugin")}, timeout=120)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "external plugins disabled; unable to load external plugin 'TrainJobGenerator'" in result.stderr
+
+
+def test_kubectl_kustomize_skips_a_krm_exec_function_and_emits_the_raw_trainjob(kubectl, tmp_path):
+    """The hazard the README warns about: kubectl's kustomize has no --enable-exec, and with
+    --enable-alpha-plugins it drops an exec KRM function silently, exit 0."""
+    shutil.copy(EXAMPLE / "app" / "jobs" / "demo.yaml", tmp_path / "demo.yaml")
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- demo.yaml\ntransformers:\n- trainc.yaml\n")
+    (tmp_path / "trainc.yaml").write_text(
+        "apiVersion: trainc.kubeflow.org/v1alpha1\nkind: TrainJobRenderer\nmetadata:\n  name: trainc\n  annotations:\n"
+        "    config.kubernetes.io/function: |\n      exec:\n        path: trainc-fn\n")
+    result = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", str(tmp_path)], capture_output=True,
+                            text=True, env=_env(), timeout=120)
+    assert result.returncode == 0
+    assert [d["kind"] for d in yaml.safe_load_all(result.stdout)] == ["TrainJob"]
+    refused = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)],
+                             capture_output=True, text=True, env=_env(), timeout=120)
+    assert refused.returncode == 1 and "unknown flag: --enable-exec" in refused.stderr
+
+
+def test_name_prefixes_do_not_follow_into_the_jobset(kubectl, tmp_path):
+    """What the README warns about: kustomize renames the MPI Secret but not the JobSet's reference to it."""
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE / "app", app)
+    for name in ("trainjob.yaml", "runtime.yaml"):
+        shutil.copy(ROOT / "golden" / "mpi-env-order" / name, app / "jobs" / f"mpi-{name}")
+    with open(app / "kustomization.yaml", "a") as kustomization:
+        kustomization.write("namePrefix: x-\n")
+    result = _build(str(app), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    documents = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(result.stdout)}
+    assert ("Secret", "x-env-mpi-ssh-auth") in documents
+    assert "secretName: env-mpi-ssh-auth" in yaml.safe_dump(documents["JobSet", "x-env"])
+
+
+def test_kustomize_drops_what_trainc_fn_marks_local_config(kubectl, tmp_path):
+    """The standalone-kustomize KRM route cannot run here (kubectl's kustomize has no --enable-exec); this
+    checks the half kubectl can: fed `trainc fn`'s output items, kustomize drops the local-config TrainJob
+    and strips the config.kubernetes.io/path annotations, leaving the JobSet."""
+    trainjob = (EXAMPLE / "app" / "jobs" / "demo.yaml").read_text()
+    resource_list = "kind: ResourceList\nitems:\n- " + trainjob.replace("\n", "\n  ").rstrip() + "\n"
+    result = subprocess.run([sys.executable, "-m", "trainc", "fn"], input=resource_list, capture_output=True,
+                            text=True, check=True, timeout=60)
+    (tmp_path / "fn-output.yaml").write_text(yaml.safe_dump_all(yaml.safe_load(result.stdout)["items"]))
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- fn-output.yaml\n")
+    built = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    documents = list(yaml.safe_load_all(built.stdout))
+    assert [d["kind"] for d in documents] == ["JobSet"]
+    assert documents[0]["metadata"]["annotations"] == {"trainc.kubeflow.org/rendered-from": "team-a/demo"}

@@ -1,0 +1,128 @@
+"""`trainc run`: compile a TrainJob as `build` does, then run its JobSet's pods here as processes.
+
+The loop this closes: a wrong env var, a rendezvous that never forms or a
+hostfile mpirun cannot read shows up on the laptop, not after the GitOps sync.
+Images are not pulled: each container's command runs in the current environment
+(`plan` resolves it as the kubelet would; `loopback` puts every pod on one host;
+`execute` starts and stops them). The result is the TrainJob status the
+controller would derive from the JobSet (`trainc status`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from .. import build, emit, source, status
+from ..errors import InputError, InputErrors
+from .plan import PlanError, plan
+
+EXIT_INTERRUPTED = 130
+
+
+@dataclass
+class Options:
+    paths: tuple
+    runtime_paths: tuple = ()
+    namespace: str = "default"
+    job: str | None = None  # NS/NAME or NAME
+    timeout: float | None = None
+    keep: str | None = None
+    dry_run: bool = False
+    env_file: dict = field(default_factory=dict)
+    mounts: dict = field(default_factory=dict)
+
+
+class Usage(Exception):
+    """A usage error (exit 2): e.g. several TrainJobs and no --job."""
+
+
+def run(options: Options) -> tuple[int, str]:
+    """(exit status, text for stdout): 0 and the pods' descriptions for --dry-run; else 0 when the JobSet would
+    be Complete, 1 otherwise (130 on Ctrl-C), and the TrainJob status. Raises TraincError (bad input, pods that
+    cannot start) before anything starts; the pods' output goes to stdout as they run."""
+    output = build.build(options.paths, options.runtime_paths, namespace=options.namespace,
+                         ssh_key_seed=os.urandom(64))  # a local run needs a working key, not a stable one
+    for notice in output.notices:
+        print(notice, file=sys.stderr)
+    trainjob, objects = _select(output.jobs, options)
+    workdir = os.path.abspath(options.keep) if options.keep else tempfile.mkdtemp(prefix="trainc-run-")
+    try:
+        try:
+            pods = plan([*objects, *_inputs(options)], workdir, env_file=options.env_file, volumes=options.mounts)
+        except PlanError as error:
+            raise InputErrors([InputError(trainjob.origin, (), problem) for problem in error.problems]) from None
+        if options.dry_run:
+            return 0, emit.dump(_describe(pods))
+        from .execute import Runner
+
+        outcome = Runner(pods, keep_logs=options.keep is not None).run(options.timeout)
+    finally:
+        if options.keep is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    code = {"Complete": 0, "Interrupted": EXIT_INTERRUPTED}.get(outcome.state, 1)
+    return code, status.dump([status.derive(outcome.jobset)])
+
+
+def _select(jobs: list, options: Options):
+    """The TrainJob --job names, or the only one."""
+    if options.job is None:
+        if len(jobs) == 1:
+            return jobs[0]
+        names = ", ".join(f"{t.namespace}/{t.name}" for t, _ in jobs) or "none"
+        raise Usage(f"PATHS hold {len(jobs)} TrainJobs to run ({names}): choose one with --job NS/NAME")
+    namespace, _, name = options.job.rpartition("/")
+    for trainjob, objects in jobs:
+        if trainjob.name == name and trainjob.namespace == (namespace or options.namespace):
+            return trainjob, objects
+    raise Usage(f"no TrainJob {namespace or options.namespace}/{name} in PATHS")
+
+
+def _inputs(options: Options) -> list[dict]:
+    """ConfigMaps and Secrets among the inputs: a pod may read them as the cluster's would."""
+    found = []
+    for path in source.iter_files(list(options.paths)):
+        for origin, document in source.load_text(source.read(path), path):
+            found.extend(obj for _, obj in source.items(origin, document)
+                         if isinstance(obj, dict) and obj.get("kind") in ("ConfigMap", "Secret"))
+    return found
+
+
+def _describe(pods) -> list[dict]:
+    """--dry-run: per pod, in start order, what would run (the env the pod spec sets, on top of this one)."""
+    described = []
+    for job in pods.jobs:
+        for pod in job.pods:
+            entry = {"pod": pod.name, "job": job.name}
+            if job.depends_on:
+                entry["after"] = [f"{name} {status}" for name, status in job.depends_on]
+            entry["containers"] = [{"name": c.name, "kind": c.kind, "command": c.argv, "workingDir": c.cwd,
+                                    "env": c.env} for c in pod.containers]
+            if pod.mounts:
+                entry["mounts"] = [{"container": c, "mountPath": path, "local": local, "from": what}
+                                   for c, path, local, what in pod.mounts]
+            described.append(entry)
+    if pods.ports:
+        described.append({"ports": {str(port): local for port, local in pods.ports.items()}})
+    return described
+
+
+def read_env_file(path: str) -> dict[str, str]:
+    """KEY=VALUE lines (`export ` and one pair of surrounding quotes allowed; `#` comments); raises Usage."""
+    variables = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, equals, value = line.removeprefix("export ").partition("=")
+            if not equals or not key.strip():
+                raise Usage(f"{path}:{number}: expected KEY=VALUE")
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            variables[key.strip()] = value
+    return variables

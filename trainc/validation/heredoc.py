@@ -1,0 +1,61 @@
+"""A lint, not an admission rule: code in an unquoted bash heredoc is rewritten by bash before it runs.
+
+The Kubeflow SDK (0.5) embeds a CustomTrainer's function in `bash -c` as
+`read -r -d '' SCRIPT << EOM ... EOM`: with the delimiter unquoted, bash expands
+`$VAR`, `$(...)` and backticks in the body, so `f"${x}"` or a docstring quoting
+`$HOME` reaches Python changed. A heredoc whose delimiter is quoted (`<<'EOM'`,
+`<<"EOM"`, `<<\\EOM`) is kept verbatim (trainc.authoring writes those). The
+cluster accepts either, so this is a warning.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..api import TrainJob
+from ..errors import InputError
+
+_OPERATOR = re.compile(r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)")
+_QUOTES = re.compile(r"[\"'\\]")  # any quoting in the word: the body is kept as written
+
+
+def warnings(trainjob: TrainJob) -> list[str]:
+    """One `warning:` line per trainer command or args entry holding an unquoted heredoc with `$` or backticks."""
+    trainer = trainjob.spec.trainer
+    if trainer is None:
+        return []
+    found = []
+    for field in ("command", "args"):
+        for index, text in enumerate(getattr(trainer, field) or ()):
+            if "<<" not in text:  # the common case costs one substring test
+                continue
+            for opened, delimiter, expanded in expanded_heredocs(text):
+                message = (f"line {opened} opens an unquoted heredoc (<<{delimiter}) and its line {expanded} holds $ "
+                           f"or a backtick, which bash expands before the code runs; quote the delimiter "
+                           f"(<<'{delimiter}') to keep the code as written")
+                found.append("warning: " + InputError(trainjob.origin, ("spec", "trainer", field, index),
+                                                      message).render())
+    return found
+
+
+def expanded_heredocs(script: str) -> list[tuple[int, str, int]]:
+    """(line of the operator, delimiter, first body line with `$` or a backtick) of each heredoc bash would expand."""
+    lines = script.split("\n")
+    found, number = [], 0
+    while number < len(lines):
+        pending = [(m[1] == "-", m[2]) for m in _OPERATOR.finditer(lines[number])]
+        opened_at = number + 1
+        number += 1
+        for strip_tabs, word in pending:  # bodies follow the line, in the order of the operators
+            delimiter = _QUOTES.sub("", word)
+            body = []
+            while number < len(lines):
+                text = lines[number].lstrip("\t") if strip_tabs else lines[number]
+                number += 1
+                if text == delimiter:
+                    break
+                body.append((number, text))
+            expanded = [line for line, text in body if "$" in text or "`" in text]
+            if delimiter == word and expanded:
+                found.append((opened_at, word, expanded[0]))
+    return found
