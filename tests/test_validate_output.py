@@ -72,3 +72,14 @@ def test_github_escapes_as_the_actions_toolkit():
 def test_json_and_github_together_is_a_usage_error(tmp_path):
     result = run("validate", "-o", "json", "--format", "github", "a.yaml", cwd=tmp_path)
     assert result.returncode == 2 and "choose one" in result.stderr
+
+
+def test_located_warnings_keep_their_field_path():
+    from trainc.report import Problem, from_notice
+
+    assert from_notice("warning: a.yaml:14:7: spec.trainer.command[2]: line 2 opens a heredoc") == Problem(
+        "a.yaml", 14, 7, "spec.trainer.command[2]", "line 2 opens a heredoc", "warning")
+    assert from_notice('warning: a.yaml:5:42: ClusterTrainingRuntime "old" is deprecated') == Problem(
+        "a.yaml", 5, 42, "", 'ClusterTrainingRuntime "old" is deprecated', "warning")
+    assert from_notice("notice: team-a/demo: the SSH key is random") == Problem(
+        None, None, None, "", "team-a/demo: the SSH key is random", "notice")

@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass
 
 from .errors import InputError, InputErrors, TraincError, one_line, plural, render_path
 
-_NOTICE = re.compile(r"(warning|notice): (?:(.+?):(\d+):(\d+): )?(.*)", re.DOTALL)
+# `severity: [FILE:LINE:COL: [FIELD.PATH: ]]MESSAGE`, as InputError.render() words a located one
+_NOTICE = re.compile(r"(warning|notice): (?:(.+?):(\d+):(\d+): (?:([^\s:\"']+): )?)?(.*)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,9 @@ def _problem(error) -> Problem:
 
 
 def from_notice(text: str) -> Problem:
-    severity, file, line, column, message = _NOTICE.fullmatch(text).groups()
-    return Problem(file, int(line) if line else None, int(column) if column else None, "", message, severity)
+    severity, file, line, column, field, message = _NOTICE.fullmatch(text).groups()
+    return Problem(file, int(line) if line else None, int(column) if column else None, field or "", message,
+                   severity)
 
 
 def outcome(output, failure: TraincError | None, output_format: str, annotations: str | None) -> tuple[str, list]:
