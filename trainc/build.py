@@ -88,6 +88,17 @@ def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, lis
     return inputs.trainjobs, inputs.runtimes
 
 
+def runtimes_in(paths, namespace: str = "default") -> list:
+    """The runtimes among `paths`, TrainJobs left unread (`trainc runtimes`); raises InputErrors."""
+    errors: list[InputError] = []
+    documents = [(origin, data) for origin, data in _documents(paths, errors)
+                 if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
+    runtimes = _load(documents, (), namespace, errors, passing=True).runtimes
+    if errors:
+        raise InputErrors(errors)
+    return runtimes
+
+
 def _load(documents, runtime_documents, namespace: str, errors: list, passing: bool = False) -> _Inputs:
     """What the inputs hold; with `passing`, also what passes through (else a Trainer kind trainc does not
     compile is an error, as for callers that pass other objects on themselves)."""

@@ -30,14 +30,10 @@ class Entry:
 
 def _user_runtimes(paths, runtime_paths, namespace: str) -> list:
     """The runtimes among the inputs (TrainJobs are not read: their problems are `validate`'s business)."""
-    errors: list[InputError] = []
-    documents = [(origin, data) for origin, data in build._documents([*paths, *runtime_paths], errors)
-                 if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
-    runtimes = build._load(documents, (), namespace, errors, passing=True).runtimes
-    found, clashes = catalog.collect(runtimes, namespace, include_bundled=False)
-    errors.extend(clashes)
-    if errors:
-        raise InputErrors(errors)
+    found, clashes = catalog.collect(build.runtimes_in([*paths, *runtime_paths], namespace), namespace,
+                                     include_bundled=False)
+    if clashes:
+        raise InputErrors(clashes)
     return list(found.runtimes.values())
 
 
