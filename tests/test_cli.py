@@ -70,7 +70,8 @@ def test_duplicate_key(tmp_path):
 
 def test_unknown_field(tmp_path):
     name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numNodez: 2\n"))
-    assert_error(run("build", name, cwd=tmp_path), "a.yaml:10:5: spec.trainer.numNodez: unknown field")
+    assert_error(run("build", name, cwd=tmp_path),
+                 'a.yaml:10:5: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)')
 
 
 def test_wrong_type(tmp_path):
@@ -116,7 +117,7 @@ def test_errors_from_several_files_all_reported(tmp_path):
     result = run("build", "in", cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "in/a.yaml:10:5: spec.trainer.numNodez: unknown field",
+        'in/a.yaml:10:5: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)',
         "in/b.yaml:9:12: spec.suspend: must be a boolean, not string",
     ]
 

@@ -10,7 +10,7 @@ import copy
 import os
 from dataclasses import dataclass, field
 
-from . import api, catalog, emit, pipeline, source, validation
+from . import api, catalog, emit, missing, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
 from .provenance import Provenance
 
@@ -51,13 +51,16 @@ class _Inputs:
     others: list = field(default_factory=list)
     uncompiled: list = field(default_factory=list)
     runtime_inputs: list = field(default_factory=list)  # the runtimes among PATHS, as written (parsing defaults them)
+    unparsed: list = field(default_factory=list)  # (origin, data, errors) of Trainer documents not read as objects
+    unread: bool = False  # a file could not be read at all: a runtime may be missing for that reason alone
 
 
-def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runtimes: bool = False):
-    """Typed TrainJobs and runtimes; other objects go to `inputs` (uncompiled Trainer kinds are errors without
-    it), and with `keep_runtimes` the runtimes as written."""
+def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = False, keep_runtimes: bool = False):
+    """Typed TrainJobs and runtimes; Trainer documents that fail go to `inputs.unparsed` (their errors to
+    `errors`). With `collect`, other objects go to `inputs` (else uncompiled Trainer kinds are errors), and
+    with `keep_runtimes` the runtimes as written."""
     for origin, data in documents:
-        if inputs is not None and api.uncompiled(data):
+        if collect and api.uncompiled(data):
             inputs.uncompiled.append((origin, data))
             continue
         written = None
@@ -65,11 +68,13 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runti
             written = copy.deepcopy(data)
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
+        if problems:
+            inputs.unparsed.append((origin, data, problems))
         if parsed is not None:
             if written is not None:
                 inputs.runtime_inputs.append((origin, written))
             yield parsed
-        elif inputs is not None and not problems:
+        elif collect and not problems:
             inputs.others.append((origin, data))
 
 
@@ -78,23 +83,33 @@ def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, lis
     problem."""
     errors: list[InputError] = []
     inputs = _load(_documents(paths, errors), _documents(runtime_paths, errors), namespace, errors, passing=True)
+    if errors:
+        raise InputErrors(errors)
     return inputs.trainjobs, inputs.runtimes
+
+
+def runtimes_in(paths, namespace: str = "default") -> list:
+    """The runtimes among `paths`, TrainJobs left unread (`trainc runtimes`); raises InputErrors."""
+    errors: list[InputError] = []
+    documents = [(origin, data) for origin, data in _documents(paths, errors)
+                 if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
+    runtimes = _load(documents, (), namespace, errors, passing=True).runtimes
+    if errors:
+        raise InputErrors(errors)
+    return runtimes
 
 
 def _load(documents, runtime_documents, namespace: str, errors: list, passing: bool = False) -> _Inputs:
     """What the inputs hold; with `passing`, also what passes through (else a Trainer kind trainc does not
     compile is an error, as for callers that pass other objects on themselves)."""
-    inputs = _Inputs()
-    collect = inputs if passing else None
-    for parsed in _parse(documents, namespace, errors, collect, keep_runtimes=passing):
+    inputs = _Inputs(unread=bool(errors))
+    for parsed in _parse(documents, namespace, errors, inputs, collect=passing, keep_runtimes=passing):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    for parsed in _parse(runtime_documents, namespace, errors, collect):
+    for parsed in _parse(runtime_documents, namespace, errors, inputs, collect=passing):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
         else:
             inputs.runtimes.append(parsed)
-    if errors:
-        raise InputErrors(errors)
     return inputs
 
 
@@ -106,14 +121,16 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=N
 
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
     under `output_dir` (a rendered tree inside PATHS) are not inputs. `keep(objects)` is what `Output.jobs`
-    holds of each TrainJob's objects (the objects themselves by default).
+    holds of each TrainJob's objects (the objects themselves by default). Every independent problem is reported
+    in one InputErrors, sorted by file, line and column: a document that cannot be read stops only itself
+    (and the TrainJobs whose runtime it may be).
     """
     errors: list[InputError] = []
     files = input_files(paths, output_dir)
     documents = _documents(files, errors)
     inputs = _load(documents, _documents(runtime_paths, errors), namespace, errors, passing=True)
-    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot, provenance)
-    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, keep)
+    output = _build(inputs, namespace, errors, previous, keep, ssh_key_seed=ssh_key_seed,
+                    runtime_snapshot=runtime_snapshot, provenance=provenance)
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
     output.runtime_inputs = inputs.runtime_inputs
@@ -132,14 +149,31 @@ def input_files(paths, output_dir: str | None) -> list[str]:
 
 def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
-    inputs = _load(documents, (), namespace, [])
-    return _compile(inputs.trainjobs, inputs.runtimes,
-                    pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed), None)
+    errors: list[InputError] = []
+    inputs = _load(documents, (), namespace, errors)
+    return _build(inputs, namespace, errors, None, ssh_key_seed=ssh_key_seed)
+
+
+def _build(inputs: _Inputs, namespace: str, errors: list, previous, keep=None, **context) -> Output:
+    runtimes, problems = catalog.collect(inputs.runtimes, namespace)
+    errors.extend(problems)
+    ctx = pipeline.Context(runtimes, **context)
+    doubtful = missing.doubtful(inputs, namespace)
+    errors.extend(missing.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
+    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, errors, doubtful, keep)
+    if errors:
+        raise InputErrors(sorted(errors, key=error_place), notices=output.notices)
+    return output
+
+
+def error_place(error: InputError) -> tuple:
+    return error.position() or ("", 0, 0)
 
 
 def build_parsed(trainjobs, runtimes, *, namespace: str = "default", ssh_key_seed=None) -> Output:
     """Compile TrainJobs and runtimes already parsed, e.g. the previous versions `trainc diff` compares with."""
-    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
+    return _build(_Inputs(trainjobs=list(trainjobs), runtimes=list(runtimes)), namespace, [], None,
+                  ssh_key_seed=ssh_key_seed)
 
 
 def sort_key(trainjob) -> tuple:
@@ -201,17 +235,21 @@ def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[l
     return [], notices, objects
 
 
-def _compile(trainjobs, runtimes, ctx, previous, keep=None) -> Output:
-    output, errors = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), []
+def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful=None, keep=None) -> Output:
+    """Every TrainJob compiled in output order, its problems added to `errors`; a TrainJob whose runtime is
+    `doubtful` (among the documents that could not be read) is left alone."""
+    output = Output(trainjobs=len(trainjobs), runtimes=len(runtimes))
     check_runtimes(runtimes, previous, output, errors)
     for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
-        problems, notices, objects = compile_one(trainjobs[index], first, ctx, previous, runtimes)
+        trainjob = trainjobs[index]
+        if first is None and doubtful is not None and doubtful(trainjob.spec.runtime_ref, trainjob.namespace,
+                                                               ctx.catalog):
+            continue
+        problems, notices, objects = compile_one(trainjob, first, ctx, previous, runtimes)
         errors.extend(problems)
         output.notices.extend(notices)
         if objects is not None and not errors:
-            output.jobs.append((trainjobs[index], objects if keep is None else keep(objects)))
-    if errors:
-        raise InputErrors(errors)
+            output.jobs.append((trainjob, objects if keep is None else keep(objects)))
     return output
 
 

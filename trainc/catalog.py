@@ -31,6 +31,11 @@ class Catalog:
         found = self.runtimes.get((kind, namespace if kind == "TrainingRuntime" else None, name))
         return found() if callable(found) else found
 
+    def names(self, kind: str, namespace: str | None) -> list[str]:
+        """The names a runtimeRef of `kind` can find from `namespace`."""
+        scope = namespace if kind == "TrainingRuntime" else None
+        return sorted(n for k, ns, n in self.runtimes if k == kind and ns == scope)
+
     def namespaces_with(self, kind: str, name: str) -> list[str]:
         return sorted(ns for k, ns, n in self.runtimes if k == kind and n == name and ns is not None)
 
@@ -56,10 +61,19 @@ def bundled() -> dict:
 
 
 def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> Catalog:
-    """User runtimes override bundled ones of the same kind and name; two user ones clash."""
+    """User runtimes override bundled ones of the same kind and name; two user ones clash (an InputErrors)."""
+    found, errors = collect(user, default_namespace, include_bundled=include_bundled)
+    if errors:
+        raise InputErrors(errors)
+    return found
+
+
+def collect(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> tuple[Catalog, list]:
+    """The catalog and the clashes found building it (the first of two clashing runtimes is kept)."""
     runtimes = bundled() if include_bundled else {}
     seen, errors = {}, []
-    for runtime in user:
+    # the input's place decides which of two clashing runtimes is "first", whatever the file order
+    for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base) if r.origin else ()):
         key = key_of(runtime, default_namespace)
         if key in seen:
             errors.append(
@@ -68,6 +82,4 @@ def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool 
             )
             continue
         seen[key] = runtimes[key] = runtime
-    if errors:
-        raise InputErrors(errors)
-    return Catalog(runtimes)
+    return Catalog(runtimes), errors

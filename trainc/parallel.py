@@ -42,9 +42,13 @@ def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", 
         files = builder.input_files(paths, output_dir)
         slices = _slices(files, workers)
         if slices is not None and _can_fork():
-            output = _build(slices, runtime_paths, **options)
-            output.files = len(files)
-            return output
+            try:
+                output = _build(slices, runtime_paths, **options)
+            except _ReadProblems:  # reported by the one-process build, which weighs them against each other
+                pass
+            else:
+                output.files = len(files)
+                return output
     return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir,
                          keep=lambda objects: _Marshalled(marshal.dumps(objects)), **options)
 
@@ -107,13 +111,14 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
     errors = [error for each in loaded for error in each["read_errors"]]
     runtime_documents = builder._documents(runtime_paths, errors)
     errors += [error for each in loaded for error in each["parse_errors"]]
-    more = builder._load((), runtime_documents, namespace, errors, passing=True)  # raises every error so far
+    more = builder._load((), runtime_documents, namespace, errors, passing=True)
     runtimes = [runtime for each in loaded for runtime in each["runtimes"]] + more.runtimes
+    if errors or catalog.collect(runtimes, namespace)[1]:
+        raise _ReadProblems
     keys, owners = [], []
     for worker, each in enumerate(loaded):
         keys += each["keys"]
         owners += [(worker, local) for local in range(len(each["keys"]))]
-    catalog.build(runtimes, namespace)  # runtimes defined twice are an error before any TrainJob is compiled
     order = builder.in_order(keys)
     assigned = [[] for _ in pipes]
     for position, (index, first) in enumerate(order):
@@ -134,7 +139,7 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
         errors += problems
         output.notices += notices
     if errors:
-        raise InputErrors(errors)
+        raise InputErrors(sorted(errors, key=builder.error_place), notices=output.notices)
     output.jobs = [(trainjob, _Marshalled(*objects)) for _, _, trainjob, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
@@ -143,6 +148,11 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
     if seed_warnings and not ssh_key_seed.warnings:  # the seed file was read (in a worker): said once
         ssh_key_seed.warnings.extend(seed_warnings)
     return output
+
+
+class _ReadProblems(Exception):
+    """Inputs that could not all be read or parsed, or runtimes defined twice: which TrainJobs these leave
+    unchecked depends on every input, so the one-process build reports them."""
 
 
 class _Marshalled(Sequence):
@@ -176,7 +186,7 @@ def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
     read_errors, parse_errors = [], []
     documents = builder._documents(files, read_errors)
     inputs = builder._Inputs()
-    for parsed in builder._parse(documents, namespace, parse_errors, inputs, keep_runtimes=True):
+    for parsed in builder._parse(documents, namespace, parse_errors, inputs, collect=True, keep_runtimes=True):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
     pipe.send({"read_errors": read_errors, "parse_errors": parse_errors, "runtimes": inputs.runtimes,
                "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs], "documents": len(documents),

@@ -242,6 +242,18 @@ def iter_files(paths: list[str]) -> list[str]:
     return files
 
 
+def may_hold_trainer(path: str) -> bool:
+    """Whether a file may hold a Trainer object: its text names the API group (or it cannot be read, which
+    `read` then reports); directories and stdin always may."""
+    if path == "-" or os.path.isdir(path):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return b"trainer.kubeflow.org" in handle.read()
+    except OSError:
+        return True
+
+
 def read(path: str) -> str:
     """The text of a file, or of stdin for `-`."""
     try:
