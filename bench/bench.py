@@ -1,32 +1,38 @@
-"""Benchmark `trainc build` end to end on a generated, realistic set of TrainJobs.
+"""Benchmark `trainc build` end to end on generated, realistic TrainJobs, as the ratios issue 11 sets.
 
-Generates N TrainJobs (fixed seed, so every run compiles the same inputs) spread
-over namespace/group subdirectories of a temporary directory, mixing the bundled
-torch-distributed, torch-simple and torch-distributed-single-worker runtimes
-with two user runtimes shipped among the inputs. Then times, each as a
-subprocess and best of --repeat runs:
+Generates TrainJobs (fixed seed, so every run compiles the same inputs) spread over namespace/group
+subdirectories of a temporary directory, mixing the bundled torch-distributed, torch-simple and
+torch-distributed-single-worker runtimes with two user runtimes shipped among the inputs. Then runs
+each command as a subprocess, interleaved with what it is compared to, --repeat times, and reports
+the best wall time (and CPU time) of each and these ratios:
 
-- `trainc build DIR` (stdout captured), reported as jobs/s and ms/job, and the
-  same on a single TrainJob, which shows the fixed cost of a run;
-- `kubectl kustomize` re-emitting the JobSets (trainc's output split one object
-  per file plus a kustomization.yaml), skipped when kubectl is absent;
+- one TrainJob: `trainc build` against `kubectl kustomize` on the JobSet it renders (goal <= 3);
+- --jobs TrainJobs (1000): `trainc build` against the floor, `bench/floor.py`, a bare Python process
+  that loads the inputs and dumps trainc's output objects with libyaml (goal <= 0.8);
+- --large TrainJobs (10000) against --jobs: time (goal <= 11 for 10x the TrainJobs) and peak RSS of
+  the build to stdout and with --output-dir (goal <= 150 MB), from getrusage(RUSAGE_CHILDREN);
 - start-up: `trainc --help`, plus `python -X importtime` totals of its imports.
 
-Writes only inside a temporary directory. Usage: python bench/bench.py [--jobs N] [--repeat R]
+Python runs with bytecode caching on (in a folder of the temporary directory), as an installed trainc
+has its .pyc files, whatever PYTHONDONTWRITEBYTECODE says. Writes only inside the temporary directory.
+Usage: python bench/bench.py [--jobs N] [--large N] [--repeat R]
 """
 
 from __future__ import annotations
 
 import argparse
+import marshal
 import os
 import random
+import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import yaml
 
 SEED = 2170
 NAMESPACES = [f"team-{n:02d}" for n in range(10)]
@@ -207,15 +213,38 @@ def generate(root: Path, jobs: int, seed: int) -> int:
     return files
 
 
-def timed(command: list[str], repeat: int, **kwargs) -> tuple[list[float], subprocess.CompletedProcess]:
-    times, result = [], None
+def run(command: list[str], env: dict, **kwargs) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall s, CPU s of it and its children, result); exits when the command fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, env=env, **kwargs)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr[-4000:]}")
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, result
+
+
+def interleaved(commands: dict[str, list[str]], repeat: int, env: dict) -> dict[str, tuple[float, float]]:
+    """Best (wall, CPU) of each command, run in turn `repeat` times so that load on the machine hits
+    them alike."""
+    best = {name: (float("inf"), float("inf")) for name in commands}
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = subprocess.run(command, capture_output=True, text=True, **kwargs)
-        times.append(time.perf_counter() - start)
-        if result.returncode != 0:
-            sys.exit(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr[-4000:]}")
-    return times, result
+        for name, command in commands.items():
+            wall, cpu, _ = run(command, env)
+            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
+    return best
+
+
+def peak_rss_mb(command: list[str], env: dict) -> float:
+    """Peak resident memory of `command` and every process it started, in MB (a fresh process measures it,
+    since RUSAGE_CHILDREN keeps the largest child it ever had)."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    result = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stderr[-4000:]}")
+    return int(result.stdout) / 1024  # KB on Linux
 
 
 def split_for_kustomize(stream: str, folder: Path) -> int:
@@ -233,13 +262,13 @@ def split_for_kustomize(stream: str, folder: Path) -> int:
     return len(documents)
 
 
-def import_times() -> tuple[float, list[tuple[str, float]]] | None:
+def import_times(env: dict) -> tuple[float, list[tuple[str, float]]] | None:
     """Total import time of `python -m trainc --help` and its slowest top-level imports (ms).
 
     Runs this Python, so it needs trainc importable here (None when it is not).
     """
     result = subprocess.run([sys.executable, "-X", "importtime", "-m", "trainc", "--help"],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env=env)
     if result.returncode != 0:
         return None
     top = []
@@ -262,54 +291,82 @@ def trainc_command(given: str | None) -> list[str]:
     return [found] if found else [sys.executable, "-m", "trainc"]
 
 
-def row(label: str, times: list[float], jobs: int | None = None) -> str:
-    best, median = min(times), statistics.median(times)
-    extra = f"{best * 1000 / jobs:8.3f} ms/job {jobs / best:9.0f} jobs/s" if jobs else ""
-    return f"{label:<38} {best:8.3f} s {median:8.3f} s   {extra}"
+def row(label: str, best: tuple[float, float], jobs: int | None = None) -> str:
+    wall, cpu = best
+    extra = f"{wall * 1000 / jobs:8.3f} ms/job {jobs / wall:9.0f} jobs/s" if jobs else ""
+    return f"{label:<44} {wall:8.3f} s {cpu:8.3f} s   {extra}"
+
+
+def ratio(label: str, value: float, goal: float, unit: str = "x") -> str:
+    return f"{label:<44} {value:8.2f} {unit:<3} (goal <= {goal:g} {unit}: {'met' if value <= goal else 'NOT met'})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=1000, help="TrainJobs to generate (default 1000)")
+    parser.add_argument("--jobs", type=int, default=1000, help="TrainJobs of the main build (default 1000)")
+    parser.add_argument("--large", type=int, default=10000, help="TrainJobs of the large build (default 10000)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best counts (default 5)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
     parser.add_argument("--trainc", help="trainc executable (default: the one beside this Python, else PATH)")
     parser.add_argument("--keep", action="store_true", help="keep the generated directory and print its path")
     options = parser.parse_args()
+    if not shutil.which("kubectl"):
+        sys.exit("kubectl is not on PATH: the one-TrainJob ratio compares with kubectl kustomize")
 
     trainc = trainc_command(options.trainc)
     work = Path(tempfile.mkdtemp(prefix="trainc-bench-"))
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     try:
-        inputs = work / "inputs"
+        one, inputs, large = work / "one", work / "inputs", work / "large"
+        generate(one, 1, options.seed)
         files = generate(inputs, options.jobs, options.seed)
-        build_times, built = timed([*trainc, "build", str(inputs)], options.repeat)
+        generate(large, options.large, options.seed)
+        run([*trainc, "--help"], env)  # writes the bytecode caches
+        _, _, single = run([*trainc, "build", str(one)], env)
+        split_for_kustomize(single.stdout, work / "kustomize-one")
+        _, _, built = run([*trainc, "build", str(inputs)], env)
         objects = split_for_kustomize(built.stdout, work / "kustomize")
         if objects != options.jobs:
             sys.exit(f"expected {options.jobs} objects from trainc, got {objects}")
-        generate(work / "one", 1, options.seed)
-        one_times, _ = timed([*trainc, "build", str(work / "one")], options.repeat)
-        help_times, _ = timed([*trainc, "--help"], options.repeat)
-        imports = import_times()
+        (work / "objects.marshal").write_bytes(marshal.dumps(list(yaml.load_all(built.stdout, Loader=yaml.CSafeLoader))))
+        floor = [sys.executable, str(Path(__file__).with_name("floor.py")), str(inputs), str(work / "objects.marshal")]
+
+        small = interleaved({"trainc": [*trainc, "build", str(one)],
+                             "kustomize": ["kubectl", "kustomize", str(work / "kustomize-one")],
+                             "help": [*trainc, "--help"]}, options.repeat, env)
+        main_build = interleaved({"trainc": [*trainc, "build", str(inputs)], "floor": floor,
+                                  "one core": [*trainc, "build", "--jobs", "1", str(inputs)],
+                                  "kustomize": ["kubectl", "kustomize", str(work / "kustomize")]}, options.repeat, env)
+        large_build = interleaved({"trainc": [*trainc, "build", str(large)],
+                                   "small": [*trainc, "build", str(inputs)]}, max(1, options.repeat // 2), env)
+        rss_stdout = peak_rss_mb([*trainc, "build", str(large)], env)
+        rss_dir = peak_rss_mb([*trainc, "build", str(large), "--output-dir", str(work / "rendered")], env)
+        imports = import_times(env)
 
         print(f"trainc benchmark: {options.jobs} TrainJobs in {files} files under {len(NAMESPACES)} namespaces x "
-              f"{GROUPS} groups (seed {options.seed}), best of {options.repeat}, {os.cpu_count()} CPUs")
-        print(f"{'step':<38} {'best':>10} {'median':>10}")
-        print(row("trainc build DIR", build_times, options.jobs))
-        if shutil.which("kubectl"):
-            kustomize_times, rendered = timed(["kubectl", "kustomize", str(work / "kustomize")], options.repeat)
-            if rendered.stdout.count("kind: JobSet") != options.jobs:
-                sys.exit("kubectl kustomize did not re-emit every JobSet")
-            print(row(f"kubectl kustomize ({objects} JobSets)", kustomize_times, options.jobs))
-        else:
-            print("kubectl kustomize: skipped (kubectl not on PATH)")
-        print(row("trainc build, 1 TrainJob (fixed cost)", one_times))
-        print(row("trainc --help (start-up)", help_times))
-        if imports is None:
-            print(f"  imports (-X importtime): skipped (trainc is not importable by {sys.executable})")
-        else:
+              f"{GROUPS} groups (seed {options.seed}), large build {options.large}; best of {options.repeat}, "
+              f"{os.cpu_count()} CPUs; bytecode cached")
+        print(f"{'step':<44} {'wall':>10} {'CPU':>10}")
+        print(row("trainc build, 1 TrainJob", small["trainc"]))
+        print(row("kubectl kustomize, its JobSet", small["kustomize"]))
+        print(row("trainc --help (start-up)", small["help"]))
+        print(row(f"trainc build, {options.jobs} TrainJobs", main_build["trainc"], options.jobs))
+        print(row(f"trainc build --jobs 1, {options.jobs} TrainJobs", main_build["one core"], options.jobs))
+        print(row(f"floor (libyaml load + dump), {options.jobs}", main_build["floor"], options.jobs))
+        print(row(f"kubectl kustomize, {objects} JobSets", main_build["kustomize"], options.jobs))
+        print(row(f"trainc build, {options.large} TrainJobs", large_build["trainc"], options.large))
+        if imports is not None:
             total, slowest = imports
-            print(f"{'  imports (-X importtime)':<38} {total / 1000:8.3f} s   slowest: "
+            print(f"{'  imports (-X importtime)':<44} {total / 1000:8.3f} s   slowest: "
                   + ", ".join(f"{name} {ms:.0f} ms" for name, ms in slowest))
+        print("ratios (wall, best of each):")
+        print(ratio("1 TrainJob / kubectl kustomize", small["trainc"][0] / small["kustomize"][0], 3))
+        print(ratio(f"{options.jobs} TrainJobs / floor", main_build["trainc"][0] / main_build["floor"][0], 0.8))
+        print(ratio(f"{options.large} / {options.jobs} TrainJobs, time", large_build["trainc"][0] / large_build["small"][0],
+                    11 * options.large / options.jobs / 10))
+        print(ratio(f"peak RSS, {options.large} TrainJobs to stdout", rss_stdout, 150, "MB"))
+        print(ratio(f"peak RSS, {options.large} TrainJobs --output-dir", rss_dir, 150, "MB"))
         print(f"output: {len(built.stdout) / 1e6:.1f} MB of YAML, {objects} objects")
     finally:
         if options.keep:

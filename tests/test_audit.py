@@ -167,10 +167,10 @@ def test_trainjob_managed_by_and_minimums(tmp_path):
           numNodes: -1
         """)
     assert errors(tmp_path, job) == [
-        "job.yaml:9:26: spec.activeDeadlineSeconds: must be ≥ 1",
-        "job.yaml:11:15: spec.trainer.numNodes: must be ≥ 0",
         "job.yaml:8:14: spec.managedBy: ManagedBy must be trainer.kubeflow.org/trainjob-controller or "
         "kueue.x-k8s.io/multikueue if set",
+        "job.yaml:9:26: spec.activeDeadlineSeconds: must be ≥ 1",
+        "job.yaml:11:15: spec.trainer.numNodes: must be ≥ 0",
     ]
 
 
@@ -253,9 +253,9 @@ def test_runtime_crd_rules(tmp_path):
         "runtime.yaml:8:23: spec.mlPolicy.flux.numProcPerNode: NumProcPerNode in fluxPolicy must be >= 1",
         "runtime.yaml:23:29: spec.mlPolicy.torch.envInjection.targets[0].containerNames: containerNames must not "
         "include the main node container because PET_* envs are always injected into it",
+        "runtime.yaml:26:7: spec.template.spec: StartupPolicy and DependsOn APIs are mutually exclusive",
         "runtime.yaml:29:11: spec.template.spec.volumeClaimPolicies[0]: namespace cannot be set for "
         "VolumeClaimPolicies templates",
-        "runtime.yaml:26:7: spec.template.spec: StartupPolicy and DependsOn APIs are mutually exclusive",
     ]
 
 

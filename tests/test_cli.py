@@ -70,7 +70,8 @@ def test_duplicate_key(tmp_path):
 
 def test_unknown_field(tmp_path):
     name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numNodez: 2\n"))
-    assert_error(run("build", name, cwd=tmp_path), "a.yaml:10:5: spec.trainer.numNodez: unknown field")
+    assert_error(run("build", name, cwd=tmp_path),
+                 'a.yaml:10:5: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)')
 
 
 def test_wrong_type(tmp_path):
@@ -116,7 +117,7 @@ def test_errors_from_several_files_all_reported(tmp_path):
     result = run("build", "in", cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "in/a.yaml:10:5: spec.trainer.numNodez: unknown field",
+        'in/a.yaml:10:5: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)',
         "in/b.yaml:9:12: spec.suspend: must be a boolean, not string",
     ]
 
@@ -302,3 +303,17 @@ def test_python_api_renders_in_memory_objects():
         assert error.render() == "<object 0>:11:15: spec.trainer.numNodes: must be an integer, not string"
     else:
         raise AssertionError("an invalid TrainJob compiled")
+
+
+def test_start_up_imports_only_what_the_command_needs():
+    """One TrainJob builds without the modules of other commands, of MPI and Flux, or of parallel builds;
+    --help without the compiler."""
+    probe = ("import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
+             "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    unneeded = {"pydantic", "jinja2", "cryptography", "multiprocessing", "subprocess", "hashlib", "tempfile"}
+    built = subprocess.run([sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
+                           capture_output=True, text=True)
+    loaded = {name.partition(".")[0] for name in built.stderr.split()}
+    assert "kind: JobSet" in built.stdout and "trainc" in loaded and loaded & unneeded == set()
+    helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
+    assert "build" in helped.stdout and {"yaml", "trainc.build"} & set(helped.stderr.split()) == set()

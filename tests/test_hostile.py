@@ -129,7 +129,7 @@ ERRORS = [
      ["a.yaml:9:15: invalid YAML: cannot read 'two' as !!int"]),
     ("tag-float-on-text", {"a.yaml": TRAINJOB.replace("numNodes: 2", 'numNodes: !!float "1\\nx"')}, (),
      ["a.yaml:9:15: invalid YAML: cannot read '1\\nx' as !!float"]),
-    # Documents the typed models could not hold raised pydantic errors or KeyErrors.
+    # Documents the typed models could not hold: refused by the schema, never a model's error or a KeyError.
     ("no-spec", {"a.yaml": TRAINJOB.split("spec:")[0]}, (), ["a.yaml:1:1: spec: required field is missing"]),
     ("no-metadata", {"a.yaml": TRAINJOB.replace("metadata:\n  name: demo\n", "")}, (),
      ["a.yaml:1:1: metadata: required field is missing"]),
@@ -157,8 +157,8 @@ ERRORS = [
      ["a.yaml:8:42: spec.template.spec.volumeClaimPolicies[0].templates[0]: must be an object, not integer"]),
     # Python's `$` matches before a final newline; RE2's (CRD patterns, CEL) does not.
     ("pattern-trailing-newline", {"a.yaml": TRAINJOB.replace("name: demo", 'name: "demo\\n"\n  namespace: "ns\\n"')},
-     (), ['a.yaml:5:14: metadata.namespace: "ns\\n" must match the pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-          "a.yaml:4:9: metadata.name: metadata.name must match RFC 1035 DNS label format"]),
+     (), ["a.yaml:4:9: metadata.name: metadata.name must match RFC 1035 DNS label format",
+          'a.yaml:5:14: metadata.namespace: "ns\\n" must match the pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$']),
     # Messages with line breaks or escape sequences broke the one-error-per-line output.
     ("unknown-key-with-newline", {"a.yaml": TRAINJOB.replace("numNodes: 2", '"num\\nNodes\\u001b[2J": 2')}, (),
      ["a.yaml:9:5: spec.trainer[num\\nNodes\\x1b[2J]: unknown field"]),
@@ -198,10 +198,10 @@ ERRORS = [
                                                      "{highestTierAllowed: -1}\n").replace(
         "  template:\n    spec:\n", "  template:\n    metadata:\n      annotations:\n"
                                   "        scheduling.volcano.sh/queue-name: Team_Queue\n    spec:\n", 1)}, (),
-     ["a.yaml:33:5: spec.annotations[scheduling.volcano.sh/queue-name]: Volcano queue name 'Team_Queue' must be a "
-      "lowercase RFC 1123 subdomain (a PodGroup's spec.queue)",
-      "a.yaml:8:45: spec.podGroupPolicy.volcano.networkTopology.highestTierAllowed: must be greater than or equal to "
-      "0 (the PodGroup's minimum)"]),
+     ["a.yaml:8:45: spec.podGroupPolicy.volcano.networkTopology.highestTierAllowed: must be greater than or equal to "
+      "0 (the PodGroup's minimum)",
+      "a.yaml:33:5: spec.annotations[scheduling.volcano.sh/queue-name]: Volcano queue name 'Team_Queue' must be a "
+      "lowercase RFC 1123 subdomain (a PodGroup's spec.queue)"]),
     # JobSets the JobSet webhook refuses were emitted.
     ("jobset-pod-name-too-long", {"a.yaml": TRAINJOB.replace("name: demo", "name: " + "a" * 50)}, (),
      ["a.yaml:4:9: metadata.name: the JobSet webhook refuses replicated job 'node': Pod name '" + "a" * 50
@@ -218,16 +218,16 @@ ERRORS = [
         "          - {name: '', action: FailJobSet, targetReplicatedJobs: [nodes]}\n"
         "          - {name: failurePolicyRule0, action: FailJobSet, onJobFailureReasons: [OOMKilled]}\n"
         "          - {name: 1st, action: FailJobSet}\n"))}, (),
-     ["a.yaml:11:81: spec.template.spec.failurePolicy.rules[1].onJobFailureReasons: the JobSet webhook refuses the "
+     ["a.yaml:10:11: spec.template.spec.failurePolicy.rules: the JobSet webhook refuses rules [0, 1] all named "
+      "'failurePolicyRule0': rule names must be unique",
+      "a.yaml:10:66: spec.template.spec.failurePolicy.rules[0].targetReplicatedJobs: the JobSet webhook refuses "
+      "'nodes': no such replicated job",
+      "a.yaml:11:81: spec.template.spec.failurePolicy.rules[1].onJobFailureReasons: the JobSet webhook refuses the "
       "job failure reason 'OOMKilled': not one of BackoffLimitExceeded, DeadlineExceeded, FailedIndexes, "
       "MaxFailedIndexesExceeded, PodFailurePolicy",
       "a.yaml:12:20: spec.template.spec.failurePolicy.rules[2].name: the JobSet webhook refuses the failure policy "
       "rule name '1st': at most 128 characters, a letter, then letters, digits or '_,:', ending with a letter, "
-      "digit or '_'",
-      "a.yaml:10:66: spec.template.spec.failurePolicy.rules[0].targetReplicatedJobs: the JobSet webhook refuses "
-      "'nodes': no such replicated job",
-      "a.yaml:10:11: spec.template.spec.failurePolicy.rules: the JobSet webhook refuses rules [0, 1] all named "
-      "'failurePolicyRule0': rule names must be unique"]),
+      "digit or '_'"]),
     ("jobset-too-many-pods-in-a-runtime-job", {"a.yaml": runtime().replace("      replicatedJobs:\n", (
         "      replicatedJobs:\n        - name: side\n          replicas: 1073741824\n"
         "          template: {spec: {parallelism: 4, template: {spec: {containers: [{name: s, image: s}]}}}}\n"))}, (),

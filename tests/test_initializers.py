@@ -22,7 +22,7 @@ def rjob(ancestor: str | None, container: str, env=None, name: str = "initialize
 def run(job: dict, initializer: dict | None) -> dict:
     """The container of `job` after the pass."""
     spec = {"runtimeRef": {"name": "runtime"}, **({"initializer": initializer} if initializer else {})}
-    trainjob = TrainJob.model_validate(
+    trainjob = TrainJob.from_data(
         {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"}, "spec": spec}
     )
     unit = initializers(Unit(trainjob=trainjob, jobset={"replicatedJobs": [job]}), Context(catalog=None))

@@ -219,7 +219,7 @@ def _patched_job_names(runtime_jobs, patched_jobs) -> list[str]:
             for name in patched_jobs
         ]}}},
     }
-    trainjob = TrainJob.model_validate({
+    trainjob = TrainJob.from_data({
         "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"},
         "spec": {"runtimeRef": {"name": "runtime"}, "runtimePatches": [entry]},
     })

@@ -15,7 +15,7 @@ def test_bundled_runtime_is_valid(key):
 
 def test_user_runtime_overrides_bundled():
     bundled = catalog.build([], "default").find("ClusterTrainingRuntime", "x", "torch-distributed")
-    mine = bundled.model_copy(update={"origin": None})
+    mine = bundled.replace(origin=None)
     assert catalog.build([mine], "default").find("ClusterTrainingRuntime", "x", "torch-distributed") is mine
 
 

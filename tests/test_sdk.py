@@ -198,7 +198,7 @@ def test_json_field_errors_point_into_the_json(tmp_path):
     path.write_text(text)
     with pytest.raises(InputErrors) as info:
         build([str(path)])
-    assert info.value.render() == f"{path}:{line}:7: spec.trainer.numNodez: unknown field"
+    assert info.value.render() == f"{path}:{line}:7: spec.trainer.numNodez: unknown field (did you mean \"numNodes\"?)"
 
 
 def test_directories_yield_json_files(tmp_path):
@@ -213,4 +213,4 @@ def test_flow_yaml_field_errors_still_point_into_it(tmp_path):
                     " spec: {runtimeRef: {name: torch-distributed}, trainer: {numNodez: 2}}}\n")
     with pytest.raises(InputErrors) as info:
         build([str(path)])
-    assert info.value.render() == f"{path}:2:58: spec.trainer.numNodez: unknown field"
+    assert info.value.render() == f"{path}:2:58: spec.trainer.numNodez: unknown field (did you mean \"numNodes\"?)"

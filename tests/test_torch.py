@@ -139,7 +139,7 @@ def test_runtime_overrides(unit, expected):
 
 
 def _tune_unit(args=None) -> Unit:
-    trainjob = TrainJob.model_validate({
+    trainjob = TrainJob.from_data({
         "apiVersion": "trainer.kubeflow.org/v1alpha1",
         "kind": "TrainJob",
         "metadata": {"name": "tune", "namespace": "default"},

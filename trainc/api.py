@@ -2,7 +2,7 @@
 
 Documents are first checked and defaulted against the CRD schemas
 (`schema.py`), which are the single source of truth for what is valid; the
-pydantic models are the typed view the passes read. Embedded Kubernetes types
+models are the typed view the passes read. Embedded Kubernetes types
 (EnvVar, ResourceRequirements, the JobSet spec) stay plain data, because the
 passes rewrite them as trees.
 
@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from functools import cache
 from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
 
 from . import schema
 from .errors import InputError, InputErrors, Origin
@@ -30,9 +28,91 @@ RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 DEFAULT_MANAGER = "trainer.kubeflow.org/trainjob-controller"
 KUEUE_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 
+class _Model:
+    """A typed view of data the CRD schema has already checked and defaulted: building one only renames
+    (JSON's camelCase keys to snake_case fields) and copies containers. A validating model library would
+    check everything a second time and cost more to import than a whole compile; dataclasses cost a few
+    milliseconds of start-up for the code they generate per class. Models are immutable (`replace` makes
+    a changed copy); a default `{}`, `[]` or model is fresh for each instance."""
 
-class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore", defer_build=True)
+    _fields = ()  # (name, default) per field, in order; _REQUIRED when there is none
+
+    def __init_subclass__(cls):
+        annotations = cls.__dict__.get("__annotations__", {})
+        cls._fields = tuple((name, cls.__dict__.get(name, _REQUIRED)) for name in annotations)
+
+    def __init__(self, **values):
+        for name, default in self._fields:
+            if name in values:
+                value = values.pop(name)
+            elif default is _REQUIRED:
+                raise TypeError(f"{type(self).__name__} needs {name}")
+            else:
+                value = type(default)() if isinstance(default, (dict, list, _Model)) else default
+            object.__setattr__(self, name, value)
+        if values:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(values))}")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable: use replace()")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name, _ in self._fields)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{name}={getattr(self, name)!r}' for name, _ in self._fields)})"
+
+    def replace(self, **changes):
+        """A copy with `changes` made."""
+        return type(self)(**{name: getattr(self, name) for name, _ in self._fields} | changes)
+
+    @classmethod
+    def from_data(cls, data: dict):
+        """The model of JSON data: unknown keys ignored, absent ones defaulted, maps and lists copied
+        (one level, and each mapping of a list of mappings) so the model shares no container with `data`."""
+        values = {}
+        for name, key, convert in _plan(cls):
+            if key in data:
+                values[name] = convert(data[key])
+            elif name in data:
+                values[name] = convert(data[name])
+        return cls(**values)
+
+
+_REQUIRED = object()
+
+
+@cache
+def _plan(cls) -> tuple:
+    """(field, JSON key, converter) for each field of a model class, worked out once per class."""
+    hints = typing.get_type_hints(cls)
+    return tuple((name, _camel(name), _converter(hints[name])) for name, _ in cls._fields)
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+def _converter(hint):
+    if typing.get_origin(hint) in (typing.Union, type(int | None)):
+        [inner] = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        convert = _converter(inner)
+        return lambda value: None if value is None else convert(value)
+    if isinstance(hint, type) and issubclass(hint, _Model):
+        return hint.from_data
+    if typing.get_origin(hint) is dict:
+        return dict
+    if typing.get_origin(hint) is list:
+        item = _converter(typing.get_args(hint)[0])
+        return lambda items: [item(each) for each in items]
+    return lambda value: value  # str, int, bool, Any
 
 
 class ObjectMeta(_Model):
@@ -85,10 +165,8 @@ class TrainJob(_Model):
     kind: Literal["TrainJob"]
     metadata: ObjectMeta
     spec: TrainJobSpec
-    origin: Origin | None = Field(default=None, exclude=True)
-    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted, for update checks
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    origin: Origin | None = None
+    document: dict[str, Any] = {}  # as defaulted, for update checks
 
     @property
     def namespace(self) -> str:
@@ -166,10 +244,8 @@ class Runtime(_Model):
     kind: Literal["TrainingRuntime", "ClusterTrainingRuntime"]
     metadata: ObjectMeta
     spec: RuntimeSpec
-    origin: Origin | None = Field(default=None, exclude=True)
-    document: dict[str, Any] = Field(default_factory=dict, exclude=True)  # as defaulted: snapshot, update checks
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    origin: Origin | None = None
+    document: dict[str, Any] = {}  # as defaulted: snapshot, update checks
 
     @property
     def name(self) -> str:
@@ -372,4 +448,4 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
             raise InputError(origin, ("metadata", "namespace"), message)
         data["metadata"]["namespace"] = namespace
     model = TrainJob if kind == "TrainJob" else Runtime
-    return model.model_validate({**data, "origin": origin, "document": data})
+    return model.from_data({**data, "origin": origin, "document": data})

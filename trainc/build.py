@@ -10,7 +10,7 @@ import copy
 import os
 from dataclasses import dataclass, field
 
-from . import api, catalog, emit, pipeline, source, validation
+from . import api, catalog, emit, missing, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
 from .provenance import Provenance
 
@@ -33,9 +33,10 @@ class Output:
         return [obj for _, objs in self.jobs for obj in objs]
 
 
-def _documents(paths, errors, budget: source.Budget) -> list:
-    """(origin, object) for every object in the files under `paths`, `List`s expanded."""
-    found = []
+def _documents(paths, errors, budget: source.Budget | None = None) -> list:
+    """(origin, object) for every object in the files under `paths`, `List`s expanded, read within `budget`
+    (the run's bound, `--max-input-bytes`, by default)."""
+    found, budget = [], budget or source.Budget()
     for path in source.iter_files(list(paths)):
         documents, problems = caught(lambda: list(source.load_text(source.read(path, budget), source.name(path))))
         errors.extend(problems)
@@ -51,13 +52,16 @@ class _Inputs:
     others: list = field(default_factory=list)
     uncompiled: list = field(default_factory=list)
     runtime_inputs: list = field(default_factory=list)  # the runtimes among PATHS, as written (parsing defaults them)
+    unparsed: list = field(default_factory=list)  # (origin, data, errors) of Trainer documents not read as objects
+    unread: bool = False  # a file could not be read at all: a runtime may be missing for that reason alone
 
 
-def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runtimes: bool = False):
-    """Typed TrainJobs and runtimes; other objects go to `inputs` (uncompiled Trainer kinds are errors without
-    it), and with `keep_runtimes` the runtimes as written."""
+def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = False, keep_runtimes: bool = False):
+    """Typed TrainJobs and runtimes; Trainer documents that fail go to `inputs.unparsed` (their errors to
+    `errors`). With `collect`, other objects go to `inputs` (else uncompiled Trainer kinds are errors), and
+    with `keep_runtimes` the runtimes as written."""
     for origin, data in documents:
-        if inputs is not None and api.uncompiled(data):
+        if collect and api.uncompiled(data):
             inputs.uncompiled.append((origin, data))
             continue
         written = None
@@ -65,130 +69,191 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs | None, keep_runti
             written = copy.deepcopy(data)
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
+        if problems:
+            inputs.unparsed.append((origin, data, problems))
         if parsed is not None:
             if written is not None:
                 inputs.runtime_inputs.append((origin, written))
             yield parsed
-        elif inputs is not None and not problems:
+        elif collect and not problems:
             inputs.others.append((origin, data))
 
 
-def load(paths, runtime_paths=(), namespace: str = "default", max_input_bytes: int | None = None) -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs, read as `build` reads them, within `max_input_bytes` in all
-    (depth.input_bytes by default); raises InputErrors listing every problem."""
+def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
+    """TrainJobs and user runtimes from the inputs, read as `build` reads them; raises InputErrors listing every
+    problem."""
     errors: list[InputError] = []
-    budget = source.Budget(max_input_bytes)
+    budget = source.Budget()
     inputs = _load(_documents(paths, errors, budget), _documents(runtime_paths, errors, budget), namespace, errors,
                    passing=True)
+    if errors:
+        raise InputErrors(errors)
     return inputs.trainjobs, inputs.runtimes
+
+
+def runtimes_in(paths, namespace: str = "default") -> list:
+    """The runtimes among `paths`, TrainJobs left unread (`trainc runtimes`); raises InputErrors."""
+    errors: list[InputError] = []
+    documents = [(origin, data) for origin, data in _documents(paths, errors)
+                 if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
+    runtimes = _load(documents, (), namespace, errors, passing=True).runtimes
+    if errors:
+        raise InputErrors(errors)
+    return runtimes
 
 
 def _load(documents, runtime_documents, namespace: str, errors: list, passing: bool = False) -> _Inputs:
     """What the inputs hold; with `passing`, also what passes through (else a Trainer kind trainc does not
     compile is an error, as for callers that pass other objects on themselves)."""
-    inputs = _Inputs()
-    collect = inputs if passing else None
-    for parsed in _parse(documents, namespace, errors, collect, keep_runtimes=passing):
+    inputs = _Inputs(unread=bool(errors))
+    for parsed in _parse(documents, namespace, errors, inputs, collect=passing, keep_runtimes=passing):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    for parsed in _parse(runtime_documents, namespace, errors, collect):
+    for parsed in _parse(runtime_documents, namespace, errors, inputs, collect=passing):
         if parsed.kind == "TrainJob":
             errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
         else:
             inputs.runtimes.append(parsed)
-    if errors:
-        raise InputErrors(errors)
     return inputs
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
           previous: validation.Previous | None = None, runtime_snapshot: bool = False,
-          output_dir: str | None = None, provenance: Provenance | None = None,
-          max_input_bytes: int | None = None) -> Output:
+          output_dir: str | None = None, provenance: Provenance | None = None, keep=None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules;
     `provenance`, when given, records where every field came from (`trainc explain`).
 
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
-    under `output_dir` (a rendered tree inside PATHS) are not inputs. All inputs are read within
-    `max_input_bytes` (depth.input_bytes by default).
+    under `output_dir` (a rendered tree inside PATHS) are not inputs. `keep(objects)` is what `Output.jobs`
+    holds of each TrainJob's objects (the objects themselves by default). Every independent problem is reported
+    in one InputErrors, sorted by file, line and column: a document that cannot be read stops only itself
+    (and the TrainJobs whose runtime it may be).
     """
     errors: list[InputError] = []
-    files = source.iter_files(list(paths))
-    if output_dir is not None:
-        rendered = os.path.realpath(output_dir)
-        files = [file for file in files if file == "-" or os.path.commonpath(
-            [rendered, os.path.realpath(file)]) != rendered]
-    budget = source.Budget(max_input_bytes)
+    files = input_files(paths, output_dir)
+    budget = source.Budget()
     documents = _documents(files, errors, budget)
     inputs = _load(documents, _documents(runtime_paths, errors, budget), namespace, errors, passing=True)
-    ctx = pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed, runtime_snapshot, provenance)
-    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous)
+    output = _build(inputs, namespace, errors, previous, keep, ssh_key_seed=ssh_key_seed,
+                    runtime_snapshot=runtime_snapshot, provenance=provenance)
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
     output.runtime_inputs = inputs.runtime_inputs
     return output
 
 
+def input_files(paths, output_dir: str | None) -> list[str]:
+    """The files PATHS name, less those under `output_dir` (a rendered tree inside PATHS)."""
+    files = source.iter_files(list(paths))
+    if output_dir is not None:
+        rendered = os.path.realpath(output_dir)
+        files = [file for file in files if file == "-" or os.path.commonpath(
+            [rendered, os.path.realpath(file)]) != rendered]
+    return files
+
+
 def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
     """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
-    inputs = _load(documents, (), namespace, [])
-    return _compile(inputs.trainjobs, inputs.runtimes,
-                    pipeline.Context(catalog.build(inputs.runtimes, namespace), ssh_key_seed), None)
+    errors: list[InputError] = []
+    inputs = _load(documents, (), namespace, errors)
+    return _build(inputs, namespace, errors, None, ssh_key_seed=ssh_key_seed)
+
+
+def _build(inputs: _Inputs, namespace: str, errors: list, previous, keep=None, **context) -> Output:
+    runtimes, problems = catalog.collect(inputs.runtimes, namespace)
+    errors.extend(problems)
+    ctx = pipeline.Context(runtimes, **context)
+    doubtful = missing.doubtful(inputs, namespace)
+    errors.extend(missing.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
+    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, errors, doubtful, keep)
+    if errors:
+        raise InputErrors(sorted(errors, key=error_place), notices=output.notices)
+    return output
+
+
+def error_place(error: InputError) -> tuple:
+    return error.position() or ("", 0, 0)
 
 
 def build_parsed(trainjobs, runtimes, *, namespace: str = "default", ssh_key_seed=None) -> Output:
     """Compile TrainJobs and runtimes already parsed, e.g. the previous versions `trainc diff` compares with."""
-    return _compile(trainjobs, runtimes, pipeline.Context(catalog.build(runtimes, namespace), ssh_key_seed), None)
+    return _build(_Inputs(trainjobs=list(trainjobs), runtimes=list(runtimes)), namespace, [], None,
+                  ssh_key_seed=ssh_key_seed)
 
 
-def _compile(trainjobs, runtimes, ctx, previous) -> Output:
-    output, errors, seen = Output(trainjobs=len(trainjobs), runtimes=len(runtimes)), [], {}
+def sort_key(trainjob) -> tuple:
+    """Output order: by namespace and name; the input's place breaks ties, so a TrainJob defined twice
+    is reported the same way in any file order."""
+    origin = trainjob.origin
+    return (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
+
+
+def in_order(keys) -> list[tuple[int, str | None]]:
+    """(index into `keys`, file of the first definition when it is a repeat, else None) in output order."""
+    seen, out = {}, []
+    for index in sorted(range(len(keys)), key=keys.__getitem__):
+        namespace, name, file = keys[index][:3]
+        out.append((index, seen.get((namespace, name))))
+        seen.setdefault((namespace, name), file)
+    return out
+
+
+def check_runtimes(runtimes, previous, output: Output, errors: list) -> None:
     for runtime in runtimes:
         problems, warnings = validation.check_runtime(runtime, previous)
         errors.extend(problems)
         output.notices.extend(warnings)
-    # the input's place breaks ties, so a TrainJob defined twice is reported the same way in any file order
-    for trainjob in sorted(trainjobs, key=lambda t: (t.namespace, t.name, t.origin.file, t.origin.index, t.origin.base)):
-        key = (trainjob.namespace, trainjob.name)
-        if key in seen:
-            errors.append(InputError(trainjob.origin, ("metadata", "name"),
-                                     f"TrainJob {key[0]}/{key[1]} is defined twice (first in {seen[key].file})"))
+
+
+def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[list, list, list | None]:
+    """(errors, notices, objects or None) for one TrainJob; `first` is where it was defined before, if it was."""
+    key = (trainjob.namespace, trainjob.name)
+    if first is not None:
+        return [InputError(trainjob.origin, ("metadata", "name"),
+                           f"TrainJob {key[0]}/{key[1]} is defined twice (first in {first})")], [], None
+    admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
+    problems, admitted = admission if admission is not None else (problems, None)
+    if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
+        return problems, [], None
+    if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
+        return [], [f"notice: {key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob "
+                    "on a worker cluster, so no objects are rendered for it"], None
+    unit, problems = caught(pipeline.finish, admitted, ctx)
+    problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
+    if problems:
+        return problems, [], None
+    notices = [*unit.notices, *validation.trainjob_warnings(trainjob)]
+    if trainjob.spec.active_deadline_seconds is not None:
+        notices.append(
+            f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
+            "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
+        )
+    objects = emit.objects(unit)
+    ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
+    if ttl is not None:
+        notices.append(
+            f"notice: {key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
+            "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
+            "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
+            "trainc's README"
+        )
+    return [], notices, objects
+
+
+def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful=None, keep=None) -> Output:
+    """Every TrainJob compiled in output order, its problems added to `errors`; a TrainJob whose runtime is
+    `doubtful` (among the documents that could not be read) is left alone."""
+    output = Output(trainjobs=len(trainjobs), runtimes=len(runtimes))
+    check_runtimes(runtimes, previous, output, errors)
+    for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
+        trainjob = trainjobs[index]
+        if first is None and doubtful is not None and doubtful(trainjob.spec.runtime_ref, trainjob.namespace,
+                                                               ctx.catalog):
             continue
-        seen[key] = trainjob.origin
-        admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
-        problems, admitted = admission if admission is not None else (problems, None)
-        if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
-            errors.extend(problems)
-            continue
-        if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
-            output.notices.append(
-                f"notice: {key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob "
-                "on a worker cluster, so no objects are rendered for it"
-            )
-            continue
-        unit, problems = caught(pipeline.finish, admitted, ctx)
-        problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
-        if problems:
-            errors.extend(problems)
-            continue
-        output.notices.extend(unit.notices)
-        output.notices.extend(validation.trainjob_warnings(trainjob))
-        if trainjob.spec.active_deadline_seconds is not None:
-            output.notices.append(
-                f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
-                "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
-            )
-        objects = emit.objects(unit)
-        ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
-        if ttl is not None:
-            output.notices.append(
-                f"notice: {key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
-                "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
-                "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
-                "trainc's README"
-            )
-        output.jobs.append((trainjob, objects))
-    if errors:
-        raise InputErrors(errors)
+        problems, notices, objects = compile_one(trainjob, first, ctx, previous, runtimes)
+        errors.extend(problems)
+        output.notices.extend(notices)
+        if objects is not None and not errors:
+            output.jobs.append((trainjob, objects if keep is None else keep(objects)))
     return output
 
 

@@ -2,14 +2,14 @@
 
 A TrainingRuntime is looked up in the TrainJob's namespace, a
 ClusterTrainingRuntime by name only, exactly as upstream's registry does.
-Bundled runtimes are validated only when a TrainJob uses one, so start-up does
+Bundled runtimes are read and validated only when a TrainJob uses one, so start-up does
 not pay for the whole library.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 from .api import Runtime
 from .errors import InputError, InputErrors
@@ -31,43 +31,49 @@ class Catalog:
         found = self.runtimes.get((kind, namespace if kind == "TrainingRuntime" else None, name))
         return found() if callable(found) else found
 
+    def names(self, kind: str, namespace: str | None) -> list[str]:
+        """The names a runtimeRef of `kind` can find from `namespace`."""
+        scope = namespace if kind == "TrainingRuntime" else None
+        return sorted(n for k, ns, n in self.runtimes if k == kind and ns == scope)
+
     def namespaces_with(self, kind: str, name: str) -> list[str]:
         return sorted(ns for k, ns, n in self.runtimes if k == kind and n == name and ns is not None)
 
 
 @cache
-def _bundled_documents() -> tuple:
-    from . import source
+def _bundled_runtime(file_name: str) -> Runtime:
+    from . import api, source
     from .data import data_dir
 
-    return tuple(
-        document
-        for entry in sorted(data_dir("runtimes").glob("*.yaml"))
-        for document in source.load_text(entry.read_text(), f"<bundled>/{entry.name}")
-    )
-
-
-@cache
-def _bundled_runtime(index: int) -> Runtime:
-    from . import api
-
-    origin, data = _bundled_documents()[index]
+    [(origin, data)] = source.load_text((data_dir("runtimes") / file_name).read_text(), f"<bundled>/{file_name}")
     return api.parse(origin, data)
 
 
 def bundled() -> dict:
-    """Key -> loader for each runtime shipped in `runtimes/` (all ClusterTrainingRuntimes)."""
+    """Key -> loader for each runtime shipped in `runtimes/`: `<name>.yaml` holds the ClusterTrainingRuntime
+    `<name>` and nothing else, so only the files of the runtimes TrainJobs use are read."""
+    from .data import data_dir
+
     return {
-        (data["kind"], None, data["metadata"]["name"]): (lambda i=index: _bundled_runtime(i))
-        for index, (_, data) in enumerate(_bundled_documents())
+        ("ClusterTrainingRuntime", None, entry.stem): partial(_bundled_runtime, entry.name)
+        for entry in sorted(data_dir("runtimes").glob("*.yaml"))
     }
 
 
 def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> Catalog:
-    """User runtimes override bundled ones of the same kind and name; two user ones clash."""
+    """User runtimes override bundled ones of the same kind and name; two user ones clash (an InputErrors)."""
+    found, errors = collect(user, default_namespace, include_bundled=include_bundled)
+    if errors:
+        raise InputErrors(errors)
+    return found
+
+
+def collect(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> tuple[Catalog, list]:
+    """The catalog and the clashes found building it (the first of two clashing runtimes is kept)."""
     runtimes = bundled() if include_bundled else {}
     seen, errors = {}, []
-    for runtime in user:
+    # the input's place decides which of two clashing runtimes is "first", whatever the file order
+    for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base) if r.origin else ()):
         key = key_of(runtime, default_namespace)
         if key in seen:
             errors.append(
@@ -76,6 +82,4 @@ def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool 
             )
             continue
         seen[key] = runtimes[key] = runtime
-    if errors:
-        raise InputErrors(errors)
-    return Catalog(runtimes)
+    return Catalog(runtimes), errors

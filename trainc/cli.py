@@ -13,6 +13,7 @@ from .errors import InputErrors, TraincError
 
 EXIT_INVALID = 1
 EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means differences
+_CHUNK = 1 << 20  # characters of output encoded and written at a time
 
 
 def _fail(error: TraincError) -> None:
@@ -46,10 +47,12 @@ _max_input_bytes = click.option(
     help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).")
 
 
-def _inputs(command):
+def _inputs(command=None, *, paths_required=True):
     """PATHS, --runtimes, -n and --max-input-bytes, read the same way by every command that compiles."""
+    if command is None:
+        return lambda command: _inputs(command, paths_required=paths_required)
     for option in reversed((
-        click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True, readable=False)),
+        click.argument("paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)),
         click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
                      envvar="TRAINC_RUNTIMES",
                      help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
@@ -89,8 +92,22 @@ _ssh_key_seed = click.option(
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trainc")
-def cli() -> None:
-    """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create."""
+@click.pass_context
+def cli(ctx) -> None:
+    """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
+
+    Defaults for --runtimes, -n, --ssh-key-seed and --output-dir come from the
+    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README).
+    """
+    command = cli.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
+    if command is None or ctx.resilient_parsing:
+        return
+    from . import config
+
+    try:
+        ctx.default_map = config.default_map(ctx.invoked_subcommand, command)
+    except TraincError as error:
+        _fail(error)
 
 
 def _output_format(ctx, param, value: str) -> str:
@@ -115,8 +132,14 @@ def _output_format(ctx, param, value: str) -> str:
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous
+@click.option("-j", "--jobs", "workers", type=click.IntRange(min=1), envvar="TRAINC_JOBS",
+              help="Processes to build with (env TRAINC_JOBS; default: the available cores); the output is the "
+                   "same with any number.")
+@click.option("--check", is_flag=True,
+              help="With --output-dir: write nothing; exit 1 listing the files there that are stale, missing or "
+                   "left over.")
 def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_seed, require_ssh_key_seed,
-          trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous):
+          trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, workers, check):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS, and pass every
     other document of PATHS through as it is, in an order `kubectl apply -f -` takes.
 
@@ -124,16 +147,17 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
-    from . import passthrough
-    from .build import build as build_all
+    from . import parallel, passthrough
 
+    if check and output_dir is None:
+        raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
     if output_dir is not None and output_format != "yaml":
         raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
     seed = _seed(ssh_key_seed, require_ssh_key_seed)
     try:
-        output = build_all(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed,
-                           runtime_snapshot=runtime_snapshot, output_dir=output_dir,
-                           previous=_load_previous(previous, paths, runtime_paths, namespace))
+        output = parallel.build(paths, runtime_paths, workers=workers or parallel.available_cores(),
+                                namespace=namespace, ssh_key_seed=seed, runtime_snapshot=runtime_snapshot,
+                                output_dir=output_dir, previous=_load_previous(previous, paths, runtime_paths, namespace))
         manifests = passthrough.select(output, namespace=namespace, trainer_only=trainer_only,
                                        include_runtimes=include_runtimes, files=output_dir is not None)
     except TraincError as error:
@@ -153,10 +177,23 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
         return
     from . import outputdir
 
+    if check:
+        _check(outputdir.files(manifests), output_dir)
+        return
     try:
         outputdir.write(output_dir, outputdir.files(manifests))
     except outputdir.OutputDirError as exc:
         _fail(TraincError(f"Error: {exc}"))
+
+
+def _check(contents: dict, output_dir: str) -> None:
+    from . import stale
+
+    found = stale.problems(contents, output_dir)
+    for line in found:
+        click.echo(line, err=True)
+    if found:
+        sys.exit(EXIT_INVALID)
 
 
 def _emit(text: str) -> None:
@@ -172,9 +209,10 @@ def _emit(text: str) -> None:
             sys.stdout.flush()
             return
         sys.stdout.flush()
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            data = data[os.write(descriptor, data):]
+        for start in range(0, len(text), _CHUNK):  # encoded a slice at a time: no second copy of a large output
+            data = memoryview(text[start:start + _CHUNK].encode("utf-8"))
+            while data:
+                data = data[os.write(descriptor, data):]
     except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(EXIT_INVALID)
@@ -183,44 +221,56 @@ def _emit(text: str) -> None:
         sys.exit(EXIT_INVALID)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 @cli.command()
 @_inputs
 @_previous
-def validate(paths, runtime_paths, namespace, previous):
+@click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: lines on stderr; json: one record per problem on stdout.")
+@click.option("--format", "annotations", type=click.Choice(["github"]),
+              help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.")
+@click.option("--skip-other-files", is_flag=True,
+              help="Pass over files that do not mention trainer.kubeflow.org (for hooks given every changed YAML "
+                   "file).")
+def validate(paths, runtime_paths, namespace, previous, output_format, annotations, skip_other_files):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
     Checks the CRD schemas and CEL rules, the TrainJob and (Cluster)TrainingRuntime
     admission webhooks and everything `trainc build` refuses; with --previous, also
     the update rules (immutable fields; runtimePatches only while suspended).
     PATHS and --runtimes are read as by `trainc build`; runtimes among either are
-    checked too (the bundled ones are not).
+    checked too (the bundled ones are not). Every problem is reported in one run.
 
-    Nothing is written to stdout. stderr gets one line per error,
+    By default nothing is written to stdout. stderr gets one line per error,
     `FILE:LINE:COL: FIELD.PATH: MESSAGE` (the field path is the one the API server
-    reports), warnings and notices, and a last summary line. Exit status: 0 valid
-    (warnings allowed), 1 invalid, 2 usage error (including a REV_OR_DIR that is
-    neither a directory nor a git revision).
+    reports), warnings and notices, and a last summary line. `-o json` prints
+    {"problems": [...], "summary": {...}} on stdout instead, each problem with
+    file, line, column, field, message and severity (error, warning, notice).
+    Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error (including
+    a REV_OR_DIR that is neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import sshkeys
+    from . import report, sshkeys
 
+    if annotations and output_format == "json":
+        raise click.UsageError("--format github and -o json are two outputs: choose one")
+    if skip_other_files:
+        from .source import may_hold_trainer
+
+        paths = [path for path in paths if may_hold_trainer(path)]
     try:
         before = _load_previous(previous, paths, runtime_paths, namespace)
         # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
     except TraincError as error:
-        click.echo(error.render(), err=True)
-        count = len(error.errors) if isinstance(error, InputErrors) else 1
-        click.echo(f"invalid: {_plural(count, 'error')}", err=True)
+        output, failure = None, error
+    stdout, stderr = report.outcome(output, failure if output is None else None, output_format, annotations)
+    if stdout:
+        _emit(stdout)
+    for line in stderr:
+        click.echo(line, err=True)
+    if output is None:
         sys.exit(EXIT_INVALID)
-    for notice in output.notices:
-        click.echo(notice, err=True)
-    click.echo(f"valid: {_plural(output.trainjobs, 'TrainJob')}, {_plural(output.runtimes, 'runtime')}", err=True)
 
 
 @cli.command()
@@ -352,6 +402,90 @@ def krm_function(ssh_key_seed):
         click.echo(line, err=True)
     if errors:
         sys.exit(EXIT_INVALID)
+
+
+@cli.group(invoke_without_command=True)
+@click.pass_context
+def runtimes(ctx):
+    """List the runtimes TrainJobs can name (the default), or show one.
+
+    Bundled runtimes and those in PATHS and --runtimes (and the project config's),
+    with kind, namespace, ML policy, source (bundled, or FILE:LINE) and whether it
+    is used: a runtime in the inputs shadows a bundled one of the same kind and name.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(runtimes_list)
+
+
+@runtimes.command("list")
+@_inputs(paths_required=False)
+def runtimes_list(paths, runtime_paths, namespace):
+    """List the runtimes, sorted by kind, namespace and name."""
+    from . import runtimes_cmd
+
+    try:
+        found = runtimes_cmd.entries(paths, runtime_paths, namespace)
+    except TraincError as error:
+        _fail(error)
+    _emit(runtimes_cmd.table(found))
+
+
+@runtimes.command("show")
+@click.argument("name")
+@_inputs(paths_required=False)
+@click.option("--kind", type=click.Choice(["ClusterTrainingRuntime", "TrainingRuntime"]),
+              help="The kind, when a name is both.")
+def runtimes_show(name, paths, runtime_paths, namespace, kind):
+    """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
+    from . import runtimes_cmd
+    from .emit import dump
+
+    try:
+        runtime = runtimes_cmd.show(runtimes_cmd.entries(paths, runtime_paths, namespace), name, kind)
+    except TraincError as error:
+        _fail(error)
+    _emit(dump([runtime.document]))
+
+
+@cli.command("schema")
+@click.argument("kind", type=click.Choice(["TrainJob", "TrainingRuntime", "ClusterTrainingRuntime"],
+                                          case_sensitive=False))
+@click.option("--version", "api_version", type=click.Choice(["v1alpha1", "v2alpha1"]), default="v1alpha1",
+              show_default=True, help="The trainer.kubeflow.org API version.")
+def json_schema(kind, api_version):
+    """Print the JSON Schema (draft 2020-12) of KIND, for editors and CI (e.g. kubeconform).
+
+    It has the CRDs' descriptions, refuses unknown fields, and checks types, enums,
+    patterns and ranges; `trainc validate` also checks the CEL rules and webhooks.
+    The same schemas are in the repository under schemas/trainer.kubeflow.org/.
+    """
+    from . import schema_export
+
+    _emit(schema_export.text(kind, api_version))
+
+
+@cli.command()
+def version():
+    """Print the versions of trainc, Python, PyYAML (and libyaml), the upstream Trainer revision
+    trainc follows and the CRD schema versions it reads."""
+    from . import about
+
+    _emit(about.text())
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell):
+    """Print the shell completion script for SHELL.
+
+    \b
+    bash: eval "$(trainc completion bash)"   (in ~/.bashrc)
+    zsh:  eval "$(trainc completion zsh)"    (in ~/.zshrc)
+    fish: trainc completion fish > ~/.config/fish/completions/trainc.fish
+    """
+    from click.shell_completion import get_completion_class
+
+    _emit(get_completion_class(shell)(cli, {}, "trainc", "_TRAINC_COMPLETE").source())
 
 
 @cli.command("run")

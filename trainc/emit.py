@@ -56,5 +56,8 @@ def objects(unit: Unit) -> list[dict]:
     return [*unit.objects, jobset(unit)]
 
 
-def dump(documents: list[dict]) -> str:
-    return dump_all(documents)
+def dump(documents) -> str:
+    """A YAML stream of `documents`; a TrainJob's objects that carry their text (`yaml`, rendered by a
+    parallel build's worker) give that text."""
+    rendered = getattr(documents, "yaml", None)
+    return rendered if rendered is not None else dump_all(documents)

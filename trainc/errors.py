@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 
 Path = tuple  # field path: keys (str) and list indexes (int)
 SHOWN = 256  # characters of a value (or key) a message shows (a name has at most 253): never a 1 MB line
@@ -29,6 +30,10 @@ def one_line(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def render_path(path: Path) -> str:
@@ -76,13 +81,21 @@ class InputError(TraincError):
         super().__init__(message)
         self.origin, self.path, self.message, self.key, self.mark = origin, tuple(path), message, key, mark
 
-    def render(self) -> str:
+    def __reduce__(self):  # pickled from its fields: a parallel build's workers send errors back
+        return partial(InputError, key=self.key, mark=self.mark), (self.origin, self.path, self.message)
+
+    def position(self) -> tuple[str, int, int] | None:
+        """(file, line, column) the error points at; None for an error of no input."""
+        if self.origin is None:
+            return None
         from .source import locate
 
-        where = ""
-        if self.origin is not None:
-            line, column = self.mark or locate(self.origin, self.path, key=self.key)
-            where = f"{self.origin.file}:{line}:{column}: "
+        line, column = self.mark or locate(self.origin, self.path, key=self.key)
+        return self.origin.file, line, column
+
+    def render(self) -> str:
+        position = self.position()
+        where = "" if position is None else "{}:{}:{}: ".format(*position)
         field, message = render_path(self.path), shorten(self.message)
         return one_line(f"{where}{field}: {message}" if field else f"{where}{message}")
 
@@ -90,9 +103,10 @@ class InputError(TraincError):
 class InputErrors(TraincError):
     """Several independent input errors, reported together in input order."""
 
-    def __init__(self, errors: list[InputError]):
+    def __init__(self, errors: list[InputError], notices: list[str] = ()):
         super().__init__(f"{len(errors)} errors")
         self.errors = errors
+        self.notices = list(notices)  # warnings found on the way, for `trainc validate` to print as well
 
     def render(self) -> str:
         return "\n".join(e.render() for e in self.errors)

@@ -21,8 +21,8 @@ import secrets
 import stat
 from contextlib import contextmanager
 
+from .emit import dump
 from .errors import one_line
-from .serialize import dump_all
 
 MANIFEST = ".trainc-manifest"
 HEADER = "# Rendered by trainc from {source}; do not edit.\n"
@@ -39,7 +39,7 @@ def files(manifests) -> dict[str, tuple[str, bool]]:
     """{relative path: (text, holds a Secret)} for a build's manifests."""
     found = {}
     for trainjob, objects in manifests.jobs:
-        text = HEADER.format(source=one_line(trainjob.origin.file)) + dump_all(objects)
+        text = HEADER.format(source=one_line(trainjob.origin.file)) + dump(objects)
         found[f"{trainjob.namespace}/{trainjob.name}.yaml"] = (text, any(o["kind"] == "Secret" for o in objects))
     for document in (*manifests.first, *manifests.last):
         text = HEADER.format(source=one_line(document.origin.file)) + "---\n" + document.text()

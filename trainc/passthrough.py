@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import api, jsontext, source
+from . import api, emit, jsontext, source
 from .errors import InputError, InputErrors, Origin, one_line
 from .serialize import dump_all
 
@@ -123,8 +123,8 @@ class Manifests:
 
     def yaml(self) -> str:
         """One YAML stream, each document starting with `---`."""
-        return "".join([*("---\n" + d.text() for d in self.first), dump_all(o for _, objs in self.jobs for o in objs),
-                        *("---\n" + d.text() for d in self.last)])
+        return "".join([*("---\n" + d.text() for d in self.first), *(emit.dump(objs) for _, objs in self.jobs),
+                        *("---\n" + d.text() for d in self.last)])  # per TrainJob: no pieces of the whole stream held
 
 
 def why_empty(output, paths) -> str | None:

@@ -190,7 +190,7 @@ class _Walker:
                 sub = properties.get(key)
                 if sub is None:
                     if not schema.get("x-kubernetes-preserve-unknown-fields"):
-                        self.fail(path + (key,), "unknown field", key=True)
+                        self.fail(path + (key,), unknown_field(key, properties), key=True)
                     continue
                 value[key] = self.walk(item, sub, path + (key,))
         elif isinstance(extra, dict):
@@ -238,6 +238,18 @@ class _Walker:
                 what = marker if keys is None else ", ".join(f"{k}={item.get(k)!r}" for k in keys)
                 self.fail(path + (index,), f"duplicate entry ({what})")
             seen.add(marker)
+
+
+def closest(word: str, choices) -> str:
+    """` (did you mean "X"?)` for the choice nearest a misspelt `word`, or "" when none is near."""
+    import difflib
+
+    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.8)
+    return f' (did you mean "{found[0]}"?)' if found else ""
+
+
+def unknown_field(key: str, known) -> str:
+    return "unknown field" + closest(key, known)
 
 
 _BAD = object()

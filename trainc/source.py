@@ -316,6 +316,18 @@ def iter_files(paths: list[str]) -> list[str]:
     return files
 
 
+def may_hold_trainer(path: str) -> bool:
+    """Whether a file may hold a Trainer object: its text names the API group (or it cannot be read within the
+    run's bound, which `read` then reports); directories and stdin always may."""
+    if path == "-" or os.path.isdir(path):
+        return True
+    try:
+        with open_regular(path) as handle:
+            return b"trainer.kubeflow.org" in Budget().take(handle, path)
+    except (OSError, InputError):
+        return True
+
+
 def _unlisted(exc: OSError):
     raise InputError(Origin(exc.filename), (), f"cannot read the directory: {exc.strerror}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from ..api import GROUP, RUNTIME_KINDS
@@ -17,7 +18,7 @@ def resolve(unit: Unit, ctx) -> Unit:
         raise InputError(trainjob.origin, ("spec", "runtimeRef"), f"unsupported runtime: {_registry_key(ref)}")
     runtime = ctx.catalog.find(ref.kind, trainjob.namespace, ref.name)
     if runtime is None:
-        raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), _not_found(ctx.catalog, ref, trainjob.namespace))
+        raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), not_found(ctx.catalog, ref, trainjob.namespace))
     notices = unit.notices
     if runtime.kind == "ClusterTrainingRuntime" and runtime.metadata.labels.get("trainer.kubeflow.org/support") == "deprecated":
         notices += (
@@ -41,7 +42,7 @@ def _registry_key(ref) -> str:
     return f"{ref.kind}.{ref.api_group}" if ref.api_group else ref.kind
 
 
-def _not_found(catalog, ref, namespace: str) -> str:
+def not_found(catalog, ref, namespace: str) -> str:
     if ref.kind == "TrainingRuntime":
         message = f'TrainingRuntime "{ref.name}" not found in namespace "{namespace}"'
         elsewhere = catalog.namespaces_with("TrainingRuntime", ref.name)
@@ -50,8 +51,17 @@ def _not_found(catalog, ref, namespace: str) -> str:
                 f" (it exists in namespace {', '.join(repr(ns) for ns in elsewhere)}; a TrainingRuntime must be in"
                 " the TrainJob's namespace, or use a ClusterTrainingRuntime)"
             )
-        return message + "; looked in the inputs, --runtimes and the bundled runtimes"
+        message += "; looked in the inputs, --runtimes and the bundled runtimes"
+        return message + _nearest(catalog, ref, namespace)
     message = f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, --runtimes and the bundled runtimes'
     if catalog.namespaces_with("TrainingRuntime", ref.name):
-        message += f' (a TrainingRuntime "{ref.name}" exists: set runtimeRef.kind: TrainingRuntime)'
-    return message
+        return message + f' (a TrainingRuntime "{ref.name}" exists: set runtimeRef.kind: TrainingRuntime)'
+    return message + _nearest(catalog, ref, namespace)
+
+
+def _nearest(catalog, ref, namespace: str) -> str:
+    """`; did you mean "a", "b"?` naming the runtimes of that kind closest to the name, if any is close."""
+    import difflib
+
+    found = difflib.get_close_matches(ref.name, catalog.names(ref.kind, namespace), n=3, cutoff=0.6)
+    return f"; did you mean {', '.join(json.dumps(name) for name in found)}?" if found else ""

@@ -17,7 +17,6 @@ rule reserving `flux-installer` is in trainc/validation/flux.py.
 from __future__ import annotations
 
 import base64
-import hashlib
 from dataclasses import replace
 
 from .. import emit, ir, merge, templates
@@ -196,6 +195,8 @@ def curve_seed(unit: Unit) -> bytes:
     (a UUID, which has no "/"). Neither is secret: the key protects a job's brokers from other jobs'
     brokers, not from whoever can read the TrainJob (or the Secret).
     """
+    import hashlib  # loads OpenSSL: only Flux jobs pay for it
+
     uid = unit.trainjob.metadata.uid or f"{unit.trainjob.namespace}/{unit.name}"
     return hashlib.sha256(uid.encode()).digest()
 

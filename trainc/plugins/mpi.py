@@ -158,9 +158,8 @@ def _with_slots(unit: Unit, slots: int) -> Unit:
     """The unit with `slots` as its effective mpi.numProcPerNode (the build reads it from there)."""
     runtime = unit.runtime
     policy = runtime.spec.ml_policy
-    policy = policy.model_copy(update={"mpi": policy.mpi.model_copy(update={"num_proc_per_node": slots})})
-    spec = runtime.spec.model_copy(update={"ml_policy": policy})
-    return replace(unit, runtime=runtime.model_copy(update={"spec": spec}))
+    policy = policy.replace(mpi=policy.mpi.replace(num_proc_per_node=slots))
+    return replace(unit, runtime=runtime.replace(spec=runtime.spec.replace(ml_policy=policy)))
 
 
 def _ssh_volume(unit: Unit) -> dict:

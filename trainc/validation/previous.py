@@ -12,7 +12,6 @@ as the API server stored them.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass, field
 
 from .. import api, source
@@ -120,6 +119,8 @@ def _prefix(rev: str, folder: str) -> str:
 
 
 def _git(folder: str, *args: str) -> subprocess.CompletedProcess:
+    import subprocess  # only --previous REV needs it
+
     try:
         return subprocess.run(["git", "-C", folder, *args], capture_output=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:

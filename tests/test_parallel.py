@@ -1,0 +1,130 @@
+"""A build on several processes writes exactly what a one-process build writes: output, notices,
+errors and their order, stdout or --output-dir. TRAINC_PARALLEL_MIN_FILES=2 makes small input sets
+parallel."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import GOLDEN, GOLDEN_SEED, ROOT
+from trainc import parallel
+from trainc.emit import dump
+from trainc.errors import TraincError
+
+SEED_FILE = str(ROOT / "tests" / "golden-ssh-seed")
+
+
+def golden_inputs(root):
+    """Golden cases made of one TrainJob file on bundled runtimes, each in a namespace of its own so that
+    they build together: every kind of output and notice there is, spread over many files."""
+    count = 0
+    for case in sorted(p for p in GOLDEN.iterdir() if p.is_dir()):
+        files = [p for p in case.iterdir() if p.suffix in (".yaml", ".json") and p.name != "expected.out.yaml"]
+        if [p.name for p in files] != ["trainjob.yaml"]:
+            continue
+        text = files[0].read_text()
+        if re.search(r"^  namespace:", text, re.M) or "kind: TrainJob" not in text:
+            continue
+        namespace = case.name.replace(".", "-")
+        (root / f"{case.name}.yaml").write_text(re.sub(r"^metadata:\n", f"metadata:\n  namespace: {namespace}\n",
+                                                       text, flags=re.M))
+        count += 1
+    # passed through in input order: a ConfigMap among the first files, a runtime and a List among the last
+    (root / "0-settings.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+                                          "data: {a: b}  # kept\n")
+    (root / "zz-more.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: svc}}\n---\n"
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: unused}\n"
+        "spec: {template: {spec: {replicatedJobs: [{name: node, template: {spec: {template: {spec: "
+        "{containers: [{name: node, image: x}]}}}}}]}}}\n")
+    return count
+
+
+def run(paths, workers, monkeypatch, **options):
+    """(what parallel.build outputs, or its error), and whether it forked."""
+    forked = []
+    real = parallel._build
+    monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(True) or real(*args, **kwargs))
+    monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
+    try:
+        output = parallel.build(paths, options.pop("runtimes", ()), workers=workers, ssh_key_seed=GOLDEN_SEED,
+                                **options)
+    except TraincError as error:
+        return ("error", error.render()), bool(forked)
+    jobs = [(trainjob.namespace, trainjob.name, trainjob.origin.file, dump(objects)) for trainjob, objects in output.jobs]
+    return (jobs, output.notices, output.trainjobs, output.runtimes, output.files, output.inputs, output.others,
+            output.uncompiled, output.runtime_inputs), bool(forked)
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    root = tmp_path / "in"
+    root.mkdir()
+    assert golden_inputs(root) > 40
+    return root
+
+
+def test_parallel_output_is_the_serial_output(inputs, monkeypatch):
+    serial, forked = run([str(inputs)], 1, monkeypatch)
+    assert not forked and serial[0] != "error" and len(serial[0]) > 40 and serial[1] and serial[6] and serial[8]
+    for workers in (2, 3):
+        assert run([str(inputs)], workers, monkeypatch) == (serial, True)
+
+
+def test_parallel_errors_are_the_serial_errors_in_order(inputs, monkeypatch):
+    files = sorted(inputs.glob("[a-z]*.yaml"))[:-1]  # the golden TrainJobs
+    # a TrainJob defined twice, in the first and the last slice
+    shutil.copy(files[-1], inputs / "0-again.yaml")
+    # a runtime that does not exist, early and late
+    for path in (files[1], files[-3]):
+        path.write_text(path.read_text().replace("runtimeRef:\n    name: ", "runtimeRef:\n    name: missing-"))
+    compiled, _ = run([str(inputs)], 1, monkeypatch)
+    assert compiled[0] == "error" and "defined twice" in compiled[1] and compiled[1].count("missing-") >= 2
+    assert run([str(inputs)], 2, monkeypatch) == (compiled, True)
+    # errors found while reading stop the build before compiling: YAML and schema errors in several files
+    files[2].write_text(files[2].read_text() + "\n  bad: [\n")
+    files[-2].write_text(files[-2].read_text().replace("apiVersion: trainer.kubeflow.org/v1alpha1",
+                                                      "apiVersion: trainer.kubeflow.org/v9"))
+    (inputs / "runtime.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+                                         "metadata: {name: x}\nspec: {runtimeRef: {name: torch-simple}}\n")
+    read, _ = run([str(inputs)], 1, monkeypatch, runtimes=[str(inputs / "runtime.yaml")])
+    assert read[0] == "error" and "invalid YAML" in read[1] and "v9" in read[1] and "--runtimes" in read[1]
+    assert run([str(inputs)], 2, monkeypatch, runtimes=[str(inputs / "runtime.yaml")]) == (read, True)
+
+
+def _cli(args, workers):
+    env = {**os.environ, "TRAINC_JOBS": str(workers), "TRAINC_PARALLEL_MIN_FILES": "2"}
+    return subprocess.run([sys.executable, "-m", "trainc", "build", *args], capture_output=True, text=True, env=env)
+
+
+def test_cli_parallel_stdout_and_output_dir(inputs, tmp_path):
+    serial, two = _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 1), _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 2)
+    assert serial.returncode == 0 and serial.stdout.count("kind: JobSet") > 40
+    assert (two.returncode, two.stdout, two.stderr) == (serial.returncode, serial.stdout, serial.stderr)
+    trees = []
+    for workers in (1, 2):
+        folder = tmp_path / f"out-{workers}"
+        result = _cli([str(inputs), "--ssh-key-seed", SEED_FILE, "--output-dir", str(folder)], workers)
+        assert result.returncode == 0 and result.stdout == ""
+        trees.append({str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*")) if p.is_file()})
+    assert trees[0] == trees[1] and len(trees[0]) > 40
+
+
+def test_cli_parallel_errors_write_nothing(inputs, tmp_path):
+    files = sorted(inputs.glob("[a-z]*.yaml"))[:-1]
+    files[3].write_text(files[3].read_text().replace("runtimeRef:\n    name: ", "runtimeRef:\n    name: missing-"))
+    shutil.copy(files[-1], inputs / "0-again.yaml")
+    results = []
+    for workers in (1, 2):
+        folder = tmp_path / f"out-{workers}"
+        results.append(_cli([str(inputs), "--ssh-key-seed", SEED_FILE, "--output-dir", str(folder)], workers))
+        assert not folder.exists()
+    assert results[0].returncode == 1 and "defined twice" in results[0].stderr and "missing-" in results[0].stderr
+    assert (results[1].returncode, results[1].stdout, results[1].stderr) == (1, "", results[0].stderr)
+

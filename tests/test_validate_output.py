@@ -1,0 +1,85 @@
+"""`validate -o json` and `--format github`: exact records and annotations."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import run, trainjob, write
+
+TYPO = trainjob(runtime="torch-distribute", extra="  trainer:\n    numNode: 2\n")
+DEPRECATED = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: old
+  labels: {trainer.kubeflow.org/support: deprecated}
+spec:
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template: {spec: {template: {spec: {containers: [{name: node, image: i}]}}}}
+"""
+NOT_FOUND = ('ClusterTrainingRuntime "torch-distribute" not found; looked in the inputs, --runtimes and the bundled '
+             'runtimes; did you mean "torch-distributed", "torch-distributed-with-cache", "mlx-distributed"?')
+
+
+def test_json(tmp_path):
+    write(tmp_path, "jobs/a.yaml", TYPO)
+    result = run("validate", "-o", "json", "jobs", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert json.loads(result.stdout) == {
+        "problems": [
+            {"file": "jobs/a.yaml", "line": 8, "column": 11, "field": "spec.runtimeRef.name", "message": NOT_FOUND,
+             "severity": "error"},
+            {"file": "jobs/a.yaml", "line": 10, "column": 5, "field": "spec.trainer.numNode",
+             "message": 'unknown field (did you mean "numNodes"?)', "severity": "error"},
+        ],
+        "summary": {"valid": False, "errors": 2, "warnings": 0},
+    }
+
+
+def test_json_warnings_of_a_valid_run(tmp_path):
+    write(tmp_path, "old.yaml", DEPRECATED)
+    write(tmp_path, "a.yaml", trainjob(runtime="old"))
+    result = run("validate", "-o", "json", "old.yaml", "a.yaml", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    problems = json.loads(result.stdout)["problems"]
+    assert [(p["severity"], p["file"], p["line"], p["column"]) for p in problems] == [
+        ("warning", "old.yaml", 5, 42), ("warning", None, None, None)]
+    assert problems[1]["message"].startswith('team-a/demo: Referenced ClusterTrainingRuntime "old" is deprecated')
+    assert json.loads(result.stdout)["summary"] == {"valid": True, "errors": 0, "warnings": 2}
+
+
+def test_github_annotations(tmp_path):
+    write(tmp_path, "a,b:c.yaml", TYPO)
+    result = run("validate", "--format", "github", "a,b:c.yaml", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == (
+        f"::error file=a%2Cb%3Ac.yaml,line=8,col=11::spec.runtimeRef.name: {NOT_FOUND}\n"
+        '::error file=a%2Cb%3Ac.yaml,line=10,col=5::spec.trainer.numNode: unknown field (did you mean "numNodes"?)\n'
+    )
+    assert result.stderr.splitlines()[-1] == "invalid: 2 errors"
+
+
+def test_github_escapes_as_the_actions_toolkit():
+    from trainc.report import Problem, to_github
+
+    problem = Problem("100%.yaml", 1, 2, "", "50% done\r\nnext: a,b", "warning")
+    assert to_github([problem]) == "::warning file=100%25.yaml,line=1,col=2::50%25 done%0D%0Anext: a,b\n"
+
+
+def test_json_and_github_together_is_a_usage_error(tmp_path):
+    result = run("validate", "-o", "json", "--format", "github", "a.yaml", cwd=tmp_path)
+    assert result.returncode == 2 and "choose one" in result.stderr
+
+
+def test_located_warnings_keep_their_field_path():
+    from trainc.report import Problem, from_notice
+
+    assert from_notice("warning: a.yaml:14:7: spec.trainer.command[2]: line 2 opens a heredoc") == Problem(
+        "a.yaml", 14, 7, "spec.trainer.command[2]", "line 2 opens a heredoc", "warning")
+    assert from_notice('warning: a.yaml:5:42: ClusterTrainingRuntime "old" is deprecated') == Problem(
+        "a.yaml", 5, 42, "", 'ClusterTrainingRuntime "old" is deprecated', "warning")
+    assert from_notice("notice: team-a/demo: the SSH key is random") == Problem(
+        None, None, None, "", "team-a/demo: the SSH key is random", "notice")

@@ -1,0 +1,207 @@
+"""`trainc build` on several cores, with the output and errors of a one-core build, byte for byte.
+
+Reading, checking and compiling TrainJobs is independent work, but the order of the output, the
+runtimes a TrainJob may use and which TrainJob is a repeat depend on all the inputs. So each worker
+(a forked process: it starts with trainc already imported) reads a contiguous slice of the input
+files and sends back its errors, runtimes and the sort keys of its TrainJobs; the parent orders them
+all as a one-core build does and hands each worker back the TrainJobs it holds, with their output
+positions and every runtime; the workers compile them and send back the objects, which the parent puts
+in output order. Errors come back as objects and are reported in one-core order; what passes through
+comes back in input order. Small builds stay in one process: forking and the exchange cost about as
+much as compiling a few dozen TrainJobs.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+
+from . import build as builder
+from . import catalog, emit, pipeline
+from .errors import InputErrors
+
+MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", ssh_key_seed=None,
+          runtime_snapshot: bool = False, previous=None, output_dir: str | None = None) -> builder.Output:
+    """`build.build` on up to `workers` processes: the same Output (each TrainJob's objects held as marshal
+    bytes), or the same errors raised. `previous` (update checks) and stdin keep the build in one process."""
+    options = dict(namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
+    if workers > 1 and previous is None and "-" not in paths:
+        files = builder.input_files(paths, output_dir)
+        slices = _slices(files, workers)
+        if slices is not None and _can_fork():
+            try:
+                output = _build(slices, runtime_paths, **options)
+            except _ReadProblems:  # reported by the one-process build, which weighs them against each other
+                pass
+            else:
+                output.files = len(files)
+                return output
+    return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir,
+                         keep=lambda objects: _Marshalled(marshal.dumps(objects)), **options)
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _slices(files: list[str], workers: int) -> list[list[str]] | None:
+    """Contiguous slices of `files` of about equal size in bytes, one per worker; None when too few files."""
+    if len(files) < max(workers, int(os.environ.get("TRAINC_PARALLEL_MIN_FILES", MIN_FILES))):
+        return None
+    sizes = []
+    for file in files:
+        try:
+            sizes.append(os.path.getsize(file))
+        except OSError:  # reported when it is read
+            sizes.append(0)
+    total, slices, start, done = sum(sizes), [], 0, 0
+    for end, size in enumerate(sizes, 1):
+        done += size
+        if done * workers >= total * (len(slices) + 1) and len(slices) < workers - 1:
+            slices.append(files[start:end])
+            start = end
+    slices.append(files[start:])
+    return [each for each in slices if each]
+
+
+def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
+        if stream is not None:
+            stream.flush()
+    workers, done = [], False
+    try:
+        for files in slices:
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_worker, args=(theirs, files, namespace, ssh_key_seed, runtime_snapshot),
+                                      daemon=True)
+            process.start()
+            theirs.close()
+            workers.append((process, ours))
+        output = _merge([pipe for _, pipe in workers], runtime_paths, namespace, ssh_key_seed)
+        done = True
+        return output
+    finally:
+        for process, pipe in workers:
+            if not done:  # an error, found by the parent or a worker: the others' work is not needed
+                process.terminate()
+            process.join()
+            pipe.close()
+
+
+def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
+    loaded = [_receive(pipe) for pipe in pipes]
+    errors = [error for each in loaded for error in each["read_errors"]]
+    runtime_documents = builder._documents(runtime_paths, errors)
+    errors += [error for each in loaded for error in each["parse_errors"]]
+    more = builder._load((), runtime_documents, namespace, errors, passing=True)
+    runtimes = [runtime for each in loaded for runtime in each["runtimes"]] + more.runtimes
+    if errors or catalog.collect(runtimes, namespace)[1]:
+        raise _ReadProblems
+    keys, owners = [], []
+    for worker, each in enumerate(loaded):
+        keys += each["keys"]
+        owners += [(worker, local) for local in range(len(each["keys"]))]
+    order = builder.in_order(keys)
+    assigned = [[] for _ in pipes]
+    for position, (index, first) in enumerate(order):
+        worker, local = owners[index]
+        assigned[worker].append((local, position, first))
+    for pipe, theirs in zip(pipes, assigned):
+        pipe.send((runtimes, theirs))
+    output, errors = builder.Output(trainjobs=len(keys), runtimes=len(runtimes)), []
+    builder.check_runtimes(runtimes, None, output, errors)
+    results = [None] * len(order)
+    seed_warnings = []
+    for pipe in pipes:
+        compiled, warnings = _receive(pipe)
+        seed_warnings = seed_warnings or warnings
+        for position, *result in compiled:
+            results[position] = result
+    for problems, notices, _, _ in results:
+        errors += problems
+        output.notices += notices
+    if errors:
+        raise InputErrors(sorted(errors, key=builder.error_place), notices=output.notices)
+    output.jobs = [(trainjob, _Marshalled(*objects)) for _, _, trainjob, objects in results if objects is not None]
+    output.inputs = sum(each["documents"] for each in loaded)
+    output.others = [found for each in loaded for found in each["others"]] + more.others
+    output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
+    output.runtime_inputs = [found for each in loaded for found in each["runtime_inputs"]]
+    if seed_warnings and not ssh_key_seed.warnings:  # the seed file was read (in a worker): said once
+        ssh_key_seed.warnings.extend(seed_warnings)
+    return output
+
+
+class _ReadProblems(Exception):
+    """Inputs that could not all be read or parsed, or runtimes defined twice: which TrainJobs these leave
+    unchecked depends on every input, so the one-process build reports them."""
+
+
+class _Marshalled(Sequence):
+    """A TrainJob's objects as marshal bytes (what a worker sends), a fraction of their size as dicts: a large
+    build's output is held this way until it is written, each use reading a fresh copy."""
+
+    __slots__ = ("_data", "yaml")
+
+    def __init__(self, data: bytes, yaml: str | None = None):
+        self._data = data
+        self.yaml = yaml  # their YAML stream, when the worker rendered it (emit.dump)
+
+    def __len__(self) -> int:
+        return len(marshal.loads(self._data))
+
+    def __getitem__(self, index):
+        return marshal.loads(self._data)[index]
+
+    def __iter__(self):
+        return iter(marshal.loads(self._data))
+
+
+def _receive(pipe):
+    try:
+        return pipe.recv()
+    except EOFError:  # the worker died; what killed it is on stderr
+        raise RuntimeError("a build worker ended unexpectedly") from None
+
+
+def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
+    read_errors, parse_errors = [], []
+    documents = builder._documents(files, read_errors)
+    inputs = builder._Inputs()
+    for parsed in builder._parse(documents, namespace, parse_errors, inputs, collect=True, keep_runtimes=True):
+        (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
+    pipe.send({"read_errors": read_errors, "parse_errors": parse_errors, "runtimes": inputs.runtimes,
+               "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs], "documents": len(documents),
+               "others": inputs.others, "uncompiled": inputs.uncompiled, "runtime_inputs": inputs.runtime_inputs})
+    try:
+        every_runtime, assigned = pipe.recv()
+    except EOFError:  # the parent found errors already, or a problem with the runtimes
+        return
+    ctx = pipeline.Context(catalog.build(every_runtime, namespace), ssh_key_seed, runtime_snapshot)
+    compiled = []
+    for local, position, first in assigned:
+        trainjob = inputs.trainjobs[local]
+        problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
+        if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
+            trainjob = trainjob.replace(document={}, origin=replace(trainjob.origin, text=None))
+            objects = (marshal.dumps(objects), emit.dump(objects))
+        compiled.append((position, problems, notices, trainjob, objects))
+    pipe.send((compiled, list(getattr(ssh_key_seed, "warnings", ()))))
