@@ -608,3 +608,15 @@ def test_fn_passes_json_items_with_surrogate_escapes_on_as_yaml_reads_them():
     output, _, errors = krm.run(text)
     assert errors == []
     assert yaml.load(output, Loader=yaml.CSafeLoader)["items"][0]["data"] == {"a": "💥", "b": "\ufffd", "c": "\\ud83d"}
+
+
+def test_fn_takes_a_resource_list_beside_empty_documents():
+    """`---` alone before or after the ResourceList (found by the fuzzer): its items' text was composed as one
+    document, a ComposerError traceback."""
+    from trainc import krm
+
+    output, _, errors = krm.run("---\n---\napiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+                                "- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n---\n")
+    assert errors == []
+    assert yaml.load(output, Loader=yaml.CSafeLoader)["items"] == [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]

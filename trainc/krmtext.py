@@ -144,7 +144,9 @@ def items(text: str) -> list[Item]:
     """The items of the one ResourceList in `text` (already read and checked by source.load_text)."""
     composable = _SURROGATE_ESCAPE.sub(r"\\uFFFD", text) if jsontext.is_json(text) else text
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
-        root = yaml.compose(composable, Loader=_Composer)
+        # the ResourceList, whatever empty documents (`---` alone) come before or after it
+        root = next((node for node in yaml.compose_all(composable, Loader=_Composer)
+                     if isinstance(node, yaml.MappingNode)), None)
     sequence = _value(root, "items")
     if not isinstance(sequence, yaml.SequenceNode) or not sequence.value:
         return []
