@@ -15,6 +15,8 @@ compiling a few dozen TrainJobs.
 
 from __future__ import annotations
 
+import atexit
+import fcntl
 import marshal
 import os
 import pickle
@@ -100,13 +102,21 @@ def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) 
             if not done:  # an error, found by the parent or a worker: the others' work is not needed
                 os.kill(pid, signal.SIGTERM)
             channel.close()
-            os.waitpid(pid, 0)
+            if done:  # its output is in: it ends on its own, reaped at exit rather than waited for here
+                atexit.register(_reap, pid)
+            else:
+                _reap(pid)
 
 
 def _start(files, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[int, _Channel]:
     """A forked worker on `files` and the parent's end of its channel (os.fork and pipes: multiprocessing
     would add its import, about 20 ms, to the parent's start)."""
     down, up = os.pipe(), os.pipe()
+    if hasattr(fcntl, "F_SETPIPE_SZ"):  # room for all a worker sends back, so it is written in one go
+        try:
+            fcntl.fcntl(up[1], fcntl.F_SETPIPE_SZ, 1 << 20)
+        except OSError:  # more than this system lets a pipe hold: the default, only slower
+            pass
     pid = os.fork()
     if pid == 0:  # the worker: never returns into the parent's code, nor runs its exit handlers
         status = 1
@@ -184,7 +194,8 @@ def _merge(own, pipes, runtime_paths, namespace, ssh_key_seed, runtime_snapshot)
         output.notices += notices
     if errors:
         raise InputErrors(sorted(errors, key=builder.error_place), notices=output.notices)
-    output.jobs = [(trainjob, _Marshalled(*objects)) for _, _, trainjob, objects in results if objects is not None]
+    output.jobs = [(Placed(place[0], place[1], Origin(place[2])), _Marshalled(*objects))
+                   for _, _, place, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
     output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
@@ -247,7 +258,7 @@ def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_s
         trainjob = inputs.trainjobs[local]
         problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
-            trainjob = Placed(trainjob.namespace, trainjob.name, Origin(trainjob.origin.file))
+            trainjob = (trainjob.namespace, trainjob.name, trainjob.origin.file)  # plain: quickest to copy
             objects = (marshal.dumps(objects), emit.dump(objects))
         compiled.append((position, problems, notices, trainjob, objects))
     return compiled
@@ -259,6 +270,13 @@ class Placed(NamedTuple):
     namespace: str
     name: str
     origin: Origin
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:  # already reaped
+        pass
 
 
 def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
