@@ -15,7 +15,6 @@ compiling a few dozen TrainJobs.
 
 from __future__ import annotations
 
-import atexit
 import fcntl
 import marshal
 import os
@@ -102,10 +101,7 @@ def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) 
             if not done:  # an error, found by the parent or a worker: the others' work is not needed
                 os.kill(pid, signal.SIGTERM)
             channel.close()
-            if done:  # its output is in: it ends on its own, reaped at exit rather than waited for here
-                atexit.register(_reap, pid)
-            else:
-                _reap(pid)
+            os.waitpid(pid, 0)
 
 
 def _start(files, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[int, _Channel]:
@@ -270,13 +266,6 @@ class Placed(NamedTuple):
     namespace: str
     name: str
     origin: Origin
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:  # already reaped
-        pass
 
 
 def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
