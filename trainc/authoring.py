@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import shlex
 import textwrap
+from functools import cache
 
 from .run import kubelet
 
@@ -33,7 +34,9 @@ def custom_trainer(func, *, name: str, func_args: dict | None = None, runtime: s
                    packages_to_install: list[str] | None = None, pip_index_urls=DEFAULT_PIP_INDEX_URLS,
                    image: str | None = None, runtimes=()) -> dict:
     """The TrainJob (a dict) running `func(**func_args)` on `runtime`, found among the bundled runtimes or under
-    `runtimes` (files or directories), as `trainc build` finds it; raises TraincError if it is not there."""
+    `runtimes` (files or directories), as `trainc build` finds it; raises TraincError if it is not there, or
+    if an argument has the wrong type (every such argument named at once)."""
+    _check_arguments(locals())
     policy = _policy(runtime, runtime_kind, namespace or "default", runtimes)
     script = _install_script(packages_to_install, pip_index_urls, policy == "mpi")
     script += write_and_run(function_code(func, func_args), f"{func.__name__}.py", _LAUNCHERS[policy])
@@ -56,6 +59,47 @@ def custom_trainer(func, *, name: str, func_args: dict | None = None, runtime: s
     metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
     return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": metadata,
             "spec": {"runtimeRef": {"kind": runtime_kind, "name": runtime}, "trainer": trainer}}
+
+
+@cache
+def _arguments():
+    """The pydantic model of custom_trainer's arguments, built on first use: Python callers pass anything, and
+    a wrong type must fail here, named, not as a TrainJob the API server refuses or code that cannot run (the
+    call `func(**func_args)` is written as Python literals, so arguments must be JSON values)."""
+    from typing import Any, Callable, Literal
+
+    import pydantic
+
+    text = pydantic.StrictStr
+    return pydantic.create_model(
+        "CustomTrainerArguments",
+        __config__=pydantic.ConfigDict(arbitrary_types_allowed=True, extra="ignore"),
+        func=(Callable[..., Any], ...),
+        name=(text, ...),
+        func_args=(dict[text, pydantic.JsonValue] | None, None),
+        runtime=(text, ...),
+        runtime_kind=(Literal["ClusterTrainingRuntime", "TrainingRuntime"], ...),
+        namespace=(text | None, None),
+        num_nodes=(pydantic.conint(strict=True, ge=1) | None, None),
+        resources_per_node=(dict[text, text | pydantic.StrictInt | pydantic.StrictFloat] | None, None),
+        env=(dict[text, text] | None, None),
+        packages_to_install=(list[text] | None, None),
+        pip_index_urls=(pydantic.conlist(text, min_length=1), ...),
+        image=(text | None, None),
+        runtimes=(list[text] | tuple[text, ...], ()),
+    )
+
+
+def _check_arguments(arguments: dict) -> None:
+    import pydantic
+
+    from .errors import InputError, InputErrors
+
+    try:
+        _arguments().model_validate(arguments)
+    except pydantic.ValidationError as exc:
+        raise InputErrors([InputError(None, ("custom_trainer",) + tuple(error["loc"]), error["msg"])
+                           for error in exc.errors()]) from None
 
 
 def to_yaml(trainjob: dict) -> str:
