@@ -15,7 +15,6 @@ compiling a few dozen TrainJobs.
 
 from __future__ import annotations
 
-import fcntl
 import marshal
 import os
 import pickle
@@ -107,6 +106,8 @@ def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) 
 def _start(files, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[int, _Channel]:
     """A forked worker on `files` and the parent's end of its channel (os.fork and pipes: multiprocessing
     would add its import, about 20 ms, to the parent's start)."""
+    import fcntl  # POSIX only, as fork is
+
     down, up = os.pipe(), os.pipe()
     if hasattr(fcntl, "F_SETPIPE_SZ"):  # room for all a worker sends back, so it is written in one go
         try:
