@@ -149,6 +149,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     """
     from . import parallel, passthrough
 
+    _QUICK_EXIT.append(True)
     if check and output_dir is None:
         raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
     if output_dir is not None and output_format != "yaml":
@@ -539,8 +540,27 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
     sys.exit(code)
 
 
+_QUICK_EXIT = []  # a command that holds nothing to clean up at exit (build) appends to it
+
+
 def main() -> None:
     try:
         cli.main(prog_name="trainc")
     except KeyboardInterrupt:
         sys.exit(130)
+    except SystemExit as done:
+        if _QUICK_EXIT and (done.code is None or isinstance(done.code, int)):
+            _exit_now(done.code or 0)
+        raise
+
+
+def _exit_now(code: int) -> None:
+    """Exit without freeing every object one by one (about 15 ms after a build of 1000 TrainJobs), what is
+    buffered written first; returns if that fails, for the usual exit to report it."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)

@@ -1,27 +1,32 @@
 """`trainc build` on several cores, with the output and errors of a one-core build, byte for byte.
 
 Reading, checking and compiling TrainJobs is independent work, but the order of the output, the
-runtimes a TrainJob may use and which TrainJob is a repeat depend on all the inputs. So each worker
-(a forked process: it starts with trainc already imported) reads a contiguous slice of the input
-files and sends back its errors, runtimes and the sort keys of its TrainJobs; the parent orders them
-all as a one-core build does and hands each worker back the TrainJobs it holds, with their output
-positions and every runtime; the workers compile them and send back the objects, which the parent puts
-in output order. Errors come back as objects and are reported in one-core order; what passes through
-comes back in input order. Small builds stay in one process: forking and the exchange cost about as
-much as compiling a few dozen TrainJobs.
+runtimes a TrainJob may use and which TrainJob is a repeat depend on all the inputs. So the input
+files are cut into contiguous slices, one per process: the parent reads the first itself while each
+worker (a forked process: it starts with trainc already imported) reads another and sends back its
+errors, runtimes and the sort keys of its TrainJobs; the parent orders them all as a one-core build
+does and hands each worker back the TrainJobs it holds, with their output positions and every
+runtime; every process compiles its share and renders its YAML, and a worker sends back that text,
+the marshalled objects and only the names and file of each TrainJob, which the parent puts in output
+order. Errors come back as objects and are reported in one-core order; what passes through comes
+back in input order. Small builds stay in one process: forking and the exchange cost about as much as
+compiling a few dozen TrainJobs.
 """
 
 from __future__ import annotations
 
 import marshal
 import os
+import pickle
+import signal
 import sys
+import traceback
 from collections.abc import Sequence
-from dataclasses import replace
+from typing import NamedTuple
 
 from . import build as builder
 from . import catalog, emit, pipeline
-from .errors import InputErrors
+from .errors import InputErrors, Origin
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
 
@@ -54,9 +59,7 @@ def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", 
 
 
 def _can_fork() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    return hasattr(os, "fork")
 
 
 def _slices(files: list[str], workers: int) -> list[list[str]] | None:
@@ -80,34 +83,82 @@ def _slices(files: list[str], workers: int) -> list[list[str]] | None:
 
 
 def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
     workers, done = [], False
     try:
-        for files in slices:
-            ours, theirs = context.Pipe()
-            process = context.Process(target=_worker, args=(theirs, files, namespace, ssh_key_seed, runtime_snapshot),
-                                      daemon=True)
-            process.start()
-            theirs.close()
-            workers.append((process, ours))
-        output = _merge([pipe for _, pipe in workers], runtime_paths, namespace, ssh_key_seed)
+        for files in slices[1:]:  # the first slice is the parent's own
+            workers.append(_start(files, [channel for _, channel in workers], namespace, ssh_key_seed,
+                                  runtime_snapshot))
+        output = _merge(_read(slices[0], namespace), [channel for _, channel in workers], runtime_paths, namespace,
+                        ssh_key_seed, runtime_snapshot)
         done = True
         return output
     finally:
-        for process, pipe in workers:
+        for pid, channel in workers:
             if not done:  # an error, found by the parent or a worker: the others' work is not needed
-                process.terminate()
-            process.join()
-            pipe.close()
+                os.kill(pid, signal.SIGTERM)
+            channel.close()
+            os.waitpid(pid, 0)
 
 
-def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
-    loaded = [_receive(pipe) for pipe in pipes]
+def _start(files, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[int, _Channel]:
+    """A forked worker on `files` and the parent's end of its channel (os.fork and pipes: multiprocessing
+    would add its import, about 20 ms, to the parent's start)."""
+    import fcntl  # POSIX only, as fork is
+
+    down, up = os.pipe(), os.pipe()
+    if hasattr(fcntl, "F_SETPIPE_SZ"):  # room for all a worker sends back, so it is written in one go
+        try:
+            fcntl.fcntl(up[1], fcntl.F_SETPIPE_SZ, 1 << 20)
+        except OSError:  # more than this system lets a pipe hold: the default, only slower
+            pass
+    pid = os.fork()
+    if pid == 0:  # the worker: never returns into the parent's code, nor runs its exit handlers
+        status = 1
+        try:
+            for channel in others:  # the parent's ends of the other workers' pipes
+                channel.close()
+            os.close(down[1])
+            os.close(up[0])
+            _worker(_Channel(down[0], up[1]), files, namespace, ssh_key_seed, runtime_snapshot)
+            status = 0
+        except Exception:
+            traceback.print_exc()
+        finally:
+            os._exit(status)
+    os.close(down[0])
+    os.close(up[1])
+    return pid, _Channel(up[0], down[1])
+
+
+class _Channel:
+    """Pickled objects both ways over a pair of pipes."""
+
+    def __init__(self, reading: int, writing: int):
+        self._in, self._out = os.fdopen(reading, "rb"), os.fdopen(writing, "wb")
+
+    def send(self, value) -> None:
+        pickle.dump(value, self._out, pickle.HIGHEST_PROTOCOL)
+        self._out.flush()
+
+    def recv(self):
+        return pickle.load(self._in)
+
+    def close(self) -> None:
+        for stream in (self._out, self._in):
+            try:
+                stream.close()
+            except OSError:  # the worker went away before reading what was sent
+                pass
+
+
+def _merge(own, pipes, runtime_paths, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
+    """The parent's part: its own slice read (`own`), then every slice's TrainJobs ordered and compiled, its own
+    share while the workers compile theirs."""
+    inputs, summary = own
+    loaded = [summary, *(_receive(pipe) for pipe in pipes)]
     errors = [error for each in loaded for error in each["read_errors"]]
     runtime_documents = builder._documents(runtime_paths, errors)
     errors += [error for each in loaded for error in each["parse_errors"]]
@@ -120,18 +171,18 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
         keys += each["keys"]
         owners += [(worker, local) for local in range(len(each["keys"]))]
     order = builder.in_order(keys)
-    assigned = [[] for _ in pipes]
+    assigned = [[] for _ in loaded]
     for position, (index, first) in enumerate(order):
         worker, local = owners[index]
         assigned[worker].append((local, position, first))
-    for pipe, theirs in zip(pipes, assigned):
+    for pipe, theirs in zip(pipes, assigned[1:]):
         pipe.send((runtimes, theirs))
     output, errors = builder.Output(trainjobs=len(keys), runtimes=len(runtimes)), []
     builder.check_runtimes(runtimes, None, output, errors)
     results = [None] * len(order)
     seed_warnings = []
-    for pipe in pipes:
-        compiled, warnings = _receive(pipe)
+    for compiled, warnings in [(_compile(inputs, runtimes, assigned[0], namespace, ssh_key_seed, runtime_snapshot),
+                                ()), *(_receive(pipe) for pipe in pipes)]:
         seed_warnings = seed_warnings or warnings
         for position, *result in compiled:
             results[position] = result
@@ -140,7 +191,8 @@ def _merge(pipes, runtime_paths, namespace, ssh_key_seed) -> builder.Output:
         output.notices += notices
     if errors:
         raise InputErrors(sorted(errors, key=builder.error_place), notices=output.notices)
-    output.jobs = [(trainjob, _Marshalled(*objects)) for _, _, trainjob, objects in results if objects is not None]
+    output.jobs = [(Placed(place[0], place[1], Origin(place[2])), _Marshalled(*objects))
+                   for _, _, place, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
     output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
@@ -178,30 +230,51 @@ class _Marshalled(Sequence):
 def _receive(pipe):
     try:
         return pipe.recv()
-    except EOFError:  # the worker died; what killed it is on stderr
+    except (EOFError, pickle.UnpicklingError):  # the worker died; what killed it is on stderr
         raise RuntimeError("a build worker ended unexpectedly") from None
 
 
-def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
+def _read(files, namespace) -> tuple[builder._Inputs, dict]:
+    """A slice's inputs, and what the parent needs of them to order the TrainJobs of every slice."""
     read_errors, parse_errors = [], []
     documents = builder._documents(files, read_errors)
     inputs = builder._Inputs()
     for parsed in builder._parse(documents, namespace, parse_errors, inputs, collect=True, keep_runtimes=True):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    pipe.send({"read_errors": read_errors, "parse_errors": parse_errors, "runtimes": inputs.runtimes,
-               "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs], "documents": len(documents),
-               "others": inputs.others, "uncompiled": inputs.uncompiled, "runtime_inputs": inputs.runtime_inputs})
-    try:
-        every_runtime, assigned = pipe.recv()
-    except EOFError:  # the parent found errors already, or a problem with the runtimes
-        return
+    return inputs, {"read_errors": read_errors, "parse_errors": parse_errors, "runtimes": inputs.runtimes,
+                    "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs], "documents": len(documents),
+                    "others": inputs.others, "uncompiled": inputs.uncompiled, "runtime_inputs": inputs.runtime_inputs}
+
+
+def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_snapshot) -> list:
+    """(position, errors, notices, the TrainJob's place, (marshal bytes, YAML text) or None) of the TrainJobs
+    `assigned` to this slice."""
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), ssh_key_seed, runtime_snapshot)
     compiled = []
     for local, position, first in assigned:
         trainjob = inputs.trainjobs[local]
         problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
-            trainjob = trainjob.replace(document={}, origin=replace(trainjob.origin, text=None))
+            trainjob = (trainjob.namespace, trainjob.name, trainjob.origin.file)  # plain: quickest to copy
             objects = (marshal.dumps(objects), emit.dump(objects))
         compiled.append((position, problems, notices, trainjob, objects))
+    return compiled
+
+
+class Placed(NamedTuple):
+    """What the output needs of a compiled TrainJob: a few strings, where the model would be copied whole."""
+
+    namespace: str
+    name: str
+    origin: Origin
+
+
+def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
+    inputs, summary = _read(files, namespace)
+    pipe.send(summary)
+    try:
+        every_runtime, assigned = pipe.recv()
+    except EOFError:  # the parent found errors already, or a problem with the runtimes
+        return
+    compiled = _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_snapshot)
     pipe.send((compiled, list(getattr(ssh_key_seed, "warnings", ()))))

@@ -192,6 +192,8 @@ def _identified(origin: Origin, data) -> InputError | None:
 def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> None:
     """Two objects with the same group, kind, namespace and name are one object in the cluster: refused, as
     kustomize refuses a repeated resource ID (a version does not make another object)."""
+    if not documents:  # nothing passes through: the rendered objects are not read again
+        return
     rendered = {(o["apiVersion"].rpartition("/")[0], o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]):
                 trainjob for trainjob, objects in jobs for o in objects}
     seen: dict = {}
