@@ -34,6 +34,10 @@ from .depth import room_for_depth
 from .errors import InputError, Origin, Path
 from .files import NOT_REGULAR, open_regular
 
+if not hasattr(yaml, "CSafeLoader"):
+    raise ImportError("trainc reads YAML with libyaml, and this PyYAML was built without it: install a PyYAML "
+                      "wheel (pip install --force-reinstall --only-binary=pyyaml pyyaml), which bundles libyaml")
+
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
 
