@@ -187,6 +187,25 @@ def test_a_failing_pod_fails_the_run(tmp_path):
     assert processes_with(marker) == []
 
 
+def test_each_pod_has_its_own_tmp_removed_with_the_run(tmp_path):
+    """TMPDIR is the pod's own directory (a container's /tmp): what torchrun or pip leave there goes with the run."""
+    scratch = tmp_path / "system-tmp"
+    scratch.mkdir()
+    script = "import os, tempfile; open(os.path.join(tempfile.gettempdir(), 'left'), 'w'); print(tempfile.gettempdir())"
+    job = trainjob(tmp_path, "tmps", f"""\
+    numNodes: 2
+    command: [python, -c, "{script}"]""")
+    env = {**environment(), "TMPDIR": str(scratch)}
+    result = subprocess.run([sys.executable, "-m", "trainc", "run", str(job)], capture_output=True, text=True, env=env,
+                            timeout=TIMEOUT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    used = sorted(line.split(" | ")[1] for line in result.stdout.splitlines() if " | " in line)
+    assert [os.path.basename(os.path.dirname(path)) for path in used] == ["tmps-node-0-0", "tmps-node-0-1"]
+    assert all(not os.path.exists(path) for path in used)
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("trainc-run-")] == []
+    assert not any(p.name == "left" for p in scratch.rglob("*"))
+
+
 LEAVES_A_CHILD = ("import subprocess, sys, time; "
                   "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', sys.argv[1]]); "
                   "print('up', flush=True); time.sleep(300)")

@@ -115,7 +115,7 @@ class Runner:
 
     def _run_containers(self, pod: Pod) -> None:
         """Init containers in order, then the rest together; report Running, then how it ended."""
-        os.makedirs(pod.workdir, exist_ok=True)
+        os.makedirs(pod.tmpdir, exist_ok=True)
         for directory in pod.dirs:
             os.makedirs(directory, exist_ok=True)
         for path, (content, mode) in pod.files.items():
@@ -150,7 +150,8 @@ class Runner:
         with self.lock:
             if self.stopping.is_set():
                 return None
-            env = {**os.environ, "HOSTNAME": pod.name, **container.env}
+            # a pod's own /tmp (torchrun and pip leave files there), removed with the run's directory
+            env = {**os.environ, "HOSTNAME": pod.name, "TMPDIR": pod.tmpdir, **container.env}
             process = subprocess.Popen(container.argv, cwd=container.cwd, env=env, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
             self.groups[process.pid] = process

@@ -55,6 +55,10 @@ class Pod:
     dirs: list[str] = field(default_factory=list)
     mounts: list[tuple[str, str, str, str]] = field(default_factory=list)  # (container, mountPath, local, source)
 
+    @property
+    def tmpdir(self) -> str:
+        return os.path.join(self.workdir, "tmp")
+
 
 @dataclass
 class Job:
