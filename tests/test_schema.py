@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ def _rules(node, found):
     return found
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in data_dir("schemas").glob("*.json")))
+@pytest.mark.parametrize("name", sorted(p.stem for p in Path(data_dir("schemas")).glob("*.json")))
 def test_every_cel_rule_is_translated(name):
     unknown = _rules(schema.load(name), set()) - set(cel.RULES) - cel.TRANSITION
     assert not unknown, f"translate these CEL rules in trainc/cel.py: {sorted(unknown)}"
@@ -95,5 +96,5 @@ def test_kep_version_allows_intel_and_mpich():
 
 
 def test_schemas_are_compact_json():
-    for path in data_dir("schemas").glob("*.v*alpha1.json"):  # what builds load (descriptions are kept apart)
+    for path in Path(data_dir("schemas")).glob("*.v*alpha1.json"):  # what builds load (descriptions are kept apart)
         assert "description" not in json.loads(path.read_text()).get("properties", {}).get("spec", {})

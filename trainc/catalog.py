@@ -8,6 +8,7 @@ not pay for the whole library.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cache, partial
 
@@ -43,9 +44,9 @@ class Catalog:
 @cache
 def _bundled_runtime(file_name: str) -> Runtime:
     from . import api, source
-    from .data import data_dir
+    from .data import read_text
 
-    [(origin, data)] = source.load_text((data_dir("runtimes") / file_name).read_text(), f"<bundled>/{file_name}")
+    [(origin, data)] = source.load_text(read_text("runtimes", file_name), f"<bundled>/{file_name}")
     return api.parse(origin, data)
 
 
@@ -55,8 +56,8 @@ def bundled() -> dict:
     from .data import data_dir
 
     return {
-        ("ClusterTrainingRuntime", None, entry.stem): partial(_bundled_runtime, entry.name)
-        for entry in sorted(data_dir("runtimes").glob("*.yaml"))
+        ("ClusterTrainingRuntime", None, entry[:-len(".yaml")]): partial(_bundled_runtime, entry)
+        for entry in sorted(os.listdir(data_dir("runtimes"))) if entry.endswith(".yaml") and not entry.startswith(".")
     }
 
 

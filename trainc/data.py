@@ -2,13 +2,20 @@
 
 An installed wheel carries them inside the package (trainc/_schemas, …, see
 pyproject.toml); a source checkout or editable install reads the top-level folders.
+Plain os.path, not pathlib: pathlib's import (urllib, ipaddress) is a few ms of every run's start-up.
 """
 
-from pathlib import Path
+import os
 
-_HERE = Path(__file__).parent
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def data_dir(name: str) -> Path:
-    packaged = _HERE / f"_{name}"
-    return packaged if packaged.is_dir() else _HERE.parent / name
+def data_dir(name: str) -> str:
+    packaged = os.path.join(_HERE, f"_{name}")
+    return packaged if os.path.isdir(packaged) else os.path.join(os.path.dirname(_HERE), name)
+
+
+def read_text(name: str, file: str) -> str:
+    """The text of `file` in the shipped folder `name`."""
+    with open(os.path.join(data_dir(name), file), encoding="utf-8") as handle:
+        return handle.read()

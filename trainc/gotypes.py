@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from .data import data_dir
+from .data import read_text
 
 JOBSET_SPEC, JOBSET_SPEC_PATCH = "jobset.JobSetSpec", "trainer.JobSetSpecPatch"
 
 
 @cache
 def _types() -> dict:
-    return json.loads((data_dir("schemas") / "gotypes.json").read_text())["types"]
+    return json.loads(read_text("schemas", "gotypes.json"))["types"]
 
 
 def _zero(value) -> bool:

@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import cache
 
 from . import cel, quantity
-from .data import data_dir
+from .data import read_text
 from .errors import Path
 
 QUANTITY_PATTERN = (
@@ -43,7 +43,7 @@ class Violation(tuple):
 @cache
 def load(name: str) -> dict:
     """A schema shipped in `schemas/`."""
-    return json.loads((data_dir("schemas") / f"{name}.json").read_text())
+    return json.loads(read_text("schemas", f"{name}.json"))
 
 
 @cache

@@ -18,7 +18,7 @@ import json
 from functools import cache
 
 from . import api, schema
-from .data import data_dir
+from .data import read_text
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 KINDS = {"TrainJob": "trainjob", "TrainingRuntime": "trainingruntime", "ClusterTrainingRuntime": "trainingruntime"}
@@ -50,7 +50,7 @@ _META = {
 
 @cache
 def _descriptions(kind: str) -> dict:
-    return json.loads((data_dir("schemas") / f"{kind.lower()}.descriptions.json").read_text())
+    return json.loads(read_text("schemas", f"{kind.lower()}.descriptions.json"))
 
 
 def export(kind: str, version: str) -> dict:
