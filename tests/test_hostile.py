@@ -20,6 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from trainc import source
 from trainc.build import build
 from trainc.cli import cli
 from trainc.errors import TraincError
@@ -534,6 +535,19 @@ def test_a_file_reached_twice_is_read_once(tmp_path, monkeypatch):
     result = invoke(tmp_path, monkeypatch, {"jd/a.yaml": TRAINJOB}, "build", "jd", "jd/a.yaml", "./jd/../jd")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("kind: JobSet") == 1
+
+
+def test_a_file_reached_through_a_link_is_read_once(tmp_path, monkeypatch):
+    """A symlink or hard link to a file is the same file (device and inode), in a directory or given by path;
+    the first place it is reached names it."""
+    (tmp_path / "jd").mkdir()
+    (tmp_path / "jd" / "a.yaml").write_text(TRAINJOB)
+    os.link(tmp_path / "jd" / "a.yaml", tmp_path / "jd" / "b.yaml")
+    (tmp_path / "c.yaml").symlink_to(tmp_path / "jd" / "a.yaml")
+    result = invoke(tmp_path, monkeypatch, {}, "build", "c.yaml", "jd")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("kind: JobSet") == 1
+    assert source.iter_files([str(tmp_path / "c.yaml"), str(tmp_path / "jd")]) == [str(tmp_path / "c.yaml")]
 
 
 def test_the_input_bound_comes_from_the_environment_too(tmp_path, monkeypatch):
