@@ -197,6 +197,16 @@ def test_secrets_hidden_renamed_mpi_job(repo):
     assert "Secret team-a/mpi2-mpi-ssh-auth added: " + diff.CREATED in outputs[0].stdout
 
 
+def test_without_a_seed_mpi_keys_compare_unchanged_and_only_then_it_says_so(repo):
+    NOTICE = "notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged"
+    torch_only = run("diff", "job.yaml", cwd=repo)
+    assert torch_only.returncode == 0 and NOTICE not in torch_only.stderr, torch_only.stderr
+    (repo / "job.yaml").write_text(TORCH + MPI.format(name="mpi"))
+    git(repo, "commit", "-qam", "mpi")
+    unchanged = run("diff", "job.yaml", cwd=repo)
+    assert (unchanged.returncode, unchanged.stdout) == (0, "no changes\n") and NOTICE in unchanged.stderr
+
+
 def test_directory_base(repo, tmp_path_factory):
     old = tmp_path_factory.mktemp("old")
     (old / "job.yaml").write_text(TORCH.replace("numNodes: 2", "numNodes: 3"))

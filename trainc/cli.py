@@ -303,11 +303,8 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     seed = _seed(ssh_key_seed)
-    key_seed = seed
-    if seed.path is None:  # both sides from one throwaway seed, so unchanged keys compare equal
-        click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
-                   "makes a new key every run", err=True)
-        key_seed = bytes(sshkeys.MIN_SEED_BYTES)
+    # without a seed both sides use one throwaway seed, so unchanged keys compare equal
+    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES))
     try:
         diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
                                trainer_only=trainer_only)
@@ -318,6 +315,9 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
         sys.exit(EXIT_DIFF_ERROR)
     for warning in seed.warnings:
         click.echo(warning, err=True)
+    if key_seed is not seed and key_seed.read_by_a_job:
+        click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
+                   "makes a new key every run", err=True)
     if output_format == "markdown":
         _emit(differ.markdown(diffs))
     else:

@@ -92,9 +92,11 @@ class SeedFile:
     required: bool = False
     warnings: list = field(default_factory=list)  # said once, when the file is read
     _seed: bytes | None = field(default=None, repr=False)
+    read_by_a_job: bool = False  # whether a TrainJob needed a key (`trainc diff` says so only then)
 
     def read(self) -> bytes | None:
         """The seed; None when none is configured and none is required. Raises SeedError."""
+        self.read_by_a_job = True
         if self._seed is not None:
             return self._seed
         if self.path is None:
