@@ -167,8 +167,12 @@ def _manifest(root: int, directory: str) -> set[str]:
     except OSError as exc:
         raise OutputDirError(f"{os.path.join(directory, MANIFEST)}: {exc.strerror}") from None
     with os.fdopen(handle, "rb") as stream:
-        lines = stream.read().decode("utf-8", "replace").splitlines()
-    return {line for line in lines if _ENTRY.fullmatch(line)}
+        return listed(stream.read().decode("utf-8", "replace"))
+
+
+def listed(manifest: str) -> set[str]:
+    """The files a manifest's text lists (entries that are not `<folder>/<file>` are never acted on)."""
+    return {line for line in manifest.splitlines() if _ENTRY.fullmatch(line)}
 
 
 def _folder(root: int, directory: str, folder: str, made: list[str]) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from .errors import plural
-from .outputdir import MANIFEST
+from .outputdir import MANIFEST, listed
 
 
 def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str]:
@@ -20,9 +20,8 @@ def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str
         current = _read(os.path.join(output_dir, relative))
         if current != text:
             found.append((relative, "missing" if current is None else "stale"))
-    listed = {line for line in (_read(os.path.join(output_dir, MANIFEST)) or "").splitlines()
-              if line and not line.startswith("#")}
-    for relative in sorted(listed - contents.keys()):
+    written_before = listed(_read(os.path.join(output_dir, MANIFEST)) or "")
+    for relative in sorted(written_before - contents.keys()):
         found.append((relative, "left over (the build would remove it)"))
     if not found:
         return []
