@@ -37,7 +37,7 @@ def _yaml_escape(match: re.Match) -> str:
     return f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08X}"
 
 
-class _Composer(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+class _Composer(yaml.CSafeLoader):  # libyaml, as source.py reads everything
     """Nodes and their positions only: what a scalar means is source.load_text's business."""
 
     def resolve(self, kind, value, implicit):
