@@ -16,7 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from .. import build, emit, source, status
+from .. import build, emit, status
 from ..errors import InputError, InputErrors
 from .plan import PlanError, plan
 
@@ -52,7 +52,7 @@ def run(options: Options) -> tuple[int, str]:
     workdir = os.path.abspath(options.keep) if options.keep else tempfile.mkdtemp(prefix="trainc-run-")
     try:
         try:
-            pods = plan([*objects, *_inputs(options)], workdir, env_file=options.env_file, volumes=options.mounts)
+            pods = plan([*objects, *_config(output)], workdir, env_file=options.env_file, volumes=options.mounts)
         except PlanError as error:
             raise InputErrors([InputError(trainjob.origin, (), problem) for problem in error.problems]) from None
         if options.dry_run:
@@ -81,14 +81,9 @@ def _select(jobs: list, options: Options):
     raise Usage(f"no TrainJob {namespace or options.namespace}/{name} in PATHS")
 
 
-def _inputs(options: Options) -> list[dict]:
-    """ConfigMaps and Secrets among the inputs: a pod may read them as the cluster's would."""
-    found = []
-    for path in source.iter_files(list(options.paths)):
-        for origin, document in source.load_text(source.read(path), path):
-            found.extend(obj for _, obj in source.items(origin, document)
-                         if isinstance(obj, dict) and obj.get("kind") in ("ConfigMap", "Secret"))
-    return found
+def _config(output) -> list[dict]:
+    """ConfigMaps and Secrets among the inputs (as build read them): a pod may read them as the cluster's would."""
+    return [obj for _, obj in output.others if isinstance(obj, dict) and obj.get("kind") in ("ConfigMap", "Secret")]
 
 
 def _describe(pods) -> list[dict]:
