@@ -508,7 +508,7 @@ def test_huge_node_count_compiles_without_listing_pods(tmp_path):
     started = time.perf_counter()
     job = next(o for o in build([str(tmp_path / "a.yaml")]).documents() if o["kind"] == "JobSet")
     assert job["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2**31 - 1
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 30  # listing 2**31 pods would take hours, not a busy machine's seconds
 
 
 def _run(args, **kwargs):
