@@ -10,7 +10,7 @@ import copy
 import os
 from dataclasses import dataclass, field
 
-from . import api, catalog, emit, missing, pipeline, source, validation
+from . import api, catalog, emit, kueue, missing, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
 from .provenance import Provenance
 
@@ -138,7 +138,17 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=N
     output.files, output.inputs = len(files), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
     output.runtime_inputs = inputs.runtime_inputs
+    admission(output, namespace)
     return output
+
+
+def admission(output: Output, namespace: str, documents=()) -> None:
+    """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs and `documents`
+    ((origin, object) pairs): its refusals raised as the build's errors, its notices added (kueue.py)."""
+    errors, notices = kueue.check(output.jobs, [*output.others, *documents], namespace)
+    if errors:
+        raise InputErrors(sorted(errors, key=error_place), notices=output.notices)
+    output.notices.extend(notices)
 
 
 def input_files(paths, output_dir: str | None) -> list[str]:

@@ -53,6 +53,7 @@ def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", 
                 pass
             else:
                 output.files = len(files)
+                builder.admission(output, namespace)
                 return output
     return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir,
                          keep=lambda objects: _Marshalled(marshal.dumps(objects)), **options)
@@ -191,7 +192,7 @@ def _merge(own, pipes, runtime_paths, namespace, ssh_key_seed, runtime_snapshot)
         output.notices += notices
     if errors:
         raise InputErrors(sorted(errors, key=builder.error_place), notices=output.notices)
-    output.jobs = [(Placed(place[0], place[1], Origin(place[2])), _Marshalled(*objects))
+    output.jobs = [(Placed(place[0], place[1], Origin(place[2], place[3], base=place[4])), _Marshalled(*objects))
                    for _, _, place, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
@@ -255,7 +256,8 @@ def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_s
         trainjob = inputs.trainjobs[local]
         problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
-            trainjob = (trainjob.namespace, trainjob.name, trainjob.origin.file)  # plain: quickest to copy
+            origin = trainjob.origin  # plain: quickest to copy
+            trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
             objects = (marshal.dumps(objects), emit.dump(objects))
         compiled.append((position, problems, notices, trainjob, objects))
     return compiled

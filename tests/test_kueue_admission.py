@@ -1,0 +1,230 @@
+"""Kueue admissibility: a TrainJob whose JobSet Kueue can never admit on the queues among the inputs is an error
+with the arithmetic; one that fits only by borrowing gets a notice."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from trainc.build import build
+from trainc.errors import InputErrors
+
+QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata:
+  name: a100
+spec:
+  nodeLabels:
+    gpu: a100
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata:
+  name: h100
+spec:
+  nodeLabels:
+    gpu: h100
+  nodeTaints:
+  - key: gpu
+    value: h100
+    effect: NoSchedule
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata:
+  name: team-a-gpu
+spec:
+  cohort: research
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: "256"}
+      - {name: memory, nominalQuota: 2Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 16, borrowingLimit: 8}
+    - name: h100
+      resources:
+      - {name: cpu, nominalQuota: "256"}
+      - {name: memory, nominalQuota: 2Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 16}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata:
+  name: team-b-gpu
+spec:
+  cohort: research
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: "0"}
+      - {name: memory, nominalQuota: "0"}
+      - {name: nvidia.com/gpu, nominalQuota: 32, lendingLimit: 12}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata:
+  name: team-a-gpu
+  namespace: team-a
+spec:
+  clusterQueue: team-a-gpu
+"""
+
+TRAINJOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: {name}
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: {queue}
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: {nodes}
+    resourcesPerNode:
+      {resources}
+"""
+
+
+def inputs(tmp_path: Path, nodes: int, resources: str = "limits: {nvidia.com/gpu: 8}", queue: str = "team-a-gpu",
+           queues: str = QUEUES) -> list[str]:
+    (tmp_path / "queues.yaml").write_text(queues)
+    (tmp_path / "job.yaml").write_text(TRAINJOB.format(name="train", queue=queue, nodes=nodes, resources=resources))
+    return [str(tmp_path / "queues.yaml"), str(tmp_path / "job.yaml")]
+
+
+def refusal(paths) -> str:
+    with pytest.raises(InputErrors) as caught:
+        build(paths)
+    (error,) = caught.value.errors
+    return error.render()
+
+
+def test_fits_in_its_nominal_quota(tmp_path):
+    output = build(inputs(tmp_path, 2))
+    assert output.notices == []
+
+
+def test_over_quota_in_every_flavor_is_an_error_with_the_arithmetic(tmp_path):
+    # 5 nodes x 8 GPUs (limits stand in for requests): a100 holds 16 + 8 borrowed (its borrowingLimit, though
+    # team-b lends 12); h100 is tainted and the pods do not tolerate it
+    assert refusal(inputs(tmp_path, 5)) == (
+        f"{tmp_path}/job.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never admit this "
+        "TrainJob: pod set 'node' (5 pods) needs 40 nvidia.com/gpu, and no flavor of ClusterQueue 'team-a-gpu' "
+        "(of LocalQueue team-a/team-a-gpu) takes it: flavor 'a100': 40 nvidia.com/gpu > 24 = nominal quota 16 + "
+        "at most 8 borrowed in cohort 'research' (its borrowingLimit); flavor 'h100': the pods do not tolerate "
+        "its taint gpu=h100:NoSchedule"
+    )
+
+
+def test_node_selectors_and_tolerations_choose_the_flavor(tmp_path):
+    patched = """limits: {{nvidia.com/gpu: 8}}
+  runtimePatches:
+  - manager: example.com/test
+    trainingRuntimeSpec:
+      template:
+        spec:
+          replicatedJobs:
+          - name: node
+            template:
+              spec:
+                template:
+                  spec:
+                    tolerations: [{{key: gpu, operator: Exists}}]
+                    nodeSelector: {{gpu: {gpu}}}
+"""
+    assert build(inputs(tmp_path, 2, patched.format(gpu="h100"))).notices == []  # 16 of h100's 16
+    # 24: the node selector keeps it off a100, where it would fit by borrowing
+    assert refusal(inputs(tmp_path, 3, patched.format(gpu="h100"))).endswith(
+        "flavor 'a100': its node labels (gpu=a100) do not match the pods' nodeSelector or required node affinity; "
+        "flavor 'h100': 24 nvidia.com/gpu > its nominal quota 16 (nothing to borrow in cohort 'research')")
+    # a node label no flavor has does not rule a flavor out: Kueue matches only the flavor's own label keys
+    assert len(build(inputs(tmp_path, 3, patched.format(gpu="a100").replace("gpu: a100", "gpu: a100, zone: z1")
+                                 )).notices) == 1
+
+
+def test_a_job_that_fits_only_by_borrowing_gets_a_notice(tmp_path):
+    output = build(inputs(tmp_path, 3))
+    assert output.notices == [
+        "notice: team-a/train: Kueue admits it only by borrowing from cohort 'research' (ClusterQueue "
+        "'team-a-gpu' (of LocalQueue team-a/team-a-gpu), flavor 'a100': 24 nvidia.com/gpu > nominal quota 16): "
+        "it waits until the cohort has that much unused"
+    ]
+
+
+def test_the_cohorts_lending_limit_bounds_borrowing(tmp_path):
+    lending = QUEUES.replace("nominalQuota: 16, borrowingLimit: 8", "nominalQuota: 16").replace(
+        "lendingLimit: 12", "lendingLimit: 4")
+    assert "flavor 'a100': 24 nvidia.com/gpu > 20 = nominal quota 16 + at most 4 borrowed in cohort 'research';" \
+        in refusal(inputs(tmp_path, 3, queues=lending))
+
+
+def test_a_missing_local_queue_is_an_error(tmp_path):
+    assert refusal(inputs(tmp_path, 1, queue="team-a-cpu")) == (
+        f"{tmp_path}/job.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never admit this "
+        "TrainJob: LocalQueue 'team-a-cpu' does not exist in namespace 'team-a' (LocalQueues there: team-a-gpu)"
+    )
+
+
+def test_an_uncovered_resource_is_an_error(tmp_path):
+    resources = "requests: {cpu: 4, example.com/fpga: 1}"
+    assert refusal(inputs(tmp_path, 1, resources)).endswith(
+        "Kueue can never admit this TrainJob: ClusterQueue 'team-a-gpu' (of LocalQueue team-a/team-a-gpu) does not "
+        "cover example.com/fpga, which pod set 'node' requests (it covers cpu, memory, nvidia.com/gpu)"
+    )
+
+
+def test_a_cluster_queue_without_namespace_selector_admits_nothing(tmp_path):
+    closed = QUEUES.replace("  cohort: research\n  namespaceSelector: {}\n", "  cohort: research\n", 1)
+    assert refusal(inputs(tmp_path, 1, queues=closed)).endswith(
+        "ClusterQueue 'team-a-gpu' (of LocalQueue team-a/team-a-gpu) admits workloads of no namespace (it sets no "
+        "namespaceSelector)")
+
+
+def test_without_kueue_objects_or_their_cluster_queue_nothing_is_checked(tmp_path):
+    only_local = QUEUES.split("---\n")[-1].replace("clusterQueue: team-a-gpu", "clusterQueue: elsewhere")
+    assert build(inputs(tmp_path, 50, queues=only_local)).notices == []
+    assert build(inputs(tmp_path, 50, queues="apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n")
+                 ).notices == []
+
+
+def test_requests_are_counted_as_kueue_counts_them(tmp_path):
+    """Limits stand in for missing requests, the namespace's LimitRange defaults apply, init containers count by
+    max, and every pod of every replicated job counts."""
+    from trainc import kueue
+
+    jobset = {"metadata": {"labels": {}}, "spec": {"replicatedJobs": [
+        {"name": "node", "replicas": 2, "template": {"spec": {"parallelism": 4, "completions": 3, "template": {
+            "spec": {"initContainers": [{"name": "fetch", "resources": {"requests": {"cpu": "6"}}}],
+                     "containers": [{"name": "a", "resources": {"limits": {"cpu": "1500m", "memory": "1Gi"}}},
+                                    {"name": "b"}],
+                     "overhead": {"cpu": "250m"}}}}}}]}}
+    limit_range = {"spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "1", "memory": "512Mi"}}]}}
+    (pod_set,) = kueue.pod_sets(jobset, [limit_range])
+    assert pod_set.count == 6  # 2 replicas x min(parallelism 4, completions 3)
+    # containers: 1500m + 1 (LimitRange) = 2500m < init 6; + overhead 250m
+    assert kueue.show("cpu", pod_set.total("cpu")) == "37500m"
+    assert kueue.show("memory", pod_set.total("memory"), binary=True) == "9Gi"  # 6 x (1Gi + 512Mi)
+
+
+def test_a_parallel_build_reports_the_same_error(tmp_path):
+    paths = inputs(tmp_path, 5)
+    for index in range(3):
+        (tmp_path / f"more-{index}.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n" % index)
+    result = subprocess.run([sys.executable, "-m", "trainc", "build", "-j", "2", str(tmp_path)], capture_output=True,
+                            text=True, cwd=ROOT, env={**os.environ, "TRAINC_PARALLEL_MIN_FILES": "2"})
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"{paths[1]}:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never")
