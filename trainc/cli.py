@@ -308,6 +308,7 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     try:
         diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
                                trainer_only=trainer_only)
+        requests = _requests_delta(base, paths, runtime_paths, namespace, key_seed) if diffs else ()
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -319,11 +320,58 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
                    "makes a new key every run", err=True)
     if output_format == "markdown":
-        _emit(differ.markdown(diffs))
+        _emit(differ.markdown(diffs, requests))
     else:
         colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
-        _emit(differ.text(diffs, colored))
+        _emit(differ.text(diffs, colored, requests))
     sys.exit(1 if diffs else 0)
+
+
+def _requests_delta(base, paths, runtime_paths, namespace, seed) -> list:
+    """What the change adds or frees on each Kueue queue (`trainc summary --base`), for `diff`'s output."""
+    from . import build as builder
+    from . import summary as summarize
+
+    now = summarize.jobs(builder.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed))
+    return summarize.delta(summarize.base_jobs(base, paths, runtime_paths, namespace, seed), now)
+
+
+@cli.command("summary")
+@_inputs
+@click.option("--base", metavar="REV_OR_DIR",
+              help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="Aligned tables, Markdown tables for a pull-request comment, or JSON.")
+def summary_command(paths, runtime_paths, namespace, base, output_format):
+    """Show what the TrainJobs in PATHS ask of the cluster: per TrainJob its Kueue queue, nodes x processes,
+    GPUs, CPUs and memory per node and in total, then the totals per queue and per namespace.
+
+    Amounts are requests as Kueue counts them (every pod; limits stand in for
+    missing requests). With --base, also what the change adds or frees on each
+    queue ("+32 nvidia.com/gpu on team-a/team-a-gpu"). Invalid input: errors as
+    `trainc build` reports them, exit 1.
+    """
+    from . import build as builder
+    from . import sshkeys
+    from . import summary as summarize
+    from .validation.previous import PreviousError
+
+    if base is not None and "-" in paths:
+        raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
+    seed = bytes(sshkeys.MIN_SEED_BYTES)  # keys do not count: a throwaway seed, no random key, no notice
+    try:
+        output = builder.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed)
+        found = summarize.jobs(output)
+        changes = None if base is None else summarize.delta(
+            summarize.base_jobs(base, paths, runtime_paths, namespace, seed), found)
+    except PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--base") from None
+    except TraincError as error:
+        _fail(error)
+    for notice in output.notices:  # Kueue's borrowing among them
+        click.echo(notice, err=True)
+    render = {"text": summarize.text, "markdown": summarize.markdown, "json": summarize.as_json}[output_format]
+    _emit(render(found, changes))
 
 
 @cli.command()

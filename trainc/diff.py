@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from . import build, fieldpath, passthrough
 from .errors import InputErrors
 from .serialize import dump_all
+from .summary import delta_markdown, delta_text
 from .validation import previous as previous_versions
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
@@ -179,7 +180,8 @@ def summary(diffs: list[ObjectDiff]) -> str:
     return f"{text} ({refused} refused by the cluster)" if refused else text
 
 
-def text(diffs: list[ObjectDiff], color: bool = False) -> str:
+def text(diffs: list[ObjectDiff], color: bool = False, requests=()) -> str:
+    """The diffs, then (when they change) the requests per Kueue queue (`summary.delta`)."""
     import click
 
     styles = {"title": {"bold": True}, "refused": {"fg": "red", "bold": True}, "reason": {"fg": "red"},
@@ -192,15 +194,17 @@ def text(diffs: list[ObjectDiff], color: bool = False) -> str:
         out += [click.style(line, **styles[style]) if color else line for style, line in lines]
         out.append("")
     out.append(summary(diffs) if diffs else "no changes")
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" + ("\n" + delta_text(requests) if requests else "")
 
 
-def markdown(diffs: list[ObjectDiff]) -> str:
-    """A pull-request comment: a summary table, then one fenced `diff` block per object."""
+def markdown(diffs: list[ObjectDiff], requests=()) -> str:
+    """A pull-request comment: a summary table, the change of requests per Kueue queue (if any), then one fenced
+    `diff` block per object."""
     if not diffs:
         return "**trainc diff**: no changes\n"
     out = [f"**trainc diff**: {summary(diffs)}", "", "| Object | Change | Applying it |", "| --- | --- | --- |"]
     out += [f"| `{_cell(diff.title)}` | {diff.change} | {_cell(diff.effect)} |" for diff in diffs]
+    out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
     for diff in diffs:
         out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
         out += [f"> {_cell(reason)}" for reason in diff.reasons] + ([""] if diff.reasons else [])

@@ -1,0 +1,83 @@
+"""`trainc summary` and the requests delta of `trainc diff`: golden outputs (text, Markdown, JSON) of
+golden/summary-kueue-queues against the base tests/summary-base, kept as snapshots
+(tests/__snapshots__/test_summary.ambr; `--snapshot-update` after an intended change)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from trainc import summary
+from trainc.build import build
+from trainc.cli import cli
+
+CASE = ("golden/summary-kueue-queues/queues.yaml", "golden/summary-kueue-queues/trainjobs.yaml")
+BASE = "tests/summary-base"
+
+
+def trainc(*args) -> str:
+    try:
+        runner = CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into stdout by default
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(cli, list(args), catch_exceptions=False)
+    return f"$ trainc {' '.join(args)}\n{result.stdout}{result.stderr}exit {result.exit_code}\n"
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown", "json"])
+def test_summary_golden(output_format, snapshot, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert trainc("summary", *CASE, "--format", output_format) == snapshot
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown"])
+def test_summary_and_diff_delta_golden(output_format, snapshot, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert trainc("summary", *CASE, "--base", BASE, "--format", output_format) \
+        + trainc("diff", *CASE, "--base", BASE, "--format", output_format, "--color", "never") == snapshot
+
+
+def test_totals_count_every_pod_as_kueue_does(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    found = {job.name: job for job in summary.jobs(build(CASE))}
+    llm = found["llm"]
+    assert (llm.queue, llm.nodes, llm.processes) == ("team-a-gpu", 6, "auto")
+    # limits stand in for the missing GPU request, as Kueue counts them
+    assert llm.per_node == {"cpu": 32000, "memory": 256 << 30, "nvidia.com/gpu": 8}
+    assert llm.total == {"cpu": 192000, "memory": 1536 << 30, "nvidia.com/gpu": 48}
+    assert found["boosted"].queue == "default"  # team-b's `default` LocalQueue, which Kueue assigns
+    assert found["notebook-check"].queue is None
+
+
+def test_delta_signs_and_removed_queues():
+    def job(queue, gpus):
+        return summary.Job("ns", "j", queue, 1, "1", {}, {"nvidia.com/gpu": gpus})
+
+    changes = summary.delta([job("a", 8), job("gone", 4)], [job("a", 40), job(None, 0)])
+    assert summary.delta_lines(changes) == ["+32 nvidia.com/gpu on ns/a", "-4 nvidia.com/gpu on ns/gone"]
+    assert summary.delta([job("a", 8)], [job("a", 8)]) == []
+
+
+def test_json_has_queues_and_delta(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(cli, ["summary", *CASE, "--base", BASE, "--format", "json"])
+    data = json.loads(result.stdout)
+    assert {"namespace": "team-a", "queue": "team-a-gpu", "resource": "nvidia.com/gpu", "change": "+34"} \
+        in data["delta"]
+    assert {"namespace": "team-a", "queue": None, "total": {"cpu": "2", "memory": "8Gi"}} in data["queues"]
+
+
+def test_a_base_that_is_no_revision_is_a_usage_error(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(cli, ["summary", *CASE, "--base", "no-such-revision-xyz"])
+    assert result.exit_code == 2 and "--base" in result.output
+
+
+def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
+    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+                                       "metadata: {name: x}\nspec: {runtimeRef: {name: torch-distributed}, bad: 1}\n")
+    result = CliRunner().invoke(cli, ["summary", str(tmp_path)])
+    assert result.exit_code == 1 and "spec.bad: unknown field" in result.output
