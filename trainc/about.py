@@ -20,6 +20,8 @@ def _pyyaml() -> str:
 
 
 def text() -> str:
+    """The versions, then a line per installed plugin (the `trainc.plugins` entry points)."""
+    from . import entrypoints
     from .api import GROUP, VERSIONS
 
     return "".join(line + "\n" for line in (
@@ -28,4 +30,5 @@ def text() -> str:
         _pyyaml(),
         f"upstream {UPSTREAM} ({UPSTREAM_PINS})",
         f"CRD schemas {', '.join(f'{GROUP}/{version}' for version in VERSIONS)}",
+        *entrypoints.describe(),
     ))

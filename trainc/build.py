@@ -10,7 +10,7 @@ import copy
 import os
 from dataclasses import dataclass, field
 
-from . import api, catalog, emit, kueue, missing, pipeline, source, validation
+from . import api, catalog, emit, entrypoints, kueue, missing, pipeline, source, validation
 from .errors import InputError, InputErrors, TraincError, caught
 from .provenance import Provenance
 
@@ -238,6 +238,9 @@ def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[l
             "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
         )
     objects = emit.objects(unit)
+    problems = entrypoints.check(unit, objects)  # house rules of installed plugins
+    if problems:
+        return problems, [], None
     ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
     if ttl is not None:
         notices.append(

@@ -47,6 +47,28 @@ _max_input_bytes = click.option(
     help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).")
 
 
+def _plugins(ctx, param, value) -> None:
+    """The installed plugins every TrainJob of this run gets (`trainc.entrypoints`), loaded now so that a
+    missing one is said once; back to none when the command ends."""
+    if not value:
+        return
+    from . import entrypoints
+
+    entrypoints.requested = tuple(dict.fromkeys(value))
+    ctx.call_on_close(lambda: setattr(entrypoints, "requested", ()))
+    for name in entrypoints.requested:
+        try:
+            entrypoints.load(name)
+        except entrypoints.PluginError as exc:
+            raise click.BadParameter(str(exc), param_hint="--plugin") from None
+
+
+_plugin = click.option(
+    "--plugin", "plugins", multiple=True, metavar="NAME", expose_value=False, envvar="TRAINC_PLUGINS",
+    callback=_plugins, help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
+                            "(env TRAINC_PLUGINS, names separated by spaces).")
+
+
 def _inputs(command=None, *, paths_required=True):
     """PATHS, --runtimes, -n and --max-input-bytes, read the same way by every command that compiles."""
     if command is None:
@@ -60,6 +82,7 @@ def _inputs(command=None, *, paths_required=True):
         click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
                      help="Namespace for TrainJobs and TrainingRuntimes that set none (env TRAINC_NAMESPACE)."),
         _max_input_bytes,
+        _plugin,
     )):
         command = option(command)
     return command
@@ -476,7 +499,7 @@ def runtimes_list(paths, runtime_paths, namespace):
         found = runtimes_cmd.entries(paths, runtime_paths, namespace)
     except TraincError as error:
         _fail(error)
-    _emit(runtimes_cmd.table(found))
+    _emit(runtimes_cmd.table(found) + runtimes_cmd.plugins_line())
 
 
 @runtimes.command("show")

@@ -24,6 +24,7 @@ KEYS = {
     "namespace": ("namespace", False, False),
     "ssh-key-seed": ("ssh_key_seed", True, False),
     "output-dir": ("output_dir", True, False),
+    "plugins": ("plugins", False, True),
 }
 
 

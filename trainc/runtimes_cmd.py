@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import api, build, catalog, source
+from . import api, build, catalog, entrypoints, source
 from .errors import InputError, InputErrors
 
 ML_POLICIES = (("torch", "Torch"), ("mpi", "MPI"), ("jax", "JAX"), ("xgboost", "XGBoost"), ("flux", "Flux"))
@@ -60,7 +60,24 @@ def policy(runtime: api.Runtime) -> str:
     gang = runtime.spec.pod_group_policy
     if gang is not None:
         names += [name for name in ("coscheduling", "volcano") if getattr(gang, name) is not None]
-    return ", ".join(names or ["PlainML"])
+    asked = entrypoints.names(runtime.metadata.annotations.get(entrypoints.ANNOTATION, ""))
+    return ", ".join([*(names or ["PlainML"]), *(_plugin(name) for name in asked)])
+
+
+def _plugin(name: str) -> str:
+    """`plugin NAME`, loaded to tell whether it is there, as a build would."""
+    try:
+        entrypoints.load(name)
+    except entrypoints.PluginError:
+        return f"plugin {name} (not installed)"
+    return f"plugin {name}"
+
+
+def plugins_line() -> str:
+    """The plugins every TrainJob runs (--plugin, the project config), when there are any."""
+    if not entrypoints.requested:
+        return ""
+    return f"plugins for every TrainJob: {', '.join(entrypoints.requested)}\n"
 
 
 def table(found: list[Entry]) -> str:

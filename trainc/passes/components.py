@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import emit, provenance
+from .. import emit, entrypoints, provenance
 from ..errors import InputError
 from ..ir import Unit
 from ..plugins.registry import PLUGINS
@@ -23,10 +23,11 @@ def components(unit: Unit, ctx) -> Unit:
         unit = replace(unit, objects=unit.objects + (_snapshot(unit),))
         if ctx.provenance is not None:
             ctx.provenance.record(unit.objects[-1], None, provenance.runtime(unit, "runtime snapshot"))
-    for plugin in PLUGINS:
+    installed = entrypoints.for_unit(unit)  # their objects come after the built-ins'
+    for plugin in (*PLUGINS, *installed):
         if plugin.build is not None:
             built = len(unit.objects)
-            unit = plugin.build(unit, ctx)
+            unit = entrypoints.call(plugin, plugin.build, unit, ctx) if plugin in installed else plugin.build(unit, ctx)
             if ctx.provenance is not None:
                 for obj in unit.objects[built:]:
                     ctx.provenance.record(obj, None, provenance.trainjob(unit, f"{plugin.name} plugin"))

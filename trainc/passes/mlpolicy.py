@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import entrypoints
 from ..ir import TRAINER, Unit, step_of
 from ..plugins.registry import ML_POLICIES
 
@@ -24,4 +25,4 @@ def mlpolicy(unit: Unit, ctx) -> Unit:
     unit = replace(unit, counts=counts)
     for plugin in ML_POLICIES:
         unit = plugin.enforce(unit, ctx)
-    return unit
+    return entrypoints.enforce(unit, ctx)

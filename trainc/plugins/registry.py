@@ -5,6 +5,8 @@ unit for its policy (EnforceMLPolicy / EnforcePodGroupPolicy) and is a no-op whe
 its policy is absent; `build` appends the objects it emits beside the JobSet
 to `unit.objects` (and any notice to `unit.notices`). Both take the unit and the
 pipeline Context (whose `provenance`, when set, they tell what they wrote) and return a Unit.
+`check(unit, objects)` returns messages about the rendered objects, each an error (a house rule); only
+installed plugins (`trainc.entrypoints`) use it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class Plugin:
     name: str
     enforce: Callable | None = None
     build: Callable | None = None
+    check: Callable | None = None
 
 
 ML_POLICIES = (
