@@ -228,3 +228,16 @@ def test_a_parallel_build_reports_the_same_error(tmp_path):
                             text=True, cwd=ROOT, env={**os.environ, "TRAINC_PARALLEL_MIN_FILES": "2"})
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith(f"{paths[1]}:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never")
+
+
+def test_kueue_objects_of_the_wrong_shape_are_errors_at_their_field(tmp_path):
+    broken = QUEUES.replace("coveredResources: [cpu, memory, nvidia.com/gpu]", "coveredResources: gpu", 1).replace(
+        "{name: nvidia.com/gpu, nominalQuota: 32, lendingLimit: 12}", "{name: nvidia.com/gpu, nominalQuota: lots}")
+    (tmp_path / "queues.yaml").write_text(broken)
+    with pytest.raises(InputErrors) as caught:
+        build([str(tmp_path / "queues.yaml")])
+    assert [error.render() for error in caught.value.errors] == [
+        f"{tmp_path}/queues.yaml:29:23: spec.resourceGroups[0].coveredResources: must be a list",
+        f"{tmp_path}/queues.yaml:56:46: spec.resourceGroups[0].flavors[0].resources[2].nominalQuota: must be a "
+        "quantity (quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')",
+    ]

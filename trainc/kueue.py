@@ -148,60 +148,106 @@ class Queues:
         return [node for node in (*self.cluster_queues.values(), *self.cohorts.values()) if node.parent == name]
 
 
+_QUANTITY = "quantity"
+_SELECTOR = {"matchLabels": {str: str}, "matchExpressions": [{"key": str, "operator": str, "values": [str]}]}
+_GROUPS = [{"coveredResources": [str], "flavors": [{"name": str, "resources": [
+    {"name": str, "nominalQuota": _QUANTITY, "borrowingLimit": _QUANTITY, "lendingLimit": _QUANTITY}]}]}]
+# What trainc reads of each kind (other fields are Kueue's business): its spec, or for a Namespace its metadata.
+_SHAPES = {
+    "ClusterQueue": {"cohort": str, "cohortName": str, "namespaceSelector": _SELECTOR, "resourceGroups": _GROUPS,
+                     "flavorFungibility": {"whenCanBorrow": str}},
+    "Cohort": {"parent": str, "parentName": str, "resourceGroups": _GROUPS},
+    "LocalQueue": {"clusterQueue": str},
+    "ResourceFlavor": {"nodeLabels": {str: str}, "nodeTaints": [{"key": str, "value": str, "effect": str}],
+                       "tolerations": [{"key": str, "operator": str, "value": str, "effect": str}]},
+    "LimitRange": {"limits": [{"type": str, "default": {str: _QUANTITY}, "defaultRequest": {str: _QUANTITY}}]},
+    "Namespace": {"labels": {str: str}},
+}
+
+
+def _mistakes(value, shape, path: tuple):
+    """(path, message) wherever `value` is not of `shape`; a missing or null field is no mistake."""
+    if value is None:
+        return
+    if shape is _QUANTITY:
+        try:
+            parse(value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else "")
+        except ValueError as exc:
+            yield path, f"must be a quantity ({exc})"
+    elif shape is str:
+        if not isinstance(value, str):
+            yield path, "must be a string"
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            yield path, "must be a list"
+            return
+        for index, item in enumerate(value):
+            yield from _mistakes(item, shape[0], (*path, index))
+    elif not isinstance(value, dict):
+        yield path, "must be a mapping"
+    elif str in shape:  # a map: every key a string, every value of the shape
+        for key, item in value.items():
+            yield from _mistakes(item, shape[str], (*path, key))
+    else:
+        for key, field_shape in shape.items():
+            yield from _mistakes(value.get(key), field_shape, (*path, key))
+
+
 def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError]]:
     """The Kueue objects, LimitRanges and Namespaces among (origin, object) documents (the inputs, and any
-    policy files), with an error for each that cannot be read as Kueue would."""
+    policy files), with an error for each field trainc reads that is not of the type Kueue or the API server
+    takes (such an object is left out)."""
     queues, errors = Queues(), []
     for origin, obj in documents:
         if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
             continue
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        core = api_version == "v1" and kind in ("LimitRange", "Namespace")
+        if not core and not (isinstance(api_version, str) and api_version.startswith(GROUP + "/")
+                             and kind in _QUEUE_KINDS):
+            continue
         meta = obj["metadata"]
-        name = meta.get("name")
-        if api_version == "v1" and kind == "LimitRange":
+        part = "metadata" if kind == "Namespace" else "spec"
+        problems = [InputError(origin, path, message) for path, message in
+                    _mistakes(obj.get(part) or {}, _SHAPES[kind], (part,))]
+        errors += problems
+        if problems:
+            continue
+        spec, name = obj.get("spec") or {}, meta.get("name")
+        if kind == "LimitRange":
             queues.limit_ranges.setdefault(meta.get("namespace") or namespace, []).append(obj)
-        elif api_version == "v1" and kind == "Namespace":
+        elif kind == "Namespace":
             queues.namespaces[name] = {**(meta.get("labels") or {}), "kubernetes.io/metadata.name": name}
-        elif isinstance(api_version, str) and api_version.startswith(GROUP + "/") and kind in _QUEUE_KINDS:
-            spec = obj.get("spec") or {}
-            if not isinstance(spec, dict):
-                errors.append(InputError(origin, ("spec",), "must be a mapping"))
-            elif kind == "LocalQueue":
-                queues.local_queues[(meta.get("namespace") or namespace, name)] = spec.get("clusterQueue")
-            elif kind == "ResourceFlavor":
-                queues.flavors[name] = spec
-            else:
-                node, problems = _node(origin, kind, name, spec, obj)
-                errors += problems
-                (queues.cluster_queues if kind == "ClusterQueue" else queues.cohorts)[name] = node
+        elif kind == "LocalQueue":
+            queues.local_queues[(meta.get("namespace") or namespace, name)] = spec.get("clusterQueue")
+        elif kind == "ResourceFlavor":
+            queues.flavors[name] = spec
+        else:
+            (queues.cluster_queues if kind == "ClusterQueue" else queues.cohorts)[name] = _node(origin, kind, name,
+                                                                                                spec, obj)
     return queues, errors
 
 
-def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> tuple[Node, list]:
+def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
     parent = spec.get("cohortName", spec.get("cohort")) if kind == "ClusterQueue" else spec.get(
         "parentName", spec.get("parent"))
-    node, errors = Node(kind, name, parent or None, origin=origin, document=obj), []
-    for g, group in enumerate(spec.get("resourceGroups") or ()):
+    node = Node(kind, name, parent or None, origin=origin, document=obj)
+    for group in spec.get("resourceGroups") or ():
         flavors = []
-        for f, flavor in enumerate(group.get("flavors") or ()):
+        for flavor in group.get("flavors") or ():
             flavors.append(flavor.get("name"))
-            for r, resource in enumerate(flavor.get("resources") or ()):
-                path = ("spec", "resourceGroups", g, "flavors", f, "resources", r)
+            for resource in flavor.get("resources") or ():
                 amounts = {}
                 for key in ("nominalQuota", "borrowingLimit", "lendingLimit"):
-                    if key in resource:
-                        try:
-                            amount = parse(resource[key])
-                        except (ValueError, TypeError) as exc:
-                            errors.append(InputError(origin, (*path, key), f"not a quantity: {exc}"))
-                            continue
+                    if resource.get(key) is not None:
+                        amount = parse(resource[key])
                         amounts[key] = value(resource.get("name"), amount)
                         if amount.format == BINARY_SI:
                             node.binary.add(resource.get("name"))
                 node.quotas[(flavor.get("name"), resource.get("name"))] = Quota(
                     amounts.get("nominalQuota", 0), amounts.get("borrowingLimit"), amounts.get("lendingLimit"))
         node.groups.append((list(group.get("coveredResources") or ()), flavors))
-    return node, errors
+    return node
 
 
 @dataclass(frozen=True)
