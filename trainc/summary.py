@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 
 from . import build, kueue
-from .ir import TRAINER
+from .ir import NODE, TRAINER
 
 ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 PROCESS_ENV = ("PET_NPROC_PER_NODE", "OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # torch, then MPI slots
@@ -65,12 +65,16 @@ def jobs(output: build.Output, others=None) -> list[Job]:
 
 
 def _trainer(jobset: dict, pod_sets) -> kueue.PodSet | None:
-    """The pod set of the trainer nodes: the replicated job of the trainer step, else `node`, else the first."""
+    """The pod set of the training nodes: `node` (an MPI launcher carries the trainer step label too), else the
+    replicated job of the trainer step, else the first."""
+    node = next((each for each in pod_sets if each.name == NODE), None)
+    if node is not None:
+        return node
     rjobs = (jobset.get("spec") or {}).get("replicatedJobs") or []
     for rjob, pod_set in zip(rjobs, pod_sets):
         if (((rjob.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR_LABEL) == TRAINER:
             return pod_set
-    return next((each for each in pod_sets if each.name == "node"), pod_sets[0] if pod_sets else None)
+    return pod_sets[0] if pod_sets else None
 
 
 def _processes(jobset: dict, trainjob) -> str:
