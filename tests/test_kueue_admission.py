@@ -241,3 +241,47 @@ def test_kueue_objects_of_the_wrong_shape_are_errors_at_their_field(tmp_path):
         f"{tmp_path}/queues.yaml:56:46: spec.resourceGroups[0].flavors[0].resources[2].nominalQuota: must be a "
         "quantity (quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')",
     ]
+
+
+def test_hierarchical_cohorts_lend_their_own_quota_and_their_childrens(tmp_path):
+    """team-a-gpu (16) in cohort `child` (team-b lends 32 - 20 = 12) under `root`, which holds 8 of its own:
+    at most 36, as Kueue's potentialAvailable."""
+    tree = QUEUES.replace("nominalQuota: 16, borrowingLimit: 8", "nominalQuota: 16").replace(
+        "lendingLimit: 12", "lendingLimit: 12").replace("cohort: research", "cohort: child") + """\
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Cohort
+metadata:
+  name: child
+spec:
+  parentName: root
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Cohort
+metadata:
+  name: root
+spec:
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: nvidia.com/gpu, nominalQuota: 8}
+"""
+    assert "flavor 'a100': 40 nvidia.com/gpu > 36 = nominal quota 16 + at most 20 borrowed in cohort 'child';" \
+        in refusal(inputs(tmp_path, 5, queues=tree))
+    assert "36 nvidia.com/gpu > nominal quota 16" in build(inputs(tmp_path, 4, "limits: {nvidia.com/gpu: 9}",
+                                                                  queues=tree)).notices[0]
+
+
+def test_a_runtime_class_overhead_counts(tmp_path):
+    from trainc import kueue
+
+    jobset = {"spec": {"replicatedJobs": [{"name": "node", "replicas": 1, "template": {"spec": {"template": {
+        "spec": {"runtimeClassName": "kata", "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}
+    }}}}]}}
+    queues, errors = kueue.read([(None, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "handler": "kata",
+                                         "metadata": {"name": "kata"}, "overhead": {"podFixed": {"cpu": "250m"}}})])
+    assert errors == []
+    (pod_set,) = kueue.workload("ns", "j", jobset, queues).pod_sets
+    assert pod_set.total("cpu") == 1250

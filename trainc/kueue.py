@@ -75,8 +75,9 @@ def show(resource: str, amount: int, binary: bool = False) -> str:
     return str(Quantity(amount, 0, BINARY_SI if binary else DECIMAL_SI))
 
 
-def pod_sets(jobset: dict, limit_ranges: list = ()) -> list[PodSet]:
-    """The JobSet's pod sets as Kueue's JobSet integration builds them, in replicated-job order."""
+def pod_sets(jobset: dict, limit_ranges: list = (), runtime_classes: dict | None = None) -> list[PodSet]:
+    """The JobSet's pod sets as Kueue's JobSet integration builds them, in replicated-job order; a pod of a
+    RuntimeClass among `runtime_classes` ({name: overhead}) without an overhead of its own gets the class's."""
     found = []
     for rjob in (jobset.get("spec") or {}).get("replicatedJobs") or ():
         job = (rjob.get("template") or {}).get("spec") or {}
@@ -84,6 +85,9 @@ def pod_sets(jobset: dict, limit_ranges: list = ()) -> list[PodSet]:
         completions = job.get("completions", parallelism)
         count = rjob.get("replicas", 1) * min(parallelism, completions)
         spec = copy.deepcopy(((job.get("template") or {}).get("spec")) or {})
+        overhead = (runtime_classes or {}).get(spec.get("runtimeClassName"))
+        if overhead and not spec.get("overhead"):  # Kueue's handlePodOverhead
+            spec["overhead"] = dict(overhead)
         _adjust(spec, limit_ranges)
         found.append(PodSet(rjob.get("name", ""), count, pod_requests(spec), spec))
     return found
@@ -138,6 +142,7 @@ class Queues:
     local_queues: dict = field(default_factory=dict)  # (namespace, name) -> ClusterQueue name
     flavors: dict = field(default_factory=dict)  # name -> ResourceFlavor spec
     limit_ranges: dict = field(default_factory=dict)  # namespace -> [LimitRange]
+    runtime_classes: dict = field(default_factory=dict)  # name -> overhead.podFixed
     namespaces: dict = field(default_factory=dict)  # name -> labels, of the Namespaces among the inputs
 
     @property
@@ -162,6 +167,7 @@ _SHAPES = {
                        "tolerations": [{"key": str, "operator": str, "value": str, "effect": str}]},
     "LimitRange": {"limits": [{"type": str, "default": {str: _QUANTITY}, "defaultRequest": {str: _QUANTITY}}]},
     "Namespace": {"labels": {str: str}},
+    "RuntimeClass": {"overhead": {"podFixed": {str: _QUANTITY}}},
 }
 
 
@@ -194,28 +200,31 @@ def _mistakes(value, shape, path: tuple):
 
 
 def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError]]:
-    """The Kueue objects, LimitRanges and Namespaces among (origin, object) documents (the inputs, and any
-    policy files), with an error for each field trainc reads that is not of the type Kueue or the API server
+    """The Kueue objects, LimitRanges, RuntimeClasses and Namespaces among (origin, object) documents (the
+    inputs, and any policy files), with an error for each field trainc reads that is not of the type Kueue or the API server
     takes (such an object is left out)."""
     queues, errors = Queues(), []
     for origin, obj in documents:
         if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
             continue
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        core = api_version == "v1" and kind in ("LimitRange", "Namespace")
+        core = (api_version == "v1" and kind in ("LimitRange", "Namespace")
+                or api_version == "node.k8s.io/v1" and kind == "RuntimeClass")
         if not core and not (isinstance(api_version, str) and api_version.startswith(GROUP + "/")
                              and kind in _QUEUE_KINDS):
             continue
         meta = obj["metadata"]
-        part = "metadata" if kind == "Namespace" else "spec"
-        problems = [InputError(origin, path, message) for path, message in
-                    _mistakes(obj.get(part) or {}, _SHAPES[kind], (part,))]
+        part = {"Namespace": ("metadata",), "RuntimeClass": ()}.get(kind, ("spec",))  # a RuntimeClass has no spec
+        checked = obj.get(part[0]) or {} if part else obj
+        problems = [InputError(origin, path, message) for path, message in _mistakes(checked, _SHAPES[kind], part)]
         errors += problems
         if problems:
             continue
-        spec, name = obj.get("spec") or {}, meta.get("name")
+        spec, name = obj.get("spec") or {} if part else obj, meta.get("name")
         if kind == "LimitRange":
             queues.limit_ranges.setdefault(meta.get("namespace") or namespace, []).append(obj)
+        elif kind == "RuntimeClass":
+            queues.runtime_classes[name] = (spec.get("overhead") or {}).get("podFixed") or {}
         elif kind == "Namespace":
             queues.namespaces[name] = {**(meta.get("labels") or {}), "kubernetes.io/metadata.name": name}
         elif kind == "LocalQueue":
@@ -267,8 +276,8 @@ def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Or
     labelled = queue is not None
     if queue is None and (namespace, DEFAULT_QUEUE) in queues.local_queues:
         queue = DEFAULT_QUEUE
-    return Workload(namespace, name, queue, labelled, tuple(pod_sets(jobset, queues.limit_ranges.get(namespace, ()))),
-                    origin)
+    found = pod_sets(jobset, queues.limit_ranges.get(namespace, ()), queues.runtime_classes)
+    return Workload(namespace, name, queue, labelled, tuple(found), origin)
 
 
 def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[str]]:
@@ -494,7 +503,7 @@ def subtree_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = froz
     """Kueue's SubtreeQuota: a node's nominal quota plus what its children lend it."""
     quota = node.quotas.get(key)
     total = quota.nominal if quota is not None else 0
-    if node.kind == "Cohort" or node.name in queues.cohorts:
+    if node.kind == "Cohort":
         for child in queues.children(node.name):
             if child.kind == "Cohort" and child.name in seen:
                 continue
