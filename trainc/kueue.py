@@ -33,7 +33,6 @@ overhead), in Kueue's integers (CPU in millicores, others rounded up).
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from . import source
@@ -84,32 +83,35 @@ def pod_sets(jobset: dict, limit_ranges: list = (), runtime_classes: dict | None
         parallelism = job.get("parallelism", 1)
         completions = job.get("completions", parallelism)
         count = rjob.get("replicas", 1) * min(parallelism, completions)
-        spec = copy.deepcopy(((job.get("template") or {}).get("spec")) or {})
-        overhead = (runtime_classes or {}).get(spec.get("runtimeClassName"))
-        if overhead and not spec.get("overhead"):  # Kueue's handlePodOverhead
-            spec["overhead"] = dict(overhead)
-        _adjust(spec, limit_ranges)
-        found.append(PodSet(rjob.get("name", ""), count, pod_requests(spec), spec))
+        spec = ((job.get("template") or {}).get("spec")) or {}
+        found.append(PodSet(rjob.get("name", ""), count, pod_requests(_adjusted(spec, limit_ranges, runtime_classes)),
+                            spec))
     return found
 
 
-def _adjust(spec: dict, limit_ranges) -> None:
-    """Kueue's AdjustResources: the namespace's LimitRange container defaults, then limits as missing requests."""
+def _adjusted(spec: dict, limit_ranges, runtime_classes: dict | None) -> dict:
+    """Kueue's AdjustResources on a copy of the pod spec's containers: the RuntimeClass's overhead for a pod
+    without one, the namespace's LimitRange container defaults, then limits as missing requests."""
     defaults, default_requests = {}, {}
     for limit_range in limit_ranges:
         for item in (limit_range.get("spec") or {}).get("limits") or ():
             if item.get("type") == "Container":
                 defaults = {**(item.get("default") or {}), **defaults}  # the first LimitRange's value wins
                 default_requests = {**(item.get("defaultRequest") or {}), **default_requests}
+    adjusted = dict(spec)
+    overhead = (runtime_classes or {}).get(spec.get("runtimeClassName"))
+    if overhead and not spec.get("overhead"):  # Kueue's handlePodOverhead
+        adjusted["overhead"] = overhead
     for group in ("initContainers", "containers"):
+        containers = []
         for container in spec.get(group) or ():
-            resources = container.setdefault("resources", {})
+            resources = container.get("resources") or {}
             limits = {**defaults, **(resources.get("limits") or {})}
             requests = {**default_requests, **limits, **(resources.get("requests") or {})}
-            if limits:
-                resources["limits"] = limits
-            if requests:
-                resources["requests"] = requests
+            containers.append({**container, "resources": {"limits": limits, "requests": requests}})
+        if containers:
+            adjusted[group] = containers
+    return adjusted
 
 
 @dataclass(frozen=True)
