@@ -18,7 +18,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from . import build, fieldpath, passthrough
+from . import build, fieldpath, mpikeys, passthrough
 from .errors import InputErrors
 from .serialize import dump_all
 from .validation import previous as previous_versions
@@ -117,7 +117,10 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list)
 
 
 def _redact(obj: dict) -> dict:
-    """A Secret with every value replaced by a short hash of it; other objects as they are."""
+    """A Secret with every value replaced by a short hash of it; a SealedSecret's blobs by a word (mpikeys);
+    other objects as they are."""
+    if obj.get("kind") == "SealedSecret":
+        return mpikeys.redacted(obj)
     if obj.get("kind") != "Secret":
         return obj
     return {key: {name: _hidden(value) for name, value in value.items()} if key in _SECRET_FIELDS
