@@ -25,7 +25,6 @@ KEYS = {
     "ssh-key-seed": ("ssh_key_seed", True, False),
     "ssh-keys": ("ssh_keys", False, False),
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
-    "ssh-key-scope": ("ssh_key_scope", False, False),
     "output-dir": ("output_dir", True, False),
 }
 
