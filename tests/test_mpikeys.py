@@ -302,3 +302,17 @@ def test_the_plugin_binds_keys_to_the_apps_project_when_the_sidecar_says_so(tmp_
     del env["ARGOCD_APP_PROJECT_NAME"]
     refused = generate(app, env)
     assert refused.returncode == 1 and "ARGOCD_APP_PROJECT_NAME" in refused.stderr and refused.stdout == ""
+
+
+def test_the_readmes_keys_section_shows_the_golden_output():
+    """The YAML of "Keys and GitOps" is copied from the golden cases, as it is there (indentation included)."""
+    import re
+
+    section = (ROOT / "README.md").read_text().split("## Keys and GitOps\n")[1].split("\n## ")[0]
+    blocks = re.findall(r"^( *)```yaml\n(.*?)^ *```$", section, re.DOTALL | re.MULTILINE)
+    golden = {case: (GOLDEN / case / "expected.out.yaml").read_text() for case in ("mpi-external-secrets",
+                                                                                  "mpi-sealed-secrets")}
+    assert len(blocks) == 2
+    for indent, block in blocks:
+        text = "".join(line.removeprefix(indent) + "\n" for line in block.splitlines())
+        assert any(text in output for output in golden.values()), text

@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import copy
 
-from . import emit, sealing, sshkeys
+from . import emit, sshkeys
 from .errors import InputError
 
 SEED, EXTERNAL_SECRETS, SEALED_SECRETS = sshkeys.MODES
@@ -97,6 +97,8 @@ def _external_secrets(unit, name: str) -> list[dict]:
 
 
 def _sealed_secret(unit, seed, name: str) -> dict:
+    from . import sealing  # hashlib and cryptography: only when sealing
+
     namespace = unit.trainjob.namespace
     key_seed = _read(unit, seed)
     if key_seed is None:
@@ -133,8 +135,8 @@ def _read(unit, seed) -> bytes | None:
                                                    f"the seed, and {exc}") from None
 
 
-def _certificate(unit, seed) -> sealing.Certificate:
-    """The certificate, read once per run (a bounded regular file, as the seed)."""
+def _certificate(unit, seed):
+    """The controller's `sealing.Certificate`, read once per run (a bounded regular file, as the seed)."""
     cached = getattr(seed, "_certificate", None)
     if cached is not None:
         return cached
@@ -142,6 +144,7 @@ def _certificate(unit, seed) -> sealing.Certificate:
     if seed.cert is None:
         raise InputError(unit.trainjob.origin, (), f"{where} needs the controller's certificate: pass "
                                                    "--sealed-secrets-cert FILE (`kubeseal --fetch-cert > FILE`)")
+    from . import sealing
     from .files import open_regular
 
     try:
