@@ -219,9 +219,16 @@ def test_diff_shows_no_blob_and_a_reseal_as_an_unchanged_key():
                                             for key in sealed["spec"]["encryptedData"]}
     key = ("SealedSecret", "team-a", "ds-mpi-ssh-auth")
     assert differ._object_diff(key, sealed, other_blobs, []) == []  # same fingerprint and key: no change
+    resealed = json.loads(json.dumps(other_blobs))
+    resealed["metadata"]["annotations"][mpikeys.CERT_ANNOTATION] = "SHA256:another"
+    [found] = differ._object_diff(key, sealed, resealed, [])  # a new certificate, the key unchanged: applies
+    assert found.effect == differ.UPDATED and [path for path, _, _ in found.hunks] == [
+        ("metadata", "annotations", mpikeys.CERT_ANNOTATION)]
     rotated = json.loads(json.dumps(other_blobs))
     rotated["metadata"]["annotations"][mpikeys.DIGEST_ANNOTATION] = "0" * 32
     [found] = differ._object_diff(key, sealed, rotated, [])
+    assert found.effect == differ.REFUSED and found.reasons == [
+        "SealedSecret 'ds-mpi-ssh-auth' unseals into an immutable Secret: the controller cannot change its key"]
     text = differ.text([found])
     assert mpikeys.DIGEST_ANNOTATION in text and "(sealed)" not in text
     assert not any(blob[:16] in text for blob in [*sealed["spec"]["encryptedData"].values(),
@@ -316,3 +323,16 @@ def test_the_readmes_keys_section_shows_the_golden_output():
     for indent, block in blocks:
         text = "".join(line.removeprefix(indent) + "\n" for line in block.splitlines())
         assert any(text in output for output in golden.values()), text
+
+
+def test_diff_without_a_seed_renders_in_the_mode_asked(tmp_path):
+    """Without --ssh-key-seed diff uses a throwaway seed on both sides, in the --ssh-keys mode given."""
+    project(tmp_path, "sealed-secrets")
+    (tmp_path / "base").mkdir()
+    for mode, kind in (("sealed-secrets", "SealedSecret"), ("external-secrets", "ExternalSecret")):
+        result = run("diff", "--base", "base", "jobs/ds.yaml", "--ssh-keys", mode, "--sealed-secrets-cert", str(CERT),
+                     cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        assert f"{kind} team-a/ds-mpi-ssh-auth added" in result.stdout and "\nSecret " not in result.stdout
+        for canary in private_key_canaries():
+            assert canary not in result.stdout + result.stderr

@@ -346,7 +346,8 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     seed = _seed(ssh_key_seed)
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
-    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES))
+    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
+                                                                   mode=seed.mode, cert=seed.cert, scope=seed.scope)
     try:
         diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
                                trainer_only=trainer_only)

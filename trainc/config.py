@@ -23,9 +23,9 @@ KEYS = {
     "runtimes": ("runtime_paths", True, True),
     "namespace": ("namespace", False, False),
     "ssh-key-seed": ("ssh_key_seed", True, False),
+    "output-dir": ("output_dir", True, False),
     "ssh-keys": ("ssh_keys", False, False),
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
-    "output-dir": ("output_dir", True, False),
 }
 
 

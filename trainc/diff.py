@@ -113,6 +113,7 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list)
     reasons = list(refusals)
     if old.get("immutable") is True and any(path[0] in _IMMUTABLE_DATA for path, _, _ in hunks):
         reasons.append(f"{kind} {name!r} is immutable: its data cannot change")
+    reasons += mpikeys.refusals(old, new)
     return [ObjectDiff(kind, namespace, name, "changed", REFUSED if reasons else UPDATED, reasons, hunks)]
 
 

@@ -172,6 +172,18 @@ def redacted(obj: dict) -> dict:
     return shown
 
 
+def refusals(old: dict, new: dict) -> list[str]:
+    """Why an update of a SealedSecret cannot reach its Secret: the controller cannot change an immutable one."""
+    if old.get("kind") != "SealedSecret" or ((old.get("spec") or {}).get("template") or {}).get("immutable") is not True:
+        return []
+    notes = [(obj.get("metadata") or {}).get("annotations") or {} for obj in (old, new)]
+    keys = [sorted(((obj.get("spec") or {}).get("encryptedData") or {})) for obj in (old, new)]
+    if notes[0].get(DIGEST_ANNOTATION) == notes[1].get(DIGEST_ANNOTATION) and keys[0] == keys[1]:
+        return []
+    name = (old.get("metadata") or {}).get("name")
+    return [f"SealedSecret {name!r} unseals into an immutable Secret: the controller cannot change its key"]
+
+
 def holds_plain_key(objects) -> bool:
     """Whether rendered objects include an MPI Secret with its private key in clear."""
     return any(obj.get("kind") == "Secret" and obj.get("type") == SSH_AUTH
