@@ -336,3 +336,20 @@ def test_diff_without_a_seed_renders_in_the_mode_asked(tmp_path):
         assert f"{kind} team-a/ds-mpi-ssh-auth added" in result.stdout and "\nSecret " not in result.stdout
         for canary in private_key_canaries():
             assert canary not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("spec", [None, "text", [1], {"encryptedData": [1]}, {"encryptedData": "x"},
+                                  {"encryptedData": {1: "a", "b": "c"}, "template": {"immutable": True}},
+                                  {"template": "x"}])
+@pytest.mark.parametrize("annotations", ["text", None, {mpikeys.DIGEST_ANNOTATION: 5}])
+def test_diff_takes_sealedsecrets_of_any_shape_a_user_wrote(tmp_path, spec, annotations):
+    """A passed-through SealedSecret is the user's: diff compares whatever shape it has, without a traceback."""
+    old = {"apiVersion": "bitnami.com/v1alpha1", "kind": "SealedSecret",
+           "metadata": {"name": "s", "annotations": annotations}, "spec": spec}
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "s.yaml").write_text(yaml.safe_dump(old))
+    new = {**old, "spec": {"encryptedData": {"k": "AgB" + "x" * 40}, "template": {"immutable": True}}}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(new))
+    result = run("diff", "--base", "base", "s.yaml", cwd=tmp_path)
+    assert result.returncode == 1 and "SealedSecret s changed" in result.stdout, result.stderr
+    assert "Traceback" not in result.stderr and "AgBxxx" not in result.stdout

@@ -165,23 +165,30 @@ def _certificate(unit, seed):
 def redacted(obj: dict) -> dict:
     """A SealedSecret as `trainc diff` compares it: each blob as one word, so a re-seal of the same key (the
     annotations the same, or only the certificate's changed) is no change to the key."""
+    data = _mapping(_mapping(obj.get("spec")).get("encryptedData"))
+    if not data:
+        return obj
     shown = copy.deepcopy(obj)
-    data = (shown.get("spec") or {}).get("encryptedData")
-    if isinstance(data, dict):
-        shown["spec"]["encryptedData"] = {key: SEALED_VALUE for key in data}
+    shown["spec"]["encryptedData"] = {key: SEALED_VALUE for key in data}
     return shown
 
 
 def refusals(old: dict, new: dict) -> list[str]:
     """Why an update of a SealedSecret cannot reach its Secret: the controller cannot change an immutable one."""
-    if old.get("kind") != "SealedSecret" or ((old.get("spec") or {}).get("template") or {}).get("immutable") is not True:
+    if old.get("kind") != "SealedSecret" or _mapping(_mapping(old.get("spec")).get("template")).get("immutable") \
+            is not True:
         return []
-    notes = [(obj.get("metadata") or {}).get("annotations") or {} for obj in (old, new)]
-    keys = [sorted(((obj.get("spec") or {}).get("encryptedData") or {})) for obj in (old, new)]
-    if notes[0].get(DIGEST_ANNOTATION) == notes[1].get(DIGEST_ANNOTATION) and keys[0] == keys[1]:
+    digests = [_mapping(_mapping(obj.get("metadata")).get("annotations")).get(DIGEST_ANNOTATION) for obj in (old, new)]
+    keys = [set(_mapping(_mapping(obj.get("spec")).get("encryptedData"))) for obj in (old, new)]
+    if digests[0] == digests[1] and keys[0] == keys[1]:
         return []
-    name = (old.get("metadata") or {}).get("name")
+    name = _mapping(old.get("metadata")).get("name")
     return [f"SealedSecret {name!r} unseals into an immutable Secret: the controller cannot change its key"]
+
+
+def _mapping(value) -> dict:
+    """`value` if it is a mapping, else an empty one: diff also compares SealedSecrets users wrote."""
+    return value if isinstance(value, dict) else {}
 
 
 def holds_plain_key(objects) -> bool:
