@@ -358,7 +358,7 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
         sys.exit(EXIT_DIFF_ERROR)
     for warning in seed.warnings:
         click.echo(warning, err=True)
-    if key_seed is not seed and key_seed.read_by_a_job:
+    if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
                    "makes a new key every run", err=True)
     if output_format == "markdown":
