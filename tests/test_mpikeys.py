@@ -222,7 +222,7 @@ def test_diff_shows_no_blob_and_a_reseal_as_an_unchanged_key():
     resealed = json.loads(json.dumps(other_blobs))
     resealed["metadata"]["annotations"][mpikeys.CERT_ANNOTATION] = "SHA256:another"
     [found] = differ._object_diff(key, sealed, resealed, [])  # a new certificate, the key unchanged: applies
-    assert found.effect == differ.UPDATED and [path for path, _, _ in found.hunks] == [
+    assert found.effect == mpikeys.RESEALED and [path for path, _, _ in found.hunks] == [
         ("metadata", "annotations", mpikeys.CERT_ANNOTATION)]
     rotated = json.loads(json.dumps(other_blobs))
     rotated["metadata"]["annotations"][mpikeys.DIGEST_ANNOTATION] = "0" * 32
@@ -353,3 +353,11 @@ def test_diff_takes_sealedsecrets_of_any_shape_a_user_wrote(tmp_path, spec, anno
     result = run("diff", "--base", "base", "s.yaml", cwd=tmp_path)
     assert result.returncode == 1 and "SealedSecret s changed" in result.stdout, result.stderr
     assert "Traceback" not in result.stderr and "AgBxxx" not in result.stdout
+
+
+def test_a_scope_that_is_not_utf8_is_a_usage_error(tmp_path):
+    (tmp_path / "job.yaml").write_text(MPI_JOB)
+    result = subprocess.run([sys.executable, "-m", "trainc", "build", "job.yaml"], capture_output=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "TRAINC_SSH_KEY_SCOPE": "a\udcff"}, timeout=60)
+    assert result.returncode == 2 and b"--ssh-key-scope" in result.stderr and b"not valid UTF-8" in result.stderr
+    assert b"Traceback" not in result.stderr

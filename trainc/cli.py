@@ -95,6 +95,11 @@ _KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-s
 def _keys_setting(name: str):
     """Keep a key setting for `_seed`, so commands take the three options without parameters of their own."""
     def keep(ctx, param, value):
+        if isinstance(value, str):
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                raise click.BadParameter("is not valid UTF-8") from None
         ctx.meta.setdefault(_KEYS_META, {})[name] = value
     return keep
 

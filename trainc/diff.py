@@ -114,7 +114,8 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list)
     if old.get("immutable") is True and any(path[0] in _IMMUTABLE_DATA for path, _, _ in hunks):
         reasons.append(f"{kind} {name!r} is immutable: its data cannot change")
     reasons += mpikeys.refusals(old, new)
-    return [ObjectDiff(kind, namespace, name, "changed", REFUSED if reasons else UPDATED, reasons, hunks)]
+    effect = REFUSED if reasons else mpikeys.update_effect(old, new) or UPDATED
+    return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks)]
 
 
 def _redact(obj: dict) -> dict:

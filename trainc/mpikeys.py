@@ -28,6 +28,7 @@ SEED, EXTERNAL_SECRETS, SEALED_SECRETS = sshkeys.MODES
 CERT_ANNOTATION = "trainc.kubeflow.org/sealed-with"
 DIGEST_ANNOTATION = "trainc.kubeflow.org/sealed-key-digest"
 SEALED_VALUE = "(sealed)"
+RESEALED = "applying reseals the same key (unchanged key): the Secret it unseals into stays as it is"
 SSH_AUTH = "kubernetes.io/ssh-auth"
 PRIVATE, PUBLIC = "ssh-privatekey", "ssh-publickey"
 EXTERNAL_NOTICE = ("notice: --ssh-keys {mode}: no operator runs here, so MPI jobs get a key pair made for this "
@@ -184,6 +185,18 @@ def refusals(old: dict, new: dict) -> list[str]:
         return []
     name = _mapping(old.get("metadata")).get("name")
     return [f"SealedSecret {name!r} unseals into an immutable Secret: the controller cannot change its key"]
+
+
+def update_effect(old: dict, new: dict) -> str | None:
+    """What applying a changed SealedSecret does when its key is unchanged (only the certificate's is new)."""
+    if old.get("kind") != "SealedSecret":
+        return None
+    digests = [_mapping(_mapping(obj.get("metadata")).get("annotations")).get(DIGEST_ANNOTATION) for obj in (old, new)]
+    specs = [_mapping(obj.get("spec")) for obj in (old, new)]
+    if digests[0] is None or digests[0] != digests[1] or specs[0].get("template") != specs[1].get("template") \
+            or set(_mapping(specs[0].get("encryptedData"))) != set(_mapping(specs[1].get("encryptedData"))):
+        return None
+    return RESEALED
 
 
 def _mapping(value) -> dict:

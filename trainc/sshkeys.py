@@ -87,7 +87,8 @@ class SeedError(Exception):
 class SeedFile:
     """The seed, read on first use: only an MPI TrainJob needs it, so an app without one (an Argo CD
     plugin without the seed mounted) never reads it. `source` says where the path came from, for messages;
-    `required` makes a missing seed an error instead of a random key."""
+    `required` makes a missing seed an error instead of a random key. It also carries the --ssh-keys
+    settings, which travel with it to every route (build, its workers, diff, fn)."""
 
     path: str | None
     source: str = "--ssh-key-seed"
