@@ -249,12 +249,18 @@ def test_trainc_diff_of_an_unchanged_sealed_job_is_quiet(tmp_path):
     (["--sealed-secrets-cert", "job.yaml"], "the certificate job.yaml is not a PEM certificate"),
     (["--sealed-secrets-cert", "missing.pem"], "the certificate missing.pem cannot be read"),
     ([], "needs the controller's certificate: pass --sealed-secrets-cert FILE"),
+    (["--sealed-secrets-cert", "weak.pem"], "holds an RSA key of 1024 bits, too weak to seal with"),
+    (["--sealed-secrets-cert", "ec.pem"], "holds no RSA public key"),
 ])
 def test_sealed_mode_without_a_usable_certificate_is_a_clear_error(tmp_path, flags, message):
     (tmp_path / "job.yaml").write_text(MPI_JOB)
     seed = tmp_path / "seed"
     seed.write_bytes(GOLDEN_SEED)
     seed.chmod(0o600)
+    for name, key in (("weak.pem", ["-newkey", "rsa:1024"]), ("ec.pem", ["-newkey", "ec", "-pkeyopt",
+                                                                          "ec_paramgen_curve:P-256"])):
+        subprocess.run(["openssl", "req", "-x509", *key, "-nodes", "-keyout", str(tmp_path / "k.pem"), "-out",
+                        str(tmp_path / name), "-days", "1", "-subj", "/CN=t"], check=True, capture_output=True)
     result = run("build", "job.yaml", "--ssh-keys", "sealed-secrets", "--ssh-key-seed", "seed", *flags, cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith("job.yaml:") and message in result.stderr and "Traceback" not in result.stderr

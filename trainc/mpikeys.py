@@ -14,6 +14,11 @@ mounts; they differ in who makes it and what the rendered files hold:
   in a SealedSecret (strict scope) that unseals into the same Secret. Two
   annotations say which certificate sealed it and, keyed by the seed, which
   key it holds, so a re-seal for a new certificate reads as "key unchanged".
+
+Read against external-secrets/external-secrets cc5bfbc2234ace9cb0caff4ea89c435cf517b27b
+(generators/v1/sshkey/sshkey.go: outputs privateKey and publicKey; ecdsa 521 is P-521;
+pkg/controllers/externalsecret: ApplyTemplate, and shouldRefresh, which never refreshes a synced
+ExternalSecret whose refreshInterval is 0).
 """
 
 from __future__ import annotations

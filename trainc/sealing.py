@@ -13,6 +13,9 @@ seals to the same bytes on every route (an --output-dir, a kpt package, an
 Argo CD sync), and a reader without the seed can tell only that two blobs
 hold the same value for the same object and certificate. The session key is
 never reused for another value, so the zero nonce stays safe.
+
+Read against bitnami-labs/sealed-secrets 86671a8851be1e6c2dfef4e12e2d7c19ed24ac94 (pkg/crypto/crypto.go,
+pkg/apis/sealedsecrets/v1alpha1/sealedsecret_expansion.go: EncryptionLabel, Unseal).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ _SEAL_INFO = b"trainc/sealed-secrets/seal/v1"
 _DIGEST_INFO = b"trainc/sealed-secrets/key-digest/v1"
 _SESSION_KEY_BYTES = 32
 _HASH_BYTES = 32  # SHA-256, the OAEP hash
+MIN_RSA_BITS = 2048
 
 
 class CertError(Exception):
@@ -48,8 +52,9 @@ class Certificate:
         numbers = key.public_numbers()
         self.n, self.e = numbers.n, numbers.e
         self.size = (key.key_size + 7) // 8
-        if self.size < 2 * _HASH_BYTES + 2 + _SESSION_KEY_BYTES:
-            raise CertError(f"RSA key of {key.key_size} bits is too small to seal with")
+        if key.key_size < MIN_RSA_BITS:
+            raise CertError(f"holds an RSA key of {key.key_size} bits, too weak to seal with (at least "
+                            f"{MIN_RSA_BITS}; the controller makes 4096-bit keys)")
         wire = key.public_bytes(s.Encoding.OpenSSH, s.PublicFormat.OpenSSH).split()[1]
         # as the controller's PublicKeyFingerprint (ssh.FingerprintSHA256) prints it
         digest = base64.b64encode(hashlib.sha256(base64.b64decode(wire)).digest()).decode().rstrip("=")
