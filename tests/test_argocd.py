@@ -171,7 +171,8 @@ def test_plugin_config_is_what_cmp_server_accepts():
         assert set(parameter) <= {"name", "title", "tooltip", "required", "itemType", "collectionType", "string",
                                   "array", "map"}
     announced = {parameter["name"]: parameter for parameter in PLUGIN["spec"]["parameters"]["static"]}
-    assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "allow-empty"}
+    assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "ssh-keys", "sealed-secrets-cert",
+                              "allow-empty"}
     assert announced["runtimes"]["collectionType"] == "array"
     assert announced["ssh-key-seed-file"]["string"] == DEFAULT_SEED
     script = PLUGIN["spec"]["generate"]["args"][0]

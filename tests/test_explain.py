@@ -13,7 +13,7 @@ import pytest
 
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
 from test_cli import run, trainjob
-from test_golden import CASES, inputs
+from test_golden import CASES, inputs, key_settings
 from trainc import passthrough
 from trainc.build import build
 from trainc.provenance import Provenance
@@ -78,7 +78,7 @@ def test_values_are_never_printed():
 def test_recording_changes_no_output(case, golden):
     """Every golden case renders byte-identically with provenance recorded, and every leaf is accounted for."""
     recorder = Provenance()
-    output = build(inputs(case), ssh_key_seed=GOLDEN_SEED, provenance=recorder)
+    output = build(inputs(case), ssh_key_seed=key_settings(case), provenance=recorder)
     assert passthrough.select(output, namespace="default").yaml() == golden
     assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
 

@@ -14,6 +14,7 @@ import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ORACLE, need
 from trainc import passthrough
 from trainc.build import build
+from trainc.sshkeys import SeedFile
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 
@@ -24,10 +25,19 @@ def inputs(case: str) -> list[str]:
     return sorted(str(p) for p in found if not p.name.endswith(".out.yaml"))
 
 
+def key_settings(case: str):
+    """The seed, and the --ssh-keys mode a case's `ssh-keys` file names (with the certificate beside it)."""
+    mode = GOLDEN / case / "ssh-keys"
+    if not mode.exists():
+        return GOLDEN_SEED
+    return SeedFile(None, _seed=GOLDEN_SEED, mode=mode.read_text().strip(),
+                    cert=str(GOLDEN / case / "sealed-secrets-cert.pem"))
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case, golden):
     """What `trainc build` prints: the rendered objects and every other document passed through."""
-    output = build(inputs(case), ssh_key_seed=GOLDEN_SEED)
+    output = build(inputs(case), ssh_key_seed=key_settings(case))
     assert passthrough.select(output, namespace="default").yaml() == golden
 
 

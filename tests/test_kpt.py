@@ -159,3 +159,27 @@ def test_the_example_package_renders_as_the_readme_says(tmp_path):
     assert result.returncode == 0, result.stderr
     rendered = yaml.safe_load((tmp_path / "kpt/jobs/rendered/team-a/demo.yaml").read_text())
     assert rendered["kind"] == "JobSet" and _local_config((tmp_path / "kpt/jobs/demo.yaml").read_text()) == "true"
+
+
+@pytest.mark.parametrize("mode, kind", [("sealed-secrets", "SealedSecret"), ("external-secrets", "ExternalSecret")])
+def test_kpt_keeps_an_mpi_key_out_of_the_package_and_a_second_render_changes_nothing(package, tmp_path, mode, kind):
+    """--ssh-keys through kpt's environment: the package holds no private key, and the sealed blob stays put."""
+    from conftest import GOLDEN, GOLDEN_SEED
+
+    (package / "jobs" / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+                                              "metadata:\n  name: ds\n  namespace: team-a\nspec:\n  runtimeRef:\n"
+                                              "    name: deepspeed-distributed\n")
+    seed = tmp_path / "seed"
+    seed.write_bytes(GOLDEN_SEED)
+    seed.chmod(0o600)
+    env = {"TRAINC_SSH_KEYS": mode, "TRAINC_SSH_KEY_SEED_FILE": str(seed),
+           "TRAINC_SEALED_SECRETS_CERT": str(GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem")}
+    first = _kpt("render", "--allow-exec", cwd=package, **env)
+    assert first.returncode == 0, first.stderr
+    hydrated = _files(package)
+    rendered = hydrated["jobs/rendered/team-a/ds.yaml"]
+    assert f"kind: {kind}" in rendered and "kind: Secret" not in rendered
+    assert not any("PRIVATE KEY" in text for text in hydrated.values())
+    again = _kpt("render", "--allow-exec", cwd=package, **env)
+    assert again.returncode == 0, again.stderr
+    assert _files(package) == hydrated

@@ -109,3 +109,28 @@ def test_kustomize_drops_what_trainc_fn_marks_local_config(kubectl, tmp_path):
     documents = list(yaml.safe_load_all(built.stdout))
     assert [d["kind"] for d in documents] == ["JobSet"]
     assert documents[0]["metadata"]["annotations"] == {"trainc.kubeflow.org/rendered-from": "team-a/demo"}
+
+
+@pytest.mark.parametrize("mode, kinds", [("sealed-secrets", ["SealedSecret"]),
+                                         ("external-secrets", ["SSHKey", "ExternalSecret"])])
+def test_the_generator_takes_ssh_keys_and_renders_no_private_key(kubectl, tmp_path, mode, kinds):
+    """`--ssh-keys` in argsOneLiner, through the real kustomize: the key stays out of its output, byte-stable."""
+    from conftest import GOLDEN, GOLDEN_SEED
+
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE / "app", app)
+    (app / "jobs" / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+                                          "  name: ds\n  namespace: team-a\nspec:\n  runtimeRef:\n"
+                                          "    name: deepspeed-distributed\n")
+    shutil.copy(GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem", app / "cert.pem")
+    (tmp_path / "seed").write_bytes(GOLDEN_SEED)
+    (tmp_path / "seed").chmod(0o600)
+    generator = app / "trainjobs.yaml"
+    generator.write_text(generator.read_text().replace(
+        "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys {mode} --sealed-secrets-cert cert.pem "
+                               f"--ssh-key-seed {tmp_path / 'seed'}"))
+    first, second = _build(str(app), cwd=tmp_path), _build(str(app), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    found = [d["kind"] for d in yaml.safe_load_all(first.stdout)]
+    assert all(kind in found for kind in kinds) and "Secret" not in found
+    assert "PRIVATE KEY" not in first.stdout and second.stdout == first.stdout

@@ -30,7 +30,8 @@ def _seed(path: str | None, required: bool = False):
     source = click.get_current_context().get_parameter_source("ssh_key_seed")
     label = {ParameterSource.ENVIRONMENT: "TRAINC_SSH_KEY_SEED_FILE",
              ParameterSource.DEFAULT_MAP: "the project configuration"}.get(source, "--ssh-key-seed")
-    return SeedFile(path, label, required)
+    keys = click.get_current_context().meta.get(_KEYS_META, {})
+    return SeedFile(path, label, required, **keys)
 
 
 def _input_limit(ctx, param, value: int) -> None:
@@ -111,6 +112,41 @@ _ssh_key_seed = click.option(
     "--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
     help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
 )
+_KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-scope: read by _seed
+
+
+def _keys_setting(name: str):
+    """Keep a key setting for `_seed`, so commands take the three options without parameters of their own."""
+    def keep(ctx, param, value):
+        if isinstance(value, str):
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                raise click.BadParameter("is not valid UTF-8") from None
+        ctx.meta.setdefault(_KEYS_META, {})[name] = value
+    return keep
+
+
+def _ssh_keys(command):
+    """--ssh-keys MODE and its settings (see README, "Keys and GitOps")."""
+    from .sshkeys import MODES
+
+    for option in reversed((
+        click.option("--ssh-keys", type=click.Choice(MODES), default=MODES[0], show_default=True,
+                     envvar="TRAINC_SSH_KEYS", expose_value=False, callback=_keys_setting("mode"),
+                     help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
+                          "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS)."),
+        click.option("--sealed-secrets-cert", type=click.Path(dir_okay=False), metavar="FILE",
+                     envvar="TRAINC_SEALED_SECRETS_CERT", expose_value=False, callback=_keys_setting("cert"),
+                     help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
+                          "sealed-secrets (env TRAINC_SEALED_SECRETS_CERT)."),
+        click.option("--ssh-key-scope", metavar="TEXT", envvar="TRAINC_SSH_KEY_SCOPE", expose_value=False,
+                     callback=_keys_setting("scope"),
+                     help="Bind keys to a tenant (e.g. the Argo CD project): the same job in another scope gets "
+                          "another key (env TRAINC_SSH_KEY_SCOPE)."),
+    )):
+        command = option(command)
+    return command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -147,6 +183,7 @@ def _output_format(ctx, param, value: str) -> str:
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write the files of a rendered tree trainc owns instead of stdout (see README).")
 @_ssh_key_seed
+@_ssh_keys
 @click.option("--require-ssh-key-seed", is_flag=True, envvar="TRAINC_REQUIRE_SSH_KEY_SEED",
               help="An MPI TrainJob without a seed is an error, not a random key (env TRAINC_REQUIRE_SSH_KEY_SEED=1).")
 @click.option("--trainer-only", is_flag=True, help="Output only the rendered objects; nothing passes through.")
@@ -208,6 +245,15 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
         outputdir.write(output_dir, outputdir.files(manifests))
     except outputdir.OutputDirError as exc:
         _fail(TraincError(f"Error: {exc}"))
+    _plain_key_notice(manifests.objects(), output_dir)
+
+
+def _plain_key_notice(objects, where: str) -> None:
+    """Said once when files about to be committed hold an MPI private key in clear."""
+    from .mpikeys import PLAIN_NOTICE, holds_plain_key
+
+    if holds_plain_key(objects):
+        click.echo(PLAIN_NOTICE.format(where=where), err=True)
 
 
 def _check(contents: dict, output_dir: str) -> None:
@@ -302,6 +348,7 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
               help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them.")
 @_inputs
 @_ssh_key_seed
+@_ssh_keys
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
               help="A unified-diff-style text, or Markdown for a pull-request comment.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
@@ -327,7 +374,8 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     seed = _seed(ssh_key_seed)
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
-    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES))
+    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
+                                                                   mode=seed.mode, cert=seed.cert, scope=seed.scope)
     try:
         diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
                                trainer_only=trainer_only)
@@ -339,7 +387,7 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
         sys.exit(EXIT_DIFF_ERROR)
     for warning in seed.warnings:
         click.echo(warning, err=True)
-    if key_seed is not seed and key_seed.read_by_a_job:
+    if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
                    "makes a new key every run", err=True)
     if output_format == "markdown":
@@ -452,6 +500,7 @@ def status(file, output_format):
 
 @cli.command("fn")
 @_ssh_key_seed
+@_ssh_keys
 @_max_input_bytes
 def krm_function(ssh_key_seed):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
@@ -573,6 +622,7 @@ def completion(shell):
                    "the inputs.")
 @click.option("--mount", "mounts", multiple=True, metavar="NAME=DIR",
               help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).")
+@_ssh_keys
 def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts):
     """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.
 
@@ -599,6 +649,11 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
         if not equals or not name or not os.path.isdir(directory):
             raise click.BadParameter(f"{mount!r}: expected NAME=DIR with an existing DIR", param_hint="--mount")
         mounted[name] = directory
+    mode = click.get_current_context().meta.get(_KEYS_META, {}).get("mode")
+    if mode != "seed":
+        from .mpikeys import EXTERNAL_NOTICE
+
+        click.echo(EXTERNAL_NOTICE.format(mode=mode), err=True)
     try:
         variables = local.read_env_file(env_file) if env_file else {}
         code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,

@@ -25,6 +25,8 @@ KEYS = {
     "ssh-key-seed": ("ssh_key_seed", True, False),
     "output-dir": ("output_dir", True, False),
     "plugins": ("plugins", False, True),
+    "ssh-keys": ("ssh_keys", False, False),
+    "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
 }
 
 

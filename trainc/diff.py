@@ -18,7 +18,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from . import build, fieldpath, passthrough
+from . import build, fieldpath, mpikeys, passthrough
 from .errors import InputErrors
 from .serialize import dump_all
 from .summary import delta_markdown, delta_text
@@ -114,11 +114,16 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list)
     reasons = list(refusals)
     if old.get("immutable") is True and any(path[0] in _IMMUTABLE_DATA for path, _, _ in hunks):
         reasons.append(f"{kind} {name!r} is immutable: its data cannot change")
-    return [ObjectDiff(kind, namespace, name, "changed", REFUSED if reasons else UPDATED, reasons, hunks)]
+    reasons += mpikeys.refusals(old, new)
+    effect = REFUSED if reasons else mpikeys.update_effect(old, new) or UPDATED
+    return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks)]
 
 
 def _redact(obj: dict) -> dict:
-    """A Secret with every value replaced by a short hash of it; other objects as they are."""
+    """A Secret with every value replaced by a short hash of it; a SealedSecret's blobs by a word (mpikeys);
+    other objects as they are."""
+    if obj.get("kind") == "SealedSecret":
+        return mpikeys.redacted(obj)
     if obj.get("kind") != "Secret":
         return obj
     return {key: {name: _hidden(value) for name, value in value.items()} if key in _SECRET_FIELDS

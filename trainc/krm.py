@@ -22,7 +22,7 @@ import os
 import posixpath
 from dataclasses import replace
 
-from . import api, krmtext, source
+from . import api, krmtext, mpikeys, source
 from .build import build_objects
 from .errors import InputError, InputErrors, Origin, TraincError, one_line, render_path
 from .serialize import dump_all
@@ -261,6 +261,8 @@ def run(text: str, ssh_key_seed=None) -> tuple[str, list[str], list[str]]:
         documents, trainer = _sources(origin, items, notices)
         output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
+        if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
+            notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
         rendered = _rendered(output, items, kept)
         texts = _item_texts(origin, text, items, kept, trainer)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+# --ssh-keys: how MPI keys reach the cluster (mpikeys.py); the first is the default
+MODES = ("seed", "external-secrets", "sealed-secrets")
 MIN_SEED_BYTES = 32
 MAX_SEED_BYTES = 1 << 16  # a seed is a few dozen bytes; a longer one is the wrong file (or /dev/urandom)
 
@@ -85,7 +87,8 @@ class SeedError(Exception):
 class SeedFile:
     """The seed, read on first use: only an MPI TrainJob needs it, so an app without one (an Argo CD
     plugin without the seed mounted) never reads it. `source` says where the path came from, for messages;
-    `required` makes a missing seed an error instead of a random key."""
+    `required` makes a missing seed an error instead of a random key. It also carries the --ssh-keys
+    settings, which travel with it to every route (build, its workers, diff, fn)."""
 
     path: str | None
     source: str = "--ssh-key-seed"
@@ -93,6 +96,9 @@ class SeedFile:
     warnings: list = field(default_factory=list)  # said once, when the file is read
     _seed: bytes | None = field(default=None, repr=False)
     read_by_a_job: bool = False  # whether a TrainJob needed a key (`trainc diff` says so only then)
+    mode: str = MODES[0]  # --ssh-keys
+    cert: str | None = None  # --sealed-secrets-cert, read by `mpikeys` in sealed-secrets mode
+    scope: str | None = None  # --ssh-key-scope: bound into every key, so another scope derives other keys
 
     def read(self) -> bytes | None:
         """The seed; None when none is configured and none is required. Raises SeedError."""
@@ -125,11 +131,12 @@ class SeedFile:
         return seed
 
 
-def derive_keypair(seed: bytes, namespace: str, name: str) -> KeyPair:
+def derive_keypair(seed: bytes, namespace: str, name: str, scope: str | None = None) -> KeyPair:
     """Derive the key pair of TrainJob `namespace/name` from `seed`.
 
-    HKDF-SHA512 (salt `_SALT`, info = the UTF-8 namespace and name, each
-    prefixed by its 4-byte big-endian length) yields 82 bytes c, and the
+    HKDF-SHA512 (salt `_SALT`, info = the UTF-8 namespace and name, then the
+    scope when one is given, each prefixed by its 4-byte big-endian length;
+    without a scope the keys are those of earlier releases) yields 82 bytes c, and the
     private scalar is d = c mod (n-1) + 1, as in FIPS 186-5 A.2.1 ("extra
     random bits").  c has 656 bits against the 521-bit order n, so d is in
     [1, n-1] and its distance from uniform is below 2**-134: negligible.
@@ -143,7 +150,7 @@ def derive_keypair(seed: bytes, namespace: str, name: str) -> KeyPair:
         raise ValueError("namespace and name must be non-empty")
     info = b"".join(
         len(part).to_bytes(4, "big") + part
-        for part in (namespace.encode(), name.encode())
+        for part in (namespace.encode(), name.encode(), *([scope.encode()] if scope else []))
     )
     okm = HKDF(
         algorithm=hashes.SHA512(), length=_OKM_BYTES, salt=_SALT, info=info

@@ -20,10 +20,9 @@ and, for Intel, the slots as `I_MPI_PERHOST`.
 
 from __future__ import annotations
 
-import base64
 from dataclasses import replace
 
-from .. import emit, ir, merge, provenance, sshkeys, templates
+from .. import emit, ir, merge, mpikeys, provenance, templates
 from ..errors import InputError
 from ..ir import NODE, Unit
 
@@ -101,25 +100,7 @@ def build(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     if policy is None or policy.mpi is None:
         return unit
-    notices = unit.notices
-    seed = _seed(unit, ctx.ssh_key_seed)
-    if seed is not None:
-        keys = sshkeys.derive_keypair(seed, unit.trainjob.namespace, unit.name)
-    else:
-        keys = sshkeys.random_keypair()
-        notices += (
-            f"notice: {unit.trainjob.namespace}/{unit.name}: the SSH key in Secret {ssh_secret_name(unit)} is random, "
-            "so it changes on every render; pass --ssh-key-seed FILE (or set TRAINC_SSH_KEY_SEED_FILE) "
-            "to derive a stable one",
-        )
-    secret = {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": emit.metadata(unit, ssh_secret_name(unit)),
-        "type": "kubernetes.io/ssh-auth",
-        "immutable": True,
-        "data": {"ssh-privatekey": _base64(keys.private_pem), "ssh-publickey": _base64(keys.public_line)},
-    }
+    keys, notices = mpikeys.objects(unit, ctx.ssh_key_seed, ssh_secret_name(unit))
     hostfile = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -128,18 +109,7 @@ def build(unit: Unit, ctx) -> Unit:
     }
     if not emit.config_map_fits(hostfile["data"]):
         raise _too_many_hosts(unit)
-    return replace(unit, objects=unit.objects + (secret, hostfile), notices=notices)
-
-
-def _seed(unit: Unit, seed) -> bytes | None:
-    """The seed's bytes; a `SeedFile` is read here, so only a TrainJob that needs a key needs the file."""
-    if not isinstance(seed, sshkeys.SeedFile):
-        return seed
-    try:
-        return seed.read()
-    except sshkeys.SeedError as exc:
-        raise InputError(unit.trainjob.origin, (), f"{unit.trainjob.namespace}/{unit.name}: MPI SSH keys need "
-                                                   f"the seed, and {exc}") from None
+    return replace(unit, objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices)
 
 
 def _slots(unit: Unit) -> int:
@@ -236,7 +206,3 @@ def _too_many_hosts(unit: Unit) -> InputError:
         "spec", "runtimeRef")
     message = f"too many MPI hosts: the hostfile would not fit in a ConfigMap ({emit.CONFIG_MAP_BYTES} bytes at most)"
     return InputError(unit.trainjob.origin, path, message)
-
-
-def _base64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
