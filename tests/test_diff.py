@@ -184,14 +184,14 @@ def test_colour_only_when_asked_or_on_a_terminal(repo):
 
 
 def test_secrets_hidden_renamed_mpi_job(repo):
-    """A renamed MPI TrainJob: its Secret is removed and a new one added, values only as hashes."""
+    """A renamed MPI TrainJob: its Secret is removed and a new one added, its values shown as nothing."""
     (repo / "job.yaml").write_text(TORCH + MPI.format(name="mpi"))
     git(repo, "commit", "-qam", "mpi")
     (repo / "job.yaml").write_text(TORCH + MPI.format(name="mpi2"))
     outputs = [run("diff", *SEED_FLAGS, *args, "job.yaml", cwd=repo) for args in ((), ("--format", "markdown"))]
     for result in outputs:
         assert result.returncode == 1, result.stderr
-        assert "ssh-privatekey: \"(hidden, sha256 " in result.stdout
+        assert "+   ssh-privatekey: \"(hidden)\"\n" in result.stdout
     assert_no_key_material(outputs, [str(repo / "job.yaml")])
     assert "Secret team-a/mpi-mpi-ssh-auth removed: " + diff.REMOVED in outputs[0].stdout
     assert "Secret team-a/mpi2-mpi-ssh-auth added: " + diff.CREATED in outputs[0].stdout
@@ -254,21 +254,17 @@ ConfigMap team-a/settings changed: {diff.UPDATED}
 - "0.1"
 + "0.2"
 
-Secret team-a/token changed: {diff.REFUSED}
-! Secret 'token' is immutable: its data cannot change
+Secret team-a/token changed: {diff.PASSED_REFUSED.format(kind="Secret")}
+! job.yaml:30:10: stringData.token: Secret 'token' is immutable: its data cannot change
 @@ stringData.token @@
-- "(hidden, sha256 {_sha('hunter2')})"
-+ "(hidden, sha256 {_sha('swordfish')})"
+- "(hidden)"
++ "(hidden, changed)"
 
 0 added, 2 changed, 0 removed (1 refused by the cluster)
 """
     assert "hunter2" not in result.stdout + result.stderr and "swordfish" not in result.stdout + result.stderr
     trainer_only = run("diff", "--trainer-only", "job.yaml", cwd=repo)
     assert (trainer_only.returncode, trainer_only.stdout) == (0, "no changes\n"), trainer_only.stderr
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 def test_uncompiled_trainer_kind_passes_through_both_sides(repo, tmp_path_factory):
@@ -361,3 +357,78 @@ def assert_no_key_material(results, inputs) -> None:
             assert "-----BEGIN" not in stream and "LS0tLS1CRUdJTi" not in stream
             for value in values:
                 assert value not in stream and base64.b64decode(value).decode() not in stream
+
+
+LEAKY_SECRET = """\
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: exported
+  namespace: team-a
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{{"apiVersion":"v1","data":{{"pw":"{b64}"}},"kind":"Secret"}}'
+    note: {value}
+data: {data}
+stringData: {value}
+extra:
+  copy: {value}
+type: Opaque
+"""
+
+
+def _leaky(value: str, data: str) -> str:
+    b64 = base64.b64encode(value.encode()).decode()
+    return TORCH + LEAKY_SECRET.format(b64=b64, value=value, data=data.format(b64=b64))
+
+
+@pytest.mark.parametrize("data", ["{{pw: {b64}}}", "{b64}", "[{b64}]"])
+def test_nothing_derived_from_a_secret_value_in_any_format(repo, data):
+    """An exported Secret: its last-applied-configuration, a data that is a string or a list, a stringData that
+    is not a mapping, an unknown field: nothing of the value, nor its unsalted hash, in text or markdown."""
+    (repo / "job.yaml").write_text(_leaky("password", data))
+    git(repo, "commit", "-qam", "exported")
+    (repo / "job.yaml").write_text(_leaky("swordfish", data))
+    outputs = [run("diff", *args, "job.yaml", cwd=repo) for args in ((), ("--format", "markdown"))]
+    for value in ("password", "swordfish"):
+        b64 = base64.b64encode(value.encode()).decode()
+        forms = {value, b64, *(hashlib.sha256(text.encode()).hexdigest()[:8] for text in (value, b64))}
+        for result in outputs:
+            assert result.returncode == 1, result.stderr
+            assert not [form for form in forms if form in result.stdout + result.stderr]
+    assert "Secret team-a/exported changed: " + diff.UPDATED in outputs[0].stdout
+    assert ('@@ metadata.annotations[kubectl.kubernetes.io/last-applied-configuration] @@\n- "(hidden)"\n'
+            '+ "(hidden, changed)"\n') in outputs[0].stdout
+    assert "@@ extra.copy @@" in outputs[0].stdout and "type: Opaque" not in outputs[0].stdout
+    assert run("diff", "job.yaml", cwd=repo).stdout == outputs[0].stdout  # the per-run key leaves no trace
+
+
+def test_secret_value_unchanged_compares_equal_and_names_its_keys(repo):
+    (repo / "job.yaml").write_text(_leaky("password", "{{a: {b64}, b: {b64}}}"))
+    git(repo, "commit", "-qam", "exported")
+    (repo / "job.yaml").write_text(_leaky("password", "{{a: {b64}, c: {b64}}}"))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout == f"""\
+Secret team-a/exported changed: {diff.UPDATED}
+@@ data.c @@
++ "(hidden)"
+@@ data.b @@
+- "(hidden)"
+
+0 added, 1 changed, 0 removed
+"""
+
+
+def test_immutable_configmap_refused_in_its_own_terms_at_its_position(repo):
+    config = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"
+              "immutable: true\ndata:\n  lr: \"{lr}\"\n")
+    (repo / "job.yaml").write_text(TORCH + config.format(lr="0.1"))
+    git(repo, "commit", "-qam", "settings")
+    (repo / "job.yaml").write_text(TORCH + config.format(lr="0.2"))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout.splitlines()[:2] == [
+        "ConfigMap team-a/settings changed: the cluster will refuse this update: delete and re-create the ConfigMap,"
+        " or give it a new name",
+        "! job.yaml:22:7: data.lr: ConfigMap 'settings' is immutable: its data cannot change",
+    ]
+    assert "TrainJob" not in result.stdout

@@ -290,7 +290,7 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     Both sides are what `trainc build` prints (the rendered objects and what
     passes through), compared object by object (kind, namespace, name), field
     by field; list items are named by their `name` (`env[PET_NNODES]`). Secret
-    values are never shown, only a short hash.
+    values are never shown, nor anything computed from them: only "(hidden)".
     Each changed object says what applying it does, or that the cluster will
     refuse the update (the checks of `build --previous`; immutable Secrets and
     ConfigMaps). Exit status as `kubectl diff`: 0 no changes, 1 changes,

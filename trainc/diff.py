@@ -5,8 +5,12 @@ reads previous versions (a directory, or the input files at a git revision),
 and compiled with its own runtimes, falling back to the current ones as the
 JobSet update check does. Objects are matched by kind, namespace and name;
 fields are compared by path, list items by their `name` (`fieldpath`).
-Secret values never reach the output: they are replaced by a short hash
-before comparing. Whether the cluster refuses an update is the `--previous`
+Nothing of a Secret but its name, type, labels and which keys it has reaches
+the output: its values (and annotations, which tools such as kubectl's
+last-applied-configuration fill with copies of them) are compared through an
+HMAC under a key drawn for this run only, and shown as `(hidden)`, or
+`(hidden, changed)`: a digest a reader could test guesses against would be
+the value again. Whether the cluster refuses an update is the `--previous`
 check itself (TrainJob transition rules, the JobSet webhook's update rules),
 plus the API server's rule that an immutable Secret or ConfigMap keeps its data.
 """
@@ -15,21 +19,26 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import hmac
+import json
 import re
+import secrets
 from dataclasses import dataclass, field
 
 from . import build, fieldpath, passthrough
-from .errors import InputErrors
+from .errors import InputError, InputErrors, Origin
 from .serialize import dump_all
 from .validation import previous as previous_versions
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
+PASSED_REFUSED = "the cluster will refuse this update: delete and re-create the {kind}, or give it a new name"
 RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the runtime"
 CREATED = "applying creates it"
 UPDATED = "applying updates it in place"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
 _MISSING = object()
-_SECRET_FIELDS = ("data", "stringData")
+_SECRET_SHOWN = ("apiVersion", "kind", "type", "immutable")  # a Secret's fields that cannot hold its data
+_HMAC_KEY = secrets.token_bytes(32)  # this run's: digests never leave the process, nor compare across runs
 _IMMUTABLE_DATA = ("data", "binaryData", "stringData", "immutable")
 
 
@@ -68,12 +77,15 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     old.others, old.uncompiled = before.others, before.uncompiled
     old_objects = {_key(obj): obj for obj in passthrough.select(old, namespace=namespace,
                                                                 trainer_only=trainer_only).objects()}
-    new_objects = {_key(obj): obj for obj in passthrough.select(new, namespace=namespace,
-                                                                trainer_only=trainer_only).objects()}
+    new_manifests = passthrough.select(new, namespace=namespace, trainer_only=trainer_only)
+    new_objects = {_key(obj): obj for obj in new_manifests.objects()}
+    passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
+    rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
     found = []
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
         if key in old_objects or key in new_objects:
-            found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, [])))
+            found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
+                                      passed.get(key), rendered.get(key)))
         else:  # a runtime: not rendered, but an update the cluster refuses
             found.append(ObjectDiff(*key, "changed", RUNTIME_REFUSED, refusals[key]))
     return found
@@ -101,7 +113,10 @@ def _origin(origin) -> tuple | None:
     return None if origin is None else (origin.file, origin.index, origin.base)
 
 
-def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list) -> list[ObjectDiff]:
+def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
+                 origin: Origin | None = None, trainjob: Origin | None = None) -> list[ObjectDiff]:
+    """What changed in one object, and the cluster's verdict; `origin` is where an object passed through
+    comes from, `trainjob` the TrainJob a rendered one comes from."""
     kind, namespace, name = key
     if old is None:
         return [ObjectDiff(kind, namespace, name, "added", CREATED, hunks=[((), _MISSING, _redact(new))])]
@@ -111,21 +126,59 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list)
     if not hunks:
         return []
     reasons = list(refusals)
-    if old.get("immutable") is True and any(path[0] in _IMMUTABLE_DATA for path, _, _ in hunks):
-        reasons.append(f"{kind} {name!r} is immutable: its data cannot change")
-    return [ObjectDiff(kind, namespace, name, "changed", REFUSED if reasons else UPDATED, reasons, hunks)]
+    data = next((path for path, _, _ in hunks if path[0] in _IMMUTABLE_DATA), None)
+    if old.get("immutable") is True and data is not None:
+        at, path = (origin, data[:2]) if origin is not None else (trainjob, ())  # a rendered one: its TrainJob
+        reasons.append(InputError(at, path, f"{kind} {name!r} is immutable: its data cannot change").render())
+    refused = REFUSED if origin is None else PASSED_REFUSED.format(kind=kind)
+    return [ObjectDiff(kind, namespace, name, "changed", refused if reasons else UPDATED, reasons, hunks)]
 
 
 def _redact(obj: dict) -> dict:
-    """A Secret with every value replaced by a short hash of it; other objects as they are."""
+    """A Secret with every value that can hold its data (`data`, `stringData`, any other field, annotations)
+    replaced by a Hidden; other objects as they are."""
     if obj.get("kind") != "Secret":
         return obj
-    return {key: {name: _hidden(value) for name, value in value.items()} if key in _SECRET_FIELDS
-            and isinstance(value, dict) else value for key, value in obj.items()}
+    redacted = {}
+    for key, value in obj.items():
+        if key in _SECRET_SHOWN and not isinstance(value, (dict, list)):
+            redacted[key] = value
+        elif key == "metadata" and isinstance(value, dict):
+            redacted[key] = {name: _hidden_values(item) if name == "annotations" else item
+                             for name, item in value.items()}
+        else:
+            redacted[key] = _hidden_values(value)
+    return redacted
 
 
-def _hidden(value) -> str:
-    return f"(hidden, sha256 {hashlib.sha256(str(value).encode()).hexdigest()[:8]})"
+def _hidden_values(value):
+    """A mapping with each value hidden (its keys shown); anything else hidden whole."""
+    if isinstance(value, dict):
+        return {str(name): Hidden.of(item) for name, item in value.items()}
+    return Hidden.of(value)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """A Secret value: equal to another exactly when the values are, shown as nothing of either."""
+
+    digest: bytes
+
+    @classmethod
+    def of(cls, value) -> Hidden:
+        text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        return cls(hmac.new(_HMAC_KEY, text, hashlib.sha256).digest())
+
+
+def _shown(value, changed: bool = False):
+    """`value` with each Hidden as the text it is printed as."""
+    if isinstance(value, Hidden):
+        return "(hidden, changed)" if changed else "(hidden)"
+    if isinstance(value, dict):
+        return {name: _shown(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_shown(item) for item in value]
+    return value
 
 
 def _changes(old, new, path: tuple):
@@ -158,6 +211,7 @@ def hunk_lines(hunk) -> list[tuple[str, str]]:
     """(style, line) of one hunk: its path, then the old lines (-) and the new ones (+)."""
     path, old, new = hunk
     out = [("path", f"@@ {fieldpath.render(path)} @@")] if path else []
+    old, new = _shown(old), _shown(new, changed=isinstance(old, Hidden) and isinstance(new, Hidden))
     if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
         return out + _text_lines(old, new)
     out += [("old", f"- {line}") for line in _lines(old)]
