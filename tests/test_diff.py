@@ -123,7 +123,8 @@ JobSet team-a/demo changed: {diff.REFUSED}
 
 
 def test_suspended_pod_template_change_applies_in_place(repo):
-    """The JobSet webhook lets a suspended JobSet's pod nodeSelector change (Kueue's fields)."""
+    """The JobSet webhook lets a suspended JobSet's pod nodeSelector change (Kueue's fields); with no queue-name
+    label Kueue never admits (unsuspends) it, so git's suspend is the live state."""
     suspended = TORCH.replace("  trainer:", "  suspend: true\n  trainer:")
     (repo / "job.yaml").write_text(suspended)
     git(repo, "commit", "-qam", "suspended")
@@ -432,3 +433,76 @@ def test_immutable_configmap_refused_in_its_own_terms_at_its_position(repo):
         "! job.yaml:22:7: data.lr: ConfigMap 'settings' is immutable: its data cannot change",
     ]
     assert "TrainJob" not in result.stdout
+
+
+NODE_SELECTOR_PATCH = """\
+  runtimePatches:
+    - manager: example.com/placer
+      trainingRuntimeSpec:
+        template:
+          spec:
+            replicatedJobs:
+              - name: node
+                template:
+                  spec:
+                    template:
+                      spec:
+                        nodeSelector:
+                          pool: a
+"""
+
+
+def _queued(queue: str | None, suspend: bool = True) -> str:
+    labels = f"  labels:\n    kueue.x-k8s.io/queue-name: {queue}\n" if queue else ""
+    text = TORCH.replace("  namespace: team-a\n", "  namespace: team-a\n" + labels)
+    return text.replace("  trainer:", "  suspend: true\n  trainer:") if suspend else text
+
+
+def test_kueue_job_pod_template_change_only_until_admitted(repo):
+    """Under Kueue a JobSet created suspended runs unsuspended once admitted (Argo CD ignores /spec/suspend): the
+    JobSet webhook then refuses the nodeSelector change it lets through while suspended."""
+    (repo / "job.yaml").write_text(_queued("team-a-queue"))
+    git(repo, "commit", "-qam", "queued")
+    (repo / "job.yaml").write_text(_queued("team-a-queue") + NODE_SELECTOR_PATCH)
+    for args in ((), ("--format", "markdown")):
+        result = run("diff", *args, "job.yaml", cwd=repo)
+        assert result.returncode == 1, result.stderr
+        reason = ("job.yaml:9:3: once Kueue admits JobSet 'demo' it runs unsuspended, whatever git says, and the "
+                  "JobSet webhook refuses this update: spec.replicatedJobs: field is immutable (spec.replicatedJobs[0]"
+                  ".template.spec.template.spec.nodeSelector changed; pod labels, annotations, nodeSelector, "
+                  "tolerations and schedulingGates only while suspended)")
+        assert f"! {reason}" in result.stdout.splitlines() or f"> {reason}" in result.stdout.splitlines()
+        assert diff.UNTIL_ADMITTED in result.stdout and diff.UPDATED + "\n" not in result.stdout
+    assert result.stdout.startswith("**trainc diff**: 0 added, 1 changed, 0 removed (1 refused once Kueue admits it)")
+    validate = run("validate", "--previous", "HEAD", "job.yaml", cwd=repo)  # allowed while it waits
+    assert validate.returncode == 0, validate.stdout
+
+
+def test_kueue_queue_name_change_only_until_admitted(repo):
+    (repo / "job.yaml").write_text(_queued("team-a-queue"))
+    git(repo, "commit", "-qam", "queued")
+    (repo / "job.yaml").write_text(_queued("team-a-urgent"))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout.splitlines()[:2] == [
+        f"JobSet team-a/demo changed: {diff.UNTIL_ADMITTED}",
+        "! job.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: once Kueue admits JobSet 'demo' it runs "
+        "unsuspended, and Kueue's webhook refuses this update: must not update queue name when job is unsuspended",
+    ]
+
+
+def test_queue_name_added_to_a_running_job_refused(repo):
+    """A JobSet Kueue does not manage runs as git says: not suspended, Kueue's webhook refuses a new queue."""
+    assert _queued(None, suspend=False) == TORCH  # the repository's version
+    (repo / "job.yaml").write_text(_queued("team-a-queue", suspend=False))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout.splitlines()[:2] == [
+        f"JobSet team-a/demo changed: {diff.REFUSED}",
+        "! job.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue's webhook refuses this update of JobSet "
+        "'demo': must not update queue name when job is unsuspended (the JobSet runs: it is not suspended)",
+    ]
+    validate = run("validate", "--previous", "HEAD", "job.yaml", cwd=repo)
+    assert validate.returncode == 1 and "must not update queue name" in validate.stdout + validate.stderr
+    (repo / "job.yaml").write_text(_queued(None))  # suspended in git and no Kueue to admit it: it stays suspended
+    git(repo, "commit", "-qam", "suspended")
+    (repo / "job.yaml").write_text(_queued("team-a-queue"))
+    assert run("diff", "job.yaml", cwd=repo).stdout.splitlines()[0] == f"JobSet team-a/demo changed: {diff.UPDATED}"

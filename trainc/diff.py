@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from . import build, fieldpath, passthrough
 from .errors import InputError, InputErrors, Origin
 from .serialize import dump_all
+from .validation import jobset_update
 from .validation import previous as previous_versions
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
@@ -35,6 +36,7 @@ PASSED_REFUSED = "the cluster will refuse this update: delete and re-create the 
 RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the runtime"
 CREATED = "applying creates it"
 UPDATED = "applying updates it in place"
+UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted it; refused once it runs"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
 _MISSING = object()
 _SECRET_SHOWN = ("apiVersion", "kind", "type", "immutable")  # a Secret's fields that cannot hold its data
@@ -51,6 +53,7 @@ class ObjectDiff:
     effect: str
     reasons: list = field(default_factory=list)  # why the cluster refuses the update
     hunks: list = field(default_factory=list)  # (path, old or _MISSING, new or _MISSING)
+    until_admitted: list = field(default_factory=list)  # why it refuses the update once Kueue admits the job
 
     @property
     def title(self) -> str:
@@ -130,8 +133,13 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
     if old.get("immutable") is True and data is not None:
         at, path = (origin, data[:2]) if origin is not None else (trainjob, ())  # a rendered one: its TrainJob
         reasons.append(InputError(at, path, f"{kind} {name!r} is immutable: its data cannot change").render())
-    refused = REFUSED if origin is None else PASSED_REFUSED.format(kind=kind)
-    return [ObjectDiff(kind, namespace, name, "changed", refused if reasons else UPDATED, reasons, hunks)]
+    if reasons:
+        effect, until_admitted = REFUSED if origin is None else PASSED_REFUSED.format(kind=kind), []
+    else:
+        until_admitted = [error.render() for error in jobset_update.once_admitted(trainjob, new, old)] \
+            if kind == "JobSet" and trainjob is not None else []
+        effect = UNTIL_ADMITTED if until_admitted else UPDATED
+    return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks, until_admitted)]
 
 
 def _redact(obj: dict) -> dict:
@@ -229,8 +237,11 @@ def _text_lines(old: str, new: str) -> list[tuple[str, str]]:
 def summary(diffs: list[ObjectDiff]) -> str:
     counts = {change: sum(d.change == change for d in diffs) for change in ("added", "changed", "removed")}
     refused = sum(bool(d.reasons) for d in diffs)
+    until_admitted = sum(bool(d.until_admitted) for d in diffs)
     text = ", ".join(f"{count} {change}" for change, count in counts.items())
-    return f"{text} ({refused} refused by the cluster)" if refused else text
+    verdicts = [f"{refused} refused by the cluster"] * bool(refused)
+    verdicts += [f"{until_admitted} refused once Kueue admits it"] * bool(until_admitted)
+    return f"{text} ({'; '.join(verdicts)})" if verdicts else text
 
 
 def text(diffs: list[ObjectDiff], color: bool = False) -> str:
@@ -241,7 +252,7 @@ def text(diffs: list[ObjectDiff], color: bool = False) -> str:
     out = []
     for diff in diffs:
         lines = [("title", f"{diff.title} {diff.change}: {diff.effect}")]
-        lines += [("reason", f"! {reason}") for reason in diff.reasons]
+        lines += [("reason", f"! {reason}") for reason in [*diff.reasons, *diff.until_admitted]]
         lines += [line for hunk in diff.hunks for line in hunk_lines(hunk)]
         out += [click.style(line, **styles[style]) if color else line for style, line in lines]
         out.append("")
@@ -257,7 +268,8 @@ def markdown(diffs: list[ObjectDiff]) -> str:
     out += [f"| `{_cell(diff.title)}` | {diff.change} | {_cell(diff.effect)} |" for diff in diffs]
     for diff in diffs:
         out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
-        out += [f"> {_cell(reason)}" for reason in diff.reasons] + ([""] if diff.reasons else [])
+        reasons = [*diff.reasons, *diff.until_admitted]
+        out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
         body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
         longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
         fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
