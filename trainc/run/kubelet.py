@@ -70,7 +70,7 @@ class Store:
                 meta = obj["metadata"]
                 try:
                     self.found[(kind, meta.get("namespace", namespace), meta.get("name"))] = _data(obj)
-                except (AttributeError, TypeError, ValueError) as exc:  # binascii.Error is a ValueError
+                except ValueError as exc:
                     self.problems.append(f"{kind} {meta.get('name')!r}: unreadable data ({exc})")
 
     def get(self, kind: str, name: str) -> dict | None:
@@ -78,13 +78,22 @@ class Store:
 
 
 def _data(obj: dict) -> dict[str, bytes]:
+    """{key: bytes}; raises ValueError naming the field and key, never the value (nor its length: Python's
+    base64 errors count its characters)."""
     data = {}
-    if obj["kind"] == "Secret":
-        data.update({k: base64.b64decode(v, validate=True) for k, v in (obj.get("data") or {}).items()})
-        data.update({k: str(v).encode() for k, v in (obj.get("stringData") or {}).items()})
-    else:
-        data.update({k: str(v).encode() for k, v in (obj.get("data") or {}).items()})
-        data.update({k: base64.b64decode(v, validate=True) for k, v in (obj.get("binaryData") or {}).items()})
+    fields = (("data", True), ("stringData", False)) if obj["kind"] == "Secret" else (("data", False), ("binaryData", True))
+    for field, encoded in fields:
+        values = obj.get(field) or {}
+        if not isinstance(values, dict):
+            raise ValueError(f"{field}: must be a mapping")
+        for key, value in values.items():
+            if not encoded:
+                data[key] = str(value).encode()
+                continue
+            try:
+                data[key] = base64.b64decode(value, validate=True)
+            except (TypeError, ValueError):  # binascii.Error is a ValueError
+                raise ValueError(f"{field}[{key}]: must be base64 text") from None
     return data
 
 
