@@ -81,7 +81,8 @@ def _data(obj: dict) -> dict[str, bytes]:
     """{key: bytes}; raises ValueError naming the field and key, never the value (nor its length: Python's
     base64 errors count its characters)."""
     data = {}
-    fields = (("data", True), ("stringData", False)) if obj["kind"] == "Secret" else (("data", False), ("binaryData", True))
+    secret = obj["kind"] == "Secret"
+    fields = (("data", True), ("stringData", False)) if secret else (("data", False), ("binaryData", True))
     for field, encoded in fields:
         values = obj.get(field) or {}
         if not isinstance(values, dict):

@@ -187,7 +187,8 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
         # the literal text is rewritten before expansion, so values (already rewritten) are not rewritten twice
         parts = [rewrite(loopback.text(part)) for part in [*(container.get("command") or ()),
                                                            *(container.get("args") or ())]]
-        argv, shown_argv = [kubelet.expand(part, env) for part in parts], [kubelet.expand(part, shown) for part in parts]
+        argv = [kubelet.expand(part, env) for part in parts]
+        shown_argv = [kubelet.expand(part, shown) for part in parts]
         cwd = rewrite(container["workingDir"]) if container.get("workingDir") else os.getcwd()
         full = {**env_file, **env}
         _check(where, container, argv, cwd, full, pod, problems, shown_argv)
