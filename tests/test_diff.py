@@ -338,14 +338,38 @@ def test_history_unchanged_case_exits_0():
     assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
 
 
-def test_history_base_the_cluster_would_have_refused_is_an_error():
+def test_history_base_the_cluster_would_have_refused_shows_the_fix():
     """Before 3fe5b1d the case's runtime has a volume claim template no container mounts: the JobSet webhook
-    (today's rules) refuses it, so there is no base to compare with; the error names the revision's file."""
+    (today's rules) refuses it, so that base does not compile. The PR fixing it is still diffed: the JobSet is
+    shown against an unreadable base, and a notice names the base's error at the revision's file."""
     _history(f"{PASSTHROUGH_CHANGED}^")
     result = run("diff", "--base", f"{PASSTHROUGH_CHANGED}^", *case_inputs(PASSTHROUGH_CASE), cwd=ROOT)
-    assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr.splitlines()[-1].startswith(
-        f"{PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: spec.template.spec.volumeClaimPolicies")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[:3] == [
+        f"JobSet default/passthrough changed: {diff.UNREADABLE}", "- (unreadable at the base)",
+        "+ apiVersion: jobset.x-k8s.io/v1alpha2"]
+    assert result.stdout.endswith("\n0 added, 1 changed, 0 removed\n")
+    assert result.stderr.splitlines()[:2] == [
+        f"notice: --base {PASSTHROUGH_CHANGED}^: 1 TrainJob(s) do not compile there, so their objects are shown "
+        "against nothing (unreadable at the base):",
+        f"notice:   {PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: "
+        "spec.template.spec.volumeClaimPolicies[0].templates[0].metadata.name: the JobSet webhook refuses volume "
+        "claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "
+        "VolumeClaimPolicies"]
+
+
+def test_broken_base_trainjob_unreadable_the_others_compared(repo):
+    """One TrainJob of the base fails the TrainJob webhook (a reserved env); the other still compares."""
+    other = TORCH.replace("name: demo", "name: other")
+    (repo / "job.yaml").write_text(TORCH.replace("name: LR", "name: PET_NNODES") + "---\n" + other)
+    git(repo, "commit", "-qam", "broken")
+    (repo / "job.yaml").write_text(TORCH + "---\n" + other.replace('"0.1"', '"0.3"'))
+    result = run("diff", "--format", "markdown", "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert f"| `JobSet team-a/demo` | changed | {diff.UNREADABLE} |" in result.stdout
+    assert f"| `JobSet team-a/other` | changed | {diff.REFUSED} |" in result.stdout  # compared: trainer is immutable
+    assert "```diff\n- (unreadable at the base)\n+ apiVersion: jobset.x-k8s.io/v1alpha2\n" in result.stdout
+    assert "notice:   HEAD:job.yaml:12:15: spec.trainer.env: must not have reserved envs" in result.stderr
 
 
 def assert_no_key_material(results, inputs) -> None:

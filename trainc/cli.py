@@ -305,15 +305,16 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     seed = _seed(ssh_key_seed)
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
     key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES))
+    notices: list[str] = []
     try:
         diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
-                               trainer_only=trainer_only)
+                               trainer_only=trainer_only, notices=notices)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
         click.echo(error.render(), err=True)
         sys.exit(EXIT_DIFF_ERROR)
-    for warning in seed.warnings:
+    for warning in [*seed.warnings, *notices]:
         click.echo(warning, err=True)
     if key_seed is not seed and key_seed.read_by_a_job:
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "

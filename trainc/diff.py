@@ -37,8 +37,10 @@ RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the
 CREATED = "applying creates it"
 UPDATED = "applying updates it in place"
 UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted it; refused once it runs"
+UNREADABLE = "unreadable at the base (its TrainJob did not compile there): applying creates it, or updates it"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
 _MISSING = object()
+_UNREADABLE = object()  # the old side of an object whose TrainJob did not compile at the base
 _SECRET_SHOWN = ("apiVersion", "kind", "type", "immutable")  # a Secret's fields that cannot hold its data
 _HMAC_KEY = secrets.token_bytes(32)  # this run's: digests never leave the process, nor compare across runs
 _IMMUTABLE_DATA = ("data", "binaryData", "stringData", "immutable")
@@ -61,16 +63,22 @@ class ObjectDiff:
 
 
 def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "default", ssh_key_seed=None,
-            trainer_only: bool = False) -> list[ObjectDiff]:
+            trainer_only: bool = False, notices: list | None = None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `base` and now (the rendered objects
-    and, unless `trainer_only`, what passes through), in (kind, namespace, name) order.
+    and, unless `trainer_only`, what passes through), in (kind, namespace, name) order. TrainJobs of the base
+    that do not compile there are unreadable: their objects now are shown against nothing, and `notices`
+    gets why.
 
     Raises PreviousError for a base that is neither a directory nor a revision,
-    InputErrors when either side does not compile."""
+    InputErrors when the inputs do not compile, or the base cannot be read."""
     before = previous_versions.load(base, [*paths, *runtime_paths], namespace)
     current_runtimes = build.load(paths, runtime_paths, namespace)[1]
-    old = build.build_parsed([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                             before.runtimes_then(current_runtimes), namespace=namespace, ssh_key_seed=ssh_key_seed)
+    old, unreadable, problems = _compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
+                                              before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
+    if notices is not None and problems:
+        notices.append(f"notice: --base {base}: {len(unreadable)} TrainJob(s) do not compile there, so their "
+                       "objects are shown against nothing (unreadable at the base):")
+        notices.extend(f"notice:   {problem.render()}" for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
         new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
                                     previous=before), {}
@@ -84,14 +92,41 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     new_objects = {_key(obj): obj for obj in new_manifests.objects()}
     passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
     rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
+    unknown = {_key(obj) for trainjob, objects in new_manifests.jobs if (trainjob.namespace, trainjob.name)
+               in unreadable for obj in objects if _key(obj) not in old_objects}
     found = []
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
-        if key in old_objects or key in new_objects:
+        if key in unknown:  # no update check holds against a base the cluster would not have taken
+            found.append(ObjectDiff(*key, "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))]))
+        elif key in old_objects or key in new_objects:
             found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
                                       passed.get(key), rendered.get(key)))
         else:  # a runtime: not rendered, but an update the cluster refuses
             found.append(ObjectDiff(*key, "changed", RUNTIME_REFUSED, refusals[key]))
     return found
+
+
+def _compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) -> tuple:
+    """(the base's build, {(namespace, name) of its TrainJobs that do not compile}, their errors): a TrainJob
+    whose own errors, or whose runtime's, stop the base's build is left out (a runtime with errors too), and
+    the rest compiled again, until it compiles."""
+    unreadable: set = set()
+    problems: list = []
+    while True:
+        try:
+            return build.build_parsed(trainjobs, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed), \
+                unreadable, problems
+        except InputErrors as exc:
+            broken = {_origin(error.origin) for error in exc.errors}
+            bad = {(runtime.kind, runtime.name) for runtime in runtimes if _origin(runtime.origin) in broken}
+            left = [trainjob for trainjob in trainjobs if _origin(trainjob.origin) not in broken
+                    and (trainjob.spec.runtime_ref.kind, trainjob.spec.runtime_ref.name) not in bad]
+            if not bad and len(left) == len(trainjobs):
+                raise  # an error of no TrainJob or runtime: no smaller base would compile
+            kept = {id(trainjob) for trainjob in left}
+            unreadable |= {(trainjob.namespace, trainjob.name) for trainjob in trainjobs if id(trainjob) not in kept}
+            problems += exc.errors
+            trainjobs, runtimes = left, [runtime for runtime in runtimes if _origin(runtime.origin) not in broken]
 
 
 def _key(obj: dict) -> tuple:
@@ -212,6 +247,8 @@ def _changes(old, new, path: tuple):
 def _lines(value) -> list[str]:
     if value is _MISSING:
         return []
+    if value is _UNREADABLE:
+        return ["(unreadable at the base)"]
     return dump_all([value]).removeprefix("---").removeprefix("\n").removeprefix(" ").splitlines()
 
 
