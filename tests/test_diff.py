@@ -350,8 +350,8 @@ def test_history_base_the_cluster_would_have_refused_shows_the_fix():
         "+ apiVersion: jobset.x-k8s.io/v1alpha2"]
     assert result.stdout.endswith("\n0 added, 1 changed, 0 removed\n")
     assert result.stderr.splitlines()[:2] == [
-        f"notice: --base {PASSTHROUGH_CHANGED}^: 1 TrainJob(s) do not compile there, so their objects are shown "
-        "against nothing (unreadable at the base):",
+        f"notice: --base {PASSTHROUGH_CHANGED}^: 1 TrainJob not compiled there, their objects shown against nothing "
+        "(unreadable at the base):",
         f"notice:   {PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: "
         "spec.template.spec.volumeClaimPolicies[0].templates[0].metadata.name: the JobSet webhook refuses volume "
         "claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "

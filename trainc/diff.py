@@ -26,7 +26,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from . import build, fieldpath, passthrough
-from .errors import InputError, InputErrors, Origin
+from .errors import InputError, InputErrors, Origin, plural
 from .serialize import dump_all
 from .validation import jobset_update
 from .validation import previous as previous_versions
@@ -76,8 +76,8 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     old, unreadable, problems = _compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                                               before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
     if notices is not None and problems:
-        notices.append(f"notice: --base {base}: {len(unreadable)} TrainJob(s) do not compile there, so their "
-                       "objects are shown against nothing (unreadable at the base):")
+        notices.append(f"notice: --base {base}: {plural(len(unreadable), 'TrainJob')} not compiled there, their "
+                       "objects shown against nothing (unreadable at the base):")
         notices.extend(f"notice:   {problem.render()}" for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
         new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
