@@ -127,6 +127,9 @@ def test_torch_example_trains_on_cpus(tmp_path):
     assert status["jobsStatus"] == [{"name": "node", "ready": 0, "succeeded": 1, "failed": 0, "active": 0,
                                      "suspended": 0}]
     assert "pod cpu-demo-node-0-1 started" in result.stderr
+    # the quick start installs numpy with torch: without it every rank warns "Failed to initialize NumPy"
+    assert "pip install torch==2.13.0 numpy " in (ROOT / "README.md").read_text()
+    assert "NumPy" not in result.stdout + result.stderr
 
 
 def mpi_runtime(marker: str) -> str:
