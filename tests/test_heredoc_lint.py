@@ -130,3 +130,12 @@ def test_positions_inside_flow_scalars_are_the_files(tmp_path, scalar):
     lines = text.split("\n")
     assert lines[found[0] - 1][found[1] - 1:].startswith("$HOME"), (value, found)
     assert textpos.locate(origin, ("a", "b", 0), value + "x", 0) is None  # another string: not mapped
+
+
+def test_the_unquoted_one_of_two_heredocs_on_a_line_is_named(tmp_path):
+    text = BLOCK_JOB.format(style="|").split("      - |\n")[0] + (
+        "      - |\n        cat <<'A' <<B\n        quoted $x\n        A\n        open $y\n        B\n")
+    (tmp_path / "job.yaml").write_text(text)
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "job.yaml")])
+    assert result.stderr.startswith(f"warning: {tmp_path}/job.yaml:16:14: spec.trainer.command[2]: $ or a backtick in "
+                                    "an unquoted heredoc (<<B, opened at 13:19)")

@@ -28,13 +28,14 @@ def locate(origin: Origin, path: Path, value: str, offset: int) -> tuple[int, in
     text = origin.text
     if text is None or not 0 <= offset < len(value):
         return None
-    found = _json(text, origin, path) if jsontext.is_json(text) else _yaml(text, origin, path)
+    json = jsontext.is_json(text)
+    found = _json(text, origin, path) if json else _yaml(text, origin, path)
     if found is None:
         return None
     chars, offsets = found
     if chars != value and not (chars.rstrip("\n") == value.rstrip("\n") and offset < len(chars)):
         return None  # (a block scalar's chomping only changes the line breaks at its end)
-    return source._line_column(text, offsets[offset])
+    return (jsontext.line_column if json else source._line_column)(text, offsets[offset])  # each its own breaks
 
 
 def _yaml(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None:

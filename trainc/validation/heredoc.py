@@ -39,8 +39,9 @@ def warnings(trainjob: TrainJob) -> list[str]:
                 line = text[starts[expanded - 1]:starts[expanded] - 1]
                 column = min(at for at in (line.find("$"), line.find("`")) if at >= 0)
                 code = textpos.locate(trainjob.origin, path, text, starts[expanded - 1] + column)
-                operator = textpos.locate(trainjob.origin, path, text, starts[opened - 1] + _operator(text, starts,
-                                                                                                     opened))
+                operator = textpos.locate(trainjob.origin, path, text,
+                                          starts[opened - 1] + _operator(text[starts[opened - 1]:starts[opened] - 1],
+                                                                         delimiter))
                 if code is not None and operator is not None:
                     message = (f"$ or a backtick in an unquoted heredoc (<<{delimiter}, opened at {operator[0]}:"
                                f"{operator[1]}), which bash expands before the code runs; quote the delimiter "
@@ -53,9 +54,9 @@ def warnings(trainjob: TrainJob) -> list[str]:
     return found
 
 
-def _operator(text: str, starts: list[int], line: int) -> int:
-    """The column of the first heredoc operator on `line` (1-based) of `text`."""
-    return _OPERATOR.search(text, starts[line - 1], starts[line] - 1).start() - starts[line - 1]
+def _operator(line: str, delimiter: str) -> int:
+    """The column of the operator of the heredoc `delimiter` opens in `line`."""
+    return next(match.start() for match in _OPERATOR.finditer(line) if match[2] == delimiter)
 
 
 def expanded_heredocs(script: str) -> list[tuple[int, str, int]]:
