@@ -102,11 +102,11 @@ spec:
 @pytest.mark.parametrize(("style", "position"), [
     ("|", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
     ("|-", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
-    # folded: not mapped, so the field's own position and lines counted in the value
-    (">", "12:9: spec.trainer.command[2]: line 1 opens an unquoted heredoc (<<EOM) and its line 5 holds $"),
+    (">", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
+    (">+", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
 ])
 def test_warning_points_into_a_block_scalar(tmp_path, style, position):
-    """The issue's case: a literal block at 12:9, the `$` on the file's line 18, not "12:9 ... its line 6"."""
+    """The issue's case: a block scalar at 12:9, the `$` on the file's line 18, not "12:9 ... its line 5"."""
     (tmp_path / "job.yaml").write_text(BLOCK_JOB.format(style=style))
     result = CliRunner().invoke(cli, ["validate", "--format", "github", str(tmp_path / "job.yaml")])
     assert result.exit_code == 0, result.output
@@ -139,3 +139,27 @@ def test_the_unquoted_one_of_two_heredocs_on_a_line_is_named(tmp_path):
     result = CliRunner().invoke(cli, ["validate", str(tmp_path / "job.yaml")])
     assert result.stderr.startswith(f"warning: {tmp_path}/job.yaml:16:14: spec.trainer.command[2]: $ or a backtick in "
                                     "an unquoted heredoc (<<B, opened at 13:19)")
+
+
+@pytest.mark.parametrize("indicator", ["|", "|-", "|+", ">", ">-", ">+"])
+def test_every_character_of_a_block_scalar_maps_to_itself(indicator):
+    """Folded and literal blocks with leading and inner empty lines, more-indented and blank-led lines."""
+    from trainc import source, textpos
+
+    body = ["", "    first words", "    second line", "", "", "      more indented", "    back", "   ",
+            "    last $x", ""]
+    text = f"a:\n  b: {indicator}\n" + "\n".join(body) + "\nc: 1\n"
+    (origin, document), = source.load_text(text, "f.yaml")
+    value = document["a"]["b"]
+    lines = text.split("\n")
+    for offset, char in enumerate(value.rstrip("\n")):  # (the breaks chomping keeps at the end are not mapped)
+        line, column = textpos.locate(origin, ("a", "b"), value, offset)
+        if char not in " \n":
+            assert lines[line - 1][column - 1] == char, (offset, value)
+
+
+def test_text_not_mapped_falls_back_to_the_field(tmp_path):
+    (tmp_path / "job.yaml").write_bytes(BLOCK_JOB.format(style="|").replace("\n", "\r\n").encode())
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "job.yaml")])
+    assert result.stderr.startswith(f"warning: {tmp_path}/job.yaml:12:9: spec.trainer.command[2]: line 1 opens an "
+                                    "unquoted heredoc (<<EOM) and its line 6 holds $")

@@ -1,11 +1,12 @@
 """Where a character of a string value is in its file: a line of a script in a block scalar, say.
 
 An error about a string's content (the SDK heredoc lint) points into the
-string, as editors and `--format github` need: the YAML scalar (literal block,
-double- or single-quoted, plain; folding and escapes undone as YAML does) or the
+string, as editors and `--format github` need: the YAML scalar (literal or folded
+block, double- or single-quoted, plain; folding and escapes undone as YAML does) or the
 JSON string is decoded again with the source offset of each character, and the
-result is used only if it is the value the loader read, so a style not mapped
-here (a folded block) falls back to the field's own position, never to a wrong one.
+result is used only if it is the value the loader read, so text not mapped here
+(a line break other than LF, say) falls back to the field's own position, never
+to a wrong one.
 """
 
 from __future__ import annotations
@@ -57,14 +58,15 @@ def _yaml(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None
     end = starts[node.end_mark.line] + node.end_mark.column if node.end_mark.line < len(starts) else len(text)
     if any(char in text[start:end] for char in "\r\x85\u2028\u2029"):
         return None
-    if node.style == "|":
-        return _literal(text, start, end)
+    if node.style in ("|", ">"):
+        return _block(text, start, end, node.style == ">")
     return _flow(text, start, end, node.style) if node.style in ('"', "'", None, "") else None  # plain: "" (libyaml)
 
 
-def _literal(text: str, start: int, end: int) -> tuple[str, list[int]] | None:
-    """A literal block scalar's characters and their offsets: each content line without its indentation (that
-    of the first line holding more than spaces)."""
+def _block(text: str, start: int, end: int, folded: bool) -> tuple[str, list[int]] | None:
+    """A block scalar's characters and their offsets, as libyaml reads it: each content line without the
+    indentation (that of the first line holding more than spaces), empty lines as line breaks, and in a folded
+    one the break between two lines that start with no blank as a space (dropped before empty lines)."""
     header_end = text.find("\n", start)
     if header_end < 0 or header_end >= end:
         return None
@@ -75,14 +77,25 @@ def _literal(text: str, start: int, end: int) -> tuple[str, list[int]] | None:
         lines.append((at, text[at:stop]))
         at = stop + 1
     indent = next((len(line) - len(line.lstrip(" ")) for _, line in lines if line.strip(" ")), 0)
-    chars, offsets = [], []
-    for number, (line_start, line) in enumerate(lines):
-        if number:
-            chars.append("\n")
-            offsets.append(line_start - 1)
+    chars, offsets, breaks = [], [], []
+    leading, previous_blank = None, False  # the break after the last content line; whether that line began blank
+    for line_start, line in lines:
         content = line[indent:] if len(line) > indent else ""
+        if not content:
+            breaks.append(line_start + len(line))
+            continue
+        blank = content[0] in " \t"
+        if leading is not None and not (folded and not previous_blank and not blank):
+            chars.append("\n")
+            offsets.append(leading)
+        elif leading is not None and not breaks:
+            chars.append(" ")
+            offsets.append(leading)
+        chars.extend("\n" * len(breaks))
+        offsets.extend(breaks)
         chars.extend(content)
         offsets.extend(range(line_start + indent, line_start + indent + len(content)))
+        leading, previous_blank, breaks = line_start + len(line), blank, []
     return "".join(chars), offsets
 
 
