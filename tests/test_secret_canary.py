@@ -173,3 +173,34 @@ def test_diff_shows_no_secret_value_of_either_side(inputs):
                     "stringData", "metadata.annotations.copy",
                     "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"):
         assert f"@@ {changed} @@\n- \"(hidden)\"\n+ \"(hidden, changed)\"\n" in text, changed
+
+
+def test_odd_secret_shapes_render_without_their_values():
+    """Seeded random Secrets (maps with odd keys, lists, scalars of every type, in every field; `immutable` a
+    string): every diff of two, and every Secret added, renders in both formats with no value in it."""
+    import random
+
+    from trainc import diff
+
+    chance = random.Random(15)
+    canary = "CaNaRyShape"
+
+    def value(depth=0):
+        roll = chance.random()
+        if depth > 3 or roll < 0.3:
+            return chance.choice([None, 1, 2.5, True, "x", canary, "", "a\nb", "\ud800"])
+        if roll < 0.6:
+            return {chance.choice(["a", "b", 1, "c.d", None]): value(depth + 1) for _ in range(chance.randint(0, 3))}
+        return [value(depth + 1) for _ in range(chance.randint(0, 3))]
+
+    rendered = 0
+    for _ in range(500):
+        old = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "annotations": value()},
+               "data": value(), "stringData": value(), "extra": value(), "type": "Opaque",
+               "immutable": chance.choice([True, False, value()])}
+        new = {**old, "data": value(), "metadata": {"name": "s", "annotations": value()}, "immutable": value()}
+        for found in [*diff._object_diff(("Secret", "", "s"), old, new, []),
+                      *diff._object_diff(("Secret", "", "s"), None, new, [])]:
+            assert canary not in diff.text([found]) + diff.markdown([found])
+            rendered += 1
+    assert rendered > 500

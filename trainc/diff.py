@@ -184,7 +184,7 @@ def _redact(obj: dict) -> dict:
         return obj
     redacted = {}
     for key, value in obj.items():
-        if key in _SECRET_SHOWN and not isinstance(value, (dict, list)):
+        if key in _SECRET_SHOWN and isinstance(value, bool if key == "immutable" else str):
             redacted[key] = value
         elif key == "metadata" and isinstance(value, dict):
             redacted[key] = {name: _hidden_values(item) if name == "annotations" else item
@@ -209,8 +209,16 @@ class Hidden:
 
     @classmethod
     def of(cls, value) -> Hidden:
-        text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        return cls(hmac.new(_HMAC_KEY, text, hashlib.sha256).digest())
+        return cls(hmac.new(_HMAC_KEY, _canonical(value).encode("utf-8", "surrogatepass"), hashlib.sha256).digest())
+
+
+def _canonical(value) -> str:
+    """The text of a value whatever its maps' order (and however odd its keys), for equality through the HMAC."""
+    if isinstance(value, dict):
+        return "{" + ",".join(sorted(f"{json.dumps(str(key))}:{_canonical(item)}" for key, item in value.items())) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(item) for item in value) + "]"
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def _shown(value, changed: bool = False):
