@@ -123,7 +123,8 @@ JobSet team-a/demo changed: {diff.REFUSED}
 
 
 def test_suspended_pod_template_change_applies_in_place(repo):
-    """The JobSet webhook lets a suspended JobSet's pod nodeSelector change (Kueue's fields)."""
+    """The JobSet webhook lets a suspended JobSet's pod nodeSelector change (Kueue's fields); with no queue-name
+    label Kueue never admits (unsuspends) it, so git's suspend is the live state."""
     suspended = TORCH.replace("  trainer:", "  suspend: true\n  trainer:")
     (repo / "job.yaml").write_text(suspended)
     git(repo, "commit", "-qam", "suspended")
@@ -184,14 +185,14 @@ def test_colour_only_when_asked_or_on_a_terminal(repo):
 
 
 def test_secrets_hidden_renamed_mpi_job(repo):
-    """A renamed MPI TrainJob: its Secret is removed and a new one added, values only as hashes."""
+    """A renamed MPI TrainJob: its Secret is removed and a new one added, its values shown as nothing."""
     (repo / "job.yaml").write_text(TORCH + MPI.format(name="mpi"))
     git(repo, "commit", "-qam", "mpi")
     (repo / "job.yaml").write_text(TORCH + MPI.format(name="mpi2"))
     outputs = [run("diff", *SEED_FLAGS, *args, "job.yaml", cwd=repo) for args in ((), ("--format", "markdown"))]
     for result in outputs:
         assert result.returncode == 1, result.stderr
-        assert "ssh-privatekey: \"(hidden, sha256 " in result.stdout
+        assert "+   ssh-privatekey: \"(hidden)\"\n" in result.stdout
     assert_no_key_material(outputs, [str(repo / "job.yaml")])
     assert "Secret team-a/mpi-mpi-ssh-auth removed: " + diff.REMOVED in outputs[0].stdout
     assert "Secret team-a/mpi2-mpi-ssh-auth added: " + diff.CREATED in outputs[0].stdout
@@ -254,21 +255,17 @@ ConfigMap team-a/settings changed: {diff.UPDATED}
 - "0.1"
 + "0.2"
 
-Secret team-a/token changed: {diff.REFUSED}
-! Secret 'token' is immutable: its data cannot change
+Secret team-a/token changed: {diff.PASSED_REFUSED.format(kind="Secret")}
+! job.yaml:30:10: stringData.token: Secret 'token' is immutable: its data cannot change
 @@ stringData.token @@
-- "(hidden, sha256 {_sha('hunter2')})"
-+ "(hidden, sha256 {_sha('swordfish')})"
+- "(hidden)"
++ "(hidden, changed)"
 
 0 added, 2 changed, 0 removed (1 refused by the cluster)
 """
     assert "hunter2" not in result.stdout + result.stderr and "swordfish" not in result.stdout + result.stderr
     trainer_only = run("diff", "--trainer-only", "job.yaml", cwd=repo)
     assert (trainer_only.returncode, trainer_only.stdout) == (0, "no changes\n"), trainer_only.stderr
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 def test_uncompiled_trainer_kind_passes_through_both_sides(repo, tmp_path_factory):
@@ -341,14 +338,38 @@ def test_history_unchanged_case_exits_0():
     assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
 
 
-def test_history_base_the_cluster_would_have_refused_is_an_error():
+def test_history_base_the_cluster_would_have_refused_shows_the_fix():
     """Before 3fe5b1d the case's runtime has a volume claim template no container mounts: the JobSet webhook
-    (today's rules) refuses it, so there is no base to compare with; the error names the revision's file."""
+    (today's rules) refuses it, so that base does not compile. The PR fixing it is still diffed: the JobSet is
+    shown against an unreadable base, and a notice names the base's error at the revision's file."""
     _history(f"{PASSTHROUGH_CHANGED}^")
     result = run("diff", "--base", f"{PASSTHROUGH_CHANGED}^", *case_inputs(PASSTHROUGH_CASE), cwd=ROOT)
-    assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr.splitlines()[-1].startswith(
-        f"{PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: spec.template.spec.volumeClaimPolicies")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[:3] == [
+        f"JobSet default/passthrough changed: {diff.UNREADABLE}", "- (unreadable at the base)",
+        "+ apiVersion: jobset.x-k8s.io/v1alpha2"]
+    assert result.stdout.endswith("\n0 added, 1 changed, 0 removed\n")
+    assert result.stderr.splitlines()[:2] == [
+        f"notice: --base {PASSTHROUGH_CHANGED}^: 1 TrainJob not compiled there, their objects shown against nothing "
+        "(unreadable at the base):",
+        f"notice:   {PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: "
+        "spec.template.spec.volumeClaimPolicies[0].templates[0].metadata.name: the JobSet webhook refuses volume "
+        "claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "
+        "VolumeClaimPolicies"]
+
+
+def test_broken_base_trainjob_unreadable_the_others_compared(repo):
+    """One TrainJob of the base fails the TrainJob webhook (a reserved env); the other still compares."""
+    other = TORCH.replace("name: demo", "name: other")
+    (repo / "job.yaml").write_text(TORCH.replace("name: LR", "name: PET_NNODES") + "---\n" + other)
+    git(repo, "commit", "-qam", "broken")
+    (repo / "job.yaml").write_text(TORCH + "---\n" + other.replace('"0.1"', '"0.3"'))
+    result = run("diff", "--format", "markdown", "job.yaml", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert f"| `JobSet team-a/demo` | changed | {diff.UNREADABLE} |" in result.stdout
+    assert f"| `JobSet team-a/other` | changed | {diff.REFUSED} |" in result.stdout  # compared: trainer is immutable
+    assert "```diff\n- (unreadable at the base)\n+ apiVersion: jobset.x-k8s.io/v1alpha2\n" in result.stdout
+    assert "notice:   HEAD:job.yaml:12:15: spec.trainer.env: must not have reserved envs" in result.stderr
 
 
 def assert_no_key_material(results, inputs) -> None:
@@ -361,3 +382,151 @@ def assert_no_key_material(results, inputs) -> None:
             assert "-----BEGIN" not in stream and "LS0tLS1CRUdJTi" not in stream
             for value in values:
                 assert value not in stream and base64.b64decode(value).decode() not in stream
+
+
+LEAKY_SECRET = """\
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: exported
+  namespace: team-a
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{{"apiVersion":"v1","data":{{"pw":"{b64}"}},"kind":"Secret"}}'
+    note: {value}
+data: {data}
+stringData: {value}
+extra:
+  copy: {value}
+type: Opaque
+"""
+
+
+def _leaky(value: str, data: str) -> str:
+    b64 = base64.b64encode(value.encode()).decode()
+    return TORCH + LEAKY_SECRET.format(b64=b64, value=value, data=data.format(b64=b64))
+
+
+@pytest.mark.parametrize("data", ["{{pw: {b64}}}", "{b64}", "[{b64}]"])
+def test_nothing_derived_from_a_secret_value_in_any_format(repo, data):
+    """An exported Secret: its last-applied-configuration, a data that is a string or a list, a stringData that
+    is not a mapping, an unknown field: nothing of the value, nor its unsalted hash, in text or markdown."""
+    (repo / "job.yaml").write_text(_leaky("password", data))
+    git(repo, "commit", "-qam", "exported")
+    (repo / "job.yaml").write_text(_leaky("swordfish", data))
+    outputs = [run("diff", *args, "job.yaml", cwd=repo) for args in ((), ("--format", "markdown"))]
+    for value in ("password", "swordfish"):
+        b64 = base64.b64encode(value.encode()).decode()
+        forms = {value, b64, *(hashlib.sha256(text.encode()).hexdigest()[:8] for text in (value, b64))}
+        for result in outputs:
+            assert result.returncode == 1, result.stderr
+            assert not [form for form in forms if form in result.stdout + result.stderr]
+    assert "Secret team-a/exported changed: " + diff.UPDATED in outputs[0].stdout
+    assert ('@@ metadata.annotations[kubectl.kubernetes.io/last-applied-configuration] @@\n- "(hidden)"\n'
+            '+ "(hidden, changed)"\n') in outputs[0].stdout
+    assert "@@ extra.copy @@" in outputs[0].stdout and "type: Opaque" not in outputs[0].stdout
+    assert run("diff", "job.yaml", cwd=repo).stdout == outputs[0].stdout  # the per-run key leaves no trace
+
+
+def test_secret_value_unchanged_compares_equal_and_names_its_keys(repo):
+    (repo / "job.yaml").write_text(_leaky("password", "{{a: {b64}, b: {b64}}}"))
+    git(repo, "commit", "-qam", "exported")
+    (repo / "job.yaml").write_text(_leaky("password", "{{a: {b64}, c: {b64}}}"))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout == f"""\
+Secret team-a/exported changed: {diff.UPDATED}
+@@ data.c @@
++ "(hidden)"
+@@ data.b @@
+- "(hidden)"
+
+0 added, 1 changed, 0 removed
+"""
+
+
+def test_immutable_configmap_refused_in_its_own_terms_at_its_position(repo):
+    config = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"
+              "immutable: true\ndata:\n  lr: \"{lr}\"\n")
+    (repo / "job.yaml").write_text(TORCH + config.format(lr="0.1"))
+    git(repo, "commit", "-qam", "settings")
+    (repo / "job.yaml").write_text(TORCH + config.format(lr="0.2"))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout.splitlines()[:2] == [
+        "ConfigMap team-a/settings changed: the cluster will refuse this update: delete and re-create the ConfigMap,"
+        " or give it a new name",
+        "! job.yaml:22:7: data.lr: ConfigMap 'settings' is immutable: its data cannot change",
+    ]
+    assert "TrainJob" not in result.stdout
+
+
+NODE_SELECTOR_PATCH = """\
+  runtimePatches:
+    - manager: example.com/placer
+      trainingRuntimeSpec:
+        template:
+          spec:
+            replicatedJobs:
+              - name: node
+                template:
+                  spec:
+                    template:
+                      spec:
+                        nodeSelector:
+                          pool: a
+"""
+
+
+def _queued(queue: str | None, suspend: bool = True) -> str:
+    labels = f"  labels:\n    kueue.x-k8s.io/queue-name: {queue}\n" if queue else ""
+    text = TORCH.replace("  namespace: team-a\n", "  namespace: team-a\n" + labels)
+    return text.replace("  trainer:", "  suspend: true\n  trainer:") if suspend else text
+
+
+def test_kueue_job_pod_template_change_only_until_admitted(repo):
+    """Under Kueue a JobSet created suspended runs unsuspended once admitted (Argo CD ignores /spec/suspend): the
+    JobSet webhook then refuses the nodeSelector change it lets through while suspended."""
+    (repo / "job.yaml").write_text(_queued("team-a-queue"))
+    git(repo, "commit", "-qam", "queued")
+    (repo / "job.yaml").write_text(_queued("team-a-queue") + NODE_SELECTOR_PATCH)
+    for args in ((), ("--format", "markdown")):
+        result = run("diff", *args, "job.yaml", cwd=repo)
+        assert result.returncode == 1, result.stderr
+        reason = ("job.yaml:9:3: once Kueue admits JobSet 'demo' it runs unsuspended, whatever git says, and the "
+                  "JobSet webhook refuses this update: spec.replicatedJobs: field is immutable (spec.replicatedJobs[0]"
+                  ".template.spec.template.spec.nodeSelector changed; pod labels, annotations, nodeSelector, "
+                  "tolerations and schedulingGates only while suspended)")
+        assert f"! {reason}" in result.stdout.splitlines() or f"> {reason}" in result.stdout.splitlines()
+        assert diff.UNTIL_ADMITTED in result.stdout and diff.UPDATED + "\n" not in result.stdout
+    assert result.stdout.startswith("**trainc diff**: 0 added, 1 changed, 0 removed (1 refused once Kueue admits it)")
+    validate = run("validate", "--previous", "HEAD", "job.yaml", cwd=repo)  # allowed while it waits
+    assert validate.returncode == 0, validate.stdout
+
+
+def test_kueue_queue_name_change_only_until_admitted(repo):
+    (repo / "job.yaml").write_text(_queued("team-a-queue"))
+    git(repo, "commit", "-qam", "queued")
+    (repo / "job.yaml").write_text(_queued("team-a-urgent"))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout.splitlines()[:2] == [
+        f"JobSet team-a/demo changed: {diff.UNTIL_ADMITTED}",
+        "! job.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: once Kueue admits JobSet 'demo' it runs "
+        "unsuspended, and Kueue's webhook refuses this update: must not update queue name when job is unsuspended",
+    ]
+
+
+def test_queue_name_added_to_a_running_job_refused(repo):
+    """A JobSet Kueue does not manage runs as git says: not suspended, Kueue's webhook refuses a new queue."""
+    assert _queued(None, suspend=False) == TORCH  # the repository's version
+    (repo / "job.yaml").write_text(_queued("team-a-queue", suspend=False))
+    result = run("diff", "job.yaml", cwd=repo)
+    assert result.stdout.splitlines()[:2] == [
+        f"JobSet team-a/demo changed: {diff.REFUSED}",
+        "! job.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue's webhook refuses this update of JobSet "
+        "'demo': must not update queue name when job is unsuspended (the JobSet runs: it is not suspended)",
+    ]
+    validate = run("validate", "--previous", "HEAD", "job.yaml", cwd=repo)
+    assert validate.returncode == 1 and "must not update queue name" in validate.stdout + validate.stderr
+    (repo / "job.yaml").write_text(_queued(None))  # suspended in git and no Kueue to admit it: it stays suspended
+    git(repo, "commit", "-qam", "suspended")
+    (repo / "job.yaml").write_text(_queued("team-a-queue"))
+    assert run("diff", "job.yaml", cwd=repo).stdout.splitlines()[0] == f"JobSet team-a/demo changed: {diff.UPDATED}"

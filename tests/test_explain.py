@@ -16,6 +16,7 @@ from test_cli import run, trainjob
 from test_golden import CASES, inputs, key_settings
 from trainc import passthrough
 from trainc.build import build
+from trainc.explain import explain
 from trainc.provenance import Provenance
 
 EXPLAINED = ("torch-env-order", "mpi-env-order", "patch-two-managers-node-selector", "patch-sidecar-volumes-env")
@@ -91,3 +92,19 @@ def test_readme_examples_are_tested_output(tmp_path):
     quoted = readme.split("From `golden/torch-env-order/expected.explain.txt`:\n\n", 1)[1].split("\n\n", 1)[0]
     golden = (GOLDEN / "torch-env-order" / "expected.explain.txt").read_text().splitlines()
     assert quoted and all(f"  {line.strip()}" in golden for line in quoted.splitlines())
+
+
+def test_mpi_node_image_says_the_trainer_image_reaches_only_the_launcher(tmp_path):
+    """Upstream applies spec.trainer.image to the `trainer` ancestor step's job only: DeepSpeed's node pods keep
+    the runtime's image, and explain says so there (and only there)."""
+    (tmp_path / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+                                      "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n"
+                                      "  trainer:\n    image: example.com/mine:1\n    numNodes: 2\n")
+    lines = [line for line in explain([str(tmp_path / "ds.yaml")]).splitlines() if line.endswith("image") or
+             "reaches only the launcher" in line]
+    note = (f"; spec.trainer.image ({tmp_path}/ds.yaml:9:12) reaches only the launcher, as upstream: these MPI node "
+            "pods run the runtime's image, which must hold the same code and packages")
+    assert [line.split(" ← ")[0].strip() for line in lines] == [
+        "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image"]
+    assert lines[0].endswith(note)
+    assert "containers[node].image ← trainer override" in explain([str(tmp_path / "ds.yaml")])

@@ -35,11 +35,12 @@ def test_expanded_heredocs(script, found):
 
 
 def test_validate_and_build_warn_about_the_sdk_heredoc():
-    """The SDK's TrainJob: a warning at the command's position, exit 0, and build's output unchanged."""
+    """The SDK's TrainJob: a warning at the backtick's position inside the double-quoted scalar (escapes and
+    folding undone), exit 0, and build's output unchanged."""
     case = GOLDEN / "sdk-torch-yaml-image"
-    warning = (f"warning: {case}/trainjob.yaml:14:7: spec.trainer.command[2]: line 2 opens an unquoted heredoc "
-               "(<<EOM) and its line 5 holds $ or a backtick, which bash expands before the code runs; quote the "
-               "delimiter (<<'EOM') to keep the code as written")
+    warning = (f"warning: {case}/trainjob.yaml:16:14: spec.trainer.command[2]: $ or a backtick in an unquoted "
+               "heredoc (<<EOM, opened at 14:31), which bash expands before the code runs; quote the delimiter "
+               "(<<'EOM') to keep the code as written")
     result = CliRunner().invoke(cli, ["validate", str(case / "trainjob.yaml")])
     assert result.exit_code == 0
     assert result.stderr.splitlines() == [warning, "valid: 1 TrainJob, 0 runtimes"]
@@ -72,3 +73,93 @@ def test_bash_does_rewrite_the_sdk_heredoc(tmp_path):
     assert "epoch 0" not in result.stdout
     assert result.returncode == 0
     assert status_of(result.stdout)["conditions"][0]["type"] == "Complete"
+
+
+BLOCK_JOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: block
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    command:
+      - bash
+      - -c
+      - {style}
+        read -r -d '' SCRIPT << EOM
+
+        def train():
+            print("start")
+
+            print(f"home: $HOME")
+        EOM
+        python -c "$SCRIPT"
+"""
+
+
+@pytest.mark.parametrize(("style", "position"), [
+    ("|", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
+    ("|-", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
+    (">", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
+    (">+", "18:27: spec.trainer.command[2]: $ or a backtick in an unquoted heredoc (<<EOM, opened at 13:30)"),
+])
+def test_warning_points_into_a_block_scalar(tmp_path, style, position):
+    """The issue's case: a block scalar at 12:9, the `$` on the file's line 18, not "12:9 ... its line 5"."""
+    (tmp_path / "job.yaml").write_text(BLOCK_JOB.format(style=style))
+    result = CliRunner().invoke(cli, ["validate", "--format", "github", str(tmp_path / "job.yaml")])
+    assert result.exit_code == 0, result.output
+    assert f"warning: {tmp_path}/job.yaml:{position}" in result.stderr
+    line, column = position.split(":")[:2]
+    assert f"::warning file={tmp_path}/job.yaml,line={line},col={column}::" in result.stdout
+
+
+@pytest.mark.parametrize("scalar", [
+    '"cat <<EOM\\n  \\\\\n  x $HOME\\nEOM"',  # escapes and an escaped line break
+    "'cat <<EOM\n\n      x $HOME''s\n\n      EOM'",  # folding: the empty lines are the newlines
+    "cat <<EOM\n\n      x $HOME\n\n      EOM",  # plain, folded the same way
+])
+def test_positions_inside_flow_scalars_are_the_files(tmp_path, scalar):
+    from trainc import source, textpos
+
+    text = f"a:\n  b:\n    - {scalar}\n"
+    (origin, document), = source.load_text(text, "f.yaml")
+    value = document["a"]["b"][0]
+    found = textpos.locate(origin, ("a", "b", 0), value, value.index("$"))
+    lines = text.split("\n")
+    assert lines[found[0] - 1][found[1] - 1:].startswith("$HOME"), (value, found)
+    assert textpos.locate(origin, ("a", "b", 0), value + "x", 0) is None  # another string: not mapped
+
+
+def test_the_unquoted_one_of_two_heredocs_on_a_line_is_named(tmp_path):
+    text = BLOCK_JOB.format(style="|").split("      - |\n")[0] + (
+        "      - |\n        cat <<'A' <<B\n        quoted $x\n        A\n        open $y\n        B\n")
+    (tmp_path / "job.yaml").write_text(text)
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "job.yaml")])
+    assert result.stderr.startswith(f"warning: {tmp_path}/job.yaml:16:14: spec.trainer.command[2]: $ or a backtick in "
+                                    "an unquoted heredoc (<<B, opened at 13:19)")
+
+
+@pytest.mark.parametrize("indicator", ["|", "|-", "|+", ">", ">-", ">+"])
+def test_every_character_of_a_block_scalar_maps_to_itself(indicator):
+    """Folded and literal blocks with leading and inner empty lines, more-indented and blank-led lines."""
+    from trainc import source, textpos
+
+    body = ["", "    first words", "    second line", "", "", "      more indented", "    back", "   ",
+            "    last $x", ""]
+    text = f"a:\n  b: {indicator}\n" + "\n".join(body) + "\nc: 1\n"
+    (origin, document), = source.load_text(text, "f.yaml")
+    value = document["a"]["b"]
+    lines = text.split("\n")
+    for offset, char in enumerate(value.rstrip("\n")):  # (the breaks chomping keeps at the end are not mapped)
+        line, column = textpos.locate(origin, ("a", "b"), value, offset)
+        if char not in " \n":
+            assert lines[line - 1][column - 1] == char, (offset, value)
+
+
+def test_text_not_mapped_falls_back_to_the_field(tmp_path):
+    (tmp_path / "job.yaml").write_bytes(BLOCK_JOB.format(style="|").replace("\n", "\r\n").encode())
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "job.yaml")])
+    assert result.stderr.startswith(f"warning: {tmp_path}/job.yaml:12:9: spec.trainer.command[2]: line 1 opens an "
+                                    "unquoted heredoc (<<EOM) and its line 6 holds $")

@@ -8,6 +8,7 @@ argv and no process holding it may remain.
 
 from __future__ import annotations
 
+import base64
 import functools
 import importlib.util
 import json
@@ -126,6 +127,9 @@ def test_torch_example_trains_on_cpus(tmp_path):
     assert status["jobsStatus"] == [{"name": "node", "ready": 0, "succeeded": 1, "failed": 0, "active": 0,
                                      "suspended": 0}]
     assert "pod cpu-demo-node-0-1 started" in result.stderr
+    # the quick start installs numpy with torch: without it every rank warns "Failed to initialize NumPy"
+    assert "pip install torch==2.13.0 numpy " in (ROOT / "README.md").read_text()
+    assert "NumPy" not in result.stdout + result.stderr
 
 
 def mpi_runtime(marker: str) -> str:
@@ -407,7 +411,7 @@ def test_dry_run_resolves_env_as_the_kubelet(tmp_path):
     assert container["command"] == ["python", f"{local}/settings/../settings/lr", "0.1", "$(LR)", "$(NOPE)",
                                     f"{local}/scratch/out", f"--port={port}", f"{local}/scratch/result"]
     assert container["env"] == {
-        "DB_USER": "ada", "LR": "0.1", "GREETING": "hi ada on $(POD) $(LATER)", "POD": "kube-node-0-1",
+        "DB_USER": "(hidden)", "LR": "0.1", "GREETING": "hi (hidden) on $(POD) $(LATER)", "POD": "kube-node-0-1",
         "TEAM": "a", "JOBSET": "kube", "PEERS": f"127.0.0.1:{port} 127.0.0.1", "LATER": "later",
         "OUT": f"{local}/scratch/result",
         "PET_NNODES": "2", "PET_NPROC_PER_NODE": "1", "PET_NODE_RANK": "1", "PET_MASTER_ADDR": "127.0.0.1",
@@ -466,3 +470,43 @@ def test_initializer_completes_before_the_trainer_starts(tmp_path):
     status = status_of(result.stdout)
     assert [(job["name"], job["succeeded"]) for job in status["jobsStatus"]] == [("dataset-initializer", 1),
                                                                                 ("node", 1)]
+
+
+def test_dry_run_hides_secret_and_env_file_values_as_diff_does(tmp_path):
+    """Values from a Secret (envFrom, secretKeyRef) or --env-file, and what is expanded from them (another
+    variable, an argument, the command itself), print as (hidden); the run itself gets them."""
+    canary = "c4nary-s3cret"
+    (tmp_path / "secret.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n"
+        f"data:\n  token: {base64.b64encode(canary.encode()).decode()}\nstringData:\n  PROG: python\n")
+    (tmp_path / "local.env").write_text(f"FROM_FILE={canary}-file\n")
+    job = trainjob(tmp_path, "masked", """\
+    command: [$(DB_PROG), -c, "import os, sys; sys.exit(os.environ['TOKEN'] != sys.argv[1])", "$(TOKEN)"]
+    env:
+      - name: TOKEN
+        valueFrom:
+          secretKeyRef:
+            name: creds
+            key: token
+      - name: URL
+        value: https://u:$(TOKEN)@example.com
+      - name: PLAIN
+        value: shown""", "python-job", "TrainingRuntime")
+    (tmp_path / "runtime.yaml").write_text(runtime("python-job", [replicated_job("node", {
+        "containers": [{"name": "node", "image": "trainer", "envFrom": [{"secretRef": {"name": "creds"},
+                                                                          "prefix": "DB_"}]}],
+    }, "trainer")], {"numNodes": 1, "torch": {}}))
+    inputs = (job, tmp_path / "runtime.yaml", tmp_path / "secret.yaml", "--env-file", tmp_path / "local.env")
+    result = trainc_run(*inputs, "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert canary not in result.stdout + result.stderr
+    [pod, _] = yaml.safe_load_all(result.stdout)
+    [container] = pod["containers"]
+    assert container["command"] == ["(hidden)", "-c", "import os, sys; sys.exit(os.environ['TOKEN'] != sys.argv[1])",
+                                    "(hidden)"]
+    env = container["env"]
+    assert (env["TOKEN"], env["URL"], env["DB_PROG"], env["DB_token"], env["FROM_FILE"], env["PLAIN"]) == (
+        "(hidden)", "https://u:(hidden)@example.com", "(hidden)", "(hidden)", "(hidden)", "shown")
+    ran = trainc_run(*inputs)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert canary not in ran.stdout + ran.stderr

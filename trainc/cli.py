@@ -360,7 +360,7 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     Both sides are what `trainc build` prints (the rendered objects and what
     passes through), compared object by object (kind, namespace, name), field
     by field; list items are named by their `name` (`env[PET_NNODES]`). Secret
-    values are never shown, only a short hash.
+    values are never shown, nor anything computed from them: only "(hidden)".
     Each changed object says what applying it does, or that the cluster will
     refuse the update (the checks of `build --previous`; immutable Secrets and
     ConfigMaps). Exit status as `kubectl diff`: 0 no changes, 1 changes,
@@ -376,16 +376,17 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
     key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
                                                                    mode=seed.mode, cert=seed.cert, scope=seed.scope)
+    notices: list[str] = []
     try:
         diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
-                               trainer_only=trainer_only)
+                               trainer_only=trainer_only, notices=notices)
         requests = _requests_delta(base, paths, runtime_paths, namespace, key_seed) if diffs else ()
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
         click.echo(error.render(), err=True)
         sys.exit(EXIT_DIFF_ERROR)
-    for warning in seed.warnings:
+    for warning in [*seed.warnings, *notices]:
         click.echo(warning, err=True)
     if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "

@@ -5,8 +5,12 @@ reads previous versions (a directory, or the input files at a git revision),
 and compiled with its own runtimes, falling back to the current ones as the
 JobSet update check does. Objects are matched by kind, namespace and name;
 fields are compared by path, list items by their `name` (`fieldpath`).
-Secret values never reach the output: they are replaced by a short hash
-before comparing. Whether the cluster refuses an update is the `--previous`
+Nothing of a Secret but its name, type, labels and which keys it has reaches
+the output: its values (and annotations, which tools such as kubectl's
+last-applied-configuration fill with copies of them) are compared through an
+HMAC under a key drawn for this run only, and shown as `(hidden)`, or
+`(hidden, changed)`: a digest a reader could test guesses against would be
+the value again. Whether the cluster refuses an update is the `--previous`
 check itself (TrainJob transition rules, the JobSet webhook's update rules),
 plus the API server's rule that an immutable Secret or ConfigMap keeps its data.
 """
@@ -15,22 +19,31 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import hmac
+import json
 import re
+import secrets
 from dataclasses import dataclass, field
 
 from . import build, fieldpath, mpikeys, passthrough
-from .errors import InputErrors
+from .errors import InputError, InputErrors, Origin, plural
 from .serialize import dump_all
 from .summary import delta_markdown, delta_text
+from .validation import jobset_update
 from .validation import previous as previous_versions
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
+PASSED_REFUSED = "the cluster will refuse this update: delete and re-create the {kind}, or give it a new name"
 RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the runtime"
 CREATED = "applying creates it"
 UPDATED = "applying updates it in place"
+UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted it; refused once it runs"
+UNREADABLE = "unreadable at the base (its TrainJob did not compile there): applying creates it, or updates it"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
 _MISSING = object()
-_SECRET_FIELDS = ("data", "stringData")
+_UNREADABLE = object()  # the old side of an object whose TrainJob did not compile at the base
+_SECRET_SHOWN = ("apiVersion", "kind", "type", "immutable")  # a Secret's fields that cannot hold its data
+_HMAC_KEY = secrets.token_bytes(32)  # this run's: digests never leave the process, nor compare across runs
 _IMMUTABLE_DATA = ("data", "binaryData", "stringData", "immutable")
 
 
@@ -43,6 +56,7 @@ class ObjectDiff:
     effect: str
     reasons: list = field(default_factory=list)  # why the cluster refuses the update
     hunks: list = field(default_factory=list)  # (path, old or _MISSING, new or _MISSING)
+    until_admitted: list = field(default_factory=list)  # why it refuses the update once Kueue admits the job
 
     @property
     def title(self) -> str:
@@ -50,16 +64,22 @@ class ObjectDiff:
 
 
 def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "default", ssh_key_seed=None,
-            trainer_only: bool = False) -> list[ObjectDiff]:
+            trainer_only: bool = False, notices: list | None = None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `base` and now (the rendered objects
-    and, unless `trainer_only`, what passes through), in (kind, namespace, name) order.
+    and, unless `trainer_only`, what passes through), in (kind, namespace, name) order. TrainJobs of the base
+    that do not compile there are unreadable: their objects now are shown against nothing, and `notices`
+    gets why.
 
     Raises PreviousError for a base that is neither a directory nor a revision,
-    InputErrors when either side does not compile."""
+    InputErrors when the inputs do not compile, or the base cannot be read."""
     before = previous_versions.load(base, [*paths, *runtime_paths], namespace)
     current_runtimes = build.load(paths, runtime_paths, namespace)[1]
-    old = build.build_parsed([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                             before.runtimes_then(current_runtimes), namespace=namespace, ssh_key_seed=ssh_key_seed)
+    old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
+                                              before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
+    if notices is not None and problems:
+        notices.append(f"notice: --base {base}: {plural(len(unreadable), 'TrainJob')} not compiled there, their "
+                       "objects shown against nothing (unreadable at the base):")
+        notices.extend(f"notice:   {problem.render()}" for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
         new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
                                     previous=before), {}
@@ -69,15 +89,45 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     old.others, old.uncompiled = before.others, before.uncompiled
     old_objects = {_key(obj): obj for obj in passthrough.select(old, namespace=namespace,
                                                                 trainer_only=trainer_only).objects()}
-    new_objects = {_key(obj): obj for obj in passthrough.select(new, namespace=namespace,
-                                                                trainer_only=trainer_only).objects()}
+    new_manifests = passthrough.select(new, namespace=namespace, trainer_only=trainer_only)
+    new_objects = {_key(obj): obj for obj in new_manifests.objects()}
+    passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
+    rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
+    unknown = {_key(obj) for trainjob, objects in new_manifests.jobs if (trainjob.namespace, trainjob.name)
+               in unreadable for obj in objects if _key(obj) not in old_objects}
     found = []
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
-        if key in old_objects or key in new_objects:
-            found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, [])))
+        if key in unknown:  # no update check holds against a base the cluster would not have taken
+            found.append(ObjectDiff(*key, "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))]))
+        elif key in old_objects or key in new_objects:
+            found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
+                                      passed.get(key), rendered.get(key)))
         else:  # a runtime: not rendered, but an update the cluster refuses
             found.append(ObjectDiff(*key, "changed", RUNTIME_REFUSED, refusals[key]))
     return found
+
+
+def compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) -> tuple:
+    """(the base's build, {(namespace, name) of its TrainJobs that do not compile}, their errors): a TrainJob
+    whose own errors, or whose runtime's, stop the base's build is left out (a runtime with errors too), and
+    the rest compiled again, until it compiles."""
+    unreadable: set = set()
+    problems: list = []
+    while True:
+        try:
+            return build.build_parsed(trainjobs, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed), \
+                unreadable, problems
+        except InputErrors as exc:
+            broken = {_origin(error.origin) for error in exc.errors}
+            bad = {(runtime.kind, runtime.name) for runtime in runtimes if _origin(runtime.origin) in broken}
+            left = [trainjob for trainjob in trainjobs if _origin(trainjob.origin) not in broken
+                    and (trainjob.spec.runtime_ref.kind, trainjob.spec.runtime_ref.name) not in bad]
+            if not bad and len(left) == len(trainjobs):
+                raise  # an error of no TrainJob or runtime: no smaller base would compile
+            kept = {id(trainjob) for trainjob in left}
+            unreadable |= {(trainjob.namespace, trainjob.name) for trainjob in trainjobs if id(trainjob) not in kept}
+            problems += exc.errors
+            trainjobs, runtimes = left, [runtime for runtime in runtimes if _origin(runtime.origin) not in broken]
 
 
 def _key(obj: dict) -> tuple:
@@ -102,7 +152,10 @@ def _origin(origin) -> tuple | None:
     return None if origin is None else (origin.file, origin.index, origin.base)
 
 
-def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list) -> list[ObjectDiff]:
+def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
+                 origin: Origin | None = None, trainjob: Origin | None = None) -> list[ObjectDiff]:
+    """What changed in one object, and the cluster's verdict; `origin` is where an object passed through
+    comes from, `trainjob` the TrainJob a rendered one comes from."""
     kind, namespace, name = key
     if old is None:
         return [ObjectDiff(kind, namespace, name, "added", CREATED, hunks=[((), _MISSING, _redact(new))])]
@@ -112,26 +165,75 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list)
     if not hunks:
         return []
     reasons = list(refusals)
-    if old.get("immutable") is True and any(path[0] in _IMMUTABLE_DATA for path, _, _ in hunks):
-        reasons.append(f"{kind} {name!r} is immutable: its data cannot change")
+    data = next((path for path, _, _ in hunks if path[0] in _IMMUTABLE_DATA), None)
+    if old.get("immutable") is True and data is not None:
+        at, path = (origin, data[:2]) if origin is not None else (trainjob, ())  # a rendered one: its TrainJob
+        reasons.append(InputError(at, path, f"{kind} {name!r} is immutable: its data cannot change").render())
     reasons += mpikeys.refusals(old, new)
-    effect = REFUSED if reasons else mpikeys.update_effect(old, new) or UPDATED
-    return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks)]
+    if reasons:
+        effect, until_admitted = REFUSED if origin is None else PASSED_REFUSED.format(kind=kind), []
+    else:
+        until_admitted = [error.render() for error in jobset_update.once_admitted(trainjob, new, old)] \
+            if kind == "JobSet" and trainjob is not None else []
+        effect = UNTIL_ADMITTED if until_admitted else mpikeys.update_effect(old, new) or UPDATED
+    return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks, until_admitted)]
 
 
 def _redact(obj: dict) -> dict:
-    """A Secret with every value replaced by a short hash of it; a SealedSecret's blobs by a word (mpikeys);
-    other objects as they are."""
+    """A Secret with every value that can hold its data (`data`, `stringData`, any other field, annotations)
+    replaced by a Hidden; a SealedSecret's blobs by a word (mpikeys); other objects as they are."""
     if obj.get("kind") == "SealedSecret":
         return mpikeys.redacted(obj)
     if obj.get("kind") != "Secret":
         return obj
-    return {key: {name: _hidden(value) for name, value in value.items()} if key in _SECRET_FIELDS
-            and isinstance(value, dict) else value for key, value in obj.items()}
+    redacted = {}
+    for key, value in obj.items():
+        if key in _SECRET_SHOWN and isinstance(value, bool if key == "immutable" else str):
+            redacted[key] = value
+        elif key == "metadata" and isinstance(value, dict):
+            redacted[key] = {name: _hidden_values(item) if name == "annotations" else item
+                             for name, item in value.items()}
+        else:
+            redacted[key] = _hidden_values(value)
+    return redacted
 
 
-def _hidden(value) -> str:
-    return f"(hidden, sha256 {hashlib.sha256(str(value).encode()).hexdigest()[:8]})"
+def _hidden_values(value):
+    """A mapping with each value hidden (its keys shown); anything else hidden whole."""
+    if isinstance(value, dict):
+        return {str(name): Hidden.of(item) for name, item in value.items()}
+    return Hidden.of(value)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """A Secret value: equal to another exactly when the values are, shown as nothing of either."""
+
+    digest: bytes
+
+    @classmethod
+    def of(cls, value) -> Hidden:
+        return cls(hmac.new(_HMAC_KEY, _canonical(value).encode("utf-8", "surrogatepass"), hashlib.sha256).digest())
+
+
+def _canonical(value) -> str:
+    """The text of a value whatever its maps' order (and however odd its keys), for equality through the HMAC."""
+    if isinstance(value, dict):
+        return "{" + ",".join(sorted(f"{json.dumps(str(key))}:{_canonical(item)}" for key, item in value.items())) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(item) for item in value) + "]"
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _shown(value, changed: bool = False):
+    """`value` with each Hidden as the text it is printed as."""
+    if isinstance(value, Hidden):
+        return "(hidden, changed)" if changed else "(hidden)"
+    if isinstance(value, dict):
+        return {name: _shown(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_shown(item) for item in value]
+    return value
 
 
 def _changes(old, new, path: tuple):
@@ -157,6 +259,8 @@ def _changes(old, new, path: tuple):
 def _lines(value) -> list[str]:
     if value is _MISSING:
         return []
+    if value is _UNREADABLE:
+        return ["(unreadable at the base)"]
     return dump_all([value]).removeprefix("---").removeprefix("\n").removeprefix(" ").splitlines()
 
 
@@ -164,6 +268,7 @@ def hunk_lines(hunk) -> list[tuple[str, str]]:
     """(style, line) of one hunk: its path, then the old lines (-) and the new ones (+)."""
     path, old, new = hunk
     out = [("path", f"@@ {fieldpath.render(path)} @@")] if path else []
+    old, new = _shown(old), _shown(new, changed=isinstance(old, Hidden) and isinstance(new, Hidden))
     if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
         return out + _text_lines(old, new)
     out += [("old", f"- {line}") for line in _lines(old)]
@@ -181,8 +286,11 @@ def _text_lines(old: str, new: str) -> list[tuple[str, str]]:
 def summary(diffs: list[ObjectDiff]) -> str:
     counts = {change: sum(d.change == change for d in diffs) for change in ("added", "changed", "removed")}
     refused = sum(bool(d.reasons) for d in diffs)
+    until_admitted = sum(bool(d.until_admitted) for d in diffs)
     text = ", ".join(f"{count} {change}" for change, count in counts.items())
-    return f"{text} ({refused} refused by the cluster)" if refused else text
+    verdicts = [f"{refused} refused by the cluster"] * bool(refused)
+    verdicts += [f"{until_admitted} refused once Kueue admits it"] * bool(until_admitted)
+    return f"{text} ({'; '.join(verdicts)})" if verdicts else text
 
 
 def text(diffs: list[ObjectDiff], color: bool = False, requests=()) -> str:
@@ -194,7 +302,7 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=()) -> str:
     out = []
     for diff in diffs:
         lines = [("title", f"{diff.title} {diff.change}: {diff.effect}")]
-        lines += [("reason", f"! {reason}") for reason in diff.reasons]
+        lines += [("reason", f"! {reason}") for reason in [*diff.reasons, *diff.until_admitted]]
         lines += [line for hunk in diff.hunks for line in hunk_lines(hunk)]
         out += [click.style(line, **styles[style]) if color else line for style, line in lines]
         out.append("")
@@ -212,7 +320,8 @@ def markdown(diffs: list[ObjectDiff], requests=()) -> str:
     out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
     for diff in diffs:
         out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
-        out += [f"> {_cell(reason)}" for reason in diff.reasons] + ([""] if diff.reasons else [])
+        reasons = [*diff.reasons, *diff.until_admitted]
+        out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
         body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
         longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
         fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block

@@ -224,12 +224,14 @@ def as_json(found: list[Job], changes=None) -> str:
 
 
 def base_jobs(base: str, paths, runtime_paths, namespace: str, ssh_key_seed) -> list[Job]:
-    """The TrainJobs of PATHS at `base`, compiled as `trainc diff` compiles its base: with their own runtimes,
-    else the current ones. Raises PreviousError for a base that is neither a directory nor a revision."""
+    """The TrainJobs of PATHS at `base`, compiled as `trainc diff` compiles its base (`diff.compile_base`: with
+    their own runtimes, else the current ones; those that do not compile there left out). Raises PreviousError
+    for a base that is neither a directory nor a revision."""
+    from .diff import compile_base
     from .validation import previous as previous_versions
 
     before = previous_versions.load(base, [*paths, *runtime_paths], namespace)
     current_runtimes = build.load(paths, runtime_paths, namespace)[1]
-    old = build.build_parsed([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                             before.runtimes_then(current_runtimes), namespace=namespace, ssh_key_seed=ssh_key_seed)
+    old = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
+                       before.runtimes_then(current_runtimes), namespace, ssh_key_seed)[0]
     return jobs(old, before.others)

@@ -87,15 +87,16 @@ def _config(output) -> list[dict]:
 
 
 def _describe(pods) -> list[dict]:
-    """--dry-run: per pod, in start order, what would run (the env the pod spec sets, on top of this one)."""
+    """--dry-run: per pod, in start order, what would run (the env the pod spec sets, on top of this one), with
+    values from Secrets and --env-file, and what is expanded from them, as (hidden)."""
     described = []
     for job in pods.jobs:
         for pod in job.pods:
             entry = {"pod": pod.name, "job": job.name}
             if job.depends_on:
                 entry["after"] = [f"{name} {status}" for name, status in job.depends_on]
-            entry["containers"] = [{"name": c.name, "kind": c.kind, "command": c.argv, "workingDir": c.cwd,
-                                    "env": c.env} for c in pod.containers]
+            entry["containers"] = [{"name": c.name, "kind": c.kind, "command": c.shown_argv, "workingDir": c.cwd,
+                                    "env": c.shown_env} for c in pod.containers]
             if pod.mounts:
                 entry["mounts"] = [{"container": c, "mountPath": path, "local": local, "from": what}
                                    for c, path, local, what in pod.mounts]

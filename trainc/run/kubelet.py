@@ -21,6 +21,7 @@ from .. import quantity
 _FIELD_MAP = re.compile(r"metadata\.(labels|annotations)\['(.*)'\]")
 _RESOURCES = ("cpu", "memory", "ephemeral-storage")
 DEFAULT_MODE = 0o644
+HIDDEN = "(hidden)"  # a secret value where it is printed (--dry-run), as `trainc diff` shows one
 _EXPANDED = re.compile(r"\$(?=[$(])")
 
 
@@ -69,7 +70,7 @@ class Store:
                 meta = obj["metadata"]
                 try:
                     self.found[(kind, meta.get("namespace", namespace), meta.get("name"))] = _data(obj)
-                except (AttributeError, TypeError, ValueError) as exc:  # binascii.Error is a ValueError
+                except ValueError as exc:
                     self.problems.append(f"{kind} {meta.get('name')!r}: unreadable data ({exc})")
 
     def get(self, kind: str, name: str) -> dict | None:
@@ -77,13 +78,23 @@ class Store:
 
 
 def _data(obj: dict) -> dict[str, bytes]:
+    """{key: bytes}; raises ValueError naming the field and key, never the value (nor its length: Python's
+    base64 errors count its characters)."""
     data = {}
-    if obj["kind"] == "Secret":
-        data.update({k: base64.b64decode(v, validate=True) for k, v in (obj.get("data") or {}).items()})
-        data.update({k: str(v).encode() for k, v in (obj.get("stringData") or {}).items()})
-    else:
-        data.update({k: str(v).encode() for k, v in (obj.get("data") or {}).items()})
-        data.update({k: base64.b64decode(v, validate=True) for k, v in (obj.get("binaryData") or {}).items()})
+    secret = obj["kind"] == "Secret"
+    fields = (("data", True), ("stringData", False)) if secret else (("data", False), ("binaryData", True))
+    for field, encoded in fields:
+        values = obj.get(field) or {}
+        if not isinstance(values, dict):
+            raise ValueError(f"{field}: must be a mapping")
+        for key, value in values.items():
+            if not encoded:
+                data[key] = str(value).encode()
+                continue
+            try:
+                data[key] = base64.b64decode(value, validate=True)
+            except (TypeError, ValueError):  # binascii.Error is a ValueError
+                raise ValueError(f"{field}[{key}]: must be base64 text") from None
     return data
 
 
@@ -108,9 +119,13 @@ class Pod:
         return None
 
 
-def env(container: dict, pod: Pod, store: Store, fallback: dict, problems: list, where: str) -> dict:
-    """The container's env as the kubelet resolves it; `fallback` (--env-file) answers missing sources."""
+def env(container: dict, pod: Pod, store: Store, fallback: dict, problems: list, where: str,
+        shown: dict | None = None) -> dict:
+    """The container's env as the kubelet resolves it; `fallback` (--env-file) answers missing sources.
+    `shown` receives the env as it may be printed: a value from a Secret or from `fallback`, and what is
+    expanded from one, is HIDDEN there."""
     resolved: dict[str, str] = {}
+    shown = {} if shown is None else shown
     for source in container.get("envFrom") or ():
         kind, ref = ("ConfigMap", source["configMapRef"]) if "configMapRef" in source else ("Secret", source.get("secretRef"))
         if ref is None:
@@ -122,40 +137,44 @@ def env(container: dict, pod: Pod, store: Store, fallback: dict, problems: list,
                                 "the inputs (pass it as an input, or its variables with --env-file)")
             continue
         prefix = source.get("prefix", "")
-        resolved.update({prefix + key: value.decode(errors="replace") for key, value in data.items()})
+        values = {prefix + key: value.decode(errors="replace") for key, value in data.items()}
+        resolved.update(values)
+        shown.update(dict.fromkeys(values, HIDDEN) if kind == "Secret" else values)
     for variable in container.get("env") or ():
         name = variable["name"]
         if "valueFrom" in variable:
-            value = _value_from(name, variable["valueFrom"], container, pod, store, fallback, problems, where)
+            value, secret = _value_from(name, variable["valueFrom"], container, pod, store, fallback, problems, where)
             if value is not None:
-                resolved[name] = value
+                resolved[name], shown[name] = value, HIDDEN if secret else value
         else:
             resolved[name] = expand(variable.get("value", ""), resolved)
+            shown[name] = expand(variable.get("value", ""), shown)
     return resolved
 
 
-def _value_from(name, source, container, pod, store, fallback, problems, where) -> str | None:
+def _value_from(name, source, container, pod, store, fallback, problems, where) -> tuple[str | None, bool]:
+    """The variable's value, and whether it is secret (from a Secret or --env-file)."""
     if "fieldRef" in source:
         value = pod.field(source["fieldRef"]["fieldPath"])
         if value is None:
             problems.append(f"{where}: env {name}: fieldRef {source['fieldRef']['fieldPath']!r} is not supported here")
-        return value
+        return value, False
     if "resourceFieldRef" in source:
-        return _resource(source["resourceFieldRef"], container)
+        return _resource(source["resourceFieldRef"], container), False
     kind, ref = ("ConfigMap", source["configMapKeyRef"]) if "configMapKeyRef" in source else (
         "Secret", source.get("secretKeyRef"))
     if ref is None:
-        return None
+        return None, False
     data = store.get(kind, ref.get("name"))
     if data is not None and ref.get("key") in data:
-        return data[ref["key"]].decode(errors="replace")
+        return data[ref["key"]].decode(errors="replace"), kind == "Secret"
     if name in fallback:
-        return fallback[name]
+        return fallback[name], True
     if not ref.get("optional"):
         what = f"{kind} {ref.get('name')!r}" if data is None else f"key {ref.get('key')!r} of {kind} {ref.get('name')!r}"
         problems.append(f"{where}: env {name}: {what} is not among the rendered objects or the inputs "
                         f"(pass it as an input, or {name} with --env-file)")
-    return None
+    return None, False
 
 
 def _resource(ref: dict, container: dict) -> str:
@@ -189,4 +208,4 @@ def volume_source(volume: dict) -> str:
     return next((key for key in volume if key != "name"), "emptyDir")
 
 
-__all__ = ["Pod", "Store", "env", "expand", "volume_files", "volume_source"]
+__all__ = ["HIDDEN", "Pod", "Store", "env", "expand", "volume_files", "volume_source"]

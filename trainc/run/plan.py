@@ -41,6 +41,8 @@ class Container:
     env: dict[str, str]  # what the pod spec sets, resolved; the process also inherits this environment
     cwd: str
     kind: str  # "init", "sidecar" or "main"
+    shown_argv: list[str] = field(default_factory=list)  # argv and env as printed: secret values hidden
+    shown_env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -176,16 +178,22 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
             mounts[mount["mountPath"]] = os.path.join(directory, mount["subPath"]) if mount.get("subPath") else directory
             pod.mounts.append((container["name"], mount["mountPath"], mounts[mount["mountPath"]], local[mount["name"]][1]))
         rewrite = _mount_rewriter(mounts)
-        env = kubelet.env(container, source, store, env_file, problems, where)
+        shown: dict[str, str] = {}
+        env = kubelet.env(container, source, store, env_file, problems, where, shown)
         env.setdefault("JOB_COMPLETION_INDEX", str(index))  # the Job controller adds it to Indexed jobs' containers
+        shown.setdefault("JOB_COMPLETION_INDEX", str(index))
         env = {key: rewrite(loopback.env_value(value)) for key, value in env.items()}
+        shown = {key: rewrite(loopback.env_value(value)) for key, value in shown.items()}
         # the literal text is rewritten before expansion, so values (already rewritten) are not rewritten twice
-        argv = [kubelet.expand(rewrite(loopback.text(part)), env)
-                for part in [*(container.get("command") or ()), *(container.get("args") or ())]]
+        parts = [rewrite(loopback.text(part)) for part in [*(container.get("command") or ()),
+                                                           *(container.get("args") or ())]]
+        argv = [kubelet.expand(part, env) for part in parts]
+        shown_argv = [kubelet.expand(part, shown) for part in parts]
         cwd = rewrite(container["workingDir"]) if container.get("workingDir") else os.getcwd()
         full = {**env_file, **env}
-        _check(where, container, argv, cwd, full, pod, problems)
-        pod.containers.append(Container(container["name"], argv, full, cwd, kind))
+        _check(where, container, argv, cwd, full, pod, problems, shown_argv)
+        pod.containers.append(Container(container["name"], argv, full, cwd, kind, shown_argv,
+                                        {**dict.fromkeys(env_file, kubelet.HIDDEN), **shown}))
     return pod
 
 
@@ -239,8 +247,10 @@ def _mount_rewriter(mounts: dict[str, str]):
     return lambda text: pattern.sub(lambda m: by_path[m[1]], text)
 
 
-def _check(where: str, container: dict, argv: list[str], cwd: str, env: dict, pod: Pod, problems: list) -> None:
-    """What would keep the container from starting here: no command to run, or none found."""
+def _check(where: str, container: dict, argv: list[str], cwd: str, env: dict, pod: Pod, problems: list,
+           shown_argv: list[str]) -> None:
+    """What would keep the container from starting here: no command to run, or none found (named as printed:
+    a command expanded from a secret is not)."""
     if not cwd.startswith(pod.workdir + os.sep) and not os.path.isdir(cwd):
         problems.append(f"{where}: workingDir {cwd} does not exist here")
     if not container.get("command"):
@@ -257,5 +267,5 @@ def _check(where: str, container: dict, argv: list[str], cwd: str, env: dict, po
         path = os.path.join(cwd, program)
         found = os.path.isfile(path) and os.access(path, os.X_OK)
     if not found:
-        problems.append(f"{where}: command {program!r} not found (images are not pulled: commands run in this "
+        problems.append(f"{where}: command {shown_argv[0]!r} not found (images are not pulled: commands run in this "
                         f"environment{', on its PATH' if '/' not in program else ''})")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..api import TrainJob
+from .. import textpos
 from ..errors import InputError
 
 _OPERATOR = re.compile(r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)")
@@ -20,7 +21,8 @@ _QUOTES = re.compile(r"[\"'\\]")  # any quoting in the word: the body is kept as
 
 
 def warnings(trainjob: TrainJob) -> list[str]:
-    """One `warning:` line per trainer command or args entry holding an unquoted heredoc with `$` or backticks."""
+    """One `warning:` line per trainer command or args entry holding an unquoted heredoc with `$` or backticks,
+    at the file's line and column of the first of them (else, where the text cannot be mapped, at the field)."""
     trainer = trainjob.spec.trainer
     if trainer is None:
         return []
@@ -29,13 +31,32 @@ def warnings(trainjob: TrainJob) -> list[str]:
         for index, text in enumerate(getattr(trainer, field) or ()):
             if "<<" not in text:  # the common case costs one substring test
                 continue
+            path = ("spec", "trainer", field, index)
+            starts = [0]
+            for line in text.split("\n"):
+                starts.append(starts[-1] + len(line) + 1)
             for opened, delimiter, expanded in expanded_heredocs(text):
-                message = (f"line {opened} opens an unquoted heredoc (<<{delimiter}) and its line {expanded} holds $ "
-                           f"or a backtick, which bash expands before the code runs; quote the delimiter "
-                           f"(<<'{delimiter}') to keep the code as written")
-                found.append("warning: " + InputError(trainjob.origin, ("spec", "trainer", field, index),
-                                                      message).render())
+                line = text[starts[expanded - 1]:starts[expanded] - 1]
+                column = min(at for at in (line.find("$"), line.find("`")) if at >= 0)
+                code = textpos.locate(trainjob.origin, path, text, starts[expanded - 1] + column)
+                operator = textpos.locate(trainjob.origin, path, text,
+                                          starts[opened - 1] + _operator(text[starts[opened - 1]:starts[opened] - 1],
+                                                                         delimiter))
+                if code is not None and operator is not None:
+                    message = (f"$ or a backtick in an unquoted heredoc (<<{delimiter}, opened at {operator[0]}:"
+                               f"{operator[1]}), which bash expands before the code runs; quote the delimiter "
+                               f"(<<'{delimiter}') to keep the code as written")
+                else:
+                    message = (f"line {opened} opens an unquoted heredoc (<<{delimiter}) and its line {expanded} holds "
+                               f"$ or a backtick, which bash expands before the code runs; quote the delimiter "
+                               f"(<<'{delimiter}') to keep the code as written")
+                found.append("warning: " + InputError(trainjob.origin, path, message, mark=code).render())
     return found
+
+
+def _operator(line: str, delimiter: str) -> int:
+    """The column of the operator of the heredoc `delimiter` opens in `line`."""
+    return next(match.start() for match in _OPERATOR.finditer(line) if match[2] == delimiter)
 
 
 def expanded_heredocs(script: str) -> list[tuple[int, str, int]]:

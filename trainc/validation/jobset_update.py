@@ -8,6 +8,14 @@ any change of managedBy. The JobSet in the cluster is the one the previous
 TrainJob compiles to, with the previous runtimes (those the previous version
 holds, else the current ones). A previous TrainJob that does not compile has no
 JobSet to compare with.
+
+Kueue's own JobSet webhook (jobframework's update validation) refuses a change
+of the `kueue.x-k8s.io/queue-name` label while the new JobSet is not suspended.
+A JobSet Kueue manages (it carries that label) is live-suspended only until
+Kueue admits it, whatever git says (Kueue's defaulting suspends it at creation;
+the README's Argo CD setup ignores /spec/suspend): what either webhook lets
+through only while it is suspended is, for it, allowed only until admission
+(`once_admitted`, for `trainc diff`'s verdict).
 """
 
 from __future__ import annotations
@@ -16,11 +24,13 @@ import copy
 from dataclasses import replace
 
 from .. import catalog, emit, pipeline
-from ..errors import InputError, caught, render_path
+from ..errors import InputError, Origin, caught, render_path
 from ..ir import Unit
 from ..source import locate
 from .previous import Previous, key
 
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+_QUEUE_PATH = ("metadata", "labels", QUEUE_LABEL)
 _KUEUE_METADATA = ("labels", "annotations")
 _KUEUE_SPEC = ("nodeSelector", "tolerations", "schedulingGates")
 
@@ -34,10 +44,16 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
     old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
     if problems or old_unit is None:
         return []
-    new, old = emit.jobset(unit)["spec"], emit.jobset(old_unit)["spec"]
+    new_jobset, old_jobset = emit.jobset(unit), emit.jobset(old_unit)
+    new, old = new_jobset["spec"], old_jobset["spec"]
     origin, where = unit.trainjob.origin, f"the JobSet webhook refuses this update of JobSet {unit.name!r}"
     mark = locate(origin, ("spec",))
     found = []
+    if _queue(new_jobset) != _queue(old_jobset) and not (new.get("suspend") or old.get("suspend") or
+                                                         _queue(old_jobset)):  # running, not by Kueue's leave
+        found.append(InputError(origin, _QUEUE_PATH, (
+            f"Kueue's webhook refuses this update of JobSet {unit.name!r}: must not update queue name when job is "
+            "unsuspended (the JobSet runs: it is not suspended)")))
     jobs = _kueue_changes_allowed(new, old) if new.get("suspend") or old.get("suspend") else new.get("replicatedJobs")
     changed = _difference(jobs or [], old.get("replicatedJobs") or [], ("spec", "replicatedJobs"))
     if changed is not None:
@@ -48,6 +64,34 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
     if new.get("managedBy") != old.get("managedBy"):
         found.append(InputError(origin, (), f"{where}: spec.managedBy: field is immutable", mark=mark))
     return found
+
+
+def once_admitted(origin: Origin | None, new: dict, old: dict) -> list[InputError]:
+    """Why the cluster refuses an update of rendered JobSet `old` to `new` that the checks above let through,
+    once Kueue has admitted it and it runs unsuspended; empty when Kueue does not manage it."""
+    if _queue(old) is None:
+        return []
+    found = []
+    name = (new.get("metadata") or {}).get("name")
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    if old_spec.get("suspend") or spec.get("suspend"):  # else `check` refused any change already
+        changed = _difference(spec.get("replicatedJobs") or [], old_spec.get("replicatedJobs") or [],
+                              ("spec", "replicatedJobs"))
+        if changed is not None:
+            found.append(InputError(origin, (), (
+                f"once Kueue admits JobSet {name!r} it runs unsuspended, whatever git says, and the JobSet webhook "
+                f"refuses this update: spec.replicatedJobs: field is immutable ({render_path(changed)} changed; "
+                "pod labels, annotations, nodeSelector, tolerations and schedulingGates only while suspended)"),
+                mark=locate(origin, ("spec",)) if origin is not None else None))
+    if _queue(new) != _queue(old):
+        found.append(InputError(origin, _QUEUE_PATH, (
+            f"once Kueue admits JobSet {name!r} it runs unsuspended, and Kueue's webhook refuses this update: must "
+            "not update queue name when job is unsuspended")))
+    return found
+
+
+def _queue(jobset: dict) -> str | None:
+    return ((jobset.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
 
 
 def _kueue_changes_allowed(new: dict, old: dict) -> list:
