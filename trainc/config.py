@@ -24,7 +24,9 @@ KEYS = {
     "namespace": ("namespace", False, False),
     "ssh-key-seed": ("ssh_key_seed", True, False),
     "output-dir": ("output_dir", True, False),
+    "policy-paths": ("policy_paths", True, True),
 }
+HOUSE_RULES = "policies"  # a list of house rules, read with their positions by trainc.policy.house
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ def load(start: str | None = None) -> Config:
     base = os.path.dirname(path)
     values = {}
     for key, value in raw.items():
+        if key == HOUSE_RULES:
+            continue
         if key not in KEYS:
             known = ", ".join(KEYS)
             raise InputError(origin, (key,), f"unknown key (known: {known})", key=True, mark=where((key,)))
