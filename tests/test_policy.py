@@ -360,3 +360,95 @@ def test_no_policy_no_policy_modules():
     assert "trainc.policy.vap" not in built.stderr.split()
     helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
     assert "cel_expr_python" not in helped.stderr.split() and "trainc.celengine" not in helped.stderr.split()
+
+
+def readme_house_rules() -> str:
+    from conftest import ROOT
+
+    text = (ROOT / "README.md").read_text()
+    start = text.index("# .trainc.yaml\n")
+    return text[start:text.index("```", start)]
+
+
+RUNTIME_WITH_TEAM = textwrap.dedent("""\
+    apiVersion: trainer.kubeflow.org/v1alpha1
+    kind: TrainingRuntime
+    metadata:
+      name: labelled
+      namespace: team-a
+    spec:
+      mlPolicy:
+        numNodes: 1
+        torch: {}
+      template:
+        spec:
+          replicatedJobs:
+            - name: node
+              template:
+                metadata:
+                  labels:
+                    trainer.kubeflow.org/trainjob-ancestor-step: trainer
+                spec:
+                  template:
+                    metadata:
+                      labels: {team: vision}
+                    spec:
+                      containers:
+                        - name: node
+                          image: registry.example.com/torch:2
+    """)
+
+
+@pytest.mark.parametrize(("change", "refused"), [
+    ({}, None),
+    ({"gpus": "16"}, "gpu-per-node-cap"),
+    ({"image": "docker.io/me/train:1"}, "allowed-registries"),
+    ({"runtime": "torch-distributed", "image": "registry.example.com/x:1"}, "team-label"),
+    ({"queue": "spot", "priority": "high"}, "priority-per-queue"),
+    ({"queue": "spot", "priority": "preemptible"}, None),
+])
+def test_the_readme_house_rules(tmp_path, monkeypatch, change, refused):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "platform" / "policies").mkdir(parents=True)
+    (tmp_path / ".trainc.yaml").write_text(readme_house_rules())
+    (tmp_path / "runtime.yaml").write_text(RUNTIME_WITH_TEAM)
+    values = {"gpus": "8", "image": "registry.example.com/train:1", "runtime": "labelled", "queue": "prod-gpu",
+              "priority": "high", **change}
+    (tmp_path / "job.yaml").write_text(textwrap.dedent(f"""\
+        apiVersion: trainer.kubeflow.org/v1alpha1
+        kind: TrainJob
+        metadata:
+          name: demo
+          namespace: team-a
+          labels:
+            kueue.x-k8s.io/queue-name: {values['queue']}
+            kueue.x-k8s.io/priority-class: {values['priority']}
+        spec:
+          runtimeRef:
+            name: {values['runtime']}
+            kind: {'TrainingRuntime' if values['runtime'] == 'labelled' else 'ClusterTrainingRuntime'}
+          trainer:
+            image: {values['image']}
+            resourcesPerNode:
+              limits:
+                nvidia.com/gpu: {values['gpus']}
+        """))
+    result = CliRunner().invoke(cli, ["build", "runtime.yaml", "job.yaml"])
+    if refused is None:
+        assert result.exit_code == 0, result.stderr
+    else:
+        assert result.exit_code == 1
+        assert [line.split("'")[1] for line in result.stderr.splitlines()] == [refused]
+        assert result.stderr.startswith(f"job.yaml:1:1: JobSet team-a/demo: house rule '{refused}' denied: ")
+
+
+def test_policy_paths_in_the_project_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "platform").mkdir()
+    (tmp_path / "platform" / "cap.yaml").write_text(GPU_CAP + "---\n" + binding())
+    (tmp_path / ".trainc.yaml").write_text("policy-paths: [platform]\n")
+    (tmp_path / "job.yaml").write_text(trainjob(gpus=16))
+    result = CliRunner().invoke(cli, ["validate", "job.yaml"])
+    assert result.exit_code == 1 and "ValidatingAdmissionPolicy 'gpu-cap'" in result.stderr

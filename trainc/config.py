@@ -111,7 +111,7 @@ def load(start: str | None = None) -> Config:
         if key == HOUSE_RULES:
             continue
         if key not in KEYS:
-            known = ", ".join(KEYS)
+            known = ", ".join([*KEYS, HOUSE_RULES])
             raise InputError(origin, (key,), f"unknown key (known: {known})", key=True, mark=where((key,)))
         name, is_path, is_list = KEYS[key]
         items = value if is_list else [value]

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import celengine
-from ..errors import InputError, Origin
+from ..errors import InputError, Origin, one_line
 from . import house
 from .resources import Resources, group_version
 
@@ -309,7 +309,7 @@ class Admission:
         label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         if self.rules:
             house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors)
-        data = None
+        data = shared = None  # shared: the data bound once, for the policies without params and variables
         for binding in self.bindings:
             policy = binding.policy
             if not (_matches(policy.constraints, request, labels, namespace_labels, operation, False)
@@ -325,7 +325,13 @@ class Admission:
                     self._act(binding, ["Deny"], f"failed to configure binding: {exc}", subject, label, outcome)
                 continue
             for param in params:
-                for message in self._validate(policy, {**data, "params": param}):
+                if param is None and not policy.variables:
+                    if shared is None:
+                        shared = celengine.bind({**data, "params": None, "variables": {}})
+                    messages = self._validate(policy, data, shared)
+                else:
+                    messages = self._validate(policy, {**data, "params": param})
+                for message in messages:
                     self._act(binding, binding.actions, message, subject, label, outcome)
 
     def _params(self, binding: Binding, namespace: str) -> list:
@@ -352,38 +358,42 @@ class Admission:
             raise _Config("no params found for policy binding with `Deny` parameterNotFoundAction")
         return found
 
-    def _validate(self, policy: Policy, data: dict) -> list[str]:
-        """The messages of the validations that refuse (or fail, under failurePolicy Fail)."""
+    def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
+        """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
+        with no params and no variables, bound already."""
         errors = []
+        if bound is None:
+            bound = celengine.bind({**data, "variables": {}})
         for _, condition in policy.conditions:
             try:
-                if celengine.evaluate(condition.program, data) is False:
+                if celengine.evaluate(condition.program, bound) is False:
                     return []
             except celengine.EvalError as exc:
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
         variables, failed = {}, {}
-        data = {**data, "variables": variables}
-        for name, expression in policy.variables:
+        for name, expression in policy.variables:  # each sees those before it
             try:
-                variables[name] = celengine.evaluate(expression.program, data)
+                variables[name] = celengine.evaluate(expression.program, {**data, "variables": variables})
             except celengine.EvalError as exc:
                 failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
+        if policy.variables:
+            bound = celengine.bind({**data, "variables": variables})
         messages = []
         for rule, expression, message_expression in policy.validations:
             used = [failed[name] for name in failed if re.search(rf"\bvariables\.{re.escape(name)}\b", expression.text)]
             try:
                 if used:
                     raise celengine.EvalError(used[0])
-                allowed = celengine.evaluate(expression.program, data)
+                allowed = celengine.evaluate(expression.program, bound)
             except celengine.EvalError as exc:
                 if policy.failure == "Fail":
                     messages.append(str(exc) if used else f"expression '{expression.text}' resulted in error: {exc}")
                 continue
             if allowed is True:
                 continue
-            messages.append(_message(rule, expression, message_expression, data))
+            messages.append(_message(rule, expression, message_expression, bound))
         return messages
 
     def _act(self, binding: Binding, actions, message: str, subject: Subject, label: str, outcome: Outcome):
@@ -396,14 +406,14 @@ class Admission:
             where = InputError(subject.origin, subject.path, "").position()
             place = "" if where is None else "{}:{}:{}: ".format(*where)
             if action == "Warn":
-                outcome.notices.append(f"warning: {place}{label}: Validation failed for ValidatingAdmissionPolicy "
-                                       f"'{policy}' with binding '{binding.name}': {message}")
+                outcome.notices.append(one_line(f"warning: {place}{label}: Validation failed for ValidatingAdmissionPolicy "
+                                       f"'{policy}' with binding '{binding.name}': {message}"))
             else:
-                outcome.notices.append(f"notice: {place}{label}: audit: ValidatingAdmissionPolicy '{policy}' with "
-                                       f"binding '{binding.name}': validation failed: {message}")
+                outcome.notices.append(one_line(f"notice: {place}{label}: audit: ValidatingAdmissionPolicy '{policy}' with "
+                                       f"binding '{binding.name}': validation failed: {message}"))
 
 
-def _message(rule: dict, expression: Expression, message_expression: Expression | None, data: dict) -> str:
+def _message(rule: dict, expression: Expression, message_expression: Expression | None, data) -> str:
     """The message expression's value when it is a non-empty single line, else the message, else
     `failed expression: EXPR` (validator.go's fallbackValidationMessage)."""
     if message_expression is not None:
