@@ -13,7 +13,7 @@ _GROUP = "admissionregistration.k8s.io/"
 _KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 
 
-def _is_policy(obj) -> bool:
+def is_policy(obj) -> bool:
     return (isinstance(obj, dict) and obj.get("kind") in _KINDS and isinstance(obj.get("apiVersion"), str)
             and obj["apiVersion"].startswith(_GROUP))
 
@@ -27,7 +27,7 @@ def check(output, *, namespace: str = "default", previous=None, paths=(), house_
     rules, errors = (house_rules, []) if house_rules is not None else house.load()
     inputs = [*output.others, *output.uncompiled]
     extra = _read(paths, errors) if paths else []
-    if not rules and not extra and not any(_is_policy(obj) for _, obj in inputs) and not errors:
+    if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
         return []
     from . import vap
 

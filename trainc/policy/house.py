@@ -40,7 +40,8 @@ def load(start: str | None = None) -> tuple[list[Rule], list[InputError]]:
     if os.path.basename(path) == config.FILE:
         raw, origin, where = config._yaml(path)
     else:
-        raw, origin, where = config._toml(path)["tool"]["trainc"], Origin(os.path.relpath(path)), config._toml_locator(path)
+        raw, origin = config._toml(path)["tool"]["trainc"], Origin(os.path.relpath(path))
+        where = config._toml_locator(path)
     found = raw.get("policies") if isinstance(raw, dict) else None
     if found is None:
         return [], []

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 
 from .. import celengine
 from ..errors import InputError, Origin, one_line
-from . import house
+from . import house, is_policy
 from .resources import Resources, group_version
 
-GROUP = "admissionregistration.k8s.io"
 POLICY, BINDING = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"
 NAMES = ("object", "oldObject", "request", "params", "namespaceObject", "variables")
 _ACTIONS = ("Deny", "Warn", "Audit")
@@ -42,7 +41,6 @@ class Subject:
 class Expression:
     text: str
     program: object
-    path: tuple  # of the expression's field in its policy, for errors
 
 
 @dataclass
@@ -67,11 +65,6 @@ class Binding:
     match: dict | None
 
 
-def is_policy_object(obj) -> bool:
-    return (isinstance(obj, dict) and obj.get("kind") in (POLICY, BINDING)
-            and isinstance(obj.get("apiVersion"), str) and obj["apiVersion"].startswith(GROUP + "/"))
-
-
 class _Bad(Exception):
     def __init__(self, path, message):
         super().__init__(message)
@@ -93,7 +86,7 @@ def _get(node, path: tuple, kind, required=False, default=None):
 
 def _compile(text, path) -> Expression:
     try:
-        return Expression(text, celengine.compile(text, NAMES), path)
+        return Expression(text, celengine.compile(text, NAMES))
     except celengine.CompileError as exc:
         raise _Bad(path, f"compilation failed: {exc}") from None
 
@@ -169,7 +162,7 @@ def load(documents, others) -> tuple[list[Binding], list[InputError]]:
     def known_kind(group, kind):
         return resources.knows(group, kind) or (group, kind) in kinds
 
-    found = [(origin, obj) for origin, obj in documents if is_policy_object(obj)]
+    found = [(origin, obj) for origin, obj in documents if is_policy(obj)]
     for origin, obj in found:
         if obj["kind"] == POLICY:
             try:
@@ -406,11 +399,12 @@ class Admission:
             where = InputError(subject.origin, subject.path, "").position()
             place = "" if where is None else "{}:{}:{}: ".format(*where)
             if action == "Warn":
-                outcome.notices.append(one_line(f"warning: {place}{label}: Validation failed for ValidatingAdmissionPolicy "
-                                       f"'{policy}' with binding '{binding.name}': {message}"))
+                text = (f"warning: {place}{label}: Validation failed for ValidatingAdmissionPolicy '{policy}' with "
+                        f"binding '{binding.name}': {message}")
             else:
-                outcome.notices.append(one_line(f"notice: {place}{label}: audit: ValidatingAdmissionPolicy '{policy}' with "
-                                       f"binding '{binding.name}': validation failed: {message}"))
+                text = (f"notice: {place}{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
+                        f"'{binding.name}': validation failed: {message}")
+            outcome.notices.append(one_line(text))
 
 
 def _message(rule: dict, expression: Expression, message_expression: Expression | None, data) -> str:
