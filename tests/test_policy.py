@@ -452,3 +452,22 @@ def test_policy_paths_in_the_project_config(tmp_path, monkeypatch):
     (tmp_path / "job.yaml").write_text(trainjob(gpus=16))
     result = CliRunner().invoke(cli, ["validate", "job.yaml"])
     assert result.exit_code == 1 and "ValidatingAdmissionPolicy 'gpu-cap'" in result.stderr
+
+
+def test_a_rendered_jobset_update_sees_the_jobset_the_previous_trainjob_renders(tmp_path):
+    queue = "kueue.x-k8s.io/queue-name"
+    same_queue = _policy_with(f"object.metadata.labels[?'{queue}'] == oldObject.metadata.labels[?'{queue}']").replace(
+        'resources: ["*"]', "resources: [jobsets]").replace('operations: ["*"]', "operations: [UPDATE]")
+    queued = trainjob().replace("  namespace: team-a\n", f"  namespace: team-a\n  labels:\n    {queue}: small\n")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "job.yaml").write_text(queued)
+    moved = queued.replace(f"{queue}: small", f"{queue}: large")
+    result, paths = run(tmp_path, moved, same_queue + "---\n" + binding(), args=("--previous", str(old)),
+                        command="validate")
+    assert result.exit_code == 1 and result.stderr.startswith(
+        f"{paths[0]}:1:1: JobSet team-a/demo: ValidatingAdmissionPolicy 'gpu-cap' with binding 'gpu-cap-binding' "
+        "denied request: failed expression: object.metadata.labels[?")
+    same, _ = run(tmp_path, queued, same_queue + "---\n" + binding(), args=("--previous", str(old)),
+                  command="validate")
+    assert same.exit_code == 0, same.stderr
