@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
-_SELF_FIELD = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*)*)")
+_SELF_FIELD = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)")  # fields, not methods
 
 
 def is_transition(rule: dict) -> bool:
