@@ -38,6 +38,9 @@ def run(expression: str, **data):
     ("url('https://example.com/a%20b').getEscapedPath()", "/a%20b"), ("url('https://example.com').getScheme()", "https"),
     ("url('https://example.com/path?k=a&k=b&x=1').getQuery()", {"k": ["a", "b"], "x": ["1"]}),
     ("isURL('https://example.com')", True), ("isURL('not a url')", False),
+    # sets (cel-go's ext.Sets, in the API server's base environment)
+    ("sets.contains([1, 2, 3], [3, 1])", True), ("sets.contains([1], [2])", False),
+    ("sets.equivalent([1, 2, 1], [2, 1])", True), ("sets.intersects(['a'], ['b', 'a'])", True),
     # strings and format (cel's strings extension, as the API server enables it)
     ("'TacoCat'.lowerAscii()", "tacocat"), ("'a,b'.split(',')", ["a", "b"]), ("['a', 'b'].join('-')", "a-b"),
     ("'%s has %d GPUs'.format(['node', 8])", "node has 8 GPUs"), ("'  x '.trim()", "x"),

@@ -1,6 +1,7 @@
 """CEL as the Kubernetes API server evaluates it: Google's CEL runtime (cel-expr-python, the C++ cel-cpp)
 with the Kubernetes extension libraries rules use (k8s.io/apiserver/pkg/cel/library: lists, regex,
-quantity, url; strings and optional types from cel's own extensions, as the API server's base environment).
+quantity, url; cel-go's sets; strings and optional types from cel's own extensions, as the API server's
+base environment has them).
 
 Imported only when a rule is evaluated. Expressions are compiled once per text and variable set.
 Errors carry cel-go's wording (`no such key: x`, `division by zero`), which is what the API server
@@ -204,6 +205,10 @@ def _kubernetes():
         _member("isLessThan", _DYN, lambda q, other: _compare(q, other) < 0, _BOOL, _DYN),
         _member("isGreaterThan", _DYN, lambda q, other: _compare(q, other) > 0, _BOOL, _DYN),
         _member("compareTo", _DYN, _compare, _INT, _DYN),
+        _global("sets.contains", lambda a, b: all(item in a for item in b), _BOOL, _LIST, _LIST),
+        _global("sets.equivalent", lambda a, b: all(item in a for item in b) and all(item in b for item in a),
+                _BOOL, _LIST, _LIST),
+        _global("sets.intersects", lambda a, b: any(item in a for item in b), _BOOL, _LIST, _LIST),
         _global("url", _to_url, _DYN, _STRING),
         _global("isURL", _is_url, _BOOL, _STRING),
         _member("getScheme", _DYN, lambda u: _u(u).scheme, _STRING),
