@@ -174,3 +174,9 @@ def test_transition_rules_only_with_the_old_value():
     errors = immutable.check(None, new, old, crd)
     assert [(e.path, e.message) for e in errors] == [(("spec", "trainer"), "numNodes may only grow")]
     assert immutable.check(None, old, new, crd) == []
+
+
+def test_a_message_expression_reads_fields_the_rule_does_not():
+    rule = {"rule": "self.numNodes <= 64", "messageExpression": "'image ' + self.image + ' on too many nodes'"}
+    _, found = schema.validate(_trainjob(trainer={"numNodes": 65, "image": "img"}), _with_rule(rule))
+    assert [message for _, message, _ in found] == ["image img on too many nodes"]

@@ -11,8 +11,10 @@ The engine is imported on the first rule evaluated.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
+_SELF_USE = re.compile(r"\bself\b(\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))?")
 _SELF_FIELD = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)")  # fields, not methods
 
 
@@ -25,6 +27,9 @@ def check(rule: dict, value, old=None) -> tuple[tuple, str] | None:
     transition rule); None when it allows it."""
     from . import celengine
 
+    reads = _read_fields(f"{rule['rule']}\n{rule.get('messageExpression') or ''}")  # the message reads self too
+    if old is None and isinstance(value, dict) and reads is not None:
+        value = {key: value[key] for key in reads if key in value}
     data = {"self": value} if old is None else {"self": value, "oldSelf": old}
     text = rule["rule"]
     try:
@@ -41,6 +46,17 @@ def check(rule: dict, value, old=None) -> tuple[tuple, str] | None:
     if result is not False:
         return (), f"rule did not evaluate to a bool: {_rule_text(rule)}"
     return _field(rule), _message(rule, data)
+
+
+@cache
+def _read_fields(text: str) -> frozenset | None:
+    """The fields of `self` a rule reads, when it reads `self` only through them (None: it reads the whole
+    value). A rule on a whole object then gets only those fields, the same to it and far cheaper to convert
+    to CEL values than the object."""
+    uses = _SELF_USE.findall(text)
+    if not uses or "" in uses:
+        return None
+    return frozenset(use[1:] for use in uses)
 
 
 def _rule_text(rule: dict) -> str:
