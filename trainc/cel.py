@@ -1,50 +1,93 @@
-"""The CEL rules of the Trainer CRDs, as Python predicates keyed by rule text.
+"""The CRDs' `x-kubernetes-validations`, evaluated as the API server evaluates them (apiextensions'
+validation/cel): any rule the schemas ship is run by the CEL engine (`celengine.py`), so a rule upstream
+adds later is checked without a change here.
 
-Keying by the exact rule text means a CRD update that adds or rewrites a rule
-fails `tests/test_schema.py` until the rule is translated here. Transition
-rules (`oldSelf`) need the previous object and are checked by `validate
---previous`, not here.
+A failed rule reports its `messageExpression`'s value, else its `message`, else `failed rule: RULE`; a rule
+that does not compile, or fails at run time (a missing key), reports the API server's wording. Transition
+rules (those reading `oldSelf`) are evaluated only on updates (`--previous`), where both values exist.
+The engine is imported on the first rule evaluated.
 """
 
+from __future__ import annotations
+
 import re
+from functools import cache
 
-# CEL's matches() is RE2, whose `$` is the end of the text: \Z in Python.
-_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+\Z")
-_POLICIES = ("torch", "mpi", "jax", "xgboost", "flux")
-
-
-def _name(obj) -> str:
-    return (obj.get("metadata") or {}).get("name") or ""
+_OLD_SELF = re.compile(r"\boldSelf\b")
+_SELF_USE = re.compile(r"\bself\b(\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))?")
+_SELF_FIELD = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)")  # fields, not methods
 
 
-def _no_startup_with_depends_on(spec) -> bool:
-    ordered = (spec.get("startupPolicy") or {}).get("startupPolicyOrder") == "InOrder"
-    return not (ordered and any("dependsOn" in job for job in spec.get("replicatedJobs") or ()))
+def is_transition(rule: dict) -> bool:
+    return bool(_OLD_SELF.search(rule["rule"]))
 
 
-RULES = {
-    "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')": lambda obj: bool(_DNS_LABEL.match(_name(obj))),
-    "size(self.metadata.name) <= 63": lambda obj: len(_name(obj)) <= 63,
-    "self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')": lambda uri: uri == "" or bool(_URI.match(uri)),
-    "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']": lambda manager: manager
-    in ("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"),
-    "self >= 1": lambda number: number >= 1,
-    "has(self.lastUpdatedTime)": lambda status: "lastUpdatedTime" in status,
-    "[has(self.torch), has(self.mpi), has(self.jax), has(self.xgboost),has(self.flux)].filter(x, x).size() <= 1": (
-        lambda policy: sum(key in policy for key in _POLICIES) <= 1
-    ),
-    "!self.exists(c, c == 'node')": lambda names: "node" not in names,
-    "!(has(self.startupPolicy) && self.startupPolicy.startupPolicyOrder == 'InOrder' && self.replicatedJobs.exists(x, has(x.dependsOn)))": _no_startup_with_depends_on,
-    "self.templates.all(t, !has(t.metadata.namespace) || size(t.metadata.namespace) == 0)": lambda policy: all(
-        not (template.get("metadata") or {}).get("namespace") for template in policy.get("templates") or ()
-    ),
-}
+def check(rule: dict, value, old=None) -> tuple[tuple, str] | None:
+    """(path below the rule's place, message) when `rule` refuses `value` (`old`: the stored value, for a
+    transition rule); None when it allows it."""
+    from . import celengine
 
-# Rules on an object that are about one of its fields: report them at that field.
-FIELD = {
-    "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')": ("metadata", "name"),
-    "size(self.metadata.name) <= 63": ("metadata", "name"),
-}
+    reads = _read_fields(f"{rule['rule']}\n{rule.get('messageExpression') or ''}")  # the message reads self too
+    if old is None and isinstance(value, dict) and reads is not None:
+        value = {key: value[key] for key in reads if key in value}
+    data = {"self": value} if old is None else {"self": value, "oldSelf": old}
+    text = rule["rule"]
+    try:
+        result = celengine.evaluate(celengine.compile(text, tuple(data)), data)
+    except celengine.CompileError as exc:
+        return (), f"rule compile error: {exc}"
+    except celengine.EvalError as exc:
+        if str(exc) == "no such overload":
+            return (), ("'no such overload': call arguments did not match a supported operator, function or macro "
+                        f"signature for rule: {_rule_text(rule)}")
+        return (), f"{exc} evaluating rule: {_rule_text(rule)}"
+    if result is True:
+        return None
+    if result is not False:
+        return (), f"rule did not evaluate to a bool: {_rule_text(rule)}"
+    return _field(rule), _message(rule, data)
 
-TRANSITION = frozenset({"self == oldSelf"})
+
+@cache
+def _read_fields(text: str) -> frozenset | None:
+    """The fields of `self` a rule reads, when it reads `self` only through them (None: it reads the whole
+    value). A rule on a whole object then gets only those fields, the same to it and far cheaper to convert
+    to CEL values than the object."""
+    uses = _SELF_USE.findall(text)
+    if not uses or "" in uses:
+        return None
+    return frozenset(use[1:] for use in uses)
+
+
+def _rule_text(rule: dict) -> str:
+    """The API server's ruleErrorString: the message, else the rule."""
+    return (rule.get("message") or "").strip() or text_of(rule)
+
+
+def text_of(rule: dict) -> str:
+    return rule["rule"].strip()
+
+
+def _message(rule: dict, data: dict) -> str:
+    expression = rule.get("messageExpression")
+    if expression:
+        from . import celengine
+
+        try:
+            found = celengine.evaluate(celengine.compile(expression, tuple(data)), data)
+        except (celengine.CompileError, celengine.EvalError):
+            found = None
+        if isinstance(found, str) and found.strip() and "\n" not in found:
+            return found
+    return rule.get("message") or f"failed rule: {text_of(rule)}"
+
+
+def _field(rule: dict) -> tuple:
+    """Where the failure is reported below the rule's place: its `fieldPath`, else the one field of `self`
+    the rule reads, when it reads only one (a rule on a whole object about its name is about the name)."""
+    if rule.get("fieldPath"):
+        return tuple(part for part in rule["fieldPath"].split(".") if part)
+    fields = {match[1] for match in _SELF_FIELD.finditer(rule["rule"])}
+    if len(fields) == 1 and (only := fields.pop()).count(".") > 1:
+        return tuple(only.split(".")[1:])
+    return ()

@@ -108,6 +108,11 @@ def _load_previous(previous, paths, runtime_paths, namespace):
         raise click.BadParameter(str(exc), param_hint="--previous") from None
 
 
+_policies = click.option(
+    "--policies", "policy_paths", multiple=True, type=click.Path(exists=True), metavar="PATH",
+    help="ValidatingAdmissionPolicies, their bindings and params (files or directories), evaluated against "
+         "every output object; they do not pass through. Repeatable.")
+
 _ssh_key_seed = click.option(
     "--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
     help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
@@ -192,6 +197,7 @@ def _output_format(ctx, param, value: str) -> str:
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous
+@_policies
 @click.option("-j", "--jobs", "workers", type=click.IntRange(min=1), envvar="TRAINC_JOBS",
               help="Processes to build with (env TRAINC_JOBS; default: the available cores); the output is the "
                    "same with any number.")
@@ -199,7 +205,7 @@ def _output_format(ctx, param, value: str) -> str:
               help="With --output-dir: write nothing; exit 1 listing the files there that are stale, missing or "
                    "left over.")
 def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_seed, require_ssh_key_seed,
-          trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, workers, check):
+          trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, policy_paths, workers, check):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS, and pass every
     other document of PATHS through as it is, in an order `kubectl apply -f -` takes.
 
@@ -207,7 +213,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
-    from . import parallel, passthrough
+    from . import parallel, passthrough, policy
 
     _QUICK_EXIT.append(True)
     if check and output_dir is None:
@@ -216,9 +222,11 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
         raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
     seed = _seed(ssh_key_seed, require_ssh_key_seed)
     try:
+        before = _load_previous(previous, paths, runtime_paths, namespace)
         output = parallel.build(paths, runtime_paths, workers=workers or parallel.available_cores(),
                                 namespace=namespace, ssh_key_seed=seed, runtime_snapshot=runtime_snapshot,
-                                output_dir=output_dir, previous=_load_previous(previous, paths, runtime_paths, namespace))
+                                output_dir=output_dir, previous=before)
+        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths)
         manifests = passthrough.select(output, namespace=namespace, trainer_only=trainer_only,
                                        include_runtimes=include_runtimes, files=output_dir is not None)
     except TraincError as error:
@@ -294,6 +302,7 @@ def _emit(text: str) -> None:
 @cli.command()
 @_inputs
 @_previous
+@_policies
 @click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: lines on stderr; json: one record per problem on stdout.")
 @click.option("--format", "annotations", type=click.Choice(["github"]),
@@ -301,7 +310,7 @@ def _emit(text: str) -> None:
 @click.option("--skip-other-files", is_flag=True,
               help="Pass over files that do not mention trainer.kubeflow.org (for hooks given every changed YAML "
                    "file).")
-def validate(paths, runtime_paths, namespace, previous, output_format, annotations, skip_other_files):
+def validate(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
     Checks the CRD schemas and CEL rules, the TrainJob and (Cluster)TrainingRuntime
@@ -319,7 +328,7 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
     a REV_OR_DIR that is neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import report, sshkeys
+    from . import policy, report, sshkeys
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")
@@ -332,6 +341,7 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
         # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
+        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths)
     except TraincError as error:
         output, failure = None, error
     stdout, stderr = report.outcome(output, failure if output is None else None, output_format, annotations)

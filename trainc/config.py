@@ -27,7 +27,9 @@ KEYS = {
     "plugins": ("plugins", False, True),
     "ssh-keys": ("ssh_keys", False, False),
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
+    "policy-paths": ("policy_paths", True, True),
 }
+HOUSE_RULES = "policies"  # a list of house rules, read with their positions by trainc.policy.house
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,10 @@ def load(start: str | None = None) -> Config:
     base = os.path.dirname(path)
     values = {}
     for key, value in raw.items():
+        if key == HOUSE_RULES:
+            continue
         if key not in KEYS:
-            known = ", ".join(KEYS)
+            known = ", ".join([*KEYS, HOUSE_RULES])
             raise InputError(origin, (key,), f"unknown key (known: {known})", key=True, mark=where((key,)))
         name, is_path, is_list = KEYS[key]
         items = value if is_list else [value]

@@ -1,9 +1,11 @@
-"""[CRD] Transition rules (`self == oldSelf`) of the CRD schemas, for updates (`--previous`).
+"""[CRD] Transition rules (those reading `oldSelf`) of the CRD schemas, for updates (`--previous`),
+evaluated by the CEL engine.
 
 Kubernetes evaluates a transition rule only where both the old and the new
 value exist and can be correlated: object properties, map values, and items of
 `x-kubernetes-list-type: map` lists (matched by their keys); never items of
-atomic or set lists. Equality is CEL's: lists of type map or set ignore order.
+atomic or set lists. Equality is Kubernetes': lists of type map or set ignore order, so both values are
+given to the rule with such lists in one canonical order.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ def check(origin: Origin | None, new, old, schema: dict) -> list[InputError]:
 
 def _walk(new, old, schema: dict, path: Path, errors: list, origin) -> None:
     for rule in schema.get("x-kubernetes-validations", ()):
-        if rule["rule"] in cel.TRANSITION and _canonical(new, schema) != _canonical(old, schema):
-            errors.append(InputError(origin, path, rule["message"]))
+        if cel.is_transition(rule):
+            found = cel.check(rule, _canonical(new, schema), _canonical(old, schema))
+            if found is not None:
+                errors.append(InputError(origin, path + found[0], found[1]))
     if isinstance(new, dict) and isinstance(old, dict):
         properties, values = schema.get("properties"), schema.get("additionalProperties")
         for key, item in new.items():

@@ -1,0 +1,473 @@
+"""Admission policies offline: ValidatingAdmissionPolicies with bindings (in the inputs or --policies) and
+house rules, run through `trainc build` / `trainc validate` as a user runs them. The cases follow
+k8s.io/apiserver plugin/policy/validating's admission tests: Deny/Warn/Audit actions, params by name and
+selector with parameterNotFoundAction, namespaceSelector, messageExpression, failurePolicy on CEL errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from trainc.cli import cli
+
+
+def trainjob(name="demo", namespace="team-a", gpus=8):
+    return textwrap.dedent(f"""\
+        apiVersion: trainer.kubeflow.org/v1alpha1
+        kind: TrainJob
+        metadata:
+          name: {name}
+          namespace: {namespace}
+        spec:
+          runtimeRef:
+            name: torch-distributed
+          trainer:
+            numNodes: 2
+            image: registry.example.com/train:1
+            resourcesPerNode:
+              limits:
+                nvidia.com/gpu: {gpus}
+        """)
+
+
+# Every container of a JobSet asks for at most 8 GPUs (a node has 8).
+GPU_CAP = textwrap.dedent("""\
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicy
+    metadata:
+      name: gpu-cap
+    spec:
+      failurePolicy: Fail
+      matchConstraints:
+        resourceRules:
+          - apiGroups: [jobset.x-k8s.io]
+            apiVersions: ["*"]
+            operations: [CREATE, UPDATE]
+            resources: [jobsets]
+      variables:
+        - name: containers
+          expression: "object.spec.replicatedJobs.map(j, j.template.spec.template.spec.containers).map(c, c)"
+      validations:
+        - expression: >-
+            object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
+              !has(c.resources) || !has(c.resources.limits) || !('nvidia.com/gpu' in c.resources.limits) ||
+              int(c.resources.limits['nvidia.com/gpu']) <= 8))
+          message: at most 8 GPUs per node
+          reason: Forbidden
+    """)
+
+
+def binding(actions="[Deny]", policy="gpu-cap", name="gpu-cap-binding", extra=""):
+    return textwrap.dedent(f"""\
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicyBinding
+        metadata:
+          name: {name}
+        spec:
+          policyName: {policy}
+          validationActions: {actions}
+        """) + extra
+
+
+def run(tmp_path, *files, args=(), command="build"):
+    paths = []
+    for index, text in enumerate(files):
+        path = tmp_path / f"f{index}.yaml"
+        path.write_text(text)
+        paths.append(str(path))
+    result = CliRunner().invoke(cli, [command, *args, *paths], catch_exceptions=False)
+    return result, paths
+
+
+def test_gpu_cap_denies_naming_policy_binding_and_trainjob_place(tmp_path):
+    result, paths = run(tmp_path, trainjob(gpus=16), GPU_CAP + "---\n" + binding())
+    assert result.exit_code == 1 and "kind: JobSet" not in result.stdout
+    assert result.stderr.strip().splitlines() == [
+        f"{paths[0]}:1:1: JobSet team-a/demo: ValidatingAdmissionPolicy 'gpu-cap' with binding 'gpu-cap-binding' "
+        "denied request: at most 8 GPUs per node"]
+    allowed, _ = run(tmp_path, trainjob(gpus=8), GPU_CAP + "---\n" + binding())
+    assert allowed.exit_code == 0 and "kind: JobSet" in allowed.stdout
+    # the policy objects among the inputs pass through, as any cluster object does
+    assert "kind: ValidatingAdmissionPolicy\n" in allowed.stdout
+
+
+def test_warn_and_audit_do_not_deny(tmp_path):
+    result, paths = run(tmp_path, trainjob(gpus=16), GPU_CAP + "---\n" + binding("[Warn, Audit]"))
+    assert result.exit_code == 0 and "kind: JobSet" in result.stdout
+    assert (f"warning: {paths[0]}:1:1: JobSet team-a/demo: Validation failed for ValidatingAdmissionPolicy "
+            "'gpu-cap' with binding 'gpu-cap-binding': at most 8 GPUs per node") in result.stderr
+    assert (f"notice: {paths[0]}:1:1: JobSet team-a/demo: audit: ValidatingAdmissionPolicy 'gpu-cap' with binding "
+            "'gpu-cap-binding': validation failed: at most 8 GPUs per node") in result.stderr
+
+
+def test_validate_reports_the_denial_as_a_json_problem(tmp_path):
+    result, paths = run(tmp_path, trainjob(gpus=16), GPU_CAP + "---\n" + binding(), args=("-o", "json"),
+                        command="validate")
+    assert result.exit_code == 1
+    assert '"message": "JobSet team-a/demo: ValidatingAdmissionPolicy \'gpu-cap\'' in result.stdout
+
+
+def test_policies_path_is_not_passed_through(tmp_path):
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    (policies / "cap.yaml").write_text(GPU_CAP + "---\n" + binding())
+    job = tmp_path / "job.yaml"
+    job.write_text(trainjob(gpus=8))
+    result = CliRunner().invoke(cli, ["build", "--policies", str(policies), str(job)])
+    assert result.exit_code == 0 and "ValidatingAdmissionPolicy" not in result.stdout
+    job.write_text(trainjob(gpus=9))
+    result = CliRunner().invoke(cli, ["build", "--policies", str(policies), str(job)])
+    assert result.exit_code == 1 and "denied request: at most 8 GPUs per node" in result.stderr
+
+
+PARAM_POLICY = textwrap.dedent("""\
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicy
+    metadata:
+      name: gpu-cap-param
+    spec:
+      paramKind:
+        apiVersion: v1
+        kind: ConfigMap
+      matchConstraints:
+        resourceRules:
+          - apiGroups: [jobset.x-k8s.io]
+            apiVersions: [v1alpha2]
+            operations: [CREATE]
+            resources: [jobsets]
+      validations:
+        - expression: >-
+            object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
+              int(c.resources.limits['nvidia.com/gpu']) <= int(params.data.maxGPUs)))
+          messageExpression: "'at most ' + params.data.maxGPUs + ' GPUs per node in ' + object.metadata.namespace"
+    """)
+
+
+def limits(namespace="team-a", gpus="4", name="gpu-limits"):
+    return textwrap.dedent(f"""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: {name}
+          namespace: {namespace}
+        data:
+          maxGPUs: "{gpus}"
+        """)
+
+
+def test_params_from_the_inputs_and_message_expression(tmp_path):
+    ref = "  paramRef:\n    name: gpu-limits\n    parameterNotFoundAction: Deny\n"
+    result, paths = run(tmp_path, trainjob(gpus=8), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=ref),
+                        limits())
+    assert result.exit_code == 1
+    assert ("ValidatingAdmissionPolicy 'gpu-cap-param' with binding 'gpu-cap-binding' denied request: "
+            "at most 4 GPUs per node in team-a") in result.stderr
+    # the param is the one of the object's namespace: in team-b it allows 8
+    result, _ = run(tmp_path, trainjob(gpus=8, namespace="team-b"),
+                    PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=ref), limits(), limits("team-b", "8"))
+    assert result.exit_code == 0, result.stderr
+
+
+def test_missing_params_deny_or_allow_by_parameter_not_found_action(tmp_path):
+    deny = "  paramRef:\n    name: nowhere\n    parameterNotFoundAction: Deny\n"
+    result, _ = run(tmp_path, trainjob(), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=deny))
+    assert result.exit_code == 1 and (
+        "ValidatingAdmissionPolicy 'gpu-cap-param' with binding 'gpu-cap-binding' denied request: failed to configure "
+        "binding: no params found for policy binding with `Deny` parameterNotFoundAction") in result.stderr
+    allow = "  paramRef:\n    name: nowhere\n    parameterNotFoundAction: Allow\n"
+    result, _ = run(tmp_path, trainjob(), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=allow))
+    assert result.exit_code == 0, result.stderr
+
+
+def test_params_by_selector_each_evaluated(tmp_path):
+    selector = "  paramRef:\n    selector:\n      matchLabels: {kind: gpu-limit}\n    parameterNotFoundAction: Allow\n"
+    labelled = limits(gpus="16", name="loose").replace("  name: loose\n", "  name: loose\n  labels: {kind: gpu-limit}\n")
+    strict = limits(gpus="2", name="strict").replace("  name: strict\n", "  name: strict\n  labels: {kind: gpu-limit}\n")
+    result, _ = run(tmp_path, trainjob(gpus=4), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=selector),
+                    labelled, strict)
+    assert result.exit_code == 1 and result.stderr.count("denied request") == 1
+    assert "at most 2 GPUs per node" in result.stderr
+
+
+NAMESPACES = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: team-a
+      labels:
+        gpu-quota: limited
+    ---
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: team-b
+    """)
+
+
+def test_namespace_selector_over_the_inputs_namespaces(tmp_path):
+    selected = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    namespaceSelector:\n"
+                                                        "      matchLabels: {gpu-quota: limited}\n")
+    result, _ = run(tmp_path, trainjob(gpus=16), trainjob(name="other", namespace="team-b", gpus=16), NAMESPACES,
+                    selected + "---\n" + binding())
+    assert result.exit_code == 1
+    assert "JobSet team-a/demo: ValidatingAdmissionPolicy 'gpu-cap'" in result.stderr
+    assert "team-b" not in result.stderr
+    # a Namespace not among the inputs has only its name label: matchExpressions on it
+    by_name = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    namespaceSelector:\n"
+                                                       "      matchExpressions:\n        - {key: kubernetes.io/metadata.name,"
+                                                       " operator: In, values: [team-c]}\n")
+    result, _ = run(tmp_path, trainjob(gpus=16, namespace="team-c"), by_name + "---\n" + binding())
+    assert result.exit_code == 1 and "JobSet team-c/demo" in result.stderr
+
+
+def test_object_selector_and_exclude_rules(tmp_path):
+    by_label = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    objectSelector:\n"
+                                                        "      matchLabels: {tier: batch}\n")
+    result, _ = run(tmp_path, trainjob(gpus=16), by_label + "---\n" + binding())
+    assert result.exit_code == 0, result.stderr  # the JobSet carries no tier label
+    excluded = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    excludeResourceRules:\n"
+                                                        "      - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'],"
+                                                        " resources: [jobsets], resourceNames: [demo]}\n")
+    result, _ = run(tmp_path, trainjob(gpus=16), excluded + "---\n" + binding())
+    assert result.exit_code == 0, result.stderr
+
+
+def test_cel_error_denies_under_fail_and_is_ignored_under_ignore(tmp_path):
+    result, _ = run(tmp_path, trainjob(gpus=8), _policy_with("object.spec.nothere == 1", "Fail") + "---\n" + binding())
+    assert result.exit_code == 1
+    assert ("denied request: expression 'object.spec.nothere == 1' resulted in error: no such key: nothere"
+            in result.stderr)
+    result, _ = run(tmp_path, trainjob(gpus=8), _policy_with("object.spec.nothere == 1", "Ignore") + "---\n" + binding())
+    assert result.exit_code == 0, result.stderr
+
+
+def _policy_with(expression: str, failure: str = "Fail", extra: str = "") -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingAdmissionPolicy
+        metadata:
+          name: gpu-cap
+        spec:
+          failurePolicy: {failure}
+          matchConstraints:
+            resourceRules:
+              - apiGroups: ["*"]
+                apiVersions: ["*"]
+                operations: ["*"]
+                resources: ["*"]
+        """) + extra + f"  validations:\n    - expression: {expression!r}\n"
+
+
+def test_match_conditions_and_variables(tmp_path):
+    conditions = ("  matchConditions:\n    - name: jobsets-only\n      expression: \"request.kind.kind == 'JobSet'\"\n"
+                  "  variables:\n    - name: nodes\n      expression: object.spec.replicatedJobs[0].template.spec.parallelism\n")
+    result, _ = run(tmp_path, trainjob(), _policy_with("variables.nodes <= 1", extra=conditions) + "---\n" + binding())
+    assert result.exit_code == 1 and result.stderr.count("denied request") == 1
+    assert "JobSet team-a/demo" in result.stderr and "failed expression: variables.nodes <= 1" in result.stderr
+
+
+def test_passed_through_objects_are_reported_at_their_own_place(tmp_path):
+    policy = _policy_with("object.metadata.name.startsWith('team-')",
+                          extra="") .replace('resources: ["*"]', "resources: [configmaps]")
+    result, paths = run(tmp_path, limits(), policy + "---\n" + binding())
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        f"{paths[0]}:1:1: ConfigMap team-a/gpu-limits: ValidatingAdmissionPolicy 'gpu-cap' with binding "
+        "'gpu-cap-binding' denied request: failed expression: object.metadata.name.startsWith('team-')")
+
+
+def test_update_rules_under_previous_see_the_old_object(tmp_path):
+    grows = _policy_with("oldObject == null || object.data.maxGPUs >= oldObject.data.maxGPUs").replace(
+        'operations: ["*"]', "operations: [UPDATE]")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "limits.yaml").write_text(limits(gpus="8"))
+    result, _ = run(tmp_path, limits(gpus="4"), grows + "---\n" + binding(), args=("--previous", str(old)),
+                    command="validate")
+    assert result.exit_code == 1 and "ConfigMap team-a/gpu-limits: ValidatingAdmissionPolicy" in result.stderr
+    created, _ = run(tmp_path, limits(gpus="4"), grows + "---\n" + binding(), command="validate")
+    assert created.exit_code == 0, created.stderr  # CREATE: an UPDATE-only rule does not apply
+
+
+def test_bad_policy_input_fails_at_its_own_place(tmp_path):
+    broken = _policy_with("object.spec.replicatedJobs.all(j, ")
+    result, paths = run(tmp_path, trainjob(), broken + "---\n" + binding())
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"{paths[1]}:14:19: spec.validations[0].expression: compilation failed: "
+                                    "ERROR: <input>:1:")
+    assert "spec.policyName" not in result.stderr  # its binding is not reported again
+    unknown = PARAM_POLICY.replace("kind: ConfigMap", "kind: GPULimit")
+    result, paths = run(tmp_path, trainjob(), unknown + "---\n" + binding(policy="gpu-cap-param"))
+    assert result.exit_code == 1 and result.stderr.startswith(
+        f"{paths[1]}:7:5: spec.paramKind: failed to find resource referenced by paramKind: 'v1, Kind=GPULimit'")
+    result, paths = run(tmp_path, trainjob(), binding(policy="nowhere"))
+    assert result.exit_code == 1 and result.stderr.strip() == (
+        f"{paths[1]}:6:15: spec.policyName: no ValidatingAdmissionPolicy 'nowhere' among the inputs or --policies")
+
+
+HOUSE = textwrap.dedent("""\
+    policies:
+      - name: gpu-per-node-cap
+        match:
+          kinds: [jobset.x-k8s.io/JobSet]
+          namespaces: [team-a]
+        rule: >-
+          object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
+            !has(c.resources.limits) || !('nvidia.com/gpu' in c.resources.limits) ||
+            int(c.resources.limits['nvidia.com/gpu']) <= 8))
+        message: at most 8 GPUs per node
+    """)
+
+
+def test_the_same_cap_as_a_house_rule(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".trainc.yaml").write_text(HOUSE)
+    (tmp_path / "a.yaml").write_text(trainjob(gpus=16))
+    (tmp_path / "b.yaml").write_text(trainjob(name="other", namespace="team-b", gpus=16))
+    result = CliRunner().invoke(cli, ["build", "a.yaml", "b.yaml"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == ("a.yaml:1:1: JobSet team-a/demo: house rule 'gpu-per-node-cap' denied: "
+                                     "at most 8 GPUs per node")
+    (tmp_path / "a.yaml").write_text(trainjob(gpus=8))
+    assert CliRunner().invoke(cli, ["build", "a.yaml", "b.yaml"]).exit_code == 0
+
+
+def test_a_house_rule_that_does_not_compile_fails_at_its_place(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".trainc.yaml").write_text(HOUSE.replace("message: at most", "message: at most").replace(
+        "int(c.resources.limits['nvidia.com/gpu']) <= 8))", "int(c.resources.limits['nvidia.com/gpu']) <= ))"))
+    (tmp_path / "a.yaml").write_text(trainjob(gpus=8))
+    result = CliRunner().invoke(cli, ["build", "a.yaml"])
+    assert result.exit_code == 1 and result.stderr.startswith(
+        ".trainc.yaml:6:11: policies[0].rule: compilation failed: ERROR: <input>:")
+
+
+def test_no_policy_no_policy_modules():
+    """A build without policies imports neither the admission evaluation nor the house rules' checks."""
+    probe = ("import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
+             "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    from conftest import ROOT
+
+    built = subprocess.run([sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
+                           capture_output=True, text=True, cwd=ROOT / "examples")
+    assert "kind: JobSet" in built.stdout
+    assert "trainc.policy.vap" not in built.stderr.split()
+    helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
+    assert "cel_expr_python" not in helped.stderr.split() and "trainc.celengine" not in helped.stderr.split()
+
+
+def readme_house_rules() -> str:
+    from conftest import ROOT
+
+    text = (ROOT / "README.md").read_text()
+    start = text.index("# .trainc.yaml\n")
+    return text[start:text.index("```", start)]
+
+
+RUNTIME_WITH_TEAM = textwrap.dedent("""\
+    apiVersion: trainer.kubeflow.org/v1alpha1
+    kind: TrainingRuntime
+    metadata:
+      name: labelled
+      namespace: team-a
+    spec:
+      mlPolicy:
+        numNodes: 1
+        torch: {}
+      template:
+        spec:
+          replicatedJobs:
+            - name: node
+              template:
+                metadata:
+                  labels:
+                    trainer.kubeflow.org/trainjob-ancestor-step: trainer
+                spec:
+                  template:
+                    metadata:
+                      labels: {team: vision}
+                    spec:
+                      containers:
+                        - name: node
+                          image: registry.example.com/torch:2
+    """)
+
+
+@pytest.mark.parametrize(("change", "refused"), [
+    ({}, None),
+    ({"gpus": "16"}, "gpu-per-node-cap"),
+    ({"image": "docker.io/me/train:1"}, "allowed-registries"),
+    ({"runtime": "torch-distributed", "image": "registry.example.com/x:1"}, "team-label"),
+    ({"queue": "spot", "priority": "high"}, "priority-per-queue"),
+    ({"queue": "spot", "priority": "preemptible"}, None),
+])
+def test_the_readme_house_rules(tmp_path, monkeypatch, change, refused):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "platform" / "policies").mkdir(parents=True)
+    (tmp_path / ".trainc.yaml").write_text(readme_house_rules())
+    (tmp_path / "runtime.yaml").write_text(RUNTIME_WITH_TEAM)
+    values = {"gpus": "8", "image": "registry.example.com/train:1", "runtime": "labelled", "queue": "prod-gpu",
+              "priority": "high", **change}
+    (tmp_path / "job.yaml").write_text(textwrap.dedent(f"""\
+        apiVersion: trainer.kubeflow.org/v1alpha1
+        kind: TrainJob
+        metadata:
+          name: demo
+          namespace: team-a
+          labels:
+            kueue.x-k8s.io/queue-name: {values['queue']}
+            kueue.x-k8s.io/priority-class: {values['priority']}
+        spec:
+          runtimeRef:
+            name: {values['runtime']}
+            kind: {'TrainingRuntime' if values['runtime'] == 'labelled' else 'ClusterTrainingRuntime'}
+          trainer:
+            image: {values['image']}
+            resourcesPerNode:
+              limits:
+                nvidia.com/gpu: {values['gpus']}
+        """))
+    result = CliRunner().invoke(cli, ["build", "runtime.yaml", "job.yaml"])
+    if refused is None:
+        assert result.exit_code == 0, result.stderr
+    else:
+        assert result.exit_code == 1
+        assert [line.split("'")[1] for line in result.stderr.splitlines()] == [refused]
+        assert result.stderr.startswith(f"job.yaml:1:1: JobSet team-a/demo: house rule '{refused}' denied: ")
+
+
+def test_policy_paths_in_the_project_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "platform").mkdir()
+    (tmp_path / "platform" / "cap.yaml").write_text(GPU_CAP + "---\n" + binding())
+    (tmp_path / ".trainc.yaml").write_text("policy-paths: [platform]\n")
+    (tmp_path / "job.yaml").write_text(trainjob(gpus=16))
+    result = CliRunner().invoke(cli, ["validate", "job.yaml"])
+    assert result.exit_code == 1 and "ValidatingAdmissionPolicy 'gpu-cap'" in result.stderr
+
+
+def test_a_rendered_jobset_update_sees_the_jobset_the_previous_trainjob_renders(tmp_path):
+    queue = "kueue.x-k8s.io/queue-name"
+    same_queue = _policy_with(f"object.metadata.labels[?'{queue}'] == oldObject.metadata.labels[?'{queue}']").replace(
+        'resources: ["*"]', "resources: [jobsets]").replace('operations: ["*"]', "operations: [UPDATE]")
+    queued = trainjob().replace("  namespace: team-a\n", f"  namespace: team-a\n  labels:\n    {queue}: small\n")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "job.yaml").write_text(queued)
+    moved = queued.replace(f"{queue}: small", f"{queue}: large")
+    result, paths = run(tmp_path, moved, same_queue + "---\n" + binding(), args=("--previous", str(old)),
+                        command="validate")
+    assert result.exit_code == 1 and result.stderr.startswith(
+        f"{paths[0]}:1:1: JobSet team-a/demo: ValidatingAdmissionPolicy 'gpu-cap' with binding 'gpu-cap-binding' "
+        "denied request: failed expression: object.metadata.labels[?")
+    same, _ = run(tmp_path, queued, same_queue + "---\n" + binding(), args=("--previous", str(old)),
+                  command="validate")
+    assert same.exit_code == 0, same.stderr

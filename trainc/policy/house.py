@@ -1,0 +1,130 @@
+"""House rules: `policies:` in the project config, checks a platform team wants without a cluster object.
+
+    policies:
+      - name: gpu-cap
+        match: {kinds: [jobset.x-k8s.io/JobSet], namespaces: [team-a], labels: {tier: batch}}
+        rule: "object.spec.replicatedJobs.all(j, ...)"   # CEL over `object`; true = allowed
+        message: at most 8 GPUs per node
+
+`kinds` are `Kind` (any group) or `group/Kind`, of rendered or passed-through objects; `namespaces` and
+`labels` narrow the match. A rule that refuses, or fails at run time, is an error at the object's place.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..errors import InputError, Origin
+from .resources import group_version
+
+
+@dataclass
+class Rule:
+    name: str
+    kinds: tuple  # ((group or None, kind), ...)
+    namespaces: tuple | None
+    labels: dict
+    expression: str
+    program: object
+    message: str
+
+
+def load(start: str | None = None) -> tuple[list[Rule], list[InputError]]:
+    """The house rules of the project config in effect (none without one)."""
+    from .. import config
+
+    path = config.find(start)
+    if path is None:
+        return [], []
+    if os.path.basename(path) == config.FILE:
+        raw, origin, where = config._yaml(path)
+    else:
+        raw, origin = config._toml(path)["tool"]["trainc"], Origin(os.path.relpath(path))
+        where = config._toml_locator(path)
+    found = raw.get("policies") if isinstance(raw, dict) else None
+    if found is None:
+        return [], []
+    rules, errors = [], []
+    if not isinstance(found, list):
+        return [], [InputError(origin, ("policies",), "must be a list of {name, match, rule, message}",
+                               mark=where(("policies",)))]
+    for index, item in enumerate(found):
+        try:
+            rules.append(_rule(item, index))
+        except _Bad as bad:
+            errors.append(InputError(origin, ("policies", index, *bad.path), bad.message, mark=where(("policies",))))
+    return rules, errors
+
+
+class _Bad(Exception):
+    def __init__(self, path, message):
+        super().__init__(message)
+        self.path, self.message = path, message
+
+
+def _text(item: dict, key: str, required: bool = True) -> str | None:
+    value = item.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise _Bad((key,), "must be a non-empty string")
+    return value
+
+
+def _rule(item, index: int) -> Rule:
+    if not isinstance(item, dict):
+        raise _Bad((), "must be an object with name, match, rule and message")
+    unknown = sorted(set(item) - {"name", "match", "rule", "message"})
+    if unknown:
+        raise _Bad((unknown[0],), "unknown field (known: name, match, rule, message)")
+    name, expression = _text(item, "name"), _text(item, "rule")
+    match = item.get("match")
+    if not isinstance(match, dict) or not isinstance(match.get("kinds"), list) or not match["kinds"]:
+        raise _Bad(("match", "kinds"), "must be a non-empty list of Kind or group/Kind")
+    kinds = []
+    for position, text in enumerate(match["kinds"]):
+        if not isinstance(text, str) or not text:
+            raise _Bad(("match", "kinds", position), "must be a Kind or group/Kind")
+        group, slash, kind = text.rpartition("/")
+        kinds.append((group if slash else None, kind))
+    namespaces = match.get("namespaces")
+    if namespaces is not None and not (isinstance(namespaces, list) and all(isinstance(n, str) for n in namespaces)):
+        raise _Bad(("match", "namespaces"), "must be a list of namespaces")
+    labels = match.get("labels") or {}
+    if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
+        raise _Bad(("match", "labels"), "must map label keys to values")
+    from .. import celengine
+
+    try:
+        program = celengine.compile(expression, ("object",))
+    except celengine.CompileError as exc:
+        raise _Bad(("rule",), f"compilation failed: {exc}") from None
+    message = _text(item, "message", required=False) or f"failed rule: {expression.strip()}"
+    return Rule(name, tuple(kinds), None if namespaces is None else tuple(namespaces), labels, expression, program,
+                message)
+
+
+def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list) -> None:
+    """Add an error for each rule that takes `obj` (in `namespace`, "" when cluster-scoped) and refuses it."""
+    from .. import celengine
+
+    group = group_version(obj.get("apiVersion") or "")[0]
+    kind = obj.get("kind")
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    for rule in rules:
+        if not any(k == kind and g in (None, group) for g, k in rule.kinds):
+            continue
+        if rule.namespaces is not None and namespace not in rule.namespaces:
+            continue
+        if any(labels.get(key) != value for key, value in rule.labels.items()):
+            continue
+        try:
+            allowed = celengine.evaluate(rule.program, {"object": obj})
+        except celengine.EvalError as exc:
+            message = f"expression '{rule.expression.strip()}' resulted in error: {exc}"
+        else:
+            if allowed is True:
+                continue
+            message = rule.message
+        errors.append(InputError(origin, path, f"{label}: house rule '{rule.name}' denied: {message}"))

@@ -1,0 +1,423 @@
+"""ValidatingAdmissionPolicy and its bindings, evaluated offline as the API server's admission plugin
+(k8s.io/apiserver plugin/policy/validating, generic matching) evaluates them on CREATE, or on UPDATE when
+the object has a previous version.
+
+Per object and policy: matchConstraints (resourceRules, excludeResourceRules, namespaceSelector over the
+inputs' Namespaces, objectSelector), then per binding its matchResources, its params (paramKind/paramRef),
+matchConditions, variables and validations; a failed validation is acted on by the binding's
+validationActions (Deny: an error; Warn: a warning; Audit: a notice). A CEL error or a configuration error
+(no params under `parameterNotFoundAction: Deny`) denies under `failurePolicy: Fail` and is ignored under
+`Ignore`. Messages are the API server's. Policy input the API server would refuse to store (an expression
+that does not compile, a paramKind no input or built-in kind has, a binding to a missing policy) is an
+error at its own place.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .. import celengine
+from ..errors import InputError, Origin, one_line
+from . import house, is_policy
+from .resources import Resources, group_version
+
+POLICY, BINDING = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"
+NAMES = ("object", "oldObject", "request", "params", "namespaceObject", "variables")
+_ACTIONS = ("Deny", "Warn", "Audit")
+
+
+@dataclass
+class Subject:
+    """One object admitted: reported at `origin`/`path` (the TrainJob that rendered it, or itself)."""
+
+    obj: dict
+    origin: Origin | None
+    path: tuple = ()
+    old: dict | None = None
+
+
+@dataclass
+class Expression:
+    text: str
+    program: object
+
+
+@dataclass
+class Policy:
+    origin: Origin
+    name: str
+    failure: str
+    param_kind: tuple | None  # (group, version, kind)
+    constraints: dict
+    conditions: list = field(default_factory=list)  # [(name, Expression)]
+    variables: list = field(default_factory=list)  # [(name, Expression)]
+    validations: list = field(default_factory=list)  # [(rule dict, Expression, message Expression | None)]
+
+
+@dataclass
+class Binding:
+    origin: Origin
+    name: str
+    policy: Policy
+    actions: tuple
+    param_ref: dict | None
+    match: dict | None
+
+
+class _Bad(Exception):
+    def __init__(self, path, message):
+        super().__init__(message)
+        self.path, self.message = path, message
+
+
+def _get(node, path: tuple, kind, required=False, default=None):
+    value = node
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    if value is None:
+        if required:
+            raise _Bad(path, "required field is missing")
+        return default
+    if not isinstance(value, kind):
+        raise _Bad(path, f"must be {'a string' if kind is str else 'a list' if kind is list else 'an object'}")
+    return value
+
+
+def _compile(text, path) -> Expression:
+    try:
+        return Expression(text, celengine.compile(text, NAMES))
+    except celengine.CompileError as exc:
+        raise _Bad(path, f"compilation failed: {exc}") from None
+
+
+def _policy(origin: Origin, obj: dict, known_kind) -> Policy:
+    name = _get(obj, ("metadata", "name"), str, required=True)
+    failure = _get(obj, ("spec", "failurePolicy"), str, default="Fail")
+    if failure not in ("Fail", "Ignore"):
+        raise _Bad(("spec", "failurePolicy"), f'unsupported value "{failure}": must be one of "Fail", "Ignore"')
+    param_kind = None
+    if _get(obj, ("spec", "paramKind"), dict) is not None:
+        api_version = _get(obj, ("spec", "paramKind", "apiVersion"), str, required=True)
+        kind = _get(obj, ("spec", "paramKind", "kind"), str, required=True)
+        group, version = group_version(api_version)
+        if not known_kind(group, kind):
+            raise _Bad(("spec", "paramKind"), f"failed to find resource referenced by paramKind: '{api_version}, "
+                                              f"Kind={kind}': no such kind among the inputs, --policies or "
+                                              "Kubernetes' built-in kinds")
+        param_kind = (group, version, kind)
+    constraints = _get(obj, ("spec", "matchConstraints"), dict, required=True)
+    _get(obj, ("spec", "matchConstraints", "resourceRules"), list, required=True)
+    policy = Policy(origin, name, failure, param_kind, constraints)
+    for index, item in enumerate(_get(obj, ("spec", "matchConditions"), list, default=[])):
+        where = ("spec", "matchConditions", index)
+        policy.conditions.append((_get(item, ("name",), str, required=True),
+                                  _compile(_get(item, ("expression",), str, required=True), (*where, "expression"))))
+    for index, item in enumerate(_get(obj, ("spec", "variables"), list, default=[])):
+        where = ("spec", "variables", index)
+        policy.variables.append((_get(item, ("name",), str, required=True),
+                                 _compile(_get(item, ("expression",), str, required=True), (*where, "expression"))))
+    validations = _get(obj, ("spec", "validations"), list, default=[])
+    if not validations:
+        raise _Bad(("spec", "validations"), "at least one of validations or auditAnnotations is required "
+                                            "(trainc evaluates validations only)")
+    for index, item in enumerate(validations):
+        where = ("spec", "validations", index)
+        if not isinstance(item, dict):
+            raise _Bad(where, "must be an object")
+        expression = _compile(_get(item, ("expression",), str, required=True), (*where, "expression"))
+        message = _get(item, ("messageExpression",), str)
+        policy.validations.append((item, expression,
+                                   None if message is None else _compile(message, (*where, "messageExpression"))))
+    return policy
+
+
+def _binding(origin: Origin, obj: dict, policies: dict) -> Binding:
+    name = _get(obj, ("metadata", "name"), str, required=True)
+    policy_name = _get(obj, ("spec", "policyName"), str, required=True)
+    policy = policies.get(policy_name)
+    if policy is None:
+        raise _Bad(("spec", "policyName"), f"no ValidatingAdmissionPolicy {policy_name!r} among the inputs or "
+                                           "--policies")
+    actions = _get(obj, ("spec", "validationActions"), list, required=True)
+    if not actions or any(action not in _ACTIONS for action in actions):
+        raise _Bad(("spec", "validationActions"), 'must be one or more of "Deny", "Warn", "Audit"')
+    if "Deny" in actions and "Warn" in actions:
+        raise _Bad(("spec", "validationActions"), "Deny and Warn may not be used together")
+    param_ref = _get(obj, ("spec", "paramRef"), dict)
+    if policy.param_kind is not None and param_ref is None:
+        raise _Bad(("spec", "paramRef"), f"ValidatingAdmissionPolicy {policy.name!r} has a paramKind: the binding "
+                                         "needs a paramRef")
+    return Binding(origin, name, policy, tuple(dict.fromkeys(actions)), param_ref,
+                   _get(obj, ("spec", "matchResources"), dict))
+
+
+def load(documents, others) -> tuple[list[Binding], list[InputError]]:
+    """The bindings (with their policies) among `documents` ((origin, object) pairs), in name order;
+    `others` are every object of the run, whose kinds a paramKind may name."""
+    errors, policies, bindings, broken = [], {}, [], set()  # broken: policies reported already
+    resources = Resources(obj for _, obj in others)
+    kinds = {(group_version(obj.get("apiVersion") or "")[0], obj.get("kind")) for _, obj in others}
+
+    def known_kind(group, kind):
+        return resources.knows(group, kind) or (group, kind) in kinds
+
+    found = [(origin, obj) for origin, obj in documents if is_policy(obj)]
+    for origin, obj in found:
+        if obj["kind"] == POLICY:
+            try:
+                policy = _policy(origin, obj, known_kind)
+            except _Bad as bad:
+                errors.append(InputError(origin, bad.path, bad.message))
+                broken.add((obj.get("metadata") or {}).get("name"))
+                continue
+            policies.setdefault(policy.name, policy)
+    for origin, obj in found:
+        if obj["kind"] == BINDING and (obj.get("spec") or {}).get("policyName") not in broken:
+            try:
+                bindings.append(_binding(origin, obj, policies))
+            except _Bad as bad:
+                errors.append(InputError(origin, bad.path, bad.message))
+    return sorted(bindings, key=lambda b: (b.policy.name, b.name)), errors
+
+
+# --- matching (generic/matching.go and the webhook rule matcher)
+
+def _selects(selector, labels: dict) -> bool:
+    """A metav1.LabelSelector; absent or empty selects everything."""
+    if not isinstance(selector, dict):
+        return True
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or ():
+        key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values") or ()
+        present = key in labels
+        allowed = {"In": present and labels.get(key) in values, "NotIn": not present or labels.get(key) not in values,
+                   "Exists": present, "DoesNotExist": not present}.get(operator, False)
+        if not allowed:
+            return False
+    return True
+
+
+def _listed(values, value) -> bool:
+    return values is None or "*" in values or value in values
+
+
+def _rule_matches(rule: dict, request: dict, operation: str) -> bool:
+    if not (_listed(rule.get("operations"), operation) and _listed(rule.get("apiGroups"), request["kind"]["group"])
+            and _listed(rule.get("apiVersions"), request["kind"]["version"])):
+        return False
+    resources = rule.get("resources") or ()
+    resource = request["resource"]["resource"]
+    if not any(item in ("*", "*/*", resource) for item in resources):
+        return False
+    scope = rule.get("scope") or "*"
+    cluster = request["namespace"] == ""
+    if scope == "Cluster" and not cluster or scope == "Namespaced" and cluster:
+        return False
+    names = rule.get("resourceNames")
+    return not names or request["name"] in names
+
+
+def _matches(criteria: dict | None, request: dict, labels: dict, namespace_labels: dict | None, operation: str,
+             any_rule: bool) -> bool:
+    """Whether `criteria` (matchConstraints or a binding's matchResources) take the request; `any_rule`: no
+    resourceRules means every resource (a binding's matchResources)."""
+    if criteria is None:
+        return True
+    if namespace_labels is not None and not _selects(criteria.get("namespaceSelector"), namespace_labels):
+        return False
+    if not _selects(criteria.get("objectSelector"), labels):
+        return False
+    if any(_rule_matches(rule, request, operation) for rule in criteria.get("excludeResourceRules") or ()):
+        return False
+    rules = criteria.get("resourceRules") or ()
+    return (any_rule and not rules) or any(_rule_matches(rule, request, operation) for rule in rules)
+
+
+# --- evaluation (validating/validator.go, dispatcher.go)
+
+@dataclass
+class Outcome:
+    errors: list = field(default_factory=list)
+    notices: list = field(default_factory=list)
+
+
+class _Config(Exception):
+    """A binding that cannot be evaluated (no params): a configuration error, under failurePolicy."""
+
+
+def identity(obj: dict, namespace: str) -> tuple:
+    """(group, kind, namespace, name): what an update replaces (a namespaced object without one is in
+    `namespace`, as kubectl -n puts it; a kind of unknown scope counts as namespaced)."""
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    group = group_version(obj.get("apiVersion") or "")[0]
+    return group, obj.get("kind"), metadata.get("namespace") or namespace, metadata.get("name")
+
+
+class Admission:
+    def __init__(self, bindings: list[Binding], objects: list, namespace: str, rules=()):
+        self.bindings, self.default_namespace, self.rules = bindings, namespace, rules
+        self.resources = Resources(objects)
+        self.namespaces = {}
+        self.params: dict = {}  # (group, kind) -> [objects]
+        for obj in objects:
+            kind = obj.get("kind")
+            group = group_version(obj.get("apiVersion") or "")[0]
+            self.params.setdefault((group, kind), []).append(obj)
+            if kind == "Namespace" and group == "":
+                self.namespaces.setdefault((obj.get("metadata") or {}).get("name"), obj)
+
+    def _namespace_object(self, name: str) -> dict:
+        found = self.namespaces.get(name)
+        if found is None:  # not among the inputs: the Namespace the API server would create, as it labels it
+            found = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        labels = dict(found.get("metadata", {}).get("labels") or {})
+        labels.setdefault("kubernetes.io/metadata.name", name)
+        return {**found, "metadata": {**found.get("metadata", {}), "labels": labels}}
+
+    def admit(self, subject: Subject, outcome: Outcome) -> None:
+        obj = subject.obj
+        group, version = group_version(obj.get("apiVersion") or "")
+        kind = obj.get("kind") or ""
+        resource, cluster = self.resources.of(group, kind)
+        metadata = obj.get("metadata") or {}
+        namespace = "" if cluster else metadata.get("namespace") or self.default_namespace
+        name = metadata.get("name") or ""
+        operation = "CREATE" if subject.old is None else "UPDATE"
+        request = {"kind": {"group": group, "version": version, "kind": kind},
+                   "resource": {"group": group, "version": version, "resource": resource},
+                   "name": name, "namespace": namespace, "operation": operation,
+                   "userInfo": {"username": "", "groups": []}, "dryRun": False}
+        labels = metadata.get("labels") or {}
+        if subject.old is not None and not labels:
+            labels = (subject.old.get("metadata") or {}).get("labels") or {}
+        namespace_object = self._namespace_object(namespace) if namespace else None
+        if kind == "Namespace" and group == "":  # a Namespace is selected by its own labels
+            namespace_object, namespace_labels = None, self._namespace_object(name)["metadata"]["labels"]
+        else:
+            namespace_labels = namespace_object["metadata"]["labels"] if namespace_object else None
+        if not cluster and not metadata.get("namespace"):  # as the API server stores it
+            obj = {**obj, "metadata": {**metadata, "namespace": namespace}}
+        label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+        if self.rules:
+            house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors)
+        data = shared = None  # shared: the data bound once, for the policies without params and variables
+        for binding in self.bindings:
+            policy = binding.policy
+            if not (_matches(policy.constraints, request, labels, namespace_labels, operation, False)
+                    and _matches(binding.match, request, labels, namespace_labels, operation, True)):
+                continue
+            if data is None:
+                data = {"object": obj, "oldObject": subject.old, "request": request,
+                        "namespaceObject": namespace_object}
+            try:
+                params = self._params(binding, namespace)
+            except _Config as exc:
+                if policy.failure == "Fail":
+                    self._act(binding, ["Deny"], f"failed to configure binding: {exc}", subject, label, outcome)
+                continue
+            for param in params:
+                if param is None and not policy.variables:
+                    if shared is None:
+                        shared = celengine.bind({**data, "params": None, "variables": {}})
+                    messages = self._validate(policy, data, shared)
+                else:
+                    messages = self._validate(policy, {**data, "params": param})
+                for message in messages:
+                    self._act(binding, binding.actions, message, subject, label, outcome)
+
+    def _params(self, binding: Binding, namespace: str) -> list:
+        """The params the binding evaluates with ([None] without paramKind), as generic.CollectParams."""
+        if binding.policy.param_kind is None:
+            return [None]
+        group, _, kind = binding.policy.param_kind
+        ref = binding.param_ref
+        _, cluster = self.resources.of(group, kind)
+        where = None if cluster else ref.get("namespace") or namespace
+        if where == "":
+            raise _Config("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources")
+        found = []
+        for candidate in self.params.get((group, kind), ()):
+            metadata = candidate.get("metadata") or {}
+            if where is not None and (metadata.get("namespace") or self.default_namespace) != where:
+                continue
+            if ref.get("name") is not None:
+                if metadata.get("name") == ref["name"]:
+                    found.append(candidate)
+            elif _selects(ref.get("selector"), metadata.get("labels") or {}):
+                found.append(candidate)
+        if not found and ref.get("parameterNotFoundAction", "Deny") == "Deny":
+            raise _Config("no params found for policy binding with `Deny` parameterNotFoundAction")
+        return found
+
+    def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
+        """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
+        with no params and no variables, bound already."""
+        errors = []
+        if bound is None:
+            bound = celengine.bind({**data, "variables": {}})
+        for _, condition in policy.conditions:
+            try:
+                if celengine.evaluate(condition.program, bound) is False:
+                    return []
+            except celengine.EvalError as exc:
+                errors.append(f"expression '{condition.text}' resulted in error: {exc}")
+        if errors:
+            return errors if policy.failure == "Fail" else []
+        variables, failed = {}, {}
+        for name, expression in policy.variables:  # each sees those before it
+            try:
+                variables[name] = celengine.evaluate(expression.program, {**data, "variables": variables})
+            except celengine.EvalError as exc:
+                failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
+        if policy.variables:
+            bound = celengine.bind({**data, "variables": variables})
+        messages = []
+        for rule, expression, message_expression in policy.validations:
+            used = [failed[name] for name in failed if re.search(rf"\bvariables\.{re.escape(name)}\b", expression.text)]
+            try:
+                if used:
+                    raise celengine.EvalError(used[0])
+                allowed = celengine.evaluate(expression.program, bound)
+            except celengine.EvalError as exc:
+                if policy.failure == "Fail":
+                    messages.append(str(exc) if used else f"expression '{expression.text}' resulted in error: {exc}")
+                continue
+            if allowed is True:
+                continue
+            messages.append(_message(rule, expression, message_expression, bound))
+        return messages
+
+    def _act(self, binding: Binding, actions, message: str, subject: Subject, label: str, outcome: Outcome):
+        policy = binding.policy.name
+        for action in actions:
+            if action == "Deny":
+                outcome.errors.append(InputError(subject.origin, subject.path, f"{label}: ValidatingAdmissionPolicy "
+                                                 f"'{policy}' with binding '{binding.name}' denied request: {message}"))
+                continue
+            where = InputError(subject.origin, subject.path, "").position()
+            place = "" if where is None else "{}:{}:{}: ".format(*where)
+            if action == "Warn":
+                text = (f"warning: {place}{label}: Validation failed for ValidatingAdmissionPolicy '{policy}' with "
+                        f"binding '{binding.name}': {message}")
+            else:
+                text = (f"notice: {place}{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
+                        f"'{binding.name}': validation failed: {message}")
+            outcome.notices.append(one_line(text))
+
+
+def _message(rule: dict, expression: Expression, message_expression: Expression | None, data) -> str:
+    """The message expression's value when it is a non-empty single line, else the message, else
+    `failed expression: EXPR` (validator.go's fallbackValidationMessage)."""
+    if message_expression is not None:
+        try:
+            found = celengine.evaluate(message_expression.program, data)
+        except celengine.EvalError:
+            found = None
+        if isinstance(found, str) and found.strip() and "\n" not in found:
+            return found.strip()
+    message = rule.get("message")
+    if isinstance(message, str) and message.strip():
+        return message.strip()
+    return f"failed expression: {expression.text.strip()}"
