@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import sys
 
@@ -23,14 +24,32 @@ def _fail(error: TraincError) -> None:
 
 def _seed(path: str | None, required: bool = False):
     """The seed, read only when an MPI TrainJob needs one; messages name where its path came from."""
-    from click.core import ParameterSource
-
     from .sshkeys import SeedFile
 
-    source = click.get_current_context().get_parameter_source("ssh_key_seed")
-    label = {ParameterSource.ENVIRONMENT: "TRAINC_SSH_KEY_SEED_FILE",
-             ParameterSource.DEFAULT_MAP: "the project configuration"}.get(source, "--ssh-key-seed")
-    return SeedFile(path, label, required)
+    origin = click.get_current_context().meta[_SETTINGS].origin("ssh-key-seed")
+    return SeedFile(path, origin or "--ssh-key-seed", required)
+
+
+_SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings
+
+
+def _settled(function):
+    """The command run with its settings resolved once (trainc.settings: flags, environment, project config,
+    the route), its setting parameters replaced by the resolved values; a bad setting is exit 1."""
+    @functools.wraps(function)
+    def settled(**params):
+        from . import settings
+
+        ctx = click.get_current_context()
+        try:
+            resolved = settings.resolve(ctx, params)
+        except TraincError as error:
+            _fail(error)
+        ctx.meta[_SETTINGS] = resolved
+        params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
+        return function(**params)
+
+    return settled
 
 
 def _input_limit(ctx, param, value: int) -> None:
@@ -51,12 +70,12 @@ def _inputs(command=None, *, paths_required=True):
     """PATHS, --runtimes, -n and --max-input-bytes, read the same way by every command that compiles."""
     if command is None:
         return lambda command: _inputs(command, paths_required=paths_required)
+    command = _settled(command)
     for option in reversed((
         click.argument("paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)),
-        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
-                     envvar="TRAINC_RUNTIMES",
+        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(), envvar="TRAINC_RUNTIMES",
                      help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
-                          "(env TRAINC_RUNTIMES, paths separated by os.pathsep)."),
+                          "(env TRAINC_RUNTIMES, paths separated by ':')."),
         click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
                      help="Namespace for TrainJobs and TrainingRuntimes that set none (env TRAINC_NAMESPACE)."),
         _max_input_bytes,
@@ -85,29 +104,24 @@ def _load_previous(previous, paths, runtime_paths, namespace):
 
 
 _ssh_key_seed = click.option(
-    "--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
+    "--ssh-key-seed", type=click.Path(), envvar="TRAINC_SSH_KEY_SEED_FILE",
     help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
 )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trainc")
-@click.pass_context
-def cli(ctx) -> None:
+@click.option("--root", metavar="DIR", envvar="TRAINC_ROOT",
+              help="The repository being rendered (env TRAINC_ROOT): the project config is looked for up to it, and "
+                   "every path of the config and the command line must resolve inside it (the Argo CD plugin and "
+                   "the kustomize generator set it). Default: the git root, else the current directory.")
+def cli(root) -> None:
     """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
     Defaults for --runtimes, -n, --ssh-key-seed and --output-dir come from the
-    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README).
+    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README);
+    `trainc config` shows every setting in effect and where it came from.
     """
-    command = cli.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
-    if command is None or ctx.resilient_parsing:
-        return
-    from . import config
-
-    try:
-        ctx.default_map = config.default_map(ctx.invoked_subcommand, command)
-    except TraincError as error:
-        _fail(error)
 
 
 def _output_format(ctx, param, value: str) -> str:
@@ -382,6 +396,7 @@ def status(file, output_format):
 @cli.command("fn")
 @_ssh_key_seed
 @_max_input_bytes
+@_settled
 def krm_function(ssh_key_seed):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
@@ -416,6 +431,23 @@ def runtimes(ctx):
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(runtimes_list)
+
+
+@cli.command("config")
+@_inputs(paths_required=False)
+@_ssh_key_seed
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
+def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
+    """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
+
+    One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, the project config read,
+    then runtimes, namespace, ssh-key-seed and output-dir. ORIGIN is the flag, the
+    environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's
+    parameter or destination (under TRAINC_ROUTE=argocd), or `default`. Takes the
+    flags the compiling commands take, so `trainc config -n team-a` shows their effect;
+    a setting that cannot be used is an error, as in those commands.
+    """
+    _emit("".join(line + "\n" for line in click.get_current_context().meta[_SETTINGS].lines()))
 
 
 @runtimes.command("list")
