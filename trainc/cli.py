@@ -46,6 +46,7 @@ def _settled(function):
         except TraincError as error:
             _fail(error)
         ctx.meta[_SETTINGS] = resolved
+        ctx.call_on_close(lambda: setattr(settings, "runtimes_words", settings.RUNTIMES_WORDS))
         params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
         return function(**params)
 

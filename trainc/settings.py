@@ -37,6 +37,13 @@ _PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
 DESTINATION = "ARGOCD_APP_NAMESPACE"
 
 
+RUNTIMES_WORDS = "--runtimes"
+# How this run's messages name where runtimes come from besides the inputs ("runtime not found"): the plugin's
+# parameter under Argo CD, the config's key under pre-commit. Set per command (and back after it), as
+# depth.input_bytes is, so forked build workers see it too.
+runtimes_words = RUNTIMES_WORDS
+
+
 class SettingError(TraincError):
     """A setting that cannot be used, said in the terms of where it came from."""
 
@@ -74,6 +81,16 @@ class Settings:
     def origin(self, key: str) -> str | None:
         givens = self.values.get(key, [])
         return givens[0].origin if givens else None
+
+    def runtimes_words(self, route: str | None) -> str:
+        if route == "argocd":
+            return "the plugin parameter runtimes (or the sidecar's TRAINC_RUNTIMES)"
+        origin = self.origin("runtimes")
+        if origin is None or origin == "--runtimes":
+            return RUNTIMES_WORDS
+        if origin == "TRAINC_RUNTIMES":
+            return origin
+        return f"runtimes in {os.path.relpath(self.config)}"
 
     def lines(self) -> list[str]:
         """`ORIGIN<TAB>KEY=VALUE` per value, as `git config --show-origin --list` prints."""
@@ -123,6 +140,8 @@ def resolve(ctx, params: dict) -> Settings:
         for path in params.get("paths", ()):
             if path != "-":
                 _check_path(settings, Given(path, "PATHS", True))
+    global runtimes_words
+    runtimes_words = settings.runtimes_words(route)
     return settings
 
 
