@@ -343,7 +343,7 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
 
 @cli.command()
 @_inputs
-@click.option("--job", metavar="NAMESPACE/NAME", help="Only the objects rendered for this TrainJob.")
+@click.option("--job", metavar="NS/NAME", help="Only the objects rendered for this TrainJob (NAME: in -n's namespace).")
 @click.option("--field", metavar="PATH",
               help="Only this field (and the fields below it), e.g. "
                    "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.")

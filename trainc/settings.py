@@ -79,13 +79,17 @@ class Settings:
         return givens[0].value if givens else None
 
     def origin(self, key: str) -> str | None:
+        """Where the setting came from, with the config's key: `.trainc.yaml:3:15: ssh-key-seed`."""
         givens = self.values.get(key, [])
-        return givens[0].origin if givens else None
+        if not givens:
+            return None
+        return f"{givens[0].origin}: {givens[0].field}" if givens[0].field else givens[0].origin
 
     def runtimes_words(self, route: str | None) -> str:
         if route == "argocd":
             return "the plugin parameter runtimes (or the sidecar's TRAINC_RUNTIMES)"
-        origin = self.origin("runtimes")
+        givens = self.values.get("runtimes")
+        origin = givens[0].origin if givens else None
         if origin is None or origin == "--runtimes":
             return RUNTIMES_WORDS
         if origin == "TRAINC_RUNTIMES":
