@@ -659,7 +659,9 @@ def test_the_install_overlay_adds_the_sidecar_and_the_health_check(tmp_path):
     assert mounts["/var/run/argocd"] == "var-files" and mounts["/home/argocd/cmp-server/plugins"] == "plugins"
     assert mounts["/tmp"] != "tmp"  # its own /tmp, as Argo CD asks
     seed = volumes[mounts[str(Path(DEFAULT_SEED).parent)]]
-    assert seed["secret"] == {"secretName": "trainc-ssh-key-seed", "optional": True}
+    # root's read-only Secret files, readable by the sidecar's group and no one else: trainc does not warn
+    assert seed["secret"] == {"secretName": "trainc-ssh-key-seed", "defaultMode": 0o440, "optional": True}
+    assert pod["securityContext"]["fsGroup"] == sidecar["securityContext"]["runAsUser"]
 
 
 def test_the_example_application_renders_with_its_plugin_settings(tmp_path):
