@@ -380,7 +380,10 @@ def test_an_app_without_documents_fails_unless_allowed(tmp_path):
 
 
 def test_allow_empty_must_be_true_or_false(tmp_path):
-    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    app = checkout(tmp_path, {"apps/training/settings.yaml": CONFIGMAP})
+    # discover claims the app, so that generate says what is wrong rather than Argo CD "no plugin found"
+    assert discovers(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "yes"}]))
+    assert not discovers(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "false"}]))
     result = generate(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "yes"}]))
     assert result.returncode == 1 and result.stdout == ""
     assert 'allow-empty (env TRAINC_ALLOW_EMPTY) is "yes", not true or false' in result.stderr
