@@ -396,16 +396,21 @@ def status(file, output_format):
 
 @cli.command("fn")
 @_ssh_key_seed
+@click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
+              help="Namespace for TrainJobs that set none, unless the functionConfig or the package's Kptfile sets "
+                   "one (env TRAINC_NAMESPACE).")
 @_max_input_bytes
 @_settled
-def krm_function(ssh_key_seed):
+def krm_function(ssh_key_seed, namespace):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
     TrainJobs and runtimes stay among the items, annotated
     config.kubernetes.io/local-config: "true"; the objects rendered for each
     TrainJob are added as <its directory>/rendered/<namespace>/<name>.yaml and
     replaced on the next run. Other items pass through as they came. A
-    functionConfig ConfigMap may set `data.namespace` (nothing else).
+    functionConfig ConfigMap may set `data.namespace` (nothing else); without
+    it, the namespace the package's Kptfile gives its `exec: trainc fn` mutator
+    (so `kpt fn eval` renders as `kpt fn render`), else -n.
     """
     from . import krm, source
 
@@ -413,7 +418,7 @@ def krm_function(ssh_key_seed):
         text = source.read("-")
     except TraincError as error:
         _fail(error)
-    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed))
+    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed), namespace)
     _emit(rendered)
     for line in notices + errors:
         click.echo(line, err=True)
