@@ -240,7 +240,8 @@ def test_generate_renders_into_the_destination_namespace_and_passes_other_docume
     result = generate(app, cmp_env(tmp_path, namespace="team-a"))
     documents = kinds(rendered(result))
     assert documents[("JobSet", "demo")] == "team-a"
-    assert ("ConfigMap", "train-settings") in documents and ("PersistentVolumeClaim", "checkpoints") in documents
+    # what sets no namespace lands beside the JobSet, as Argo CD's destination would place it
+    assert documents[("ConfigMap", "train-settings")] == documents[("PersistentVolumeClaim", "checkpoints")] == "team-a"
     assert ("TrainJob", "demo") not in documents
     assert "# settings the training reads" in result.stdout  # passed through as written
 

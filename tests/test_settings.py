@@ -102,6 +102,18 @@ def test_a_runtime_not_found_names_the_configs_runtimes(tmp_path):
             "bundled runtimes") in result.stderr
 
 
+def test_an_invalid_namespace_is_named_where_it_was_set(tmp_path):
+    """-n is given to passed-through objects too: checked even for inputs without a TrainJob."""
+    write(tmp_path, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n")
+    pattern = "must match the pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n"
+    assert run_env("build", "-n", "Team", "cm.yaml", cwd=tmp_path).stderr == f'--namespace: "Team" {pattern}'
+    assert run_env("build", "cm.yaml", cwd=tmp_path, TRAINC_NAMESPACE="a b").stderr == \
+        f'TRAINC_NAMESPACE: "a b" {pattern}'
+    write(tmp_path, ".trainc.yaml", "namespace: x_y\n")
+    result = run_env("build", "cm.yaml", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", f'.trainc.yaml:1:12: namespace: "x_y" {pattern}')
+
+
 @pytest.mark.parametrize("how", ["env", "config", "flag"])
 def test_a_seed_path_that_is_a_directory_fails_only_an_mpi_job_naming_its_origin(tmp_path, how):
     (tmp_path / ".git").mkdir()

@@ -135,6 +135,12 @@ def resolve(ctx, params: dict) -> Settings:
         settings.values["namespace"] = _destination(settings.values["namespace"], found)
     if "output_dir" in params and _stdout_wanted(ctx):
         settings.values["output-dir"] = [g for g in settings.values["output-dir"] if g.origin == "--output-dir"]
+    for given in settings.values.get("namespace", []):  # given to passed-through objects too: never unchecked
+        from .api import namespace_problem
+
+        problem = namespace_problem(given.value)
+        if problem is not None:
+            raise given.error(problem)
     for given in settings.values.get("runtimes", []):
         _check_path(settings, given, exists=True)
     for key in ("ssh-key-seed", "output-dir"):
