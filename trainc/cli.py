@@ -78,7 +78,8 @@ def _inputs(command=None, *, paths_required=True):
                      help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
                           "(env TRAINC_RUNTIMES, paths separated by ':')."),
         click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
-                     help="Namespace for TrainJobs and TrainingRuntimes that set none (env TRAINC_NAMESPACE)."),
+                     help="Namespace for TrainJobs, TrainingRuntimes and passed-through namespaced objects that set "
+                          "none (env TRAINC_NAMESPACE)."),
         _max_input_bytes,
     )):
         command = option(command)

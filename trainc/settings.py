@@ -66,7 +66,6 @@ class Given:
 @dataclass
 class Settings:
     root: Given
-    explicit_root: bool  # --root or TRAINC_ROOT: command-line paths are confined too
     config: str | None  # the project config read, if any
     values: dict = field(default_factory=dict)  # config key -> [Given] (several for runtimes; none: unset)
 
@@ -114,7 +113,7 @@ def resolve(ctx, params: dict) -> Settings:
     root, explicit = _root(ctx)
     found = config.load(root=root.value if explicit else None)
     route = _route()
-    settings = Settings(root, explicit, found.path)
+    settings = Settings(root, found.path)
     for name, (key, envvar, flag) in SETTINGS.items():
         if name not in params:
             continue
