@@ -1,4 +1,5 @@
-"""What `trainc build` prints besides the rendered objects: every other document of the inputs, as it came.
+"""What `trainc build` prints besides the rendered objects: every other document of the inputs, as it came
+(in the build's namespace when it is namespaced and sets none: namespaced.py).
 
 With a GitOps tool that deploys only what a generator prints (an Argo CD plugin), the build's output must be
 the app's whole set of manifests, so the documents trainc does not compile (ConfigMaps, PVCs, Namespaces,
@@ -25,13 +26,13 @@ ORDER_FIRST = (
     "Deployment", "StatefulSet", "CronJob", "PodDisruptionBudget",
 )
 ORDER_LAST = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
-CLUSTER_DIRECTORY = "_cluster"  # objects that set no namespace, in --output-dir (no namespace can be named so)
+CLUSTER_DIRECTORY = "_cluster"  # cluster-scoped objects, in --output-dir (no namespace can be named so)
 _MARKER = re.compile(r"---(?:[ \t]+(#.*)?)?$")  # a `---` line holding nothing else (a comment at most)
 
 
 @dataclass(frozen=True)
 class Document:
-    """An input object printed as it came."""
+    """An input object printed as it came, but for the namespace trainc gave it."""
 
     origin: Origin
     data: dict
@@ -91,8 +92,8 @@ class Document:
         return None
 
     def path(self) -> str:
-        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_cluster/...` when it sets no
-        namespace (TrainJob names hold no `.`, so never the file of a TrainJob)."""
+        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_cluster/...` when it is
+        cluster-scoped (TrainJob names hold no `.`, so never the file of a TrainJob)."""
         return f"{self.namespace or CLUSTER_DIRECTORY}/{self.kind.lower()}.{self.name}.yaml"
 
 
