@@ -93,6 +93,15 @@ def test_a_bad_runtimes_path_is_named_where_it_was_set(tmp_path):
     assert (result.returncode, result.stderr) == (1, "--runtimes: nowhere: no such file or directory\n")
 
 
+@pytest.mark.parametrize("key", ["runtimes", "ssh-key-seed", "output-dir"])
+def test_a_path_holding_nul_is_an_error_not_a_traceback(tmp_path, key):
+    value = '["a\\0b"]' if key == "runtimes" else '"a\\0b"'
+    write(tmp_path, ".trainc.yaml", f"{key}: {value}\n")
+    result = run_env("config", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.endswith(": a\\x00b: a path cannot hold a NUL character\n") and "Traceback" not in result.stderr
+
+
 def test_a_runtime_not_found_names_the_configs_runtimes(tmp_path):
     """As pre-commit runs trainc: no flags, the runtimes come from the project config."""
     repo = repository(tmp_path, "runtimes: [jobs]\n")

@@ -239,6 +239,8 @@ def _stdout_wanted(ctx) -> bool:
 
 def _check_path(settings: Settings, given: Given, exists: bool = False) -> None:
     path = given.value
+    if "\0" in path:  # no file system takes it: said here, not as a traceback of whoever opens it
+        raise given.error(f"{path}: a path cannot hold a NUL character")
     if exists and not os.path.exists(path):
         raise given.error(f"{path}: no such file or directory")
     if not given.confined:
