@@ -115,8 +115,9 @@ _ssh_key_seed = click.option(
 @click.version_option(package_name="trainc")
 @click.option("--root", metavar="DIR", envvar="TRAINC_ROOT",
               help="The repository being rendered (env TRAINC_ROOT): the project config is looked for up to it, and "
-                   "every path of the config and the command line must resolve inside it (the Argo CD plugin and "
-                   "the kustomize generator set it). Default: the git root, else the current directory.")
+                   "its paths, and those of the command line, must resolve inside it (the Argo CD plugin and the "
+                   "kustomize generator set it). Default: the git root, else the current directory, confining the "
+                   "config's paths only.")
 def cli(root) -> None:
     """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
@@ -451,8 +452,8 @@ def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
     then runtimes, namespace, ssh-key-seed and output-dir. ORIGIN is the flag, the
     environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's
     parameter or destination (under TRAINC_ROUTE=argocd), or `default`. Takes the
-    flags the compiling commands take, so `trainc config -n team-a` shows their effect;
-    a setting that cannot be used is an error, as in those commands.
+    flags (and PATHS) the compiling commands take, so `trainc config -n team-a` shows
+    their effect; a setting that cannot be used is an error, as in those commands.
     """
     _emit("".join(line + "\n" for line in click.get_current_context().meta[_SETTINGS].lines()))
 
