@@ -150,3 +150,15 @@ def test_the_generator_reads_nothing_outside_the_repository(kubectl, tmp_path, a
     assert f"{origin} resolves to {tmp_path / 'outside'}, outside the repository being rendered ({repo}, the " \
            "root from TRAINC_ROOT)" in result.stderr
     assert "CANARY" not in result.stderr
+
+
+def test_outside_a_git_repository_the_kustomization_is_the_root(kubectl, tmp_path):
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE / "app", app)
+    (tmp_path / "platform").mkdir()
+    (app / "trainjobs.yaml").write_text((app / "trainjobs.yaml").read_text().replace(
+        "argsOneLiner: jobs/", "argsOneLiner: jobs/ --runtimes ../platform"))
+    result = _build(str(app), cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"--runtimes: ../platform resolves to {tmp_path / 'platform'}, outside the repository being rendered " \
+           f"({app}, the root from TRAINC_ROOT)" in result.stderr
