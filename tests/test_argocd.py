@@ -176,8 +176,10 @@ def test_plugin_config_is_what_cmp_server_accepts():
     assert announced["runtimes"]["collectionType"] == "array"
     assert announced["ssh-key-seed-file"]["string"] == DEFAULT_SEED
     script = PLUGIN["spec"]["generate"]["args"][0]
+    assert "TRAINC_ROUTE=argocd" in script  # trainc.settings reads the namespace and runtimes parameters
+    readers = script + (ROOT / "trainc" / "settings.py").read_text()
     for name in announced:
-        assert "PARAM_" + name.upper().replace("-", "_") in script
+        assert "PARAM_" + name.upper().replace("-", "_") in readers
 
 
 @pytest.mark.parametrize("text", [
@@ -239,19 +241,114 @@ def test_generate_renders_into_the_destination_namespace_and_passes_other_docume
     result = generate(app, cmp_env(tmp_path, namespace="team-a"))
     documents = kinds(rendered(result))
     assert documents[("JobSet", "demo")] == "team-a"
-    assert ("ConfigMap", "train-settings") in documents and ("PersistentVolumeClaim", "checkpoints") in documents
+    # what sets no namespace lands beside the JobSet, as Argo CD's destination would place it
+    assert documents[("ConfigMap", "train-settings")] == documents[("PersistentVolumeClaim", "checkpoints")] == "team-a"
     assert ("TrainJob", "demo") not in documents
     assert "# settings the training reads" in result.stdout  # passed through as written
 
 
-@pytest.mark.parametrize("override", [
-    {"parameters": [{"name": "namespace", "string": "team-b"}]},
-    {"plugin_env": [("TRAINC_NAMESPACE", "team-b")]},
-], ids=["parameter", "plugin-env"])
-def test_the_namespace_parameter_overrides_the_destination(tmp_path, override):
+@pytest.mark.parametrize("override, origin", [
+    ({"parameters": [{"name": "namespace", "string": "team-b"}]}, "PARAM_NAMESPACE (the plugin parameter namespace)"),
+    ({"plugin_env": [("TRAINC_NAMESPACE", "team-b")]},
+     "ARGOCD_ENV_TRAINC_NAMESPACE (the Application's plugin env TRAINC_NAMESPACE)"),
+    ({"files": {".trainc.yaml": "namespace: team-b\n"}}, "../../.trainc.yaml:1:12: namespace"),
+], ids=["parameter", "plugin-env", "project-config"])
+def test_a_namespace_other_than_the_destination_is_an_error_naming_both(tmp_path, override, origin):
+    """Argo CD puts the app's objects that set no namespace (the ConfigMap) in the destination: rendering the
+    JobSet elsewhere would split the app, so the conflict fails the sync, naming both sources."""
+    override = json.loads(json.dumps(override))  # a copy: the parameters are shared by the parametrized runs
+    files = {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "apps/training/cm.yaml": CONFIGMAP,
+             **override.pop("files", {})}
+    app = checkout(tmp_path, files)
+    result = generate(app, cmp_env(tmp_path, namespace="team-a", **override))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (f"{origin}: namespace 'team-b' differs from ARGOCD_APP_NAMESPACE (the Application's "
+                             "destination namespace), 'team-a': Argo CD puts the app's objects that set no namespace "
+                             "in the destination, so the TrainJobs' objects would be split from them; set the "
+                             "destination namespace, or make both the same\n")
+    agreeing = generate(app, cmp_env(tmp_path, namespace="team-b", **override))
+    assert kinds(rendered(agreeing))[("JobSet", "demo")] == "team-b"
+
+
+def test_the_namespace_parameter_serves_an_application_without_a_destination_namespace(tmp_path):
     app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
-    documents = kinds(rendered(generate(app, cmp_env(tmp_path, namespace="team-a", **override))))
-    assert documents[("JobSet", "demo")] == "team-b"
+    result = generate(app, cmp_env(tmp_path, namespace="", parameters=[{"name": "namespace", "string": "team-b"}]))
+    assert kinds(rendered(result))[("JobSet", "demo")] == "team-b"
+
+
+def test_the_repositorys_output_dir_does_not_silence_the_plugin(tmp_path):
+    """A project config's output-dir (for CI) must not make the plugin print nothing: Argo CD would prune the
+    whole app. The plugin asks for stdout (-o yaml) and writes nothing into the checkout."""
+    app = checkout(tmp_path, {".trainc.yaml": "output-dir: rendered\n",
+                              "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    documents = kinds(rendered(generate(app, cmp_env(tmp_path))))
+    assert documents[("JobSet", "demo")] == "team-a"
+    assert not (app.parent.parent / "rendered").exists()
+
+
+@pytest.mark.parametrize("override, origin", [
+    ({"parameters": [{"name": "runtimes", "array": ["../../platform", "OUTSIDE"]}]},
+     "PARAM_RUNTIMES_1 (the plugin parameter runtimes)"),
+    ({"parameters": [{"name": "runtimes", "string": "OUTSIDE"}]}, "PARAM_RUNTIMES (the plugin parameter runtimes)"),
+    ({"plugin_env": [("TRAINC_RUNTIMES", "../../platform:OUTSIDE")]},
+     "ARGOCD_ENV_TRAINC_RUNTIMES (the Application's plugin env TRAINC_RUNTIMES)"),
+    ({"files": {".trainc.yaml": "runtimes: [platform, OUTSIDE]\n"}}, "../../.trainc.yaml:1:22: runtimes[1]"),
+], ids=["array-parameter", "string-parameter", "plugin-env", "project-config"])
+@pytest.mark.parametrize("how", ["absolute", "dot-dot", "symlink"])
+def test_paths_from_the_repository_or_the_application_stay_in_the_repository(tmp_path, override, origin, how):
+    """Another app's checkout in cmp-server's /tmp (here a Secret beside the repository) is never read: a
+    runtimes path from a parameter, the Application's env or the project config that resolves outside the
+    repository is an error naming it and where it came from (issue 15: CVE-2022-24348's class)."""
+    override = json.loads(json.dumps(override))  # a copy: the parameters are shared by the parametrized runs
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "secret.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata:\n  name: theirs\n"
+                                       "stringData:\n  password: CANARY\n")
+    outside = {"absolute": str(other), "dot-dot": "../../../other", "symlink": "platform/link"}[how]
+    if how == "dot-dot" and "files" in override:
+        outside = "../other"  # the config's paths are relative to the config, at the repository's root
+    files = {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "platform/runtimes.yaml": RUNTIME,
+             **{name: text.replace("OUTSIDE", outside) for name, text in override.pop("files", {}).items()}}
+    app = checkout(tmp_path, files)
+    (app.parent.parent / "platform" / "link").symlink_to(other)
+    override = json.loads(json.dumps(override).replace("OUTSIDE", outside))
+    if how == "symlink" and "files" not in override:
+        override = json.loads(json.dumps(override).replace("platform/link", "../../platform/link"))
+    result = generate(app, cmp_env(tmp_path, **override))
+    assert (result.returncode, result.stdout) == (1, ""), result.stdout
+    assert result.stderr.startswith(f"{origin}: "), result.stderr
+    assert f"resolves to {other}, outside the repository being rendered ({app.parent.parent}, the root from " \
+           "TRAINC_ROOT)" in result.stderr
+    assert "CANARY" not in result.stderr
+
+
+def test_the_sidecars_own_runtimes_may_be_anywhere(tmp_path):
+    platform = tmp_path / "sidecar-runtimes"
+    platform.mkdir()
+    (platform / "torch.yaml").write_text(RUNTIME)
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", "")})
+    documents = rendered(generate(app, cmp_env(tmp_path, sidecar={"TRAINC_RUNTIMES": str(platform)})))
+    jobset = next(d for d in documents if d["kind"] == "JobSet")
+    assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"] \
+        == PINNED_IMAGE
+
+
+def test_a_runtime_not_found_names_the_plugins_parameter(tmp_path):
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace(
+        "torch-distributed", "torch-pinned")})
+    result = generate(app, cmp_env(tmp_path))
+    assert result.returncode == 1
+    assert ('ClusterTrainingRuntime "torch-pinned" not found; looked in the inputs, the plugin parameter runtimes '
+            "(or the sidecar's TRAINC_RUNTIMES) and the bundled runtimes") in result.stderr
+    assert "--runtimes" not in result.stderr
+
+
+def test_a_bad_runtimes_path_is_named_as_the_application_gave_it(tmp_path):
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    result = generate(app, cmp_env(tmp_path, plugin_env=[("TRAINC_RUNTIMES", "../../nowhere")]))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("ARGOCD_ENV_TRAINC_RUNTIMES (the Application's plugin env TRAINC_RUNTIMES): "
+                             "../../nowhere: no such file or directory\n")
 
 
 PINNED_IMAGE = "registry.example.com/pinned/torch:2.13"
@@ -285,7 +382,10 @@ def test_an_app_without_documents_fails_unless_allowed(tmp_path):
 
 
 def test_allow_empty_must_be_true_or_false(tmp_path):
-    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    app = checkout(tmp_path, {"apps/training/settings.yaml": CONFIGMAP})
+    # discover claims the app, so that generate says what is wrong rather than Argo CD "no plugin found"
+    assert discovers(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "yes"}]))
+    assert not discovers(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "false"}]))
     result = generate(app, cmp_env(tmp_path, parameters=[{"name": "allow-empty", "string": "yes"}]))
     assert result.returncode == 1 and result.stdout == ""
     assert 'allow-empty (env TRAINC_ALLOW_EMPTY) is "yes", not true or false' in result.stderr
@@ -564,7 +664,9 @@ def test_the_install_overlay_adds_the_sidecar_and_the_health_check(tmp_path):
     assert mounts["/var/run/argocd"] == "var-files" and mounts["/home/argocd/cmp-server/plugins"] == "plugins"
     assert mounts["/tmp"] != "tmp"  # its own /tmp, as Argo CD asks
     seed = volumes[mounts[str(Path(DEFAULT_SEED).parent)]]
-    assert seed["secret"] == {"secretName": "trainc-ssh-key-seed", "optional": True}
+    # root's read-only Secret files, readable by the sidecar's group and no one else: trainc does not warn
+    assert seed["secret"] == {"secretName": "trainc-ssh-key-seed", "defaultMode": 0o440, "optional": True}
+    assert pod["securityContext"]["fsGroup"] == sidecar["securityContext"]["runAsUser"]
 
 
 def test_the_example_application_renders_with_its_plugin_settings(tmp_path):

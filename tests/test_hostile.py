@@ -165,8 +165,7 @@ ERRORS = [
      ["a.yaml:9:5: spec.trainer[num\\nNodes\\x1b[2J]: unknown field"]),
     # Invalid -n went into the manifests unchecked.
     ("invalid-default-namespace", {"a.yaml": TRAINJOB}, ("build", "-n", "Team A", "a.yaml"),
-     ['a.yaml:4:3: metadata.namespace: none set, and the default namespace (-n) is invalid: '
-      '"Team A" must match the pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$']),
+     ['--namespace: "Team A" must match the pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$']),
     # Exact arithmetic on 1e999999999 never finished; Kubernetes reads quantities as int64.
     ("quantity-beyond-int64", {"a.yaml": TRAINJOB + "    resourcesPerNode: {requests: {cpu: 1e999999999}}\n"}, (),
      ['a.yaml:10:40: spec.trainer.resourcesPerNode.requests.cpu: quantity "1e999999999" is outside the int64 range '

@@ -183,3 +183,28 @@ def test_kpt_keeps_an_mpi_key_out_of_the_package_and_a_second_render_changes_not
     again = _kpt("render", "--allow-exec", cwd=package, **env)
     assert again.returncode == 0, again.stderr
     assert _files(package) == hydrated
+def test_kpt_fn_eval_takes_the_namespace_the_kptfile_gives_trainc(package):
+    """`kpt fn eval` passes no functionConfig without `-- namespace=`, but it passes the package's Kptfile among
+    the items: its `exec: trainc fn` mutator's configMap is the package's namespace, so eval renders as render."""
+    (package / "jobs/demo.yaml").write_text(TRAINJOB.replace("  namespace: team-a\n", ""))
+    evaluated = _kpt("eval", "--exec", FUNCTION, cwd=package)
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert yaml.safe_load((package / "jobs/rendered/team-a/demo.yaml").read_text())["metadata"]["namespace"] == "team-a"
+    (package / "Kptfile").write_text(KPTFILE.replace("namespace: team-a", "namespace: Team_A"))
+    refused = _kpt("eval", "--exec", FUNCTION, cwd=package)
+    assert refused.returncode == 1
+    assert "Kptfile:9:18: pipeline.mutators[0].configMap.namespace: the default namespace must be a DNS-1123" \
+        in refused.stderr
+
+
+def test_a_bad_function_config_points_at_the_kptfile_not_at_stdin(package):
+    (package / "Kptfile").write_text(KPTFILE.replace("      namespace: team-a\n", "      namespace: team-a\n"
+                                                                                     "      nmespace: team-b\n"))
+    before = _files(package)
+    result = _kpt("render", ".", "--allow-exec", cwd=package)
+    assert result.returncode == 1 and _files(package) == before
+    assert "Kptfile:10:7: pipeline.mutators[0].configMap.nmespace: unknown setting: trainc fn takes only namespace" \
+        in result.stderr
+    assert "<stdin>" not in result.stderr
+    evaluated = _kpt("eval", "--exec", FUNCTION, "--", "nmespace=team-b", cwd=package)
+    assert "<stdin>" not in evaluated.stderr and "functionConfig.data.nmespace: unknown setting" in evaluated.stderr

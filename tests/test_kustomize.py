@@ -134,3 +134,54 @@ def test_the_generator_takes_ssh_keys_and_renders_no_private_key(kubectl, tmp_pa
     found = [d["kind"] for d in yaml.safe_load_all(first.stdout)]
     assert all(kind in found for kind in kinds) and "Secret" not in found
     assert "PRIVATE KEY" not in first.stdout and second.stdout == first.stdout
+def _repository(tmp_path: Path, args: str, config: str = "") -> Path:
+    """A git repository holding the example app (its generator given `args`) and, at its root, a project
+    config; a Secret beside the repository stands for what the machine holds outside it."""
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE / "app", repo / "apps" / "app")
+    need(shutil.which("git") is not None, "git is not installed")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=60)
+    (repo / "apps" / "app" / "trainjobs.yaml").write_text(
+        "apiVersion: trainc.kubeflow.org/v1alpha1\nkind: TrainJobGenerator\nmetadata:\n  name: trainjobs\n"
+        f"argsOneLiner: {args}\n")
+    if config:
+        (repo / ".trainc.yaml").write_text(config)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: theirs\nstringData:\n  password: CANARY\n")
+    return repo
+
+
+def test_the_generator_prints_whatever_output_dir_the_project_config_sets(kubectl, tmp_path):
+    """kustomize reads the generator's stdout: a config's output-dir (for CI) must not drop the JobSet."""
+    repo = _repository(tmp_path, "jobs/", "output-dir: rendered\n")
+    result = _build(str(repo / "apps" / "app"), cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert [d["kind"] for d in yaml.safe_load_all(result.stdout)] == ["ConfigMap", "JobSet"]
+    assert not (repo / "rendered").exists()
+
+
+@pytest.mark.parametrize("args, config, origin", [
+    ("jobs/ --runtimes ../../../outside", "", "--runtimes: ../../../outside"),
+    ("jobs/ ../../../outside", "", "PATHS: ../../../outside"),
+    ("jobs/", "runtimes: [../outside]\n", "../../.trainc.yaml:1:12: runtimes[0]: ../../../outside"),
+], ids=["runtimes-flag", "paths", "project-config"])
+def test_the_generator_reads_nothing_outside_the_repository(kubectl, tmp_path, args, config, origin):
+    repo = _repository(tmp_path, args, config)
+    result = _build(str(repo / "apps" / "app"), cwd=repo / "apps" / "app")
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"{origin} resolves to {tmp_path / 'outside'}, outside the repository being rendered ({repo}, the " \
+           "root from TRAINC_ROOT)" in result.stderr
+    assert "CANARY" not in result.stderr
+
+
+def test_outside_a_git_repository_the_kustomization_is_the_root(kubectl, tmp_path):
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE / "app", app)
+    (tmp_path / "platform").mkdir()
+    (app / "trainjobs.yaml").write_text((app / "trainjobs.yaml").read_text().replace(
+        "argsOneLiner: jobs/", "argsOneLiner: jobs/ --runtimes ../platform"))
+    result = _build(str(app), cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"--runtimes: ../platform resolves to {tmp_path / 'platform'}, outside the repository being rendered " \
+           f"({app}, the root from TRAINC_ROOT)" in result.stderr

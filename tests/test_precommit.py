@@ -108,3 +108,16 @@ def test_build_check_hook(hooks, tmp_path):
             "rendered/team-a/renamed.yaml: missing\n"
             "rendered is out of date: 2 files (re-run the build without --check)\n") in result.stdout
     assert sorted(p.name for p in (repo / "rendered" / "team-a").iterdir()) == ["demo.yaml"]  # nothing written
+
+
+def test_a_runtime_not_found_names_the_configs_runtimes(hooks, tmp_path):
+    """The hook passes no --runtimes: the message names where its runtimes came from, the project config."""
+    hook_repo, _, home = hooks
+    repo = project(tmp_path / "user")
+    (repo / "jobs" / "job.yaml").write_text(trainjob(runtime="mien"))
+    commit(repo)
+    result = pre_commit(repo, home, "try-repo", str(hook_repo), "trainc-validate", "--files", "jobs/job.yaml")
+    assert result.returncode == 1
+    assert ('ClusterTrainingRuntime "mien" not found; looked in the inputs, runtimes in .trainc.yaml and the bundled '
+            "runtimes") in result.stdout
+    assert "--runtimes" not in result.stdout

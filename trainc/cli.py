@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import sys
 
@@ -23,15 +24,37 @@ def _fail(error: TraincError) -> None:
 
 def _seed(path: str | None, required: bool = False):
     """The seed, read only when an MPI TrainJob needs one; messages name where its path came from."""
-    from click.core import ParameterSource
-
     from .sshkeys import SeedFile
 
-    source = click.get_current_context().get_parameter_source("ssh_key_seed")
-    label = {ParameterSource.ENVIRONMENT: "TRAINC_SSH_KEY_SEED_FILE",
-             ParameterSource.DEFAULT_MAP: "the project configuration"}.get(source, "--ssh-key-seed")
-    keys = click.get_current_context().meta.get(_KEYS_META, {})
-    return SeedFile(path, label, required, **keys)
+    ctx = click.get_current_context()
+    origin = ctx.meta[_SETTINGS].origin("ssh-key-seed")
+    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}))
+
+
+_SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings
+
+
+def _settled(function):
+    """The command run with its settings resolved once (trainc.settings: flags, environment, project config,
+    the route), its setting parameters replaced by the resolved values; a bad setting is exit 1."""
+    @functools.wraps(function)
+    def settled(**params):
+        from . import settings
+
+        ctx = click.get_current_context()
+        try:
+            resolved = settings.resolve(ctx, params)
+        except TraincError as error:
+            _fail(error)
+        ctx.meta[_SETTINGS] = resolved
+        ctx.call_on_close(lambda: setattr(settings, "runtimes_words", settings.RUNTIMES_WORDS))
+        params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
+        ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
+        if "plugins" in params:
+            _plugins(ctx, params.pop("plugins"))
+        return function(**params)
+
+    return settled
 
 
 def _input_limit(ctx, param, value: int) -> None:
@@ -48,7 +71,7 @@ _max_input_bytes = click.option(
     help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).")
 
 
-def _plugins(ctx, param, value) -> None:
+def _plugins(ctx, value) -> None:
     """The installed plugins every TrainJob of this run gets (`trainc.entrypoints`), loaded now so that a
     missing one is said once; back to none when the command ends."""
     if not value:
@@ -65,8 +88,7 @@ def _plugins(ctx, param, value) -> None:
 
 
 _plugin = click.option(
-    "--plugin", "plugins", multiple=True, metavar="NAME", expose_value=False, envvar="TRAINC_PLUGINS",
-    callback=_plugins, help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
+    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
                             "(env TRAINC_PLUGINS, names separated by spaces).")
 
 
@@ -74,14 +96,15 @@ def _inputs(command=None, *, paths_required=True):
     """PATHS, --runtimes, -n and --max-input-bytes, read the same way by every command that compiles."""
     if command is None:
         return lambda command: _inputs(command, paths_required=paths_required)
+    command = _settled(command)
     for option in reversed((
         click.argument("paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)),
-        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(exists=True),
-                     envvar="TRAINC_RUNTIMES",
+        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(), envvar="TRAINC_RUNTIMES",
                      help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
-                          "(env TRAINC_RUNTIMES, paths separated by os.pathsep)."),
+                          "(env TRAINC_RUNTIMES, paths separated by ':')."),
         click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
-                     help="Namespace for TrainJobs and TrainingRuntimes that set none (env TRAINC_NAMESPACE)."),
+                     help="Namespace for TrainJobs, TrainingRuntimes and passed-through namespaced objects that set "
+                          "none (env TRAINC_NAMESPACE)."),
         _max_input_bytes,
         _plugin,
     )):
@@ -109,27 +132,26 @@ def _load_previous(previous, paths, runtime_paths, namespace):
 
 
 _policies = click.option(
-    "--policies", "policy_paths", multiple=True, type=click.Path(exists=True), metavar="PATH",
+    "--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
     help="ValidatingAdmissionPolicies, their bindings and params (files or directories), evaluated against "
          "every output object; they do not pass through. Repeatable.")
 
 _ssh_key_seed = click.option(
-    "--ssh-key-seed", type=click.Path(dir_okay=False), envvar="TRAINC_SSH_KEY_SEED_FILE",
+    "--ssh-key-seed", type=click.Path(), envvar="TRAINC_SSH_KEY_SEED_FILE",
     help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
 )
 _KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-scope: read by _seed
+# parameter -> SeedFile argument: taken off the command's parameters by _settled, for _seed
+_KEYS = (("ssh_keys", "mode"), ("sealed_secrets_cert", "cert"), ("ssh_key_scope", "scope"))
 
 
-def _keys_setting(name: str):
-    """Keep a key setting for `_seed`, so commands take the three options without parameters of their own."""
-    def keep(ctx, param, value):
-        if isinstance(value, str):
-            try:
-                value.encode()
-            except UnicodeEncodeError:
-                raise click.BadParameter("is not valid UTF-8") from None
-        ctx.meta.setdefault(_KEYS_META, {})[name] = value
-    return keep
+def _utf8(ctx, param, value):
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            raise click.BadParameter("is not valid UTF-8") from None
+    return value
 
 
 def _ssh_keys(command):
@@ -138,15 +160,14 @@ def _ssh_keys(command):
 
     for option in reversed((
         click.option("--ssh-keys", type=click.Choice(MODES), default=MODES[0], show_default=True,
-                     envvar="TRAINC_SSH_KEYS", expose_value=False, callback=_keys_setting("mode"),
+                     envvar="TRAINC_SSH_KEYS",
                      help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
                           "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS)."),
         click.option("--sealed-secrets-cert", type=click.Path(dir_okay=False), metavar="FILE",
-                     envvar="TRAINC_SEALED_SECRETS_CERT", expose_value=False, callback=_keys_setting("cert"),
+                     envvar="TRAINC_SEALED_SECRETS_CERT", callback=_utf8,
                      help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
                           "sealed-secrets (env TRAINC_SEALED_SECRETS_CERT)."),
-        click.option("--ssh-key-scope", metavar="TEXT", envvar="TRAINC_SSH_KEY_SCOPE", expose_value=False,
-                     callback=_keys_setting("scope"),
+        click.option("--ssh-key-scope", metavar="TEXT", envvar="TRAINC_SSH_KEY_SCOPE", callback=_utf8,
                      help="Bind keys to a tenant (e.g. the Argo CD project): the same job in another scope gets "
                           "another key (env TRAINC_SSH_KEY_SCOPE)."),
     )):
@@ -156,22 +177,18 @@ def _ssh_keys(command):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trainc")
-@click.pass_context
-def cli(ctx) -> None:
+@click.option("--root", metavar="DIR", envvar="TRAINC_ROOT",
+              help="The repository being rendered (env TRAINC_ROOT): the project config is looked for up to it, and "
+                   "its paths, and those of the command line, must resolve inside it (the Argo CD plugin and the "
+                   "kustomize generator set it). Default: the git root, else the current directory, confining the "
+                   "config's paths only.")
+def cli(root) -> None:
     """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
     Defaults for --runtimes, -n, --ssh-key-seed and --output-dir come from the
-    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README).
+    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README);
+    `trainc config` shows every setting in effect and where it came from.
     """
-    command = cli.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
-    if command is None or ctx.resilient_parsing:
-        return
-    from . import config
-
-    try:
-        ctx.default_map = config.default_map(ctx.invoked_subcommand, command)
-    except TraincError as error:
-        _fail(error)
 
 
 def _output_format(ctx, param, value: str) -> str:
@@ -226,7 +243,8 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
         output = parallel.build(paths, runtime_paths, workers=workers or parallel.available_cores(),
                                 namespace=namespace, ssh_key_seed=seed, runtime_snapshot=runtime_snapshot,
                                 output_dir=output_dir, previous=before)
-        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths)
+        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
+                                       config=click.get_current_context().meta[_SETTINGS].config)
         manifests = passthrough.select(output, namespace=namespace, trainer_only=trainer_only,
                                        include_runtimes=include_runtimes, files=output_dir is not None)
     except TraincError as error:
@@ -341,7 +359,8 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
         # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
-        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths)
+        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
+                                       config=click.get_current_context().meta[_SETTINGS].config)
     except TraincError as error:
         output, failure = None, error
     stdout, stderr = report.outcome(output, failure if output is None else None, output_format, annotations)
@@ -458,7 +477,7 @@ def summary_command(paths, runtime_paths, namespace, base, output_format):
 
 @cli.command()
 @_inputs
-@click.option("--job", metavar="NAMESPACE/NAME", help="Only the objects rendered for this TrainJob.")
+@click.option("--job", metavar="NS/NAME", help="Only the objects rendered for this TrainJob (NAME: in -n's namespace).")
 @click.option("--field", metavar="PATH",
               help="Only this field (and the fields below it), e.g. "
                    "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.")
@@ -512,15 +531,21 @@ def status(file, output_format):
 @cli.command("fn")
 @_ssh_key_seed
 @_ssh_keys
+@click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
+              help="Namespace for TrainJobs that set none, unless the functionConfig or the package's Kptfile sets "
+                   "one (env TRAINC_NAMESPACE).")
 @_max_input_bytes
-def krm_function(ssh_key_seed):
+@_settled
+def krm_function(ssh_key_seed, namespace):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
     TrainJobs and runtimes stay among the items, annotated
     config.kubernetes.io/local-config: "true"; the objects rendered for each
     TrainJob are added as <its directory>/rendered/<namespace>/<name>.yaml and
     replaced on the next run. Other items pass through as they came. A
-    functionConfig ConfigMap may set `data.namespace` (nothing else).
+    functionConfig ConfigMap may set `data.namespace` (nothing else); without
+    it, the namespace the package's Kptfile gives its `exec: trainc fn` mutator
+    (so `kpt fn eval` renders as `kpt fn render`), else -n.
     """
     from . import krm, source
 
@@ -528,7 +553,7 @@ def krm_function(ssh_key_seed):
         text = source.read("-")
     except TraincError as error:
         _fail(error)
-    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed))
+    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed), namespace)
     _emit(rendered)
     for line in notices + errors:
         click.echo(line, err=True)
@@ -547,6 +572,23 @@ def runtimes(ctx):
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(runtimes_list)
+
+
+@cli.command("config")
+@_inputs(paths_required=False)
+@_ssh_key_seed
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
+def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
+    """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
+
+    One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, the project config read,
+    then runtimes, namespace, ssh-key-seed and output-dir. ORIGIN is the flag, the
+    environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's
+    parameter or destination (under TRAINC_ROUTE=argocd), or `default`. Takes the
+    flags (and PATHS) the compiling commands take, so `trainc config -n team-a` shows
+    their effect; a setting that cannot be used is an error, as in those commands.
+    """
+    _emit("".join(line + "\n" for line in click.get_current_context().meta[_SETTINGS].lines()))
 
 
 @runtimes.command("list")

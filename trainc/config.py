@@ -3,16 +3,17 @@
 So that CI, pre-commit, the Argo CD plugin and a developer's shell render alike,
 trainc looks in the current directory, then each parent up to the git root (the
 first directory holding `.git`); outside a git repository, in the current
-directory only. The first directory with either file wins; in it `.trainc.yaml`
-is read before a `pyproject.toml` (one without a `[tool.trainc]` table does not
-count). Paths in it are relative to the file. Flags and environment variables
-override it.
+directory only; with `--root`, up to that directory. The first directory with
+either file wins; in it `.trainc.yaml` is read before a `pyproject.toml` (one
+without a `[tool.trainc]` table does not count). Paths in it are relative to the
+file. `trainc.settings` puts it below flags and environment variables, and keeps
+where each value is written (`where`), for messages in the config's own terms.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import InputError, Origin
 
@@ -36,29 +37,14 @@ HOUSE_RULES = "policies"  # a list of house rules, read with their positions by 
 class Config:
     path: str | None  # the file read, None when there is none
     values: dict  # parameter name -> value, paths resolved
-
-    def defaults_for(self, params) -> dict:
-        """The defaults a command with these parameter names takes (click's default_map)."""
-        names = {param.name for param in params}
-        return {name: value for name, value in self.values.items() if name in names}
+    where: dict = field(default_factory=dict)  # parameter name -> ["FILE:LINE:COL", ...], one per value (item)
 
 
-def default_map(name: str, command) -> dict | None:
-    """click's default_map for running command `name` (a group's subcommands included); the config is
-    read only for a command that takes one of its settings, so a broken one never stops `trainc version`."""
-    subcommands = getattr(command, "commands", {})
-    names = {param for param, _, _ in KEYS.values()}
-    if not any(param.name in names for each in (command, *subcommands.values()) for param in each.params):
-        return None
-    found = load()
-    defaults = {sub_name: found.defaults_for(sub.params) for sub_name, sub in subcommands.items()}
-    return {name: {**defaults, **found.defaults_for(command.params)}}
-
-
-def find(start: str | None = None) -> str | None:
-    """The config file that applies in `start` (default: the current directory)."""
+def find(start: str | None = None, root: str | None = None) -> str | None:
+    """The config file that applies in `start` (default: the current directory), looked for up to `root`
+    (default: the git root, if any)."""
     folder = os.path.abspath(start or os.getcwd())
-    root = _git_root(folder)
+    root = _git_root(folder) if root is None else os.path.abspath(root)
     while True:
         candidate = os.path.join(folder, FILE)
         if os.path.isfile(candidate):
@@ -82,24 +68,35 @@ def _git_root(folder: str) -> str | None:
 
 
 def _has_table(path: str) -> bool:
-    return "tool" in (table := _toml(path)) and "trainc" in table["tool"]
+    tool = _toml(path).get("tool", {})
+    if not isinstance(tool, dict):  # `tool = 5`: no [tool.*] table can follow, for any tool
+        raise InputError(Origin(os.path.relpath(path)), ("tool",), "must be a table (as [tool.trainc])",
+                         mark=_toml_locator(path)(("tool",), top=True))
+    return "trainc" in tool
 
 
 def _toml(path: str) -> dict:
     import tomllib
 
+    data = b""
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read()
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(Origin(os.path.relpath(path)), (), f"invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # tomllib reads UTF-8 only, and says so without a position
+        line = data[:exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(Origin(os.path.relpath(path)), (), "invalid TOML: not UTF-8 text",
+                         mark=(line, column)) from None
     except OSError as exc:
         raise InputError(Origin(os.path.relpath(path)), (), f"cannot read: {exc.strerror}") from None
 
 
-def load(start: str | None = None) -> Config:
+def load(start: str | None = None, root: str | None = None) -> Config:
     """The project config in effect; raises InputError on unknown keys or wrong types."""
-    path = find(start)
+    path = find(start, root)
     if path is None:
         return Config(None, {})
     if os.path.basename(path) == FILE:
@@ -107,9 +104,13 @@ def load(start: str | None = None) -> Config:
     else:
         raw, origin, where = _toml(path)["tool"]["trainc"], Origin(os.path.relpath(path)), _toml_locator(path)
     if not isinstance(raw, dict):
-        raise InputError(origin, (), "must be a mapping of trainc settings", mark=where(()))
+        field = () if os.path.basename(path) == FILE else ("tool", "trainc")
+        raise InputError(origin, field, "must be a mapping of trainc settings", mark=where(field[1:], top=True)
+                         if field else where(()))
+    from . import source
+
     base = os.path.dirname(path)
-    values = {}
+    values, positions = {}, {}
     for key, value in raw.items():
         if key == HOUSE_RULES:
             continue
@@ -124,7 +125,10 @@ def load(start: str | None = None) -> Config:
         if is_path:
             items = [os.path.relpath(os.path.join(base, item)) for item in items]
         values[name] = items if is_list else items[0]
-    return Config(path, values)
+        marks = [where((key, index) if is_list else (key,)) or source.locate(origin, (key, index) if is_list else (key,))
+                 for index in range(len(items))]
+        positions[name] = ["{}:{}:{}".format(origin.file, *mark) for mark in marks]
+    return Config(path, values, positions)
 
 
 def _yaml(path: str):
@@ -139,16 +143,17 @@ def _yaml(path: str):
 
 
 def _toml_locator(path: str):
-    """(line, column) of a key of the [tool.trainc] table, for errors (tomllib keeps no positions)."""
+    """(line, column) of a key of the [tool.trainc] table (or, with `top`, of the file's top level), for
+    errors (tomllib keeps no positions)."""
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     header = next((n for n, line in enumerate(lines) if line.strip().replace(" ", "") == "[tool.trainc]"), 0)
 
-    def where(field):
+    def where(field, top=False):
         if field:
-            for number in range(header + 1, len(lines)):
+            for number in range(0 if top else header + 1, len(lines)):
                 stripped = lines[number].lstrip()
-                if stripped.startswith("["):
+                if stripped.startswith("[") and not top:
                     break
                 if stripped.split("=", 1)[0].strip().strip("\"'") == field[0]:
                     return (number + 1, len(lines[number]) - len(stripped) + 1)

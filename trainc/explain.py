@@ -32,10 +32,13 @@ def explain(paths, runtime_paths=(), *, namespace: str = "default", job: str | N
     # values are never printed, so MPI keys come from a throwaway seed (no random key, no notice)
     output = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES),
                          provenance=recorder)
+    if job is not None and "/" not in job:  # NAME alone is in -n's namespace, as `trainc run --job` takes it
+        job = f"{namespace}/{job}"
     jobs = [(trainjob, objects) for trainjob, objects in output.jobs
             if job is None or f"{trainjob.namespace}/{trainjob.name}" == job]
     if job is not None and not jobs:
-        raise ExplainError(f"no TrainJob {job} is rendered from the inputs (NAMESPACE/NAME)")
+        raise ExplainError(f"no TrainJob {job} is rendered from the inputs (NAMESPACE/NAME, or NAME in -n's "
+                           "namespace)")
     try:
         parts = fieldpath.parse(field) if field is not None else None
     except ValueError as exc:

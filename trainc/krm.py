@@ -51,37 +51,83 @@ def _resource_list(text: str) -> tuple[Origin, dict]:
     return origin, resource_list
 
 
-def _namespace(origin: Origin, resource_list: dict) -> str:
-    """The functionConfig: a ConfigMap whose only setting, `data.namespace`, is the default namespace (like -n).
+def _namespace(origin: Origin, resource_list: dict, default: str) -> str:
+    """The namespace of TrainJobs that set none: the functionConfig's `data.namespace` (kpt passes
+    `kpt fn eval --exec "trainc fn" -- namespace=team-a`, or the Kptfile's `configMap:` under `kpt fn render`,
+    as that ConfigMap), else the package Kptfile's own `configMap.namespace` for trainc (so `kpt fn eval`
+    renders as `kpt fn render` does), else `default` (-n, TRAINC_NAMESPACE, the project config's namespace).
 
-    kpt passes `kpt fn eval --exec "trainc fn" -- namespace=team-a` as that ConfigMap's data.
+    An error in the functionConfig's data points at the Kptfile's mutator when that is what kpt passed; else,
+    in a host's ResourceList, it names the functionConfig without a position (kpt's own arguments, or its
+    --fn-config file, which kpt does not name), never a line of `<stdin>`.
     """
+    items = resource_list.get("items") or []
+    mutator = _kptfile_mutator(items)
     config = resource_list.get("functionConfig")
     if config is None:
-        return "default"
+        return _mutator_namespace(origin, items, mutator) or default
+    data = config.get("data") if isinstance(config, dict) else None
+    in_kptfile = mutator is not None and data == mutator[2].get("configMap")
+    # a host's ResourceList (items with paths) is no file of the user's: no `<stdin>` position then
+    hosted = any(_first(_annotations(item), _PATHS) is not None for item in items)
+
+    def problem(path: tuple, message: str, key: bool = False) -> InputError:
+        if in_kptfile and path[:1] == ("data",):
+            return InputError(_item_origin(origin, mutator[0]),
+                              ("pipeline", "mutators", mutator[1], "configMap") + path[1:], message, key=key)
+        return InputError(None if hosted else origin, ("functionConfig",) + path, message, key=key)
+
     if not isinstance(config, dict) or config.get("kind") != "ConfigMap" or config.get("apiVersion") != "v1":
-        raise InputError(origin, ("functionConfig",), "must be a v1 ConfigMap (its data.namespace sets the default "
-                                                      "namespace)")
+        raise problem((), "must be a v1 ConfigMap (its data.namespace sets the default namespace)")
     unknown = sorted(set(config) - _CONFIG_KEYS)
     if unknown:
-        raise InputError(origin, ("functionConfig", unknown[0]), "unknown field: a ConfigMap has apiVersion, kind, "
-                                                                 "metadata and data", key=True)
-    data = config.get("data")
+        raise problem((unknown[0],), "unknown field: a ConfigMap has apiVersion, kind, metadata and data", key=True)
     if data is None:
-        return "default"
+        return _mutator_namespace(origin, items, mutator) or default
     if not isinstance(data, dict):
-        raise InputError(origin, ("functionConfig", "data"), "must be a mapping (a ConfigMap's data)")
+        raise problem(("data",), "must be a mapping (a ConfigMap's data)")
     unknown = sorted(set(data) - _CONFIG_DATA)
     if unknown:
-        raise InputError(origin, ("functionConfig", "data", unknown[0]), "unknown setting: trainc fn takes only "
-                                                                         "namespace", key=True)
+        raise problem(("data", unknown[0]), "unknown setting: trainc fn takes only namespace", key=True)
     namespace = data.get("namespace")
     if namespace is None:
-        return "default"
+        return _mutator_namespace(origin, items, mutator) or default
     if api.namespace_problem(namespace) is not None:
-        raise InputError(origin, ("functionConfig", "data", "namespace"),
-                         "the default namespace must be a DNS-1123 label (lower case alphanumerics or '-', at most "
-                         "63 characters)")
+        raise problem(("data", "namespace"), _BAD_NAMESPACE)
+    return namespace
+
+
+_BAD_NAMESPACE = ("the default namespace must be a DNS-1123 label (lower case alphanumerics or '-', at most 63 "
+                  "characters)")
+
+
+def _kptfile_mutator(items: list) -> tuple[int, int, dict] | None:
+    """(item index, mutator index, mutator) of the package Kptfile's one `exec: trainc fn` mutator, if any.
+    kpt hands functions the package's Kptfile as an item (its path `Kptfile`), under `fn eval` too."""
+    for index, item in enumerate(items):
+        if (not isinstance(item, dict) or item.get("apiVersion") != "kpt.dev/v1" or item.get("kind") != "Kptfile"
+                or _first(_annotations(item), _PATHS) != "Kptfile"):
+            continue
+        pipeline = item.get("pipeline")
+        mutators = pipeline.get("mutators") if isinstance(pipeline, dict) else None
+        found = [(index, number, mutator) for number, mutator in enumerate(mutators if isinstance(mutators, list) else ())
+                 if isinstance(mutator, dict) and isinstance(mutator.get("exec"), str)
+                 and [posixpath.basename(word) for word in mutator["exec"].split()[:2]] == ["trainc", "fn"]]
+        return found[0] if len(found) == 1 else None
+    return None
+
+
+def _mutator_namespace(origin: Origin, items: list, mutator) -> str | None:
+    """The Kptfile mutator's `configMap.namespace` (checked as the functionConfig would be), or None."""
+    if mutator is None:
+        return None
+    config = mutator[2].get("configMap")
+    namespace = config.get("namespace") if isinstance(config, dict) else None
+    if namespace is None:
+        return None
+    if api.namespace_problem(namespace) is not None:
+        raise InputError(_item_origin(origin, mutator[0]), ("pipeline", "mutators", mutator[1], "configMap",
+                                                             "namespace"), _BAD_NAMESPACE)
     return namespace
 
 
@@ -249,14 +295,15 @@ class _Report:
         return matches[0] if len(matches) == 1 else None
 
 
-def run(text: str, ssh_key_seed=None) -> tuple[str, list[str], list[str]]:
+def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, list[str], list[str]]:
     """(ResourceList text, notices, error lines); error lines non-empty means failure. `ssh_key_seed` as
-    for build_objects."""
+    for build_objects; `namespace` for TrainJobs that set none, unless the functionConfig or the Kptfile
+    sets one."""
     report = _Report([])
     try:
         origin, resource_list = _resource_list(text)
         report.items = items = resource_list.get("items") or []
-        namespace = _namespace(origin, resource_list)
+        namespace = _namespace(origin, resource_list, namespace)
         notices: list[str] = []
         documents, trainer = _sources(origin, items, notices)
         output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)

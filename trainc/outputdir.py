@@ -1,7 +1,7 @@
 """`trainc build --output-dir DIR`: a rendered tree that trainc owns, for committing and reviewing.
 
 DIR holds one file per TrainJob, `<namespace>/<name>.yaml`, and one per pass-through object,
-`<namespace>/<kind>.<name>.yaml` (`_cluster/` for objects that set no namespace). trainc lists the files it
+`<namespace>/<kind>.<name>.yaml` (`_cluster/` for cluster-scoped objects). trainc lists the files it
 wrote in `DIR/.trainc-manifest` and heads each with a `# Rendered by trainc from <input>; do not edit.` line;
 the next build removes the files it wrote before and no longer renders (a deleted TrainJob), and refuses to
 overwrite a file it did not write. Every file is staged beside its target and renamed into place only when

@@ -1,4 +1,5 @@
-"""What `trainc build` prints besides the rendered objects: every other document of the inputs, as it came.
+"""What `trainc build` prints besides the rendered objects: every other document of the inputs, as it came
+(in the build's namespace when it is namespaced and sets none: namespaced.py).
 
 With a GitOps tool that deploys only what a generator prints (an Argo CD plugin), the build's output must be
 the app's whole set of manifests, so the documents trainc does not compile (ConfigMaps, PVCs, Namespaces,
@@ -25,16 +26,17 @@ ORDER_FIRST = (
     "Deployment", "StatefulSet", "CronJob", "PodDisruptionBudget",
 )
 ORDER_LAST = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
-CLUSTER_DIRECTORY = "_cluster"  # objects that set no namespace, in --output-dir (no namespace can be named so)
+CLUSTER_DIRECTORY = "_cluster"  # cluster-scoped objects, in --output-dir (no namespace can be named so)
 _MARKER = re.compile(r"---(?:[ \t]+(#.*)?)?$")  # a `---` line holding nothing else (a comment at most)
 
 
 @dataclass(frozen=True)
 class Document:
-    """An input object printed as it came."""
+    """An input object printed as it came, but for the namespace trainc gave it."""
 
     origin: Origin
     data: dict
+    given_namespace: str | None = None  # the namespace trainc gave it (it set none), see namespaced.py
 
     @property
     def group(self) -> str:
@@ -71,18 +73,27 @@ class Document:
         return self.kind in ORDER_LAST
 
     def text(self) -> str:
-        """The document's own YAML text (comments kept), or YAML written from its data where it has none."""
+        """The document's own YAML text (comments kept), with the namespace trainc gave it, or YAML written
+        from its data where it has none."""
+        text = self._text()
+        if self.given_namespace is None or text is None:
+            return text or dump_all([self.data]).removeprefix("---\n")
+        from .namespaced import insert
+
+        return insert(text, self.given_namespace) or dump_all([self.data]).removeprefix("---\n")
+
+    def _text(self) -> str | None:
         origin = self.origin
         if origin.base == () and origin.text is not None and not jsontext.is_json(origin.text):
             start, end = source.document_spans(origin.text)[origin.index]
             text = _standalone(origin.text[start:end].removeprefix("\ufeff"))  # a file's BOM starts no document
             if text is not None:
                 return text if text.endswith(("\n", "\r")) else text + "\n"
-        return dump_all([self.data]).removeprefix("---\n")
+        return None
 
     def path(self) -> str:
-        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_cluster/...` when it sets no
-        namespace (TrainJob names hold no `.`, so never the file of a TrainJob)."""
+        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_cluster/...` when it is
+        cluster-scoped (TrainJob names hold no `.`, so never the file of a TrainJob)."""
         return f"{self.namespace or CLUSTER_DIRECTORY}/{self.kind.lower()}.{self.name}.yaml"
 
 
@@ -158,11 +169,21 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
     errors = [problem for origin, data in found if (problem := _identified(origin, data)) is not None]
     if errors:
         raise InputErrors(errors)
-    documents = sorted((Document(origin, data) for origin, data in found), key=Document.order)
+    documents = sorted((_placed(origin, data, namespace) for origin, data in found), key=Document.order)
     _check_unique(documents, output.jobs, namespace, files)
     manifests.first = [d for d in documents if not d.last]
     manifests.last = [d for d in documents if d.last]
     return manifests
+
+
+def _placed(origin: Origin, data: dict, namespace: str) -> Document:
+    """The document, in `namespace` if it is namespaced and sets none (namespaced.py: one namespace for the
+    whole output, as `kubectl apply -n` and Argo CD's destination give it)."""
+    from . import namespaced
+
+    if not namespaced.takes_namespace(data):
+        return Document(origin, data)
+    return Document(origin, namespaced.given(data, namespace), namespace)
 
 
 def _identity(document: Document) -> str:

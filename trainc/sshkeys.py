@@ -115,7 +115,7 @@ class SeedFile:
         where = f"{self.path} (from {self.source})"
         try:
             with open_regular(self.path) as handle:  # a FIFO without a writer would block forever
-                mode = os.fstat(handle.fileno()).st_mode
+                status = os.fstat(handle.fileno())
                 seed = handle.read(MAX_SEED_BYTES + 1)
         except OSError as exc:
             raise SeedError(f"{where} cannot be read: {exc.strerror or exc}") from None
@@ -123,12 +123,29 @@ class SeedFile:
             _check_seed(seed)
         except ValueError as exc:
             raise SeedError(f"{where} cannot be used: {exc}") from None
-        if mode & 0o077:
+        warning = _exposed(status)
+        if warning:
             self.warnings.append(f"warning: the SSH key seed {where} is readable by group or others (mode "
-                                 f"{mode & 0o777:04o}); anyone who can read it can derive every MPI job's private "
-                                 f"key: chmod 600 {self.path}")
+                                 f"{status.st_mode & 0o777:04o}); anyone who can read it can derive every MPI job's "
+                                 f"private key: {warning.format(self.path)}")
         self._seed = seed
         return seed
+
+
+def _exposed(status) -> str | None:
+    """What to do about a seed others may read, or None. A file someone else owns (a Kubernetes Secret volume:
+    root's, read-only) readable by one of this process's groups and by no one else is the Secret mounted with
+    `defaultMode: 0440` and the pod's `fsGroup`, as examples/argocd/repo-server-patch.yaml does: not a
+    warning, since its readers are this container's user and no other."""
+    mode = status.st_mode
+    if not mode & 0o077:
+        return None
+    if status.st_uid == os.geteuid():
+        return "chmod 600 {}"
+    if not mode & 0o007 and status.st_gid in {os.getegid(), *os.getgroups()}:
+        return None
+    return ("mount the Secret with defaultMode: 0440 and the pod's securityContext.fsGroup set to this user's "
+            "group (see examples/argocd/repo-server-patch.yaml)")
 
 
 def derive_keypair(seed: bytes, namespace: str, name: str, scope: str | None = None) -> KeyPair:

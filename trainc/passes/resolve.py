@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from .. import settings
 from ..api import GROUP, RUNTIME_KINDS
 from ..errors import InputError
 from ..gotypes import JOBSET_SPEC, reencode
@@ -51,9 +52,10 @@ def not_found(catalog, ref, namespace: str) -> str:
                 f" (it exists in namespace {', '.join(repr(ns) for ns in elsewhere)}; a TrainingRuntime must be in"
                 " the TrainJob's namespace, or use a ClusterTrainingRuntime)"
             )
-        message += "; looked in the inputs, --runtimes and the bundled runtimes"
+        message += f"; looked in the inputs, {settings.runtimes_words} and the bundled runtimes"
         return message + _nearest(catalog, ref, namespace)
-    message = f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, --runtimes and the bundled runtimes'
+    message = (f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, {settings.runtimes_words} and '
+               'the bundled runtimes')
     if catalog.namespaces_with("TrainingRuntime", ref.name):
         return message + f' (a TrainingRuntime "{ref.name}" exists: set runtimeRef.kind: TrainingRuntime)'
     return message + _nearest(catalog, ref, namespace)

@@ -18,13 +18,15 @@ def is_policy(obj) -> bool:
             and obj["apiVersion"].startswith(_GROUP))
 
 
-def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None) -> list[str]:
+def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,
+          config: str | None = None) -> list[str]:
     """Warnings and notices of the policies' verdicts on `output` (a build.Output); raises InputErrors for
     denials and bad policy input. `previous` (validation.Previous) makes objects with a previous version
-    UPDATEs; `house_rules` are given by tests, else read from the project config."""
+    UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the one the
+    command's settings were read from, `trainc.settings`)."""
     from . import house
 
-    rules, errors = (house_rules, []) if house_rules is not None else house.load()
+    rules, errors = (house_rules, []) if house_rules is not None else house.load(config)
     inputs = [*output.others, *output.uncompiled]
     extra = _read(paths, errors) if paths else []
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:

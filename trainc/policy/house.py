@@ -30,11 +30,10 @@ class Rule:
     message: str
 
 
-def load(start: str | None = None) -> tuple[list[Rule], list[InputError]]:
-    """The house rules of the project config in effect (none without one)."""
+def load(path: str | None) -> tuple[list[Rule], list[InputError]]:
+    """The house rules of the project config at `path` (none without one)."""
     from .. import config
 
-    path = config.find(start)
     if path is None:
         return [], []
     if os.path.basename(path) == config.FILE:

@@ -1,0 +1,89 @@
+"""One namespace for the whole output: passed-through namespaced objects that set none get trainc's namespace.
+
+trainc renders a TrainJob that sets no namespace into `-n` (or the Argo CD destination, or the project
+config's). The ConfigMaps, PVCs and LocalQueues beside it, passed through, would otherwise land wherever the
+applier puts them (kubectl's current namespace), away from the JobSet that mounts or names them. So the same
+namespace is given to them, as `kubectl apply -n` and Argo CD's destination do to namespaced objects that set
+none, and cluster-scoped objects are left alone. trainc cannot ask a cluster which kinds are cluster-scoped:
+it knows Kubernetes' own and those of the APIs deployed beside TrainJobs (Kueue, Trainer, Volcano), and takes
+any other kind as namespaced, as Argo CD takes a kind it does not know (the API server drops a namespace given
+to a cluster-scoped object).
+
+The namespace is inserted into the document's own text, after its `metadata:` key's first line, so comments
+and quoting stay as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+_PLAIN = re.compile(r"[a-z][a-z0-9-]*")
+_WORDS = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n"})  # YAML 1.1 and 1.2 non-strings
+
+CLUSTER_SCOPED = frozenset({
+    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("", "ComponentStatus"),
+    ("rbac.authorization.k8s.io", "ClusterRole"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"),
+    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"), ("storage.k8s.io", "CSINode"),
+    ("storage.k8s.io", "VolumeAttachment"), ("scheduling.k8s.io", "PriorityClass"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("networking.k8s.io", "IngressClass"), ("node.k8s.io", "RuntimeClass"),
+    ("certificates.k8s.io", "CertificateSigningRequest"), ("policy", "PodSecurityPolicy"),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"), ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+    ("kueue.x-k8s.io", "ClusterQueue"), ("kueue.x-k8s.io", "ResourceFlavor"),
+    ("kueue.x-k8s.io", "WorkloadPriorityClass"), ("kueue.x-k8s.io", "AdmissionCheck"), ("kueue.x-k8s.io", "Cohort"),
+    ("kueue.x-k8s.io", "Topology"), ("kueue.x-k8s.io", "MultiKueueCluster"), ("kueue.x-k8s.io", "MultiKueueConfig"),
+    ("kueue.x-k8s.io", "ProvisioningRequestConfig"), ("scheduling.volcano.sh", "Queue"),
+})
+
+
+def takes_namespace(data: dict) -> bool:
+    """Whether the object is namespaced (or of a kind trainc does not know) and sets no namespace."""
+    group = data["apiVersion"].rpartition("/")[0]
+    return (group, data["kind"]) not in CLUSTER_SCOPED and not data["metadata"].get("namespace")
+
+
+def given(data: dict, namespace: str) -> dict:
+    """The object with `metadata.namespace` set, the rest shared."""
+    return {**data, "metadata": {**data["metadata"], "namespace": namespace}}
+
+
+def insert(text: str, namespace: str) -> str | None:
+    """The document `text` with `namespace: NAMESPACE` as the first key of its metadata, or None when its
+    metadata is not a mapping written so that a line (block style) or an entry (flow style) can be added,
+    or already holds a `namespace` key (an empty or null one); the caller then writes the object anew."""
+    try:
+        root = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:  # one document was read from it already; a surprise here just means "write it anew"
+        return None
+    metadata = _value(root, "metadata")
+    if not isinstance(metadata, yaml.MappingNode) or not metadata.value or _value(metadata, "namespace") is not None:
+        return None
+    lines = text.splitlines(keepends=True)
+    first = metadata.value[0][0].start_mark
+    value = namespace if _PLAIN.fullmatch(namespace) and namespace not in _WORDS else f'"{namespace}"'
+    if metadata.flow_style:
+        line = metadata.start_mark.line
+        column = lines[line].find("{", metadata.start_mark.column)
+        if column < 0:
+            return None
+        lines[line] = f"{lines[line][:column + 1]}namespace: {value}, {lines[line][column + 1:]}"
+        return "".join(lines)
+    if lines[first.line][:first.column].strip():  # the first key shares its line with something else
+        return None
+    ending = lines[first.line][len(lines[first.line].rstrip("\r\n")):] or "\n"
+    lines.insert(first.line, " " * first.column + f"namespace: {value}" + ending)
+    return "".join(lines)
+
+
+def _value(mapping, key: str):
+    for key_node, value_node in mapping.value if isinstance(mapping, yaml.MappingNode) else ():
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            return value_node
+    return None

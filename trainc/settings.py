@@ -1,0 +1,258 @@
+"""Every setting of a run resolved once, each value kept with where it came from.
+
+A value comes from a flag, an environment variable, the project config (`trainc.config`), the route trainc
+runs in, or the default, in that order of precedence. Knowing the origin lets every message speak the
+user's terms (`TRAINC_RUNTIMES: ...`, `.trainc.yaml:1:12: runtimes[0]: ...`, never a flag nobody passed)
+and lets `trainc config` show it, as `git config --show-origin` does.
+
+The Argo CD plugin's route (TRAINC_ROUTE=argocd, set by examples/argocd/plugin.yaml) reads the Application's
+parameters here, so they are named in messages. Its destination namespace (ARGOCD_APP_NAMESPACE) is not a
+default others override: Argo CD puts every namespaced object that sets none there, so a namespace from any
+other source that differs would split the app from its ConfigMaps, PVCs and LocalQueues; that is an error
+naming both.
+
+Paths written in a repository (the project config) or in an Application (the plugin's parameters), and,
+with --root, every path on the command line, must resolve inside the root, symlinks followed: a repository
+must not read the files of the machine rendering it (other apps' checkouts in cmp-server's /tmp). The
+environment is the operator's (a sidecar's TRAINC_RUNTIMES) and may point anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .errors import TraincError, one_line
+
+ROUTES = ("argocd",)
+# parameter name -> (config key, environment variable, flag)
+SETTINGS = {
+    "runtime_paths": ("runtimes", "TRAINC_RUNTIMES", "--runtimes"),
+    "namespace": ("namespace", "TRAINC_NAMESPACE", "--namespace"),
+    "ssh_key_seed": ("ssh-key-seed", "TRAINC_SSH_KEY_SEED_FILE", "--ssh-key-seed"),
+    "output_dir": ("output-dir", None, "--output-dir"),
+    "plugins": ("plugins", "TRAINC_PLUGINS", "--plugin"),
+    "policy_paths": ("policy-paths", None, "--policies"),
+    "ssh_keys": ("ssh-keys", "TRAINC_SSH_KEYS", "--ssh-keys"),
+    "sealed_secrets_cert": ("sealed-secrets-cert", "TRAINC_SEALED_SECRETS_CERT", "--sealed-secrets-cert"),
+}
+LISTS = ("runtime_paths", "plugins", "policy_paths")  # the settings that take several values
+_PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
+                     ("ARGOCD_ENV_TRAINC_NAMESPACE", "the Application's plugin env TRAINC_NAMESPACE"))
+DESTINATION = "ARGOCD_APP_NAMESPACE"
+
+
+RUNTIMES_WORDS = "--runtimes"
+# How this run's messages name where runtimes come from besides the inputs ("runtime not found"): the plugin's
+# parameter under Argo CD, the config's key under pre-commit. Set per command (and back after it), as
+# depth.input_bytes is, so forked build workers see it too.
+runtimes_words = RUNTIMES_WORDS
+
+
+class SettingError(TraincError):
+    """A setting that cannot be used, said in the terms of where it came from."""
+
+
+@dataclass(frozen=True)
+class Given:
+    """One value and where it came from: a flag, an environment variable, `FILE:LINE:COL` of the project
+    config, or a description of a default. `confined`: a path that must resolve inside the root."""
+
+    value: str
+    origin: str
+    confined: bool = False
+    field: str = ""  # the config key (and item) it is written at, for `FILE:LINE:COL: runtimes[0]: ...`
+
+    def error(self, message: str) -> SettingError:
+        where = f"{self.origin}: {self.field}" if self.field else self.origin
+        return SettingError(one_line(f"{where}: {message}"))
+
+
+@dataclass
+class Settings:
+    root: Given
+    config: str | None  # the project config read, if any
+    values: dict = field(default_factory=dict)  # config key -> [Given] (several for runtimes; none: unset)
+
+    def value(self, name: str):
+        """The parameter's value, as the command takes it."""
+        key = SETTINGS[name][0]
+        givens = self.values.get(key, [])
+        if name in LISTS:
+            return tuple(given.value for given in givens)
+        return givens[0].value if givens else None
+
+    def origin(self, key: str) -> str | None:
+        """Where the setting came from, with the config's key: `.trainc.yaml:3:15: ssh-key-seed`."""
+        givens = self.values.get(key, [])
+        if not givens:
+            return None
+        return f"{givens[0].origin}: {givens[0].field}" if givens[0].field else givens[0].origin
+
+    def runtimes_words(self, route: str | None) -> str:
+        if route == "argocd":
+            return "the plugin parameter runtimes (or the sidecar's TRAINC_RUNTIMES)"
+        givens = self.values.get("runtimes")
+        origin = givens[0].origin if givens else None
+        if origin is None or origin == "--runtimes":
+            return RUNTIMES_WORDS
+        if origin == "TRAINC_RUNTIMES":
+            return origin
+        return f"runtimes in {os.path.relpath(self.config)}"
+
+    def lines(self) -> list[str]:
+        """`ORIGIN<TAB>KEY=VALUE` per value, as `git config --show-origin --list` prints."""
+        out = [(self.root.origin, "root", self.root.value)]
+        if self.config is not None:
+            out.append((os.path.relpath(self.config), "config", os.path.relpath(self.config)))
+        out.extend((given.origin, key, given.value) for key, givens in self.values.items() for given in givens)
+        return [f"{one_line(origin)}\t{key}={one_line(value)}" for origin, key, value in out]
+
+
+def resolve(ctx, params: dict) -> Settings:
+    """The settings of the command `ctx` runs with `params` (its parsed parameters); raises SettingError."""
+    from click.core import ParameterSource
+
+    from . import config
+
+    root, explicit = _root(ctx)
+    found = config.load(root=root.value if explicit else None)
+    route = _route()
+    settings = Settings(root, found.path)
+    for name, (key, envvar, flag) in SETTINGS.items():
+        if name not in params:
+            continue
+        source = ctx.get_parameter_source(name)
+        raw = params[name]
+        items = list(raw) if isinstance(raw, (list, tuple)) else [raw]
+        plugin = _plugin(name) if route and source is not ParameterSource.COMMANDLINE else []
+        if source is ParameterSource.COMMANDLINE:
+            givens = [Given(item, flag, explicit) for item in items]
+        elif plugin:  # the Application's own settings, as the plugin's flags once were
+            givens = plugin
+        elif source is ParameterSource.ENVIRONMENT:
+            givens = [Given(item, envvar) for item in items]
+        else:
+            givens = _configured(found, name, key) or [Given(item, "default") for item in items if item is not None]
+        settings.values[key] = givens
+    if route and "namespace" in params:
+        settings.values["namespace"] = _destination(settings.values["namespace"], found)
+    if "output_dir" in params and _stdout_wanted(ctx):
+        settings.values["output-dir"] = [g for g in settings.values["output-dir"] if g.origin == "--output-dir"]
+    for given in settings.values.get("namespace", []):  # given to passed-through objects too: never unchecked
+        from .api import namespace_problem
+
+        problem = namespace_problem(given.value)
+        if problem is not None:
+            raise given.error(problem)
+    for key in ("runtimes", "policy-paths"):
+        for given in settings.values.get(key, []):
+            _check_path(settings, given, exists=True)
+    for key in ("ssh-key-seed", "output-dir", "sealed-secrets-cert"):
+        for given in settings.values.get(key, []):
+            _check_path(settings, given)
+    if explicit:
+        for path in params.get("paths", ()):
+            if path != "-":
+                _check_path(settings, Given(path, "PATHS", True))
+    global runtimes_words
+    runtimes_words = settings.runtimes_words(route)
+    return settings
+
+
+def _root(ctx) -> tuple[Given, bool]:
+    from click.core import ParameterSource
+
+    top = ctx.find_root()
+    value = top.params.get("root")
+    if value is not None:
+        origin = "--root" if top.get_parameter_source("root") is ParameterSource.COMMANDLINE else "TRAINC_ROOT"
+        if not os.path.isdir(value):
+            raise Given(value, origin).error(f"{value}: not a directory")
+        return Given(os.path.realpath(value), origin), True
+    from .config import _git_root
+
+    here = os.getcwd()
+    git = _git_root(here)
+    if git is not None:
+        return Given(os.path.realpath(git), "default (the git repository's root)"), False
+    return Given(os.path.realpath(here), "default (the current directory)"), False
+
+
+def _route() -> str | None:
+    route = os.environ.get("TRAINC_ROUTE") or None
+    if route is not None and route not in ROUTES:
+        raise SettingError(one_line(f"TRAINC_ROUTE: {route!r} is not a route trainc knows (known: "
+                                    f"{', '.join(ROUTES)})"))
+    return route
+
+
+def _configured(found, name: str, key: str) -> list[Given]:
+    if name not in found.values:
+        return []
+    value = found.values[name]
+    items = value if isinstance(value, list) else [value]
+    fields = [f"{key}[{index}]" for index in range(len(items))] if isinstance(value, list) else [key]
+    return [Given(item, where, True, field_name) for item, where, field_name in zip(items, found.where[name], fields)]
+
+
+def _plugin(name: str) -> list[Given]:
+    """What the Application gives the Argo CD plugin for this setting: its parameters (PARAM_*, the array
+    parameter runtimes as PARAM_RUNTIMES_0, _1, ...) or its plugin env (ARGOCD_ENV_*), confined paths."""
+    environ = os.environ
+    if name == "runtime_paths":
+        indexed = []
+        while f"PARAM_RUNTIMES_{len(indexed)}" in environ:
+            indexed.append(f"PARAM_RUNTIMES_{len(indexed)}")
+        if indexed:
+            return [Given(environ[var], f"{var} (the plugin parameter runtimes)", True) for var in indexed if environ[var]]
+        for var, what in (("PARAM_RUNTIMES", "the plugin parameter runtimes"),
+                          ("ARGOCD_ENV_TRAINC_RUNTIMES", "the Application's plugin env TRAINC_RUNTIMES")):
+            if environ.get(var):
+                return [Given(item, f"{var} ({what})", True) for item in environ[var].split(":") if item]
+    if name == "namespace":
+        for var, what in _PLUGIN_NAMESPACE:
+            if environ.get(var):
+                return [Given(environ[var], f"{var} ({what})")]
+        if os.environ.get(DESTINATION):
+            return [Given(os.environ[DESTINATION], f"{DESTINATION} (the Application's destination namespace)")]
+    return []
+
+
+def _destination(chosen: list[Given], found) -> list[Given]:
+    """Under the plugin: every source that names a namespace must name the Application's destination."""
+    destination = os.environ.get(DESTINATION)
+    if not destination:
+        return chosen
+    here = f"{DESTINATION} (the Application's destination namespace)"
+    named = [*chosen, *(Given(os.environ[var], f"{var} ({what})") for var, what in _PLUGIN_NAMESPACE
+                        if os.environ.get(var)), *_configured(found, "namespace", "namespace")]
+    for given in named:
+        if given.value != destination and given.origin != "default":
+            raise given.error(f"namespace {given.value!r} differs from {here}, {destination!r}: Argo CD puts the "
+                              "app's objects that set no namespace in the destination, so the TrainJobs' objects "
+                              "would be split from them; set the destination namespace, or make both the same")
+    return [Given(destination, here)]
+
+
+def _stdout_wanted(ctx) -> bool:
+    """An explicit `-o` asks for the stream on stdout: the config's output-dir does not apply (the plugin and
+    the kustomize generator pass `-o yaml`, since their host reads stdout)."""
+    from click.core import ParameterSource
+
+    return ctx.get_parameter_source("output_format") is ParameterSource.COMMANDLINE
+
+
+def _check_path(settings: Settings, given: Given, exists: bool = False) -> None:
+    path = given.value
+    if "\0" in path:  # no file system takes it: said here, not as a traceback of whoever opens it
+        raise given.error(f"{path}: a path cannot hold a NUL character")
+    if exists and not os.path.exists(path):
+        raise given.error(f"{path}: no such file or directory")
+    if not given.confined:
+        return
+    real, root = os.path.realpath(path), settings.root.value
+    if os.path.commonpath([real, root]) != root:
+        raise given.error(f"{path} resolves to {real}, outside the repository being rendered ({root}, the root "
+                          f"from {settings.root.origin}): a repository's settings name only its own files")
+
