@@ -113,7 +113,7 @@ def test_kustomize_drops_what_trainc_fn_marks_local_config(kubectl, tmp_path):
 
 @pytest.mark.parametrize("mode, kinds", [("sealed-secrets", ["SealedSecret"]),
                                          ("external-secrets", ["SSHKey", "ExternalSecret"])])
-def test_the_generator_takes_ssh_keys_and_renders_no_private_key(kubectl, tmp_path, mode, kinds):
+def test_the_generator_takes_ssh_keys_and_renders_no_private_key(kubectl, tmp_path, monkeypatch, mode, kinds):
     """`--ssh-keys` in argsOneLiner, through the real kustomize: the key stays out of its output, byte-stable."""
     from conftest import GOLDEN, GOLDEN_SEED
 
@@ -127,8 +127,9 @@ def test_the_generator_takes_ssh_keys_and_renders_no_private_key(kubectl, tmp_pa
     (tmp_path / "seed").chmod(0o600)
     generator = app / "trainjobs.yaml"
     generator.write_text(generator.read_text().replace(
-        "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys {mode} --sealed-secrets-cert cert.pem "
-                               f"--ssh-key-seed {tmp_path / 'seed'}"))
+        "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys {mode} --sealed-secrets-cert cert.pem"))
+    # the seed is the operator's (the environment), outside the repository its arguments are confined to
+    monkeypatch.setenv("TRAINC_SSH_KEY_SEED_FILE", str(tmp_path / "seed"))
     first, second = _build(str(app), cwd=tmp_path), _build(str(app), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     found = [d["kind"] for d in yaml.safe_load_all(first.stdout)]

@@ -55,7 +55,9 @@ def project(tmp_path, mode: str, *extra: str) -> list[str]:
     seed = tmp_path / "seed"
     seed.write_bytes(GOLDEN_SEED)
     seed.chmod(0o600)
-    return ["--ssh-keys", mode, "--ssh-key-seed", str(seed), "--sealed-secrets-cert", str(CERT), *extra]
+    cert = tmp_path / "sealed-secrets-cert.pem"  # inside the checkout: the kustomize generator confines its paths
+    cert.write_bytes(CERT.read_bytes())
+    return ["--ssh-keys", mode, "--ssh-key-seed", str(seed), "--sealed-secrets-cert", str(cert), *extra]
 
 
 def private_key_canaries() -> list[str]:
@@ -282,7 +284,8 @@ def test_external_secrets_needs_no_seed_and_the_project_config_chooses_the_mode(
     assert [doc["kind"] for doc in yaml.safe_load_all(result.stdout)][:2] == ["SSHKey", "ExternalSecret"]
     (tmp_path / ".trainc.yaml").write_text("ssh-keys: vault\n")
     refused = run("build", "job.yaml", cwd=tmp_path)
-    assert refused.returncode == 2 and "'vault' is not one of" in refused.stderr
+    assert (refused.returncode, refused.stderr) == (
+        1, ".trainc.yaml:1:11: ssh-keys: 'vault' is not one of seed, external-secrets, sealed-secrets\n")
 
 
 def test_a_scope_derives_other_keys_and_no_scope_keeps_todays():
@@ -357,7 +360,7 @@ def test_diff_takes_sealedsecrets_of_any_shape_a_user_wrote(tmp_path, spec, anno
     new = {**old, "spec": {"encryptedData": {"k": "AgB" + "x" * 40}, "template": {"immutable": True}}}
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(new))
     result = run("diff", "--base", "base", "s.yaml", cwd=tmp_path)
-    assert result.returncode == 1 and "SealedSecret s changed" in result.stdout, result.stderr
+    assert result.returncode == 1 and "SealedSecret default/s changed" in result.stdout, result.stderr
     assert "Traceback" not in result.stderr and "AgBxxx" not in result.stdout
 
 

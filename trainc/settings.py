@@ -145,6 +145,11 @@ def resolve(ctx, params: dict) -> Settings:
         problem = namespace_problem(given.value)
         if problem is not None:
             raise given.error(problem)
+    for given in settings.values.get("ssh-keys", []):  # a flag or variable went through click's choice already
+        from .sshkeys import MODES
+
+        if given.value not in MODES:
+            raise given.error(f"{given.value!r} is not one of {', '.join(MODES)}")
     for key in ("runtimes", "policy-paths"):
         for given in settings.values.get(key, []):
             _check_path(settings, given, exists=True)
