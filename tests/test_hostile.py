@@ -20,7 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from trainc import source
+from trainc import inputs, source
 from trainc.build import build
 from trainc.cli import cli
 from trainc.errors import TraincError
@@ -547,7 +547,7 @@ def test_a_file_reached_through_a_link_is_read_once(tmp_path, monkeypatch):
     result = invoke(tmp_path, monkeypatch, {}, "build", "c.yaml", "jd")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("kind: JobSet") == 1
-    assert source.iter_files([str(tmp_path / "c.yaml"), str(tmp_path / "jd")]) == [str(tmp_path / "c.yaml")]
+    assert inputs.listed([str(tmp_path / "c.yaml"), str(tmp_path / "jd")]) == [str(tmp_path / "c.yaml")]
 
 
 def test_the_input_bound_comes_from_the_environment_too(tmp_path, monkeypatch):

@@ -21,7 +21,6 @@ import bisect
 import math
 import os
 import re
-import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -301,41 +300,6 @@ def items(origin: Origin, document) -> Iterator[tuple[Origin, object]]:
         yield origin, document
 
 
-def iter_files(paths: list[str]) -> list[str]:
-    """Expand directories recursively into their *.yaml/*.yml/*.json files (kubectl's -f set), sorted; each
-    file once (the same file by its device and inode, first place kept). A directory that cannot be listed is an
-    error, never an empty set of inputs (which a GitOps sync would turn into pruning everything)."""
-    files, seen = [], set()
-    for path in paths:
-        if path != "-" and os.path.isdir(path):
-            found = sorted((_joined(folder, name), identity) for folder, _, names in os.walk(path, onerror=_unlisted)
-                           for name in names if name.endswith((".yaml", ".yml", ".json"))
-                           for identity in [_regular_file(os.path.join(folder, name))] if identity is not None)
-        else:  # read as given; what cannot be read is reported then
-            found = [(path, path if path == "-" else _regular_file(path) or path)]
-        for file, identity in found:
-            if identity not in seen:
-                seen.add(identity)
-                files.append(file)
-    return files
-
-
-def _regular_file(path: str) -> tuple[int, int] | None:
-    """(device, inode) of a regular file (links followed), else None: one stat, where isfile and realpath took
-    a stat per path component."""
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
-
-
-def _joined(folder: str, name: str) -> str:
-    """`folder/name` spelled as pathlib spells it: no empty or `.` parts, `..` kept (a link may lead elsewhere)."""
-    root = "//" if folder.startswith("//") and not folder.startswith("///") else "/" if folder.startswith("/") else ""
-    return root + "/".join([*(part for part in folder.split("/") if part not in ("", ".")), name])
-
-
 def may_hold_trainer(path: str) -> bool:
     """Whether a file may hold a Trainer object: its text names the API group (or it cannot be read within the
     run's bound, which `read` then reports); directories and stdin always may."""
@@ -346,10 +310,6 @@ def may_hold_trainer(path: str) -> bool:
             return b"trainer.kubeflow.org" in Budget().take(handle, path)
     except (OSError, InputError):
         return True
-
-
-def _unlisted(exc: OSError):
-    raise InputError(Origin(exc.filename), (), f"cannot read the directory: {exc.strerror}")
 
 
 STDIN = "<stdin>"  # the name of `-` in messages, in every command

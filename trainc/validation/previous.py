@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from .. import api, source
+from .. import inputs as inputset
 from ..errors import InputError, InputErrors, Origin, caught
 
 
@@ -54,9 +55,9 @@ def tree(obj) -> dict:
 
 def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
     if os.path.isdir(rev_or_dir):
-        texts = [(path, lambda path=path: source.read(path)) for path in source.iter_files([rev_or_dir])]
+        texts = [(path, lambda path=path: source.read(path)) for path in inputset.listed([rev_or_dir])]
     else:
-        texts = _at_revision(rev_or_dir, [f for f in source.iter_files(files) if os.path.isfile(f)])
+        texts = _at_revision(rev_or_dir, [f for f in inputset.listed(files) if os.path.isfile(f)])
     previous, errors, seen = Previous(), [], {}
     for name, read in texts:
         documents, problems = caught(lambda: list(source.load_text(read(), name)))
