@@ -3,6 +3,9 @@ issue 15: only runtimes under --runtimes)."""
 
 from __future__ import annotations
 
+import subprocess
+
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -117,3 +120,101 @@ def test_only_runtimes_are_read_under_runtimes(tmp_path, monkeypatch):
         assert "notice: elsewhere/runtime.yaml:19:7: a Secret under --runtimes, not a runtime: ignored" in result.stderr
     result = run(tmp_path, monkeypatch, "build", "app", "--runtimes", "elsewhere")
     assert identities(result.stdout) == {("JobSet", "a")}
+
+
+# --- a git base: PATHS read as the tree at REV holds them (issue 14, item 3) ---------------------------
+
+def git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch):
+    """A repository with two TrainJobs, a ConfigMap and tool files committed; the working tree is the test's."""
+    write(tmp_path, {".github/workflows/ci.yaml": TOOL_FILES[".github/workflows/ci.yaml"],
+                     "apps/a.yaml": TRAINJOB.format(name="a", runtime="torch-distributed") + NODES.format(4),
+                     "apps/b.yaml": TRAINJOB.format(name="b", runtime="torch-distributed"),
+                     "apps/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"})
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "v1")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+NODES = "  trainer:\n    numNodes: {}\n"
+
+
+def headers(result) -> list[str]:
+    return [line.partition(":")[0] for line in result.stdout.splitlines() if line[:1] not in ("", "+", "-", "@", " ")]
+
+
+def test_a_deleted_file_is_removed(history, monkeypatch):
+    git(history, "rm", "-q", "apps/b.yaml", "apps/settings.yaml")
+    result = run(history, monkeypatch, "diff", "apps")
+    assert result.exit_code == 1, result.stderr
+    assert headers(result) == ["ConfigMap settings removed", "JobSet default/b removed", "0 added, 0 changed, 2 removed"]
+
+
+def test_a_moved_file_is_not_added(history, monkeypatch):
+    (history / "apps" / "team").mkdir()
+    git(history, "mv", "apps/a.yaml", "apps/team/a.yaml")
+    git(history, "mv", "apps/settings.yaml", "apps/team/settings.yml")
+    result = run(history, monkeypatch, "diff", "apps")
+    assert (result.exit_code, result.stdout) == (0, "no changes\n"), result.stderr
+    for command in ("validate", "build"):
+        assert run(history, monkeypatch, command, "--previous", "HEAD", "apps").exit_code == 0
+
+
+def test_a_moved_file_with_an_immutable_change_is_refused(history, monkeypatch):
+    (history / "moved").mkdir()
+    git(history, "mv", "apps/a.yaml", "moved/a.yaml")
+    (history / "moved" / "a.yaml").write_text((history / "moved" / "a.yaml").read_text().replace("4", "8"))
+    for command in ("validate", "build"):
+        result = run(history, monkeypatch, command, "--previous", "HEAD", ".")
+        assert result.exit_code == 1, result.stderr
+        assert "moved/a.yaml:9:5: spec.trainer: field is immutable" in result.stderr
+    result = run(history, monkeypatch, "diff", ".")
+    assert result.exit_code == 1 and headers(result)[0] == "JobSet default/a changed", result.stdout
+
+
+def test_a_git_base_reads_with_one_process_per_git_command(history, monkeypatch):
+    """Not one `git show` per file: rev-parse (twice), ls-tree and cat-file, however many files."""
+    write(history, {f"apps/many/{n}.yaml": TRAINJOB.format(name=f"j{n}", runtime="torch-distributed")
+                    for n in range(40)})
+    git(history, "add", ".")
+    git(history, "commit", "-qm", "v2")
+    started = []
+    real = subprocess.Popen
+
+    def counted(args, *rest, **options):
+        started.append(args[3])
+        return real(args, *rest, **options)
+
+    monkeypatch.setattr(subprocess, "Popen", counted)
+    result = run(history, monkeypatch, "diff", ".")
+    assert (result.exit_code, result.stdout) == (0, "no changes\n"), result.stderr
+    assert started == ["rev-parse", "rev-parse", "ls-tree", "cat-file"]
+
+
+def test_a_git_base_is_read_within_the_input_bound(history, monkeypatch):
+    (history / "apps" / "a.yaml").unlink()
+    result = run(history, monkeypatch, "validate", "--max-input-bytes", "200", "--previous", "HEAD", "apps")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("HEAD:apps/b.yaml:1:1: the inputs of this run exceed 200 bytes"), result.stderr
+
+
+def test_git_base_messages_name_what_is_wrong(history, tmp_path_factory, monkeypatch):
+    unknown = run(history, monkeypatch, "diff", "--base", "no-such-rev", "apps")
+    assert unknown.exit_code == 2
+    assert f"'no-such-rev' is neither a directory nor a git revision of the repository at {history}" in unknown.stderr
+    elsewhere = tmp_path_factory.mktemp("plain")
+    write(elsewhere, {"a.yaml": TRAINJOB.format(name="a", runtime="torch-distributed")})
+    for args in (["diff", "a.yaml"], ["validate", "--previous", "HEAD", "a.yaml"]):
+        result = run(elsewhere, monkeypatch, *args)
+        assert result.exit_code == 2
+        assert "'HEAD' is not a directory, and git cannot read a repository holding a.yaml: not a git repository" in (
+            result.stderr)
+    stdin = CliRunner().invoke(cli, ["validate", "--previous", "HEAD", "-"], input="")
+    assert stdin.exit_code == 2 and "stdin" not in stdin.stderr and "no file a git revision" in stdin.stderr

@@ -68,7 +68,7 @@ def _inputs(command=None, *, paths_required=True):
 _previous = click.option(
     "--previous", metavar="REV_OR_DIR",
     help="Check PATHS as updates of their previous versions: a directory holding them, or a git revision to read "
-         "the same files at (e.g. origin/main). Objects without one are new.")
+         "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.")
 
 
 def _load_previous(previous, paths, runtime_paths, namespace):
@@ -79,7 +79,7 @@ def _load_previous(previous, paths, runtime_paths, namespace):
     from .validation.previous import PreviousError
 
     try:
-        return validation.previous.load(previous, [*paths, *runtime_paths], namespace)
+        return validation.previous.load(previous, paths, namespace, runtime_paths)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--previous") from None
 

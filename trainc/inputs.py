@@ -147,8 +147,139 @@ def runtimes_only(documents, notices: list) -> list:
     return found
 
 
-def identity(obj: dict) -> tuple:
-    """(group, kind, namespace, name): what makes two manifests one object in the cluster, wherever they are
-    written. `namespace` is "" for an object that sets none."""
-    metadata = obj.get("metadata") or {}
-    return (obj["apiVersion"].rpartition("/")[0], obj["kind"], metadata.get("namespace") or "", metadata["name"])
+class RevisionError(ValueError):
+    """A git base that cannot be read: the inputs are in no git repository, or REV is no commit of it."""
+
+
+@dataclass(frozen=True)
+class _Blob:
+    path: str  # in the repository, `/`-separated
+    oid: str
+    size: int
+    link: bool  # a symbolic link: its content is the path it names
+
+
+def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None = None) -> tuple[list, list]:
+    """([(label, bytes)] of PATHS, the same of --runtimes) as they were at git revision `rev`: each PATH read as
+    the tree at `rev` holds it, by the rule of the working tree, so a file deleted or moved since is read where
+    it was. `label` is `REV:path/in/the/repository`. Per repository, one `git ls-tree` and one `git cat-file`
+    process, whatever the number of files; what they give is read within `budget` (the run's bound)."""
+    budget = budget or source.Budget()
+    if all(path == "-" for path in [*paths, *runtime_paths]):
+        raise RevisionError(f"{rev!r} is not a directory, and the inputs hold no file a git revision can be read at")
+    trees: dict = {}
+    picked, seen = ([], []), set()
+    for group, chosen in zip((paths, runtime_paths), picked):
+        for path in group:
+            if path == "-":
+                continue
+            tree = _tree_of(path, rev, trees)
+            for label_path, blob in tree.under(os.path.relpath(os.path.realpath(path), tree.top)):
+                if (tree.top, blob.path) not in seen:
+                    seen.add((tree.top, blob.path))
+                    chosen.append((tree, label_path, blob))
+    try:
+        return tuple([(f"{rev}:{label_path}", tree.read(blob, f"{rev}:{label_path}", budget))
+                      for tree, label_path, blob in chosen] for chosen in picked)
+    finally:
+        for tree in trees.values():
+            tree.close()
+
+
+def _tree_of(path: str, rev: str, trees: dict) -> _Tree:
+    """The tree at `rev` of the repository holding `path` (which may not exist any more)."""
+    real = os.path.realpath(path)
+    for top, tree in trees.items():
+        if real == top or real.startswith(top.rstrip("/") + "/"):
+            return tree
+    folder = real
+    while not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    found = _git(folder, "rev-parse", "--show-toplevel")
+    if found.returncode != 0:
+        reason = found.stderr.decode(errors="replace").strip().splitlines()
+        raise RevisionError(f"{rev!r} is not a directory, and git cannot read a repository holding {path}"
+                            + (f": {reason[0].removeprefix('fatal: ')}" if reason else ""))
+    top = os.path.realpath(found.stdout.decode(errors="surrogateescape").rstrip("\n"))
+    commit = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+    if commit.returncode != 0:
+        raise RevisionError(f"{rev!r} is neither a directory nor a git revision of the repository at {top}")
+    trees[top] = tree = _Tree(top, commit.stdout.decode().strip())
+    return tree
+
+
+class _Tree:
+    """The files of one commit: listed once (`git ls-tree -r -l -z`), read by one `git cat-file --batch`."""
+
+    def __init__(self, top: str, commit: str):
+        self.top, self.reader = top, None
+        listing = _git(top, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+        if listing.returncode != 0:
+            raise RevisionError(f"git cannot list commit {commit} of the repository at {top}: "
+                                f"{listing.stderr.decode(errors='replace').strip()}")
+        self.blobs = {}
+        for entry in listing.stdout.split(b"\0"):
+            if not entry:
+                continue
+            fields, _, name = entry.partition(b"\t")
+            mode, kind, oid, size = fields.split()
+            if kind == b"blob":  # commits (submodules) hold no file here
+                path = name.decode(errors="surrogateescape")
+                self.blobs[path] = _Blob(path, oid.decode(), int(size), mode == b"120000")
+
+    def under(self, relative: str) -> list[tuple[str, _Blob]]:
+        """(path, blob) of the files a PATH (`relative` to the repository) names, by the working tree's rule;
+        a link names the file it leads to in the same tree (none: not read, as a dangling link)."""
+        relative = "" if relative == "." else relative.replace(os.sep, "/")
+        if relative.startswith("../"):  # outside this repository (a link into another)
+            return []
+        if relative in self.blobs:
+            named = [relative]
+        else:
+            prefix = relative + "/" if relative else ""
+            named = sorted(path for path in self.blobs if path.startswith(prefix) and
+                           not any(hidden(part) for part in path[len(prefix):].split("/")) and manifest_name(path))
+        return [(path, blob) for path in named if (blob := self._followed(self.blobs[path])) is not None]
+
+    def _followed(self, blob: _Blob) -> _Blob | None:
+        for _ in range(40):  # as the kernel's limit on links followed
+            if not blob.link:
+                return blob
+            target = self._content(blob).decode(errors="surrogateescape")
+            path = os.path.normpath(os.path.join(os.path.dirname(blob.path), target)).replace(os.sep, "/")
+            blob = self.blobs.get(path)
+            if blob is None or os.path.isabs(target):
+                return None
+        return None
+
+    def read(self, blob: _Blob, label: str, budget: source.Budget) -> bytes:
+        budget.charge(blob.size, label)
+        return self._content(blob)
+
+    def _content(self, blob: _Blob) -> bytes:
+        import subprocess
+
+        if self.reader is None:
+            self.reader = subprocess.Popen(["git", "-C", self.top, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.reader.stdin.write(blob.oid.encode() + b"\n")
+        self.reader.stdin.flush()
+        header = self.reader.stdout.readline().split()
+        if len(header) != 3 or header[2] != str(blob.size).encode():
+            raise RevisionError(f"git cannot read {blob.path} at {self.top}")
+        return self.reader.stdout.read(blob.size + 1)[:-1]  # the content, then a newline
+
+    def close(self) -> None:
+        if self.reader is not None:  # at the end of its input, or a closed output, git ends
+            self.reader.stdin.close()
+            self.reader.stdout.close()
+            self.reader.wait()
+
+
+def _git(folder: str, *args: str):
+    import subprocess  # only a git base needs it
+
+    try:
+        return subprocess.run(["git", "-C", folder, *args], capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RevisionError(f"cannot run git: {exc}") from None

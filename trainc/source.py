@@ -337,11 +337,15 @@ class Budget:
             chunks.append(chunk)
             size += len(chunk)
         data = b"".join(chunks)
-        if len(data) > self.left:
+        self.charge(len(data), file)
+        return data
+
+    def charge(self, size: int, file: str) -> None:
+        """Count `size` bytes of `file` as read; an error past the limit."""
+        if size > self.left:
             raise InputError(Origin(file), (), f"the inputs of this run exceed {self.limit} bytes (raise the limit "
                                                "with --max-input-bytes or TRAINC_MAX_INPUT_BYTES)")
-        self.left -= len(data)
-        return data
+        self.left -= size
 
 
 def read(path: str, budget: Budget | None = None) -> str:
