@@ -154,7 +154,8 @@ def test_a_deleted_file_is_removed(history, monkeypatch):
     git(history, "rm", "-q", "apps/b.yaml", "apps/settings.yaml")
     result = run(history, monkeypatch, "diff", "apps")
     assert result.exit_code == 1, result.stderr
-    assert headers(result) == ["ConfigMap settings removed", "JobSet default/b removed", "0 added, 0 changed, 2 removed"]
+    assert headers(result) == ["ConfigMap settings removed", "JobSet default/b removed",
+                               "0 added, 0 changed, 2 removed"]
 
 
 def test_a_moved_file_is_not_added(history, monkeypatch):
@@ -218,3 +219,34 @@ def test_git_base_messages_name_what_is_wrong(history, tmp_path_factory, monkeyp
             result.stderr)
     stdin = CliRunner().invoke(cli, ["validate", "--previous", "HEAD", "-"], input="")
     assert stdin.exit_code == 2 and "stdin" not in stdin.stderr and "no file a git revision" in stdin.stderr
+
+
+# --- validate is build without writing (issue 14, item 4) -------------------------------------------------
+
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\n"
+JOBSET = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\n  namespace: default\n"
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"a.yaml": CONFIGMAP.format(name="c"), "b.yaml": CONFIGMAP.format(name="c")},
+     ["b.yaml:4:9: metadata.name: ConfigMap default/c is defined twice (first in a.yaml:4:9)"]),
+    ({"jobset.yaml": JOBSET}, ["jobset.yaml:4:9: metadata.name: JobSet default/a is also rendered for TrainJob "
+                               "default/a"]),
+    ({"c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: default}\n"},
+     ["c.yaml:3:11: metadata.name: required for kubectl apply: a non-empty string"]),
+    ({"notes.yaml": "title: not a manifest\n"}, ["notes.yaml:1:1: apiVersion: required for kubectl apply: a non-empty "
+                                                 "string"]),
+    # every problem of the run, sorted by file, line and column: a missing name hides no duplicate
+    ({"z.yaml": CONFIGMAP.format(name="c") + "---\n" + CONFIGMAP.format(name="c"), "jobset.yaml": JOBSET,
+      "m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: default}\n"},
+     ["jobset.yaml:4:9: metadata.name: JobSet default/a is also rendered for TrainJob default/a",
+      "m.yaml:3:11: metadata.name: required for kubectl apply: a non-empty string",
+      "z.yaml:10:9: metadata.name: ConfigMap default/c is defined twice (first in z.yaml:4:9)"]),
+], ids=["duplicate", "named-like-a-rendered-jobset", "no-name", "not-a-manifest", "all-at-once"])
+def test_validate_refuses_what_build_refuses(tmp_path, monkeypatch, files, expected):
+    write(tmp_path, {"job.yaml": TRAINJOB.format(name="a", runtime="torch-distributed"), **files})
+    build = run(tmp_path, monkeypatch, "build", ".")
+    assert (build.exit_code, build.stdout, build.stderr.splitlines()) == (1, "", expected)
+    validate = run(tmp_path, monkeypatch, "validate", ".")
+    assert validate.exit_code == 1
+    assert validate.stderr.splitlines() == [*expected, f"invalid: {len(expected)} error{'s' * (len(expected) > 1)}"]

@@ -10,7 +10,7 @@ import copy
 import os
 from dataclasses import dataclass, field
 
-from . import api, catalog, emit, missing, pipeline, validation
+from . import api, catalog, emit, missing, pipeline, source, validation
 from . import inputs as inputset
 from .errors import InputError, InputErrors, TraincError, caught
 from .provenance import Provenance
@@ -166,13 +166,13 @@ def sort_key(trainjob) -> tuple:
     return (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
 
 
-def in_order(keys) -> list[tuple[int, str | None]]:
-    """(index into `keys`, file of the first definition when it is a repeat, else None) in output order."""
+def in_order(keys) -> list[tuple[int, int | None]]:
+    """(index into `keys`, index of the first definition when it is a repeat, else None) in output order."""
     seen, out = {}, []
     for index in sorted(range(len(keys)), key=keys.__getitem__):
-        namespace, name, file = keys[index][:3]
+        namespace, name = keys[index][:2]
         out.append((index, seen.get((namespace, name))))
-        seen.setdefault((namespace, name), file)
+        seen.setdefault((namespace, name), index)
     return out
 
 
@@ -183,12 +183,13 @@ def check_runtimes(runtimes, previous, output: Output, errors: list) -> None:
         output.notices.extend(warnings)
 
 
-def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[list, list, list | None]:
-    """(errors, notices, objects or None) for one TrainJob; `first` is where it was defined before, if it was."""
+def compile_one(trainjob, first, ctx, previous, runtimes) -> tuple[list, list, list | None]:
+    """(errors, notices, objects or None) for one TrainJob; `first` is the TrainJob of the same name before it,
+    if there is one."""
     key = (trainjob.namespace, trainjob.name)
     if first is not None:
-        return [InputError(trainjob.origin, ("metadata", "name"),
-                           f"TrainJob {key[0]}/{key[1]} is defined twice (first in {first})")], [], None
+        message = f"TrainJob {key[0]}/{key[1]} is defined twice (first in {source.name_place(first.origin)})"
+        return [InputError(trainjob.origin, ("metadata", "name"), message)], [], None
     admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
     problems, admitted = admission if admission is not None else (problems, None)
     if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
@@ -224,7 +225,7 @@ def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful=None, ke
     output = Output(trainjobs=len(trainjobs), runtimes=len(runtimes))
     check_runtimes(runtimes, previous, output, errors)
     for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
-        trainjob = trainjobs[index]
+        trainjob, first = trainjobs[index], None if first is None else trainjobs[first]
         if first is None and doubtful is not None and doubtful(trainjob.spec.runtime_ref, trainjob.namespace,
                                                                ctx.catalog):
             continue

@@ -71,6 +71,8 @@ def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool 
 
 def collect(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> tuple[Catalog, list]:
     """The catalog and the clashes found building it (the first of two clashing runtimes is kept)."""
+    from . import source
+
     runtimes = bundled() if include_bundled else {}
     seen, errors = {}, []
     # the input's place decides which of two clashing runtimes is "first", whatever the file order
@@ -79,7 +81,8 @@ def collect(user: list[Runtime], default_namespace: str, *, include_bundled: boo
         if key in seen:
             errors.append(
                 InputError(runtime.origin, ("metadata", "name"),
-                           f"{runtime.kind} {runtime.name!r} is defined twice (first in {seen[key].origin.file})")
+                           f"{runtime.kind} {runtime.name!r} is defined twice (first in "
+                           f"{source.name_place(seen[key].origin)})")
             )
             continue
         seen[key] = runtimes[key] = runtime

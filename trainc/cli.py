@@ -250,7 +250,7 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
     a REV_OR_DIR that is neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import report, sshkeys
+    from . import passthrough, report, sshkeys
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")
@@ -260,9 +260,11 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
         paths = [path for path in paths if may_hold_trainer(path)]
     try:
         before = _load_previous(previous, paths, runtime_paths, namespace)
-        # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
+        # `build` without writing: the output is discarded, so MPI keys come from a throwaway seed (no random key,
+        # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
+        output.notices += passthrough.select(output, namespace=namespace).notices
     except TraincError as error:
         output, failure = None, error
     stdout, stderr = report.outcome(output, failure if output is None else None, output_format, annotations)

@@ -193,10 +193,12 @@ def _merge(own, pipes, runtimes_read, namespace, ssh_key_seed, runtime_snapshot)
         keys += each["keys"]
         owners += [(worker, local) for local in range(len(each["keys"]))]
     order = builder.in_order(keys)
+    if any(first is not None for _, first in order):
+        raise _ReadProblems
     assigned = [[] for _ in loaded]
-    for position, (index, first) in enumerate(order):
+    for position, (index, _) in enumerate(order):
         worker, local = owners[index]
-        assigned[worker].append((local, position, first))
+        assigned[worker].append((local, position))
     for pipe, theirs in zip(pipes, assigned[1:]):
         pipe.send((runtimes, theirs))
     output, errors = builder.Output(trainjobs=len(keys), runtimes=len(runtimes)), []
@@ -227,7 +229,8 @@ def _merge(own, pipes, runtimes_read, namespace, ssh_key_seed, runtime_snapshot)
 
 class _ReadProblems(Exception):
     """Inputs that could not all be read or parsed, or runtimes defined twice: which TrainJobs these leave
-    unchecked depends on every input, so the one-process build reports them."""
+    unchecked depends on every input, so the one-process build reports them; and a TrainJob defined twice,
+    whose error names the first one's line, in a text only the process that read it holds."""
 
 
 class _Marshalled(Sequence):
@@ -274,9 +277,9 @@ def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_s
     `assigned` to this slice."""
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), ssh_key_seed, runtime_snapshot)
     compiled = []
-    for local, position, first in assigned:
+    for local, position in assigned:
         trainjob = inputs.trainjobs[local]
-        problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
+        problems, notices, objects = builder.compile_one(trainjob, None, ctx, None, every_runtime)
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             trainjob = (trainjob.namespace, trainjob.name, trainjob.origin.file)  # plain: quickest to copy
             objects = (marshal.dumps(objects), emit.dump(objects))

@@ -413,6 +413,12 @@ def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False
     return (found.line + 1, found.column + 1)
 
 
+def name_place(origin: Origin) -> str:
+    """`FILE:LINE:COL` of an object's `metadata.name`, for a message about another object ("first in ...")."""
+    line, column = locate(origin, ("metadata", "name"))
+    return f"{origin.file}:{line}:{column}"
+
+
 @lru_cache(maxsize=8)  # every passed-through document of a file cuts the same text
 def document_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of each document of a YAML stream, as `load_text` numbers them: a document runs

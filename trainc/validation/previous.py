@@ -100,9 +100,8 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
         return
     found = key(parsed)
     if found in seen:
-        line, column = source.locate(seen[found], ("metadata", "name"))
         errors.append(InputError(origin, ("metadata", "name"), f"{parsed.kind} {parsed.name!r} has two previous "
-                                                               f"versions (first in {seen[found].file}:{line}:{column})"))
+                                                               f"versions (first in {source.name_place(seen[found])})"))
         return
     seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed
 
