@@ -15,6 +15,7 @@ import pwd
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -634,3 +635,35 @@ def test_fn_takes_a_resource_list_beside_empty_documents():
     assert errors == []
     assert yaml.load(output, Loader=yaml.CSafeLoader)["items"] == [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]
+
+
+@pytest.mark.parametrize("unreadable", ["folder", "file"])
+def test_unreadable_bundled_runtimes_are_an_error(tmp_path, monkeypatch, unreadable):
+    """A checkout in another user's private home: the bundled runtimes were a PermissionError traceback."""
+    from trainc import catalog, data
+
+    shipped = tmp_path / "shipped"
+    (shipped / "runtimes").mkdir(parents=True)
+    (shipped / "runtimes" / "torch-distributed.yaml").write_text(
+        (Path(data.data_dir("runtimes")) / "torch-distributed.yaml").read_text())
+    # relative to the test's directory: `nobody` may not pass through /tmp/pytest-of-root
+    monkeypatch.setattr(data, "data_dir", lambda name: f"shipped/{name}")
+    catalog._bundled_names.cache_clear()
+    catalog._bundled_runtime.cache_clear()
+    invoke(tmp_path, monkeypatch, {"d/a.yaml": TRAINJOB}, "version")
+    locked = shipped / "runtimes" / ("" if unreadable == "folder" else "torch-distributed.yaml")
+    locked.chmod(0)
+    try:
+        with unprivileged(tmp_path):
+            result = CliRunner().invoke(cli, ["build", "d"])
+    finally:
+        locked.chmod(0o755)
+        for cached in (catalog._bundled_names, catalog._bundled_runtime):
+            cached.cache_clear()
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert result.exit_code == 1 and result.stdout == ""
+    if unreadable == "folder":
+        assert "shipped/runtimes:1:1: cannot read the bundled runtimes: Permission denied" in result.stderr
+    else:
+        assert result.stderr == ("shipped/runtimes/torch-distributed.yaml:1:1: cannot read the bundled runtime: "
+                                 "Permission denied\n")
