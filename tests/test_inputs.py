@@ -250,3 +250,26 @@ def test_validate_refuses_what_build_refuses(tmp_path, monkeypatch, files, expec
     validate = run(tmp_path, monkeypatch, "validate", ".")
     assert validate.exit_code == 1
     assert validate.stderr.splitlines() == [*expected, f"invalid: {len(expected)} error{'s' * (len(expected) > 1)}"]
+
+
+# --- confusing output (issue 14) -----------------------------------------------------------------------------
+
+def test_github_annotations_name_files_from_the_repository_root(tmp_path, monkeypatch):
+    """GitHub places `::error file=F` by F's path in the repository: a run from a subfolder (or with absolute
+    paths) gave annotations GitHub could not place."""
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {"apps/a/job.yaml": TRAINJOB.format(name="a", runtime="torch-distributed") + NODES.format("two")})
+    expected = "::error file=apps/a/job.yaml,line=9,col=15::spec.trainer.numNodes:"
+    for cwd, path in ((tmp_path / "apps" / "a", "job.yaml"), (tmp_path / "apps", "a"), (tmp_path, str(tmp_path))):
+        result = run(cwd, monkeypatch, "validate", "--format", "github", path)
+        assert result.exit_code == 1 and result.stdout.startswith(expected), (cwd, result.stdout)
+
+
+def test_runtimes_only_inputs_say_why_nothing_is_output(tmp_path, monkeypatch):
+    write(tmp_path, {"runtimes/mine.yaml": RUNTIME})
+    result = run(tmp_path, monkeypatch, "build", "runtimes")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == ("notice: nothing to output: the inputs hold only 1 runtime, which are used to render "
+                             "TrainJobs but not output (--include-runtimes outputs them)\n")
+    result = run(tmp_path, monkeypatch, "build", "runtimes", "--include-runtimes")
+    assert (result.exit_code, result.stderr) == (0, "") and "kind: ClusterTrainingRuntime" in result.stdout

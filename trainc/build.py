@@ -78,7 +78,7 @@ def load(paths, runtime_paths=(), namespace: str = "default",
     inputs = _load(reader.documents(found.inputs, errors), reader.documents(found.runtimes, errors), namespace, errors,
                    passing=True)
     if errors:
-        raise InputErrors(errors)
+        raise InputErrors(sorted(errors, key=error_place))
     return inputs.trainjobs, inputs.runtimes
 
 
@@ -89,7 +89,7 @@ def runtimes_in(paths, namespace: str = "default") -> list:
                  if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
     runtimes = _load(documents, (), namespace, errors, passing=True).runtimes
     if errors:
-        raise InputErrors(errors)
+        raise InputErrors(sorted(errors, key=error_place))
     return runtimes
 
 

@@ -163,7 +163,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
                                        include_runtimes=include_runtimes, files=output_dir is not None)
     except TraincError as error:
         _fail(error)
-    for notice in (*seed.warnings, *output.notices, *manifests.notices):
+    for notice in (*seed.warnings, *output.notices, *manifests.notices, *passthrough.only_runtimes(output, manifests)):
         click.echo(notice, err=True)
     empty = passthrough.why_empty(output, paths)
     if empty is not None and not allow_empty:

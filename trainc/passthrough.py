@@ -138,6 +138,16 @@ def why_empty(output, paths) -> str | None:
             "--allow-empty if the app is meant to be empty")
 
 
+def only_runtimes(output, manifests: Manifests) -> list[str]:
+    """A notice when the inputs hold documents but nothing is output because they are all runtimes (`trainc
+    build runtimes/`), which only --include-runtimes outputs: an empty output, said rather than silent."""
+    if manifests.first or manifests.jobs or manifests.last or not output.runtime_inputs:
+        return []
+    count = len(output.runtime_inputs)
+    return [f"notice: nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, which are used to "
+            "render TrainJobs but not output (--include-runtimes outputs them)"]
+
+
 def select(output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False,
            files: bool = False) -> Manifests:
     """The manifests of a build: its rendered objects and, unless `trainer_only`, what passes through
