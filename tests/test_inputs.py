@@ -273,3 +273,22 @@ def test_runtimes_only_inputs_say_why_nothing_is_output(tmp_path, monkeypatch):
                              "TrainJobs but not output (--include-runtimes outputs them)\n")
     result = run(tmp_path, monkeypatch, "build", "runtimes", "--include-runtimes")
     assert (result.exit_code, result.stderr) == (0, "") and "kind: ClusterTrainingRuntime" in result.stdout
+
+
+def test_fn_compiles_no_item_of_a_file_the_rule_skips(tmp_path, monkeypatch):
+    """kpt gives `trainc fn` the package's files as items: one under a hidden name is not trainc's input there
+    either (it comes back as it came, uncompiled)."""
+    def item(name: str, path: str) -> dict:
+        obj = yaml.safe_load(TRAINJOB.format(name=name, runtime="torch-distributed"))
+        obj["metadata"]["annotations"] = {"config.kubernetes.io/path": path, "config.kubernetes.io/index": "0"}
+        return obj
+
+    items = [item("seen", "jobs/a.yaml"), item("skipped", ".github/b.yaml"), item("also", "jobs/.drafts/c.yaml")]
+    text = yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items})
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["fn"], input=text)
+    assert result.exit_code == 0, result.stderr
+    out = yaml.safe_load(result.stdout)["items"]
+    assert sorted((o["kind"], o["metadata"]["name"]) for o in out) == [
+        ("JobSet", "seen"), ("TrainJob", "also"), ("TrainJob", "seen"), ("TrainJob", "skipped")]
+    assert [o for o in out if o["metadata"]["name"] == "skipped"] == [items[1]]

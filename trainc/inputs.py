@@ -33,7 +33,13 @@ SUFFIXES = (".yaml", ".yml", ".json")
 
 def hidden(name: str) -> bool:
     """Whether a directory walk passes over this file or directory name (see the module's rule)."""
-    return name.startswith(".")
+    return name.startswith(".") and name not in (".", "..")
+
+
+def hidden_path(path: str) -> bool:
+    """Whether a `/`-separated path inside a directory of inputs goes through a name the rule skips (a
+    kpt package's `config.kubernetes.io/path`)."""
+    return any(hidden(part) for part in path.split("/"))
 
 
 def manifest_name(name: str) -> bool:
@@ -238,7 +244,7 @@ class _Tree:
         else:
             prefix = relative + "/" if relative else ""
             named = sorted(path for path in self.blobs if path.startswith(prefix) and
-                           not any(hidden(part) for part in path[len(prefix):].split("/")) and manifest_name(path))
+                           not hidden_path(path[len(prefix):]) and manifest_name(path))
         return [(path, blob) for path in named if (blob := self._followed(self.blobs[path])) is not None]
 
     def _followed(self, blob: _Blob) -> _Blob | None:
