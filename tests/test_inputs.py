@@ -292,3 +292,18 @@ def test_fn_compiles_no_item_of_a_file_the_rule_skips(tmp_path, monkeypatch):
     assert sorted((o["kind"], o["metadata"]["name"]) for o in out) == [
         ("JobSet", "seen"), ("TrainJob", "also"), ("TrainJob", "seen"), ("TrainJob", "skipped")]
     assert [o for o in out if o["metadata"]["name"] == "skipped"] == [items[1]]
+
+
+def test_a_parallel_build_reads_the_same_input_set(tmp_path, monkeypatch):
+    """Forked workers read their slices, the parent the runtime files: the same output and notices as -j1,
+    a runtime file inside PATHS read once, and what is not a runtime under --runtimes ignored."""
+    repository(tmp_path)
+    write(tmp_path, {**{f"apps/c/{n}.yaml": TRAINJOB.format(name=f"c{n}", runtime="mine") for n in range(6)},
+                     "elsewhere/r.yaml": RUNTIME.replace("name: mine", "name: theirs") + "---\n" + SECRET})
+    env = {"TRAINC_PARALLEL_MIN_FILES": "1"}
+    results = [run(tmp_path, monkeypatch, "build", "apps", "platform", "--runtimes", "elsewhere", "--runtimes",
+                   "platform", "-j", workers, env=env) for workers in ("1", "2", "3")]
+    assert results[0].exit_code == 0, results[0].stderr
+    assert len(identities(results[0].stdout)) == 8 and "CANARY" not in results[0].stdout
+    assert "a Secret under --runtimes, not a runtime: ignored" in results[0].stderr
+    assert {(r.exit_code, r.stdout, r.stderr) for r in results} == {(0, results[0].stdout, results[0].stderr)}
