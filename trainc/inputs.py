@@ -1,7 +1,9 @@
 """The input set: which files a run reads, read once each within the run's byte bound.
 
 Every command that reads manifests (build, validate, diff, explain, run, runtimes)
-lists its files here, so they all see the same objects.
+lists and reads its files here, a git base included (`at_revision`), so they all see
+the same objects; `trainc fn` and the Argo CD plugin's discover apply the same rule
+to what their hosts give them.
 
 The rule: PATHS and --runtimes name files or directories; a directory is walked
 recursively for `*.yaml`, `*.yml` and `*.json` files (kubectl's `-f DIR -R` set),
@@ -26,7 +28,7 @@ import stat
 from dataclasses import dataclass
 
 from . import api, source
-from .errors import InputError, Origin, SHOWN, caught, one_line
+from .errors import SHOWN, InputError, Origin, caught, one_line
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -43,6 +45,7 @@ def hidden_path(path: str) -> bool:
 
 
 def manifest_name(name: str) -> bool:
+    """Whether a directory walk reads a file of this name."""
     return name.endswith(SUFFIXES) and not hidden(name)
 
 
