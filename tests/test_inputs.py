@@ -307,3 +307,28 @@ def test_a_parallel_build_reads_the_same_input_set(tmp_path, monkeypatch):
     assert len(identities(results[0].stdout)) == 8 and "CANARY" not in results[0].stdout
     assert "a Secret under --runtimes, not a runtime: ignored" in results[0].stderr
     assert {(r.exit_code, r.stdout, r.stderr) for r in results} == {(0, results[0].stdout, results[0].stderr)}
+
+
+def test_a_rendered_tree_inside_paths_is_not_read(tmp_path, monkeypatch):
+    """A committed `--output-dir` tree holds JobSets named like the ones the build renders: read as inputs, they
+    made `build .` and `validate .` (and a pre-commit hook given a changed rendered file) refuse them."""
+    from trainc import outputdir
+
+    assert outputdir.HEADER.startswith(inputset.RENDERED)
+    repository(tmp_path)
+    write(tmp_path, {"apps/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"})
+    result = run(tmp_path, monkeypatch, "build", "apps", "--output-dir", "apps/rendered")
+    assert result.exit_code == 0, result.stderr
+    rendered = sorted(str(path.relative_to(tmp_path)) for path in (tmp_path / "apps" / "rendered").rglob("*.yaml"))
+    assert len(rendered) == 3
+    for args in (["build", "."], ["validate", "."], ["validate", "apps/a/job.yaml", *rendered],
+                 ["build", "apps", "--output-dir", "apps/rendered", "--check"]):
+        result = run(tmp_path, monkeypatch, *args)
+        assert result.exit_code == 0, (args, result.stderr)
+    assert identities(run(tmp_path, monkeypatch, "build", ".").stdout) == {
+        ("JobSet", "a"), ("JobSet", "b"), ("ConfigMap", "settings")}
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "rendered")
+    result = run(tmp_path, monkeypatch, "diff", ".")
+    assert (result.exit_code, result.stdout) == (0, "no changes\n"), result.stderr

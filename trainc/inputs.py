@@ -15,6 +15,10 @@ source reads them and drops, by their text, YAML that does not look like a
 manifest; kubectl `-R` reads them and fails; trainc skips them by name, which a
 user can see and predict.) A file named explicitly is read whatever its name.
 
+A file that starts with the line trainc heads its rendered files with (`trainc build
+--output-dir`, `outputdir.HEADER`) is trainc's output, never an input: a committed
+rendered tree inside PATHS (or at a git base) adds nothing, wherever it is.
+
 Each file is read once, whatever routes reach it (a runtime directory inside
 PATHS and also given by --runtimes): the same file is the same device and inode,
 and the first place it is reached names it. A file reached through PATHS is an
@@ -31,6 +35,7 @@ from . import api, source
 from .errors import SHOWN, InputError, Origin, caught, one_line
 
 SUFFIXES = (".yaml", ".yml", ".json")
+RENDERED = "# Rendered by trainc from "  # outputdir.HEADER's start (not imported: it costs every build 8 ms)
 
 
 def hidden(name: str) -> bool:
@@ -130,13 +135,24 @@ class Reader:
     def documents(self, file_list, errors: list) -> list:
         """(origin, object) for every object in `file_list`, `List`s expanded; what cannot be read goes to
         `errors`."""
-        found = []
-        for path in file_list:
-            texts, problems = caught(lambda: list(source.load_text(self.text(path), source.name(path))))
-            errors.extend(problems)
-            for origin, document in texts or ():
-                found.extend(source.items(origin, document))
-        return found
+        return documents(((source.name(path), lambda path=path: self.text(path)) for path in file_list), errors)
+
+
+def documents(texts, errors: list) -> list:
+    """(origin, object) for every object in the texts of (name, reader of its text) pairs, `List`s expanded,
+    trainc's rendered files left out; what cannot be read goes to `errors`."""
+    found = []
+    for name, read in texts:
+        loaded, problems = caught(lambda: list(source.load_text(_input(read()), name)))
+        errors.extend(problems)
+        for origin, document in loaded or ():
+            found.extend(source.items(origin, document))
+    return found
+
+
+def _input(text: str) -> str:
+    """The text, or none for a file trainc rendered (see the module's rule)."""
+    return "" if text.startswith(RENDERED) else text
 
 
 def runtimes_only(documents, notices: list) -> list:

@@ -64,24 +64,14 @@ def load(rev_or_dir: str, paths, namespace: str = "default", runtime_paths=()) -
             texts, runtime_texts = inputset.at_revision(rev_or_dir, paths, runtime_paths)
         except inputset.RevisionError as exc:
             raise PreviousError(str(exc)) from None
-        documents, runtime_documents = _documents(texts, errors), _documents(runtime_texts, errors)
+        documents = inputset.documents(_decoded(texts), errors)
+        runtime_documents = inputset.documents(_decoded(runtime_texts), errors)
     previous, seen = Previous(), {}
     for origin, data in [*documents, *inputset.runtimes_only(runtime_documents, [])]:
         _add(origin, data, namespace, previous, seen, errors)
     if errors:
         raise InputErrors(sorted(errors, key=_place))
     return previous
-
-
-def _documents(texts, errors: list) -> list:
-    """(origin, object) of every object in (label, bytes) pairs, `List`s expanded; problems go to `errors`."""
-    found = []
-    for label, data in texts:
-        documents, problems = caught(lambda: list(source.load_text(_decode(label, data), label)))
-        errors.extend(problems)
-        for document in documents or ():
-            found.extend(source.items(*document))
-    return found
 
 
 def _place(error: InputError) -> tuple:
@@ -104,6 +94,11 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
                                                                f"versions (first in {source.name_place(seen[found])})"))
         return
     seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed
+
+
+def _decoded(texts) -> list:
+    """(label, reader of its text) for (label, bytes) pairs read at a revision."""
+    return [(label, lambda label=label, data=data: _decode(label, data)) for label, data in texts]
 
 
 def _decode(label: str, data: bytes) -> str:
