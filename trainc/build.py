@@ -7,7 +7,6 @@ so bad input never yields partial output.
 from __future__ import annotations
 
 import copy
-import os
 from dataclasses import dataclass, field
 
 from . import api, catalog, emit, missing, pipeline, source, validation
@@ -113,9 +112,8 @@ def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=N
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
     under `output_dir` (a rendered tree inside PATHS) are not inputs. `keep(objects)` is what `Output.jobs`
     holds of each TrainJob's objects (the objects themselves by default); `reader` is the run's, when it reads
-    the inputs more than once. Every independent problem is reported
-    in one InputErrors, sorted by file, line and column: a document that cannot be read stops only itself
-    (and the TrainJobs whose runtime it may be).
+    the inputs more than once. Every independent problem is reported in one InputErrors, sorted by file, line
+    and column: a document that cannot be read stops only itself (and the TrainJobs whose runtime it may be).
     """
     errors: list[InputError] = []
     found, reader = inputset.files(paths, runtime_paths, output_dir), reader or inputset.Reader()
