@@ -332,3 +332,17 @@ def test_a_rendered_tree_inside_paths_is_not_read(tmp_path, monkeypatch):
     git(tmp_path, "commit", "-qm", "rendered")
     result = run(tmp_path, monkeypatch, "diff", ".")
     assert (result.exit_code, result.stdout) == (0, "no changes\n"), result.stderr
+
+
+def test_validate_reads_each_file_once_with_skip_other_files(tmp_path, monkeypatch):
+    """The pre-commit hook's filter read every file, then the build read the kept ones again."""
+    from trainc import source
+
+    write(tmp_path, {"job.yaml": TRAINJOB.format(name="a", runtime="torch-distributed"), "ci.yaml": "on: push\n"})
+    (tmp_path / "bad.yaml").write_bytes(b"\xff not UTF-8, not Trainer\n")
+    reads = []
+    real = source.read_bytes
+    monkeypatch.setattr(source, "read_bytes", lambda path, budget=None: reads.append(path) or real(path, budget))
+    result = run(tmp_path, monkeypatch, "validate", "--skip-other-files", "job.yaml", "ci.yaml", "bad.yaml")
+    assert result.exit_code == 0 and result.stderr == "valid: 1 TrainJob, 0 runtimes\n", result.stderr
+    assert sorted(reads) == ["bad.yaml", "ci.yaml", "job.yaml"]

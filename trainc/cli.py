@@ -250,20 +250,19 @@ def validate(paths, runtime_paths, namespace, previous, output_format, annotatio
     a REV_OR_DIR that is neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import passthrough, report, sshkeys
+    from . import inputs, passthrough, report, sshkeys
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")
+    reader = inputs.Reader()  # what --skip-other-files reads is read once
     if skip_other_files:
-        from .source import may_hold_trainer
-
-        paths = [path for path in paths if may_hold_trainer(path)]
+        paths = [path for path in paths if reader.may_hold_trainer(path)]
     try:
         before = _load_previous(previous, paths, runtime_paths, namespace)
         # `build` without writing: the output is discarded, so MPI keys come from a throwaway seed (no random key,
         # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
-                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
+                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), reader=reader)
         output.notices += passthrough.select(output, namespace=namespace).notices
     except TraincError as error:
         output, failure = None, error

@@ -128,9 +128,28 @@ class Reader:
         self._texts: dict = {}
 
     def text(self, path: str) -> str:
-        if path not in self._texts:
-            self._texts[path] = source.read(path, self.budget)
-        return self._texts[path]
+        found = self._texts.get(path)
+        if found is None:
+            found = self._texts[path] = source.read_bytes(path, self.budget)
+        if isinstance(found, bytes):  # read by `may_hold_trainer`, decoded when first needed
+            found = self._texts[path] = source.decode(found, source.name(path))
+        return found
+
+    def may_hold_trainer(self, path: str) -> bool:
+        """Whether a file may hold a Trainer object (`validate --skip-other-files`): its bytes name the API group
+        (or it cannot be read, which the build then reports); directories and stdin always may. What is read is
+        kept for the build; what is passed over is not held, nor counted in the run's bound."""
+        if path == "-" or os.path.isdir(path):
+            return True
+        try:
+            data = source.read_bytes(path, self.budget)
+        except InputError:
+            return True
+        if api.GROUP.encode() not in data:
+            self.budget.left += len(data)
+            return False
+        self._texts[path] = data
+        return True
 
     def documents(self, file_list, errors: list) -> list:
         """(origin, object) for every object in `file_list`, `List`s expanded; what cannot be read goes to

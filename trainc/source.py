@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import os
 import re
 import sys
 from collections.abc import Iterator
@@ -300,18 +299,6 @@ def items(origin: Origin, document) -> Iterator[tuple[Origin, object]]:
         yield origin, document
 
 
-def may_hold_trainer(path: str) -> bool:
-    """Whether a file may hold a Trainer object: its text names the API group (or it cannot be read within the
-    run's bound, which `read` then reports); directories and stdin always may."""
-    if path == "-" or os.path.isdir(path):
-        return True
-    try:
-        with open_regular(path) as handle:
-            return b"trainer.kubeflow.org" in Budget().take(handle, path)
-    except (OSError, InputError):
-        return True
-
-
 STDIN = "<stdin>"  # the name of `-` in messages, in every command
 _CHUNK = 1 << 20
 
@@ -349,18 +336,28 @@ class Budget:
 
 
 def read(path: str, budget: Budget | None = None) -> str:
-    """The text of a regular file, or of stdin for `-`, read within `budget` (the run's bound by default).
+    """The text of a regular file, or of stdin for `-`, read within `budget` (the run's bound by default)."""
+    return decode(read_bytes(path, budget), name(path))
+
+
+def decode(data: bytes, file: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(Origin(file), (), "not UTF-8 text") from None
+
+
+def read_bytes(path: str, budget: Budget | None = None) -> bytes:
+    """What a regular file, or stdin for `-`, holds, read within `budget` (the run's bound by default).
     A pipe or device given by path is refused: opening a FIFO without a writer would block forever."""
     budget, file = budget or Budget(), name(path)
     try:
         if path == "-":
             if sys.stdin is None:  # started with stdin closed (`<&-`)
                 raise InputError(Origin(file), (), "cannot read: stdin is closed")
-            return budget.take(sys.stdin.buffer, file).decode("utf-8")
+            return budget.take(sys.stdin.buffer, file)
         with open_regular(path) as handle:
-            return budget.take(handle, file).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(Origin(file), (), "not UTF-8 text") from None
+            return budget.take(handle, file)
     except OSError as exc:
         hint = " (a pipe or device: pass its text on stdin, as -)" if exc.strerror == NOT_REGULAR else ""
         raise InputError(Origin(file), (), f"cannot read: {exc.strerror or exc}{hint}") from None

@@ -98,11 +98,4 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
 
 def _decoded(texts) -> list:
     """(label, reader of its text) for (label, bytes) pairs read at a revision."""
-    return [(label, lambda label=label, data=data: _decode(label, data)) for label, data in texts]
-
-
-def _decode(label: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(Origin(label), (), "not UTF-8 text") from None
+    return [(label, lambda label=label, data=data: source.decode(data, label)) for label, data in texts]
