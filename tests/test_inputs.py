@@ -346,3 +346,16 @@ def test_validate_reads_each_file_once_with_skip_other_files(tmp_path, monkeypat
     result = run(tmp_path, monkeypatch, "validate", "--skip-other-files", "job.yaml", "ci.yaml", "bad.yaml")
     assert result.exit_code == 0 and result.stderr == "valid: 1 TrainJob, 0 runtimes\n", result.stderr
     assert sorted(reads) == ["bad.yaml", "ci.yaml", "job.yaml"]
+
+
+def test_runtimes_outside_the_repository_are_current_at_a_git_base(history, tmp_path_factory, monkeypatch):
+    """A sidecar's own runtimes (TRAINC_RUNTIMES outside the repository) have no history: the base compiles
+    with them as they are, instead of the whole diff failing."""
+    outside = tmp_path_factory.mktemp("sidecar")
+    write(outside, {"mine.yaml": RUNTIME})
+    write(history, {"apps/c.yaml": TRAINJOB.format(name="c", runtime="mine")})
+    result = run(history, monkeypatch, "diff", "apps", env={"TRAINC_RUNTIMES": str(outside)})
+    assert result.exit_code == 1, result.stderr
+    assert headers(result) == ["JobSet default/c added", "1 added, 0 changed, 0 removed"]
+    result = run(history, monkeypatch, "validate", "--previous", "HEAD", "apps", "--runtimes", str(outside))
+    assert result.exit_code == 0, result.stderr

@@ -207,22 +207,29 @@ def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None 
     """([(label, bytes)] of PATHS, the same of --runtimes) as they were at git revision `rev`: each PATH read as
     the tree at `rev` holds it, by the rule of the working tree, so a file deleted or moved since is read where
     it was. `label` is `REV:path/in/the/repository`. Per repository, one `git ls-tree` and one `git cat-file`
-    process, whatever the number of files; what they give is read within `budget` (the run's bound)."""
+    process, whatever the number of files; what they give is read within `budget` (the run's bound).
+    --runtimes outside any repository holding `rev` (a sidecar's own runtimes) are not read: the base then
+    compiles with the current ones."""
     budget = budget or source.Budget()
     if all(path == "-" for path in [*paths, *runtime_paths]):
         raise RevisionError(f"{rev!r} is not a directory, and the inputs hold no file a git revision can be read at")
     trees: dict = {}
-    picked, seen = ([], []), set()
-    for group, chosen in zip((paths, runtime_paths), picked):
-        for path in group:
-            if path == "-":
-                continue
-            tree = _tree_of(path, rev, trees)
-            for label_path, blob in tree.under(os.path.relpath(os.path.realpath(path), tree.top)):
-                if (tree.top, blob.path) not in seen:
-                    seen.add((tree.top, blob.path))
-                    chosen.append((tree, label_path, blob))
     try:
+        picked, seen = ([], []), set()
+        for runtimes, (group, chosen) in enumerate(zip((paths, runtime_paths), picked)):
+            for path in group:
+                if path == "-":
+                    continue
+                try:
+                    tree = _tree_of(path, rev, trees)
+                except RevisionError:
+                    if runtimes:
+                        continue
+                    raise
+                for label_path, blob in tree.under(os.path.relpath(os.path.realpath(path), tree.top)):
+                    if (tree.top, blob.path) not in seen:
+                        seen.add((tree.top, blob.path))
+                        chosen.append((tree, label_path, blob))
         return tuple([(f"{rev}:{label_path}", tree.read(blob, f"{rev}:{label_path}", budget))
                       for tree, label_path, blob in chosen] for chosen in picked)
     finally:
