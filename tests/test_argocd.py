@@ -193,7 +193,7 @@ def test_plugin_config_is_what_cmp_server_accepts():
     "  metadata: {name: NAME}\n  spec: {runtimeRef: {name: torch-distributed}}\n",
     TORCH_JOB.replace("\n", "\r\n"),
 ], ids=["plain", "double-quoted", "single-quoted", "quoted-key", "flow-mapping", "list-item", "crlf"])
-@pytest.mark.parametrize("path", ["NAME.yaml", "jobs/.team/NAME.yml"])
+@pytest.mark.parametrize("path", ["NAME.yaml", "jobs/team/NAME.yml"])
 def test_discover_finds_every_trainjob_trainc_reads(tmp_path, text, path):
     app = checkout(tmp_path, {f"apps/training/{path.replace('NAME', 'job')}": text.replace("NAME", "job")})
     assert discovers(app, cmp_env(tmp_path))
@@ -215,7 +215,8 @@ def test_discover_finds_json_trainjobs(tmp_path, text):
 @pytest.mark.parametrize("files", [
     {"apps/training/settings.yaml": CONFIGMAP},
     {"apps/training/job.yaml.txt": TORCH_JOB, "apps/training/notes.md": "kind: TrainJob\n",
-     "apps/training/.yaml": TORCH_JOB},
+     "apps/training/.yaml": TORCH_JOB, "apps/training/.team/job.yaml": TORCH_JOB,
+     "apps/training/.argocd-source-training.yaml": TORCH_JOB},
     {"apps/training/template.yaml": TORCH_JOB.replace("kind: TrainJob", "kind: TrainJobTemplate")},
     {"apps/other/job.yaml": TORCH_JOB},
     {},
@@ -696,3 +697,21 @@ def test_the_example_application_renders_with_its_plugin_settings(tmp_path):
 @pytest.mark.parametrize("name", ["application.yaml", "repo-server-patch.yaml"])
 def test_the_readme_shows_the_tested_files(name):
     assert f"```yaml\n{(ARGOCD / name).read_text()}```\n" in (ARGOCD / "README.md").read_text()
+
+
+TOOL_FILES = {  # YAML that is not manifests, where a repository keeps it (issue 14, item 5)
+    ".pre-commit-config.yaml": "repos:\n- repo: local\n  hooks: []\n",
+    ".github/workflows/ci.yaml": "on: [push]\njobs: {}\n",
+    "apps/training/.argocd-source.yaml": "plugin:\n  parameters:\n  - name: namespace\n    string: team-a\n",
+    "apps/training/.argocd-source-training.yaml": "plugin:\n  env: []\n",
+    "apps/training/.github/workflows/render.yml": "on: [pull_request]\n",
+}
+
+
+def test_tool_files_in_the_app_are_not_manifests(tmp_path):
+    """Argo CD's own parameter override files (also written by Argo CD Image Updater) and CI configs beside
+    the TrainJobs failed every sync: names starting with `.` are not read, by discover nor generate."""
+    app = checkout(tmp_path, {**TOOL_FILES, "apps/training/job.yaml": TORCH_JOB.replace("NAME", "job")})
+    assert discovers(app, cmp_env(tmp_path))
+    documents = kinds(rendered(generate(app, cmp_env(tmp_path))))
+    assert set(documents) == {("JobSet", "job")}

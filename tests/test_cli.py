@@ -158,7 +158,7 @@ def test_a_trainjob_defined_twice_is_reported_the_same_in_any_file_order(tmp_pat
     write(tmp_path, "b.yaml", trainjob())
     forward, backward = run("build", "a.yaml", "b.yaml", cwd=tmp_path), run("build", "b.yaml", "a.yaml", cwd=tmp_path)
     assert forward.stderr == backward.stderr == "b.yaml:4:9: metadata.name: TrainJob team-a/demo is defined twice " \
-                                                  "(first in a.yaml)\n"
+                                                  "(first in a.yaml:4:9)\n"
 
 
 def test_build_takes_previous_versions_as_validate_does(tmp_path):

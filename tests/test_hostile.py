@@ -15,12 +15,13 @@ import pwd
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
-from trainc import source
+from trainc import inputs, source
 from trainc.build import build
 from trainc.cli import cli
 from trainc.errors import TraincError
@@ -546,7 +547,7 @@ def test_a_file_reached_through_a_link_is_read_once(tmp_path, monkeypatch):
     result = invoke(tmp_path, monkeypatch, {}, "build", "c.yaml", "jd")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("kind: JobSet") == 1
-    assert source.iter_files([str(tmp_path / "c.yaml"), str(tmp_path / "jd")]) == [str(tmp_path / "c.yaml")]
+    assert inputs.listed([str(tmp_path / "c.yaml"), str(tmp_path / "jd")]) == [str(tmp_path / "c.yaml")]
 
 
 def test_the_input_bound_comes_from_the_environment_too(tmp_path, monkeypatch):
@@ -633,3 +634,35 @@ def test_fn_takes_a_resource_list_beside_empty_documents():
     assert errors == []
     assert yaml.load(output, Loader=yaml.CSafeLoader)["items"] == [
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]
+
+
+@pytest.mark.parametrize("unreadable", ["folder", "file"])
+def test_unreadable_bundled_runtimes_are_an_error(tmp_path, monkeypatch, unreadable):
+    """A checkout in another user's private home: the bundled runtimes were a PermissionError traceback."""
+    from trainc import catalog, data
+
+    shipped = tmp_path / "shipped"
+    (shipped / "runtimes").mkdir(parents=True)
+    (shipped / "runtimes" / "torch-distributed.yaml").write_text(
+        (Path(data.data_dir("runtimes")) / "torch-distributed.yaml").read_text())
+    # relative to the test's directory: `nobody` may not pass through /tmp/pytest-of-root
+    monkeypatch.setattr(data, "data_dir", lambda name: f"shipped/{name}")
+    catalog._bundled_names.cache_clear()
+    catalog._bundled_runtime.cache_clear()
+    invoke(tmp_path, monkeypatch, {"d/a.yaml": TRAINJOB}, "version")
+    locked = shipped / "runtimes" / ("" if unreadable == "folder" else "torch-distributed.yaml")
+    locked.chmod(0)
+    try:
+        with unprivileged(tmp_path):
+            result = CliRunner().invoke(cli, ["build", "d"])
+    finally:
+        locked.chmod(0o755)
+        for cached in (catalog._bundled_names, catalog._bundled_runtime):
+            cached.cache_clear()
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert result.exit_code == 1 and result.stdout == ""
+    if unreadable == "folder":
+        assert "shipped/runtimes:1:1: cannot read the bundled runtimes: Permission denied" in result.stderr
+    else:
+        assert result.stderr == ("shipped/runtimes/torch-distributed.yaml:1:1: cannot read the bundled runtime: "
+                                 "Permission denied\n")

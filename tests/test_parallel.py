@@ -91,11 +91,12 @@ def test_parallel_errors_are_the_serial_errors_in_order(inputs, monkeypatch):
     files[2].write_text(files[2].read_text() + "\n  bad: [\n")
     files[-2].write_text(files[-2].read_text().replace("apiVersion: trainer.kubeflow.org/v1alpha1",
                                                       "apiVersion: trainer.kubeflow.org/v9"))
-    (inputs / "runtime.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
-                                         "metadata: {name: x}\nspec: {runtimeRef: {name: torch-simple}}\n")
-    read, _ = run([str(inputs)], 1, monkeypatch, runtimes=[str(inputs / "runtime.yaml")])
-    assert read[0] == "error" and "invalid YAML" in read[1] and "v9" in read[1] and "--runtimes" in read[1]
-    assert run([str(inputs)], 2, monkeypatch, runtimes=[str(inputs / "runtime.yaml")]) == (read, True)
+    runtime = inputs.parent / "runtime.yaml"  # read by the parent
+    runtime.write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\n"
+                       "metadata: {name: x}\nspec: {bogus: 1}\n")
+    read, _ = run([str(inputs)], 1, monkeypatch, runtimes=[str(runtime)])
+    assert read[0] == "error" and "invalid YAML" in read[1] and "v9" in read[1] and "runtime.yaml:4:7" in read[1]
+    assert run([str(inputs)], 2, monkeypatch, runtimes=[str(runtime)]) == (read, True)
 
 
 def _cli(args, workers):

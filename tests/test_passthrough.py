@@ -151,7 +151,7 @@ def test_duplicate_objects_are_refused_in_any_file_order(tmp_path):
     write(tmp_path, "a.yaml", manifest("ConfigMap", "x", "team-a"))
     write(tmp_path, "b.yaml", "# again\n" + manifest("ConfigMap", "x", "team-a", api_version="v1"))
     write(tmp_path, "job.yaml", trainjob())
-    line = "b.yaml:5:9: metadata.name: ConfigMap team-a/x is defined twice (first in a.yaml)\n"
+    line = "b.yaml:5:9: metadata.name: ConfigMap team-a/x is defined twice (first in a.yaml:4:9)\n"
     for order in (("a.yaml", "b.yaml"), ("b.yaml", "a.yaml")):
         result = run("build", *order, "job.yaml", cwd=tmp_path)
         assert (result.returncode, result.stdout, result.stderr) == (1, "", line)

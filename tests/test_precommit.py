@@ -82,6 +82,13 @@ def test_validate_hook(hooks, tmp_path):
                         "ci.yaml")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "trainc validate" in result.stdout and "Passed" in result.stdout
+    # trainc's input rule: a name starting with `.` holds no manifest (here a workflow that would not read as one)
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "render.yaml").write_text("# renders trainer.kubeflow.org TrainJobs\nkey: 1\n"
+                                                                "key: 2\n")
+    result = pre_commit(repo, home, "try-repo", str(hook_repo), "trainc-validate", "--files", "jobs/job.yaml",
+                        ".github/workflows/render.yaml", ".trainc.yaml")
+    assert result.returncode == 0 and "Passed" in result.stdout, result.stdout + result.stderr
     (repo / "jobs" / "job.yaml").write_text(trainjob(runtime="mine", extra="  trainer:\n    numNode: 2\n"))
     result = pre_commit(repo, home, "try-repo", str(hook_repo), "trainc-validate", "--files", "jobs/job.yaml")
     assert result.returncode == 1

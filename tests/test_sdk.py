@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from conftest import GOLDEN, GOLDEN_SEED
+from trainc import inputs as inputset
 from trainc import source
 from trainc.build import build
 from trainc.emit import dump
@@ -204,7 +205,7 @@ def test_json_field_errors_point_into_the_json(tmp_path):
 def test_directories_yield_json_files(tmp_path):
     for name in ("a.json", "b.yaml", "c.yml", "d.txt", "e.JSON.bak"):
         (tmp_path / name).write_text("{}")
-    assert [p.rsplit("/", 1)[1] for p in source.iter_files([str(tmp_path)])] == ["a.json", "b.yaml", "c.yml"]
+    assert [p.rsplit("/", 1)[1] for p in inputset.listed([str(tmp_path)])] == ["a.json", "b.yaml", "c.yml"]
 
 
 def test_flow_yaml_field_errors_still_point_into_it(tmp_path):

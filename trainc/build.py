@@ -7,10 +7,10 @@ so bad input never yields partial output.
 from __future__ import annotations
 
 import copy
-import os
 from dataclasses import dataclass, field
 
 from . import api, catalog, emit, entrypoints, kueue, missing, pipeline, source, validation
+from . import inputs as inputset
 from .errors import InputError, InputErrors, TraincError, caught
 from .provenance import Provenance
 
@@ -33,18 +33,6 @@ class Output:
         return [obj for _, objs in self.jobs for obj in objs]
 
 
-def _documents(paths, errors, budget: source.Budget | None = None) -> list:
-    """(origin, object) for every object in the files under `paths`, `List`s expanded, read within `budget`
-    (the run's bound, `--max-input-bytes`, by default)."""
-    found, budget = [], budget or source.Budget()
-    for path in source.iter_files(list(paths)):
-        documents, problems = caught(lambda: list(source.load_text(source.read(path, budget), source.name(path))))
-        errors.extend(problems)
-        for origin, document in documents or ():
-            found.extend(source.items(origin, document))
-    return found
-
-
 @dataclass
 class _Inputs:
     trainjobs: list = field(default_factory=list)
@@ -54,6 +42,7 @@ class _Inputs:
     runtime_inputs: list = field(default_factory=list)  # the runtimes among PATHS, as written (parsing defaults them)
     unparsed: list = field(default_factory=list)  # (origin, data, errors) of Trainer documents not read as objects
     unread: bool = False  # a file could not be read at all: a runtime may be missing for that reason alone
+    notices: list = field(default_factory=list)  # what --runtimes held besides runtimes, ignored
 
 
 def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = False, keep_runtimes: bool = False):
@@ -79,26 +68,27 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = F
             inputs.others.append((origin, data))
 
 
-def load(paths, runtime_paths=(), namespace: str = "default") -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs, read as `build` reads them; raises InputErrors listing every
-    problem."""
+def load(paths, runtime_paths=(), namespace: str = "default",
+         reader: inputset.Reader | None = None) -> tuple[list, list]:
+    """TrainJobs and user runtimes from the inputs, read as `build` reads them (by `reader`, the run's, when
+    given); raises InputErrors listing every problem."""
     errors: list[InputError] = []
-    budget = source.Budget()
-    inputs = _load(_documents(paths, errors, budget), _documents(runtime_paths, errors, budget), namespace, errors,
+    found, reader = inputset.files(paths, runtime_paths), reader or inputset.Reader()
+    inputs = _load(reader.documents(found.inputs, errors), reader.documents(found.runtimes, errors), namespace, errors,
                    passing=True)
     if errors:
-        raise InputErrors(errors)
+        raise InputErrors(sorted(errors, key=error_place))
     return inputs.trainjobs, inputs.runtimes
 
 
 def runtimes_in(paths, namespace: str = "default") -> list:
     """The runtimes among `paths`, TrainJobs left unread (`trainc runtimes`); raises InputErrors."""
     errors: list[InputError] = []
-    documents = [(origin, data) for origin, data in _documents(paths, errors)
+    documents = [(origin, data) for origin, data in inputset.Reader().documents(inputset.listed(paths), errors)
                  if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
     runtimes = _load(documents, (), namespace, errors, passing=True).runtimes
     if errors:
-        raise InputErrors(errors)
+        raise InputErrors(sorted(errors, key=error_place))
     return runtimes
 
 
@@ -108,34 +98,30 @@ def _load(documents, runtime_documents, namespace: str, errors: list, passing: b
     inputs = _Inputs(unread=bool(errors))
     for parsed in _parse(documents, namespace, errors, inputs, collect=passing, keep_runtimes=passing):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    for parsed in _parse(runtime_documents, namespace, errors, inputs, collect=passing):
-        if parsed.kind == "TrainJob":
-            errors.append(InputError(parsed.origin, ("kind",), "--runtimes takes runtimes only; pass TrainJobs as inputs"))
-        else:
-            inputs.runtimes.append(parsed)
+    inputs.runtimes += _parse(inputset.runtimes_only(runtime_documents, inputs.notices), namespace, errors, inputs)
     return inputs
 
 
 def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
           previous: validation.Previous | None = None, runtime_snapshot: bool = False,
-          output_dir: str | None = None, provenance: Provenance | None = None, keep=None) -> Output:
+          output_dir: str | None = None, provenance: Provenance | None = None, keep=None,
+          reader: inputset.Reader | None = None) -> Output:
     """Compile every TrainJob; `previous` holds the versions being updated, for the update rules;
     `provenance`, when given, records where every field came from (`trainc explain`).
 
     `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
     under `output_dir` (a rendered tree inside PATHS) are not inputs. `keep(objects)` is what `Output.jobs`
-    holds of each TrainJob's objects (the objects themselves by default). Every independent problem is reported
-    in one InputErrors, sorted by file, line and column: a document that cannot be read stops only itself
-    (and the TrainJobs whose runtime it may be).
+    holds of each TrainJob's objects (the objects themselves by default); `reader` is the run's, when it reads
+    the inputs more than once. Every independent problem is reported in one InputErrors, sorted by file, line
+    and column: a document that cannot be read stops only itself (and the TrainJobs whose runtime it may be).
     """
     errors: list[InputError] = []
-    files = input_files(paths, output_dir)
-    budget = source.Budget()
-    documents = _documents(files, errors, budget)
-    inputs = _load(documents, _documents(runtime_paths, errors, budget), namespace, errors, passing=True)
+    found, reader = inputset.files(paths, runtime_paths, output_dir), reader or inputset.Reader()
+    documents = reader.documents(found.inputs, errors)
+    inputs = _load(documents, reader.documents(found.runtimes, errors), namespace, errors, passing=True)
     output = _build(inputs, namespace, errors, previous, keep, ssh_key_seed=ssh_key_seed,
                     runtime_snapshot=runtime_snapshot, provenance=provenance)
-    output.files, output.inputs = len(files), len(documents)
+    output.files, output.inputs = len(found.inputs), len(documents)
     output.others, output.uncompiled = inputs.others, inputs.uncompiled
     output.runtime_inputs = inputs.runtime_inputs
     admission(output, namespace)
@@ -149,16 +135,6 @@ def admission(output: Output, namespace: str, documents=()) -> None:
     if errors:
         raise InputErrors(sorted(errors, key=error_place), notices=output.notices)
     output.notices.extend(notices)
-
-
-def input_files(paths, output_dir: str | None) -> list[str]:
-    """The files PATHS name, less those under `output_dir` (a rendered tree inside PATHS)."""
-    files = source.iter_files(list(paths))
-    if output_dir is not None:
-        rendered = os.path.realpath(output_dir)
-        files = [file for file in files if file == "-" or os.path.commonpath(
-            [rendered, os.path.realpath(file)]) != rendered]
-    return files
 
 
 def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
@@ -175,6 +151,7 @@ def _build(inputs: _Inputs, namespace: str, errors: list, previous, keep=None, *
     doubtful = missing.doubtful(inputs, namespace)
     errors.extend(missing.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
     output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, errors, doubtful, keep)
+    output.notices[:0] = inputs.notices
     if errors:
         raise InputErrors(sorted(errors, key=error_place), notices=output.notices)
     return output
@@ -197,13 +174,13 @@ def sort_key(trainjob) -> tuple:
     return (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
 
 
-def in_order(keys) -> list[tuple[int, str | None]]:
-    """(index into `keys`, file of the first definition when it is a repeat, else None) in output order."""
+def in_order(keys) -> list[tuple[int, int | None]]:
+    """(index into `keys`, index of the first definition when it is a repeat, else None) in output order."""
     seen, out = {}, []
     for index in sorted(range(len(keys)), key=keys.__getitem__):
-        namespace, name, file = keys[index][:3]
+        namespace, name = keys[index][:2]
         out.append((index, seen.get((namespace, name))))
-        seen.setdefault((namespace, name), file)
+        seen.setdefault((namespace, name), index)
     return out
 
 
@@ -214,12 +191,13 @@ def check_runtimes(runtimes, previous, output: Output, errors: list) -> None:
         output.notices.extend(warnings)
 
 
-def compile_one(trainjob, first: str | None, ctx, previous, runtimes) -> tuple[list, list, list | None]:
-    """(errors, notices, objects or None) for one TrainJob; `first` is where it was defined before, if it was."""
+def compile_one(trainjob, first, ctx, previous, runtimes) -> tuple[list, list, list | None]:
+    """(errors, notices, objects or None) for one TrainJob; `first` is the TrainJob of the same name before it,
+    if there is one."""
     key = (trainjob.namespace, trainjob.name)
     if first is not None:
-        return [InputError(trainjob.origin, ("metadata", "name"),
-                           f"TrainJob {key[0]}/{key[1]} is defined twice (first in {first})")], [], None
+        message = f"TrainJob {key[0]}/{key[1]} is defined twice (first in {source.name_place(first.origin)})"
+        return [InputError(trainjob.origin, ("metadata", "name"), message)], [], None
     admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
     problems, admitted = admission if admission is not None else (problems, None)
     if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
@@ -258,7 +236,7 @@ def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful=None, ke
     output = Output(trainjobs=len(trainjobs), runtimes=len(runtimes))
     check_runtimes(runtimes, previous, output, errors)
     for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
-        trainjob = trainjobs[index]
+        trainjob, first = trainjobs[index], None if first is None else trainjobs[first]
         if first is None and doubtful is not None and doubtful(trainjob.spec.runtime_ref, trainjob.namespace,
                                                                ctx.catalog):
             continue

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache, partial
 
 from .api import Runtime
-from .errors import InputError, InputErrors
+from .errors import InputError, InputErrors, Origin
 
 Key = tuple  # (kind, namespace or None, name)
 
@@ -44,21 +44,36 @@ class Catalog:
 @cache
 def _bundled_runtime(file_name: str) -> Runtime:
     from . import api, source
-    from .data import read_text
+    from .data import data_dir, read_text
 
-    [(origin, data)] = source.load_text(read_text("runtimes", file_name), f"<bundled>/{file_name}")
+    try:
+        text = read_text("runtimes", file_name)
+    except OSError as exc:  # an installation this user cannot read (a checkout in another user's home)
+        raise InputError(Origin(os.path.join(data_dir("runtimes"), file_name)), (),
+                         f"cannot read the bundled runtime: {exc.strerror or exc}") from None
+    [(origin, data)] = source.load_text(text, f"<bundled>/{file_name}")
     return api.parse(origin, data)
 
 
 def bundled() -> dict:
     """Key -> loader for each runtime shipped in `runtimes/`: `<name>.yaml` holds the ClusterTrainingRuntime
-    `<name>` and nothing else, so only the files of the runtimes TrainJobs use are read."""
+    `<name>` and nothing else, so only the files of the runtimes TrainJobs use are read. Raises InputError
+    when the folder cannot be listed."""
+    return {("ClusterTrainingRuntime", None, name): partial(_bundled_runtime, f"{name}.yaml")
+            for name in _bundled_names()}
+
+
+@cache  # shipped with trainc: the same for the whole process, listed once
+def _bundled_names() -> tuple:
     from .data import data_dir
 
-    return {
-        ("ClusterTrainingRuntime", None, entry[:-len(".yaml")]): partial(_bundled_runtime, entry)
-        for entry in sorted(os.listdir(data_dir("runtimes"))) if entry.endswith(".yaml") and not entry.startswith(".")
-    }
+    folder = data_dir("runtimes")
+    try:
+        entries = os.listdir(folder)
+    except OSError as exc:
+        raise InputError(Origin(folder), (), f"cannot read the bundled runtimes: {exc.strerror or exc}") from None
+    return tuple(entry[:-len(".yaml")] for entry in sorted(entries)
+                 if entry.endswith(".yaml") and not entry.startswith("."))
 
 
 def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> Catalog:
@@ -71,15 +86,23 @@ def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool 
 
 def collect(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> tuple[Catalog, list]:
     """The catalog and the clashes found building it (the first of two clashing runtimes is kept)."""
-    runtimes = bundled() if include_bundled else {}
-    seen, errors = {}, []
+    from . import source
+
+    runtimes, errors = {}, []
+    if include_bundled:
+        try:
+            runtimes = bundled()
+        except InputError as error:
+            errors.append(error)
+    seen = {}
     # the input's place decides which of two clashing runtimes is "first", whatever the file order
     for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base) if r.origin else ()):
         key = key_of(runtime, default_namespace)
         if key in seen:
             errors.append(
                 InputError(runtime.origin, ("metadata", "name"),
-                           f"{runtime.kind} {runtime.name!r} is defined twice (first in {seen[key].origin.file})")
+                           f"{runtime.kind} {runtime.name!r} is defined twice (first in "
+                           f"{source.name_place(seen[key].origin)})")
             )
             continue
         seen[key] = runtimes[key] = runtime

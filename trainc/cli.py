@@ -115,7 +115,7 @@ def _inputs(command=None, *, paths_required=True):
 _previous = click.option(
     "--previous", metavar="REV_OR_DIR",
     help="Check PATHS as updates of their previous versions: a directory holding them, or a git revision to read "
-         "the same files at (e.g. origin/main). Objects without one are new.")
+         "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.")
 
 
 def _load_previous(previous, paths, runtime_paths, namespace):
@@ -126,7 +126,7 @@ def _load_previous(previous, paths, runtime_paths, namespace):
     from .validation.previous import PreviousError
 
     try:
-        return validation.previous.load(previous, [*paths, *runtime_paths], namespace)
+        return validation.previous.load(previous, paths, namespace, runtime_paths)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--previous") from None
 
@@ -249,7 +249,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
                                        include_runtimes=include_runtimes, files=output_dir is not None)
     except TraincError as error:
         _fail(error)
-    for notice in (*seed.warnings, *output.notices, *manifests.notices):
+    for notice in (*seed.warnings, *output.notices, *manifests.notices, *passthrough.only_runtimes(output, manifests)):
         click.echo(notice, err=True)
     empty = passthrough.why_empty(output, paths)
     if empty is not None and not allow_empty:
@@ -346,19 +346,20 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
     a REV_OR_DIR that is neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import policy, report, sshkeys
+    from . import inputs, passthrough, policy, report, sshkeys
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")
+    reader = inputs.Reader()  # what --skip-other-files reads is read once
     if skip_other_files:
-        from .source import may_hold_trainer
-
-        paths = [path for path in paths if may_hold_trainer(path)]
+        paths = [path for path in paths if reader.may_hold_trainer(path)]
     try:
         before = _load_previous(previous, paths, runtime_paths, namespace)
-        # The output is discarded, so MPI keys come from a throwaway seed (no random key, no notice).
+        # `build` without writing: the output is discarded, so MPI keys come from a throwaway seed (no random key,
+        # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
-                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES))
+                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), reader=reader)
+        output.notices += passthrough.select(output, namespace=namespace).notices
         output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
                                        config=click.get_current_context().meta[_SETTINGS].config)
     except TraincError as error:

@@ -1,9 +1,10 @@
 """`trainc diff`: what a change to the inputs does to the rendered objects, and whether the cluster takes it.
 
 Both sides are compiled by the one build: the base is read as `--previous`
-reads previous versions (a directory, or the input files at a git revision),
-and compiled with its own runtimes, falling back to the current ones as the
-JobSet update check does. Objects are matched by kind, namespace and name;
+reads previous versions (a directory, or PATHS as the tree at a git revision
+holds them), and compiled with its own runtimes, falling back to the current
+ones as the JobSet update check does. Objects are matched by identity (group,
+kind, namespace, name), never by file;
 fields are compared by path, list items by their `name` (`fieldpath`).
 Nothing of a Secret but its name, type, labels and which keys it has reaches
 the output: its values (and annotations, which tools such as kubectl's
@@ -25,7 +26,8 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-from . import build, fieldpath, mpikeys, passthrough
+from . import api, build, fieldpath, mpikeys, passthrough
+from . import inputs as inputset
 from .errors import InputError, InputErrors, Origin, plural
 from .serialize import dump_all
 from .summary import delta_markdown, delta_text
@@ -72,19 +74,20 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
-    before = previous_versions.load(base, [*paths, *runtime_paths], namespace)
-    current_runtimes = build.load(paths, runtime_paths, namespace)[1]
+    before = previous_versions.load(base, paths, namespace, runtime_paths)
+    reader = inputset.Reader()  # the current inputs, read once for the compilations below
+    current_runtimes = build.load(paths, runtime_paths, namespace, reader)[1]
     old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                                              before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
+                                             before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
     if notices is not None and problems:
         notices.append(f"notice: --base {base}: {plural(len(unreadable), 'TrainJob')} not compiled there, their "
                        "objects shown against nothing (unreadable at the base):")
         notices.extend(f"notice:   {problem.render()}" for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
         new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
-                                    previous=before), {}
+                                    previous=before, reader=reader), {}
     except InputErrors as exc:
-        new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed)
+        new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed, reader=reader)
         refusals = _refusals(exc.errors, new.jobs, current_runtimes)
     old.others, old.uncompiled = before.others, before.uncompiled
     old_objects = {_key(obj): obj for obj in passthrough.select(old, namespace=namespace,
@@ -98,12 +101,12 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     found = []
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
         if key in unknown:  # no update check holds against a base the cluster would not have taken
-            found.append(ObjectDiff(*key, "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))]))
+            found.append(ObjectDiff(*key[:3], "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))]))
         elif key in old_objects or key in new_objects:
             found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
                                       passed.get(key), rendered.get(key)))
         else:  # a runtime: not rendered, but an update the cluster refuses
-            found.append(ObjectDiff(*key, "changed", RUNTIME_REFUSED, refusals[key]))
+            found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
     return found
 
 
@@ -131,15 +134,18 @@ def compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) 
 
 
 def _key(obj: dict) -> tuple:
+    """(kind, namespace, name, group): an object's identity in the cluster, wherever it is written (a moved file
+    holds the same objects), in output order."""
     metadata = obj.get("metadata") or {}
-    return (obj["kind"], metadata.get("namespace", ""), metadata["name"])
+    return (obj["kind"], metadata.get("namespace", ""), metadata["name"], obj["apiVersion"].rpartition("/")[0])
 
 
 def _refusals(errors: list, jobs, runtimes) -> dict:
     """{object key: [rendered errors]} of the update checks: a TrainJob's go to its JobSet, a runtime's to the
     runtime."""
-    owners = {_origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name) for trainjob, _ in jobs}
-    owners.update({_origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name)
+    owners = {_origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name, "jobset.x-k8s.io")
+              for trainjob, _ in jobs}
+    owners.update({_origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name, api.GROUP)
                    for runtime in runtimes})
     found: dict = {}
     for error in errors:
@@ -156,7 +162,7 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
                  origin: Origin | None = None, trainjob: Origin | None = None) -> list[ObjectDiff]:
     """What changed in one object, and the cluster's verdict; `origin` is where an object passed through
     comes from, `trainjob` the TrainJob a rendered one comes from."""
-    kind, namespace, name = key
+    kind, namespace, name = key[:3]
     if old is None:
         return [ObjectDiff(kind, namespace, name, "added", CREATED, hunks=[((), _MISSING, _redact(new))])]
     if new is None:

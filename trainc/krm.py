@@ -23,6 +23,7 @@ import posixpath
 from dataclasses import replace
 
 from . import api, krmtext, mpikeys, source
+from . import inputs as inputset
 from .build import build_objects
 from .errors import InputError, InputErrors, Origin, TraincError, one_line, render_path
 from .serialize import dump_all
@@ -155,8 +156,8 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
     through with a notice, as in `trainc build`."""
     documents, trainer = [], set()
     for index, item in enumerate(items):
-        if RENDERED_FROM in _annotations(item):
-            continue
+        if RENDERED_FROM in _annotations(item) or inputset.hidden_path(_first(_annotations(item), _PATHS) or ""):
+            continue  # an earlier run's output, or a file trainc does not read in a directory (`inputs.py`)
         if api.uncompiled(item):
             name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
             notices.append(one_line(f"notice: {_first(_annotations(item), _PATHS) or origin.file}: "

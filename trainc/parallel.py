@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from . import build as builder
-from . import catalog, emit, pipeline
+from . import catalog, depth, emit, pipeline, source
+from . import inputs as inputset
 from .errors import InputErrors, Origin
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
@@ -44,15 +45,15 @@ def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", 
     bytes), or the same errors raised. `previous` (update checks) and stdin keep the build in one process."""
     options = dict(namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
     if workers > 1 and previous is None and "-" not in paths:
-        files = builder.input_files(paths, output_dir)
-        slices = _slices(files, workers)
+        found = inputset.files(paths, runtime_paths, output_dir)
+        slices = _slices(found, workers)
         if slices is not None and _can_fork():
             try:
-                output = _build(slices, runtime_paths, **options)
+                output = _build(slices, **options)
             except _ReadProblems:  # reported by the one-process build, which weighs them against each other
                 pass
             else:
-                output.files = len(files)
+                output.files = len(found.inputs)
                 builder.admission(output, namespace)
                 return output
     return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir,
@@ -63,36 +64,57 @@ def _can_fork() -> bool:
     return hasattr(os, "fork")
 
 
-def _slices(files: list[str], workers: int) -> list[list[str]] | None:
-    """Contiguous slices of `files` of about equal size in bytes, one per worker; None when too few files."""
+def _slices(found: inputset.Files, workers: int) -> list[_Slice] | None:
+    """Contiguous slices of the input files of about equal size in bytes, one per process, each with its share
+    of the run's bound (the parent's slice also holds the runtime files, which it reads); None when too few
+    files, or more bytes than the bound (which the one-process build reports)."""
+    files = found.inputs
     if len(files) < max(workers, int(os.environ.get("TRAINC_PARALLEL_MIN_FILES", MIN_FILES))):
         return None
-    sizes = []
-    for file in files:
-        try:
-            sizes.append(os.path.getsize(file))
-        except OSError:  # reported when it is read
-            sizes.append(0)
-    total, slices, start, done = sum(sizes), [], 0, 0
+    sizes = [_size(file) for file in files]
+    runtimes = sum(_size(file) for file in found.runtimes)
+    inputs = sum(sizes)
+    if inputs + runtimes > depth.input_bytes:
+        return None
+    bounds, done = [0], 0
     for end, size in enumerate(sizes, 1):
         done += size
-        if done * workers >= total * (len(slices) + 1) and len(slices) < workers - 1:
-            slices.append(files[start:end])
-            start = end
-    slices.append(files[start:])
-    return [each for each in slices if each]
+        if done * workers >= inputs * len(bounds) and len(bounds) < workers:
+            bounds.append(end)
+    bounds = sorted(set(bounds[:] + [len(files)]))
+    # spare bytes shared out: a file that grew since it was measured is a problem the one-process build reports
+    spare = (depth.input_bytes - inputs - runtimes) // (len(bounds) - 1)
+    slices = [_Slice(files[start:end], sum(sizes[start:end]) + spare) for start, end in zip(bounds, bounds[1:])]
+    slices[0] = _Slice(slices[0].files, slices[0].budget + runtimes, found.runtimes)
+    return slices
 
 
-def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
+class _Slice(NamedTuple):
+    files: list
+    budget: int  # the bytes its process may read
+    runtimes: list = []  # the runtime files, read by the parent
+
+
+def _size(file: str) -> int:
+    try:
+        return os.path.getsize(file)
+    except OSError:  # reported when it is read
+        return 0
+
+
+def _build(slices, *, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
     workers, done = [], False
     try:
-        for files in slices[1:]:  # the first slice is the parent's own
-            workers.append(_start(files, [channel for _, channel in workers], namespace, ssh_key_seed,
+        for each in slices[1:]:  # the first slice is the parent's own
+            workers.append(_start(each, [channel for _, channel in workers], namespace, ssh_key_seed,
                                   runtime_snapshot))
-        output = _merge(_read(slices[0], namespace), [channel for _, channel in workers], runtime_paths, namespace,
+        reader, runtime_errors = inputset.Reader(source.Budget(slices[0].budget)), []
+        own = _read(slices[0].files, namespace, reader)
+        runtime_documents = reader.documents(slices[0].runtimes, runtime_errors)
+        output = _merge(own, [channel for _, channel in workers], (runtime_documents, runtime_errors), namespace,
                         ssh_key_seed, runtime_snapshot)
         done = True
         return output
@@ -104,8 +126,8 @@ def _build(slices, runtime_paths, *, namespace, ssh_key_seed, runtime_snapshot) 
             os.waitpid(pid, 0)
 
 
-def _start(files, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[int, _Channel]:
-    """A forked worker on `files` and the parent's end of its channel (os.fork and pipes: multiprocessing
+def _start(work: _Slice, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[int, _Channel]:
+    """A forked worker on a slice and the parent's end of its channel (os.fork and pipes: multiprocessing
     would add its import, about 20 ms, to the parent's start)."""
     import fcntl  # POSIX only, as fork is
 
@@ -123,7 +145,7 @@ def _start(files, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[in
                 channel.close()
             os.close(down[1])
             os.close(up[0])
-            _worker(_Channel(down[0], up[1]), files, namespace, ssh_key_seed, runtime_snapshot)
+            _worker(_Channel(down[0], up[1]), work, namespace, ssh_key_seed, runtime_snapshot)
             status = 0
         except Exception:
             traceback.print_exc()
@@ -155,13 +177,13 @@ class _Channel:
                 pass
 
 
-def _merge(own, pipes, runtime_paths, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
-    """The parent's part: its own slice read (`own`), then every slice's TrainJobs ordered and compiled, its own
-    share while the workers compile theirs."""
+def _merge(own, pipes, runtimes_read, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
+    """The parent's part: its own slice read (`own`, and the runtime files), then every slice's TrainJobs
+    ordered and compiled, its own share while the workers compile theirs."""
     inputs, summary = own
     loaded = [summary, *(_receive(pipe) for pipe in pipes)]
-    errors = [error for each in loaded for error in each["read_errors"]]
-    runtime_documents = builder._documents(runtime_paths, errors)
+    runtime_documents, errors = runtimes_read
+    errors = [error for each in loaded for error in each["read_errors"]] + errors
     errors += [error for each in loaded for error in each["parse_errors"]]
     more = builder._load((), runtime_documents, namespace, errors, passing=True)
     runtimes = [runtime for each in loaded for runtime in each["runtimes"]] + more.runtimes
@@ -172,13 +194,16 @@ def _merge(own, pipes, runtime_paths, namespace, ssh_key_seed, runtime_snapshot)
         keys += each["keys"]
         owners += [(worker, local) for local in range(len(each["keys"]))]
     order = builder.in_order(keys)
+    if any(first is not None for _, first in order):
+        raise _ReadProblems
     assigned = [[] for _ in loaded]
-    for position, (index, first) in enumerate(order):
+    for position, (index, _) in enumerate(order):
         worker, local = owners[index]
-        assigned[worker].append((local, position, first))
+        assigned[worker].append((local, position))
     for pipe, theirs in zip(pipes, assigned[1:]):
         pipe.send((runtimes, theirs))
     output, errors = builder.Output(trainjobs=len(keys), runtimes=len(runtimes)), []
+    output.notices += more.notices
     builder.check_runtimes(runtimes, None, output, errors)
     results = [None] * len(order)
     seed_warnings = []
@@ -205,7 +230,8 @@ def _merge(own, pipes, runtime_paths, namespace, ssh_key_seed, runtime_snapshot)
 
 class _ReadProblems(Exception):
     """Inputs that could not all be read or parsed, or runtimes defined twice: which TrainJobs these leave
-    unchecked depends on every input, so the one-process build reports them."""
+    unchecked depends on every input, so the one-process build reports them; and a TrainJob defined twice,
+    whose error names the first one's line, in a text only the process that read it holds."""
 
 
 class _Marshalled(Sequence):
@@ -235,10 +261,10 @@ def _receive(pipe):
         raise RuntimeError("a build worker ended unexpectedly") from None
 
 
-def _read(files, namespace) -> tuple[builder._Inputs, dict]:
+def _read(files, namespace, reader: inputset.Reader) -> tuple[builder._Inputs, dict]:
     """A slice's inputs, and what the parent needs of them to order the TrainJobs of every slice."""
     read_errors, parse_errors = [], []
-    documents = builder._documents(files, read_errors)
+    documents = reader.documents(files, read_errors)
     inputs = builder._Inputs()
     for parsed in builder._parse(documents, namespace, parse_errors, inputs, collect=True, keep_runtimes=True):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
@@ -252,9 +278,9 @@ def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_s
     `assigned` to this slice."""
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), ssh_key_seed, runtime_snapshot)
     compiled = []
-    for local, position, first in assigned:
+    for local, position in assigned:
         trainjob = inputs.trainjobs[local]
-        problems, notices, objects = builder.compile_one(trainjob, first, ctx, None, every_runtime)
+        problems, notices, objects = builder.compile_one(trainjob, None, ctx, None, every_runtime)
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             origin = trainjob.origin  # plain: quickest to copy
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
@@ -271,8 +297,8 @@ class Placed(NamedTuple):
     origin: Origin
 
 
-def _worker(pipe, files, namespace, ssh_key_seed, runtime_snapshot) -> None:
-    inputs, summary = _read(files, namespace)
+def _worker(pipe, work: _Slice, namespace, ssh_key_seed, runtime_snapshot) -> None:
+    inputs, summary = _read(work.files, namespace, inputset.Reader(source.Budget(work.budget)))
     pipe.send(summary)
     try:
         every_runtime, assigned = pipe.recv()

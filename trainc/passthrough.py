@@ -149,12 +149,23 @@ def why_empty(output, paths) -> str | None:
             "--allow-empty if the app is meant to be empty")
 
 
+def only_runtimes(output, manifests: Manifests) -> list[str]:
+    """A notice when the inputs hold documents but nothing is output because they are all runtimes (`trainc
+    build runtimes/`), which only --include-runtimes outputs: an empty output, said rather than silent."""
+    if manifests.first or manifests.jobs or manifests.last or not output.runtime_inputs:
+        return []
+    count = len(output.runtime_inputs)
+    return [f"notice: nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, which are used to "
+            "render TrainJobs but not output (--include-runtimes outputs them)"]
+
+
 def select(output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False,
            files: bool = False) -> Manifests:
     """The manifests of a build: its rendered objects and, unless `trainer_only`, what passes through
     (runtimes only with `include_runtimes`). Raises InputErrors for what kubectl apply could not take:
     an object without apiVersion, kind or name, or two objects with the same identity; with `files`
-    (--output-dir), also two objects that would go to one file."""
+    (--output-dir), also two objects that would go to one file. Every such problem is reported, sorted by
+    file, line and column."""
     manifests = Manifests(jobs=list(output.jobs))
     uncompiled = sorted((Document(o, d) for o, d in output.uncompiled if _identified(o, d) is None),
                         key=Document.order)
@@ -167,10 +178,12 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
         return manifests
     found = [*output.others, *output.uncompiled, *(output.runtime_inputs if include_runtimes else ())]
     errors = [problem for origin, data in found if (problem := _identified(origin, data)) is not None]
+    unidentified = {id(problem.origin) for problem in errors}
+    documents = sorted((_placed(origin, data, namespace) for origin, data in found if id(origin) not in unidentified),
+                       key=Document.order)
+    errors += _check_unique(documents, output.jobs, namespace, files)
     if errors:
-        raise InputErrors(errors)
-    documents = sorted((_placed(origin, data, namespace) for origin, data in found), key=Document.order)
-    _check_unique(documents, output.jobs, namespace, files)
+        raise InputErrors(sorted(errors, key=lambda error: error.position() or ("", 0, 0)))
     manifests.first = [d for d in documents if not d.last]
     manifests.last = [d for d in documents if d.last]
     return manifests
@@ -210,11 +223,11 @@ def _identified(origin: Origin, data) -> InputError | None:
     return None
 
 
-def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> None:
+def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> list[InputError]:
     """Two objects with the same group, kind, namespace and name are one object in the cluster: refused, as
     kustomize refuses a repeated resource ID (a version does not make another object)."""
     if not documents:  # nothing passes through: the rendered objects are not read again
-        return
+        return []
     rendered = {(o["apiVersion"].rpartition("/")[0], o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]):
                 trainjob for trainjob, objects in jobs for o in objects}
     seen: dict = {}
@@ -226,15 +239,15 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> N
         trainjob = rendered.get((*key[:2], document.namespace or namespace, key[3]))
         if key in seen:
             errors.append(InputError(document.origin, ("metadata", "name"),
-                                     f"{where} is defined twice (first in {seen[key].file})"))
+                                     f"{where} is defined twice (first in {source.name_place(seen[key])})"))
         elif trainjob is not None:
             errors.append(InputError(document.origin, ("metadata", "name"), f"{where} is also rendered for TrainJob "
                                                                             f"{trainjob.namespace}/{trainjob.name}"))
         elif files and document.path().lower() in paths:  # lower: a case-insensitive file system too
             errors.append(InputError(document.origin, ("metadata", "name"),
                                      f"{where} would share the --output-dir file {document.path()} with an object "
-                                     f"in {paths[document.path().lower()].file}"))
+                                     f"in {source.name_place(paths[document.path().lower()])}"))
         seen.setdefault(key, document.origin)
         paths.setdefault(document.path().lower(), document.origin)
-    if errors:
-        raise InputErrors(errors)
+    return errors
+

@@ -8,6 +8,7 @@ into the same record shape so every consumer sees one list.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import asdict, dataclass
 
@@ -76,12 +77,29 @@ def _escape_property(text: str) -> str:
 
 
 def to_github(problems: list[Problem]) -> str:
-    """One workflow command per problem: `::error file=F,line=L,col=C::field: message`."""
-    lines = []
+    """One workflow command per problem: `::error file=F,line=L,col=C::field: message`, F relative to the
+    root of the file's git repository, as GitHub places annotations, whatever the working directory."""
+    lines, roots = [], {}
     for problem in problems:
+        file = _in_repository(problem.file, roots)
         properties = [(name, value) for name, value in
-                      (("file", problem.file), ("line", problem.line), ("col", problem.column)) if value is not None]
+                      (("file", file), ("line", problem.line), ("col", problem.column)) if value is not None]
         head = ",".join(f"{name}={_escape_property(str(value))}" for name, value in properties)
         message = f"{problem.field}: {problem.message}" if problem.field else problem.message
         lines.append(f"::{problem.severity}{' ' + head if head else ''}::{_escape_data(message)}\n")
     return "".join(lines)
+
+
+def _in_repository(file: str | None, roots: dict) -> str | None:
+    """`file`'s path from the root of its git repository (the nearest folder holding `.git`); as it is when it
+    is in none, or names no file (stdin, a base version `REV:path`)."""
+    if file is None or not os.path.isfile(file):
+        return file
+    path = os.path.abspath(file)
+    folder = os.path.dirname(path)
+    if folder not in roots:
+        root = folder
+        while not os.path.exists(os.path.join(root, ".git")) and os.path.dirname(root) != root:
+            root = os.path.dirname(root)
+        roots[folder] = root if os.path.exists(os.path.join(root, ".git")) else None
+    return file if roots[folder] is None else os.path.relpath(path, roots[folder]).replace(os.sep, "/")

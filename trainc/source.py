@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import bisect
 import math
-import os
 import re
-import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -301,57 +299,6 @@ def items(origin: Origin, document) -> Iterator[tuple[Origin, object]]:
         yield origin, document
 
 
-def iter_files(paths: list[str]) -> list[str]:
-    """Expand directories recursively into their *.yaml/*.yml/*.json files (kubectl's -f set), sorted; each
-    file once (the same file by its device and inode, first place kept). A directory that cannot be listed is an
-    error, never an empty set of inputs (which a GitOps sync would turn into pruning everything)."""
-    files, seen = [], set()
-    for path in paths:
-        if path != "-" and os.path.isdir(path):
-            found = sorted((_joined(folder, name), identity) for folder, _, names in os.walk(path, onerror=_unlisted)
-                           for name in names if name.endswith((".yaml", ".yml", ".json"))
-                           for identity in [_regular_file(os.path.join(folder, name))] if identity is not None)
-        else:  # read as given; what cannot be read is reported then
-            found = [(path, path if path == "-" else _regular_file(path) or path)]
-        for file, identity in found:
-            if identity not in seen:
-                seen.add(identity)
-                files.append(file)
-    return files
-
-
-def _regular_file(path: str) -> tuple[int, int] | None:
-    """(device, inode) of a regular file (links followed), else None: one stat, where isfile and realpath took
-    a stat per path component."""
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
-
-
-def _joined(folder: str, name: str) -> str:
-    """`folder/name` spelled as pathlib spells it: no empty or `.` parts, `..` kept (a link may lead elsewhere)."""
-    root = "//" if folder.startswith("//") and not folder.startswith("///") else "/" if folder.startswith("/") else ""
-    return root + "/".join([*(part for part in folder.split("/") if part not in ("", ".")), name])
-
-
-def may_hold_trainer(path: str) -> bool:
-    """Whether a file may hold a Trainer object: its text names the API group (or it cannot be read within the
-    run's bound, which `read` then reports); directories and stdin always may."""
-    if path == "-" or os.path.isdir(path):
-        return True
-    try:
-        with open_regular(path) as handle:
-            return b"trainer.kubeflow.org" in Budget().take(handle, path)
-    except (OSError, InputError):
-        return True
-
-
-def _unlisted(exc: OSError):
-    raise InputError(Origin(exc.filename), (), f"cannot read the directory: {exc.strerror}")
-
-
 STDIN = "<stdin>"  # the name of `-` in messages, in every command
 _CHUNK = 1 << 20
 
@@ -377,26 +324,40 @@ class Budget:
             chunks.append(chunk)
             size += len(chunk)
         data = b"".join(chunks)
-        if len(data) > self.left:
+        self.charge(len(data), file)
+        return data
+
+    def charge(self, size: int, file: str) -> None:
+        """Count `size` bytes of `file` as read; an error past the limit."""
+        if size > self.left:
             raise InputError(Origin(file), (), f"the inputs of this run exceed {self.limit} bytes (raise the limit "
                                                "with --max-input-bytes or TRAINC_MAX_INPUT_BYTES)")
-        self.left -= len(data)
-        return data
+        self.left -= size
 
 
 def read(path: str, budget: Budget | None = None) -> str:
-    """The text of a regular file, or of stdin for `-`, read within `budget` (the run's bound by default).
+    """The text of a regular file, or of stdin for `-`, read within `budget` (the run's bound by default)."""
+    return decode(read_bytes(path, budget), name(path))
+
+
+def decode(data: bytes, file: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(Origin(file), (), "not UTF-8 text") from None
+
+
+def read_bytes(path: str, budget: Budget | None = None) -> bytes:
+    """What a regular file, or stdin for `-`, holds, read within `budget` (the run's bound by default).
     A pipe or device given by path is refused: opening a FIFO without a writer would block forever."""
     budget, file = budget or Budget(), name(path)
     try:
         if path == "-":
             if sys.stdin is None:  # started with stdin closed (`<&-`)
                 raise InputError(Origin(file), (), "cannot read: stdin is closed")
-            return budget.take(sys.stdin.buffer, file).decode("utf-8")
+            return budget.take(sys.stdin.buffer, file)
         with open_regular(path) as handle:
-            return budget.take(handle, file).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(Origin(file), (), "not UTF-8 text") from None
+            return budget.take(handle, file)
     except OSError as exc:
         hint = " (a pipe or device: pass its text on stdin, as -)" if exc.strerror == NOT_REGULAR else ""
         raise InputError(Origin(file), (), f"cannot read: {exc.strerror or exc}{hint}") from None
@@ -447,6 +408,12 @@ def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False
             break
         node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
     return (found.line + 1, found.column + 1)
+
+
+def name_place(origin: Origin) -> str:
+    """`FILE:LINE:COL` of an object's `metadata.name`, for a message about another object ("first in ...")."""
+    line, column = locate(origin, ("metadata", "name"))
+    return f"{origin.file}:{line}:{column}"
 
 
 @lru_cache(maxsize=8)  # every passed-through document of a file cuts the same text

@@ -1,12 +1,12 @@
 """The previous versions of the inputs, for update checks (`trainc validate --previous REV_OR_DIR`).
 
 REV_OR_DIR is a directory holding the previous versions (searched like the
-inputs), or a git revision: each input file is then read as it was at that
-revision (`git show REV:./file`, run in the file's folder, so any working
-directory works). A file absent at the revision holds only new objects.
-Objects are matched by kind, namespace and name; an object without a previous
-version is being created. Previous versions are defaulted like the inputs,
-as the API server stored them.
+inputs), or a git revision: PATHS (and --runtimes) are then read as the tree
+at that revision holds them (`inputs.at_revision`), so a file deleted since
+holds removed objects and a moved one its objects where they were. Objects are
+matched by identity (kind, namespace and name), never by file; an object
+without a previous version is being created. Previous versions are defaulted
+like the inputs, as the API server stored them.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from .. import api, source
+from .. import inputs as inputset
 from ..errors import InputError, InputErrors, Origin, caught
 
 
@@ -52,21 +53,29 @@ def tree(obj) -> dict:
     return obj.document
 
 
-def load(rev_or_dir: str, files: list[str], namespace: str) -> Previous:
+def load(rev_or_dir: str, paths, namespace: str = "default", runtime_paths=()) -> Previous:
+    """The previous versions of PATHS and --runtimes (of which only runtimes are read); raises PreviousError for
+    a REV_OR_DIR that is neither, InputErrors for previous versions that cannot be read."""
+    errors: list = []
     if os.path.isdir(rev_or_dir):
-        texts = [(path, lambda path=path: source.read(path)) for path in source.iter_files([rev_or_dir])]
+        documents, runtime_documents = inputset.Reader().documents(inputset.listed([rev_or_dir]), errors), []
     else:
-        texts = _at_revision(rev_or_dir, [f for f in source.iter_files(files) if os.path.isfile(f)])
-    previous, errors, seen = Previous(), [], {}
-    for name, read in texts:
-        documents, problems = caught(lambda: list(source.load_text(read(), name)))
-        errors.extend(problems)
-        for document in documents or ():
-            for origin, data in source.items(*document):  # `List`s hold their objects, as in the inputs
-                _add(origin, data, namespace, previous, seen, errors)
+        try:
+            texts, runtime_texts = inputset.at_revision(rev_or_dir, paths, runtime_paths)
+        except inputset.RevisionError as exc:
+            raise PreviousError(str(exc)) from None
+        documents = inputset.documents(_decoded(texts), errors)
+        runtime_documents = inputset.documents(_decoded(runtime_texts), errors)
+    previous, seen = Previous(), {}
+    for origin, data in [*documents, *inputset.runtimes_only(runtime_documents, [])]:
+        _add(origin, data, namespace, previous, seen, errors)
     if errors:
-        raise InputErrors(errors)
+        raise InputErrors(sorted(errors, key=_place))
     return previous
+
+
+def _place(error: InputError) -> tuple:
+    return error.position() or ("", 0, 0)
 
 
 def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, errors: list) -> None:
@@ -81,47 +90,12 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
         return
     found = key(parsed)
     if found in seen:
-        errors.append(InputError(origin, ("metadata", "name"),
-                                 f"{parsed.kind} {parsed.name!r} has two previous versions (first in {seen[found]})"))
+        errors.append(InputError(origin, ("metadata", "name"), f"{parsed.kind} {parsed.name!r} has two previous "
+                                                               f"versions (first in {source.name_place(seen[found])})"))
         return
-    seen[found], previous.trees[found], previous.objects[found] = origin.file, data, parsed
+    seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed
 
 
-def _at_revision(rev: str, files: list[str]) -> list:
-    """(REV:path, reader of its text) for every input file that exists at `rev`."""
-    if not files:
-        raise PreviousError(f"{rev!r} is not a directory, and no input file (stdin has no history) can be read at it")
-    prefixes, found = {}, []
-    for path in files:
-        folder, name = os.path.split(os.path.realpath(path))  # a symlinked input: the file it names
-        if folder not in prefixes:
-            prefixes[folder] = _prefix(rev, folder)
-        shown = _git(folder, "show", f"{rev}:./{name}")
-        if shown.returncode != 0:
-            continue
-        label = f"{rev}:{prefixes[folder]}{name}"
-        found.append((label, lambda label=label, data=shown.stdout: _decode(label, data)))
-    return found
-
-
-def _decode(label: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(Origin(label), (), "not UTF-8 text") from None
-
-
-def _prefix(rev: str, folder: str) -> str:
-    """The folder's path in its repository, after checking that `rev` is a commit there."""
-    if _git(folder, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
-        raise PreviousError(f"{rev!r} is neither a directory nor a git revision of the repository holding {folder}")
-    return _git(folder, "rev-parse", "--show-prefix").stdout.decode().strip()
-
-
-def _git(folder: str, *args: str) -> subprocess.CompletedProcess:
-    import subprocess  # only --previous REV needs it
-
-    try:
-        return subprocess.run(["git", "-C", folder, *args], capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise PreviousError(f"cannot run git: {exc}") from None
+def _decoded(texts) -> list:
+    """(label, reader of its text) for (label, bytes) pairs read at a revision."""
+    return [(label, lambda label=label, data=data: source.decode(data, label)) for label, data in texts]

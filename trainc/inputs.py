@@ -1,0 +1,336 @@
+"""The input set: which files a run reads, read once each within the run's byte bound.
+
+Every command that reads manifests (build, validate, diff, explain, run, runtimes)
+lists and reads its files here, a git base included (`at_revision`), so they all see
+the same objects; `trainc fn` and the Argo CD plugin's discover apply the same rule
+to what their hosts give them.
+
+The rule: PATHS and --runtimes name files or directories; a directory is walked
+recursively for `*.yaml`, `*.yml` and `*.json` files (kubectl's `-f DIR -R` set),
+and **names starting with `.` are skipped there**, files and directories alike.
+Those are tool configs, never manifests: `.trainc.yaml`, `.pre-commit-config.yaml`,
+`.github/workflows/`, `.gitlab-ci.yml`, Argo CD's parameter overrides
+`.argocd-source.yaml` and `.argocd-source-<app>.yaml`, `.git/`. (Argo CD's directory
+source reads them and drops, by their text, YAML that does not look like a
+manifest; kubectl `-R` reads them and fails; trainc skips them by name, which a
+user can see and predict.) A file named explicitly is read whatever its name.
+
+A file that starts with the line trainc heads its rendered files with (`trainc build
+--output-dir`, `outputdir.HEADER`) is trainc's output, never an input: a committed
+rendered tree inside PATHS (or at a git base) adds nothing, wherever it is.
+
+Each file is read once, whatever routes reach it (a runtime directory inside
+PATHS and also given by --runtimes): the same file is the same device and inode,
+and the first place it is reached names it. A file reached through PATHS is an
+input (its other objects pass through); under --runtimes only runtimes are read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+from . import api, source
+from .errors import SHOWN, InputError, Origin, caught, one_line
+
+SUFFIXES = (".yaml", ".yml", ".json")
+RENDERED = "# Rendered by trainc from "  # outputdir.HEADER's start (not imported: it costs every build 8 ms)
+
+
+def hidden(name: str) -> bool:
+    """Whether a directory walk passes over this file or directory name (see the module's rule)."""
+    return name.startswith(".") and name not in (".", "..")
+
+
+def hidden_path(path: str) -> bool:
+    """Whether a `/`-separated path inside a directory of inputs goes through a name the rule skips (a
+    kpt package's `config.kubernetes.io/path`)."""
+    return any(hidden(part) for part in path.split("/"))
+
+
+def manifest_name(name: str) -> bool:
+    """Whether a directory walk reads a file of this name."""
+    return name.endswith(SUFFIXES) and not hidden(name)
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files of a run: PATHS' and those of --runtimes not among them, each in walk order."""
+
+    inputs: list
+    runtimes: list
+
+
+def files(paths, runtime_paths=(), output_dir: str | None = None) -> Files:
+    """The input set of PATHS and --runtimes; files under `output_dir` (a rendered tree inside PATHS) are
+    not inputs."""
+    seen: set = set()
+    inputs = listed(paths, seen)
+    if output_dir is not None:
+        rendered = os.path.realpath(output_dir)
+        inputs = [file for file in inputs if file == "-" or os.path.commonpath(
+            [rendered, os.path.realpath(file)]) != rendered]
+    return Files(inputs, listed(runtime_paths, seen))
+
+
+def listed(paths, seen: set | None = None) -> list[str]:
+    """Directories expanded by the rule, sorted; each file once (by device and inode: a link is the file it
+    names) across every call sharing `seen`. A directory that cannot be listed is an error, never an empty set
+    of inputs (which a GitOps sync would turn into pruning everything)."""
+    found_files, seen = [], set() if seen is None else seen
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            found = sorted((_joined(folder, name), identity) for folder, name in _walk(path)
+                           for identity in [_regular_file(os.path.join(folder, name))] if identity is not None)
+        else:  # read as given; what cannot be read is reported then
+            found = [(path, path if path == "-" else _regular_file(path) or path)]
+        for file, identity in found:
+            if identity not in seen:
+                seen.add(identity)
+                found_files.append(file)
+    return found_files
+
+
+def _walk(top: str):
+    """(folder, name) of every manifest-named file under `top`, hidden directories not entered."""
+    for folder, directories, names in os.walk(top, onerror=_unlisted):
+        directories[:] = [name for name in directories if not hidden(name)]
+        yield from ((folder, name) for name in names if manifest_name(name))
+
+
+def _regular_file(path: str) -> tuple[int, int] | None:
+    """(device, inode) of a regular file (links followed), else None: one stat, where isfile and realpath took
+    a stat per path component."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+
+
+def _joined(folder: str, name: str) -> str:
+    """`folder/name` spelled as pathlib spells it: no empty or `.` parts, `..` kept (a link may lead elsewhere)."""
+    root = "//" if folder.startswith("//") and not folder.startswith("///") else "/" if folder.startswith("/") else ""
+    return root + "/".join([*(part for part in folder.split("/") if part not in ("", ".")), name])
+
+
+def _unlisted(exc: OSError):
+    raise InputError(Origin(exc.filename), (), f"cannot read the directory: {exc.strerror}")
+
+
+class Reader:
+    """The reads of one run: each file's text read once, all of them within the run's byte bound
+    (`--max-input-bytes`), however many times the run needs them (`trainc diff` compiles PATHS twice)."""
+
+    def __init__(self, budget: source.Budget | None = None):
+        self.budget = budget or source.Budget()
+        self._texts: dict = {}
+
+    def text(self, path: str) -> str:
+        found = self._texts.get(path)
+        if found is None:
+            found = self._texts[path] = source.read_bytes(path, self.budget)
+        if isinstance(found, bytes):  # read by `may_hold_trainer`, decoded when first needed
+            found = self._texts[path] = source.decode(found, source.name(path))
+        return found
+
+    def may_hold_trainer(self, path: str) -> bool:
+        """Whether a file may hold a Trainer object (`validate --skip-other-files`): its bytes name the API group
+        (or it cannot be read, which the build then reports); directories and stdin always may. What is read is
+        kept for the build; what is passed over is not held, nor counted in the run's bound."""
+        if path == "-" or os.path.isdir(path):
+            return True
+        try:
+            data = source.read_bytes(path, self.budget)
+        except InputError:
+            return True
+        if api.GROUP.encode() not in data:
+            self.budget.left += len(data)
+            return False
+        self._texts[path] = data
+        return True
+
+    def documents(self, file_list, errors: list) -> list:
+        """(origin, object) for every object in `file_list`, `List`s expanded; what cannot be read goes to
+        `errors`."""
+        return documents(((source.name(path), lambda path=path: self.text(path)) for path in file_list), errors)
+
+
+def documents(texts, errors: list) -> list:
+    """(origin, object) for every object in the texts of (name, reader of its text) pairs, `List`s expanded,
+    trainc's rendered files left out; what cannot be read goes to `errors`."""
+    found = []
+    for name, read in texts:
+        loaded, problems = caught(lambda: list(source.load_text(_input(read()), name)))
+        errors.extend(problems)
+        for origin, document in loaded or ():
+            found.extend(source.items(origin, document))
+    return found
+
+
+def _input(text: str) -> str:
+    """The text, or none for a file trainc rendered (see the module's rule)."""
+    return "" if text.startswith(RENDERED) else text
+
+
+def runtimes_only(documents, notices: list) -> list:
+    """The (Cluster)TrainingRuntimes among documents read under --runtimes; anything else is ignored with a
+    notice, never passed through (a runtime directory outside the app must not add objects to it)."""
+    found = []
+    for origin, data in documents:
+        kind = data.get("kind") if isinstance(data, dict) else None
+        if kind in api.RUNTIME_KINDS:
+            found.append((origin, data))
+            continue
+        named = isinstance(kind, str) and kind
+        line, column = source.locate(origin, ("kind",) if named else ())
+        what = f"a {kind[:SHOWN]}" if named else "a document"
+        notices.append(one_line(f"notice: {origin.file}:{line}:{column}: {what} under --runtimes, not a "
+                                "runtime: ignored (only runtimes are read there)"))
+    return found
+
+
+class RevisionError(ValueError):
+    """A git base that cannot be read: the inputs are in no git repository, or REV is no commit of it."""
+
+
+@dataclass(frozen=True)
+class _Blob:
+    path: str  # in the repository, `/`-separated
+    oid: str
+    size: int
+    link: bool  # a symbolic link: its content is the path it names
+
+
+def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None = None) -> tuple[list, list]:
+    """([(label, bytes)] of PATHS, the same of --runtimes) as they were at git revision `rev`: each PATH read as
+    the tree at `rev` holds it, by the rule of the working tree, so a file deleted or moved since is read where
+    it was. `label` is `REV:path/in/the/repository`. Per repository, one `git ls-tree` and one `git cat-file`
+    process, whatever the number of files; what they give is read within `budget` (the run's bound).
+    --runtimes outside any repository holding `rev` (a sidecar's own runtimes) are not read: the base then
+    compiles with the current ones."""
+    budget = budget or source.Budget()
+    if all(path == "-" for path in [*paths, *runtime_paths]):
+        raise RevisionError(f"{rev!r} is not a directory, and the inputs hold no file a git revision can be read at")
+    trees: dict = {}
+    try:
+        picked, seen = ([], []), set()
+        for runtimes, (group, chosen) in enumerate(zip((paths, runtime_paths), picked)):
+            for path in group:
+                if path == "-":
+                    continue
+                try:
+                    tree = _tree_of(path, rev, trees)
+                except RevisionError:
+                    if runtimes:
+                        continue
+                    raise
+                for label_path, blob in tree.under(os.path.relpath(os.path.realpath(path), tree.top)):
+                    if (tree.top, blob.path) not in seen:
+                        seen.add((tree.top, blob.path))
+                        chosen.append((tree, label_path, blob))
+        return tuple([(f"{rev}:{label_path}", tree.read(blob, f"{rev}:{label_path}", budget))
+                      for tree, label_path, blob in chosen] for chosen in picked)
+    finally:
+        for tree in trees.values():
+            tree.close()
+
+
+def _tree_of(path: str, rev: str, trees: dict) -> _Tree:
+    """The tree at `rev` of the repository holding `path` (which may not exist any more)."""
+    real = os.path.realpath(path)
+    for top, tree in trees.items():
+        if real == top or real.startswith(top.rstrip("/") + "/"):
+            return tree
+    folder = real
+    while not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    found = _git(folder, "rev-parse", "--show-toplevel")
+    if found.returncode != 0:
+        reason = found.stderr.decode(errors="replace").strip().splitlines()
+        raise RevisionError(f"{rev!r} is not a directory, and git cannot read a repository holding {path}"
+                            + (f": {reason[0].removeprefix('fatal: ')}" if reason else ""))
+    top = os.path.realpath(found.stdout.decode(errors="surrogateescape").rstrip("\n"))
+    commit = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+    if commit.returncode != 0:
+        raise RevisionError(f"{rev!r} is neither a directory nor a git revision of the repository at {top}")
+    trees[top] = tree = _Tree(top, commit.stdout.decode().strip())
+    return tree
+
+
+class _Tree:
+    """The files of one commit: listed once (`git ls-tree -r -l -z`), read by one `git cat-file --batch`."""
+
+    def __init__(self, top: str, commit: str):
+        self.top, self.reader = top, None
+        listing = _git(top, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+        if listing.returncode != 0:
+            raise RevisionError(f"git cannot list commit {commit} of the repository at {top}: "
+                                f"{listing.stderr.decode(errors='replace').strip()}")
+        self.blobs = {}
+        for entry in listing.stdout.split(b"\0"):
+            if not entry:
+                continue
+            fields, _, name = entry.partition(b"\t")
+            mode, kind, oid, size = fields.split()
+            if kind == b"blob":  # commits (submodules) hold no file here
+                path = name.decode(errors="surrogateescape")
+                self.blobs[path] = _Blob(path, oid.decode(), int(size), mode == b"120000")
+
+    def under(self, relative: str) -> list[tuple[str, _Blob]]:
+        """(path, blob) of the files a PATH (`relative` to the repository) names, by the working tree's rule;
+        a link names the file it leads to in the same tree (none: not read, as a dangling link)."""
+        relative = "" if relative == "." else relative.replace(os.sep, "/")
+        if relative.startswith("../"):  # outside this repository (a link into another)
+            return []
+        if relative in self.blobs:
+            named = [relative]
+        else:
+            prefix = relative + "/" if relative else ""
+            named = sorted(path for path in self.blobs if path.startswith(prefix) and
+                           not hidden_path(path[len(prefix):]) and manifest_name(path))
+        return [(path, blob) for path in named if (blob := self._followed(self.blobs[path])) is not None]
+
+    def _followed(self, blob: _Blob) -> _Blob | None:
+        for _ in range(40):  # as the kernel's limit on links followed
+            if not blob.link:
+                return blob
+            target = self._content(blob).decode(errors="surrogateescape")
+            path = os.path.normpath(os.path.join(os.path.dirname(blob.path), target)).replace(os.sep, "/")
+            blob = self.blobs.get(path)
+            if blob is None or os.path.isabs(target):
+                return None
+        return None
+
+    def read(self, blob: _Blob, label: str, budget: source.Budget) -> bytes:
+        budget.charge(blob.size, label)
+        return self._content(blob)
+
+    def _content(self, blob: _Blob) -> bytes:
+        import subprocess
+
+        if self.reader is None:
+            self.reader = subprocess.Popen(["git", "-C", self.top, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.reader.stdin.write(blob.oid.encode() + b"\n")
+        self.reader.stdin.flush()
+        header = self.reader.stdout.readline().split()
+        if len(header) != 3 or header[2] != str(blob.size).encode():
+            raise RevisionError(f"git cannot read {blob.path} at {self.top}")
+        return self.reader.stdout.read(blob.size + 1)[:-1]  # the content, then a newline
+
+    def close(self) -> None:
+        if self.reader is not None:  # at the end of its input, or a closed output, git ends
+            self.reader.stdin.close()
+            self.reader.stdout.close()
+            self.reader.wait()
+
+
+def _git(folder: str, *args: str):
+    import subprocess  # only a git base needs it
+
+    try:
+        return subprocess.run(["git", "-C", folder, *args], capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RevisionError(f"cannot run git: {exc}") from None
