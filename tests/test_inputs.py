@@ -154,7 +154,7 @@ def test_a_deleted_file_is_removed(history, monkeypatch):
     git(history, "rm", "-q", "apps/b.yaml", "apps/settings.yaml")
     result = run(history, monkeypatch, "diff", "apps")
     assert result.exit_code == 1, result.stderr
-    assert headers(result) == ["ConfigMap settings removed", "JobSet default/b removed",
+    assert headers(result) == ["ConfigMap default/settings removed", "JobSet default/b removed",
                                "0 added, 0 changed, 2 removed"]
 
 
