@@ -502,7 +502,9 @@ def completion(shell):
                    "the inputs.")
 @click.option("--mount", "mounts", multiple=True, metavar="NAME=DIR",
               help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).")
-def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts):
+@click.option("--max-pods", type=click.IntRange(min=1), default=64, show_default=True, metavar="N",
+              help="Refuse a JobSet of more than N pods (each one process or more on this machine).")
+def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods):
     """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.
 
     Images are not pulled: each container's command runs in the current
@@ -531,7 +533,7 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
     try:
         variables = local.read_env_file(env_file) if env_file else {}
         code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,
-                                             mounted))
+                                             mounted, max_pods))
     except local.Usage as error:
         raise click.UsageError(str(error)) from None
     except TraincError as error:
