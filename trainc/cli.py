@@ -152,6 +152,9 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     _QUICK_EXIT.append(True)
     if check and output_dir is None:
         raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
+    if output_dir == "-":
+        raise click.UsageError("--output-dir - would make a folder named '-': to print to stdout, leave --output-dir "
+                               "out (for a folder of that name, write ./-)")
     if output_dir is not None and output_format != "yaml":
         raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
     seed = _seed(ssh_key_seed, require_ssh_key_seed)
@@ -182,7 +185,8 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
         _check(outputdir.files(manifests), output_dir)
         return
     try:
-        outputdir.write(output_dir, outputdir.files(manifests))
+        for notice in outputdir.write(output_dir, outputdir.files(manifests)):
+            click.echo(notice, err=True)
     except outputdir.OutputDirError as exc:
         _fail(TraincError(f"Error: {exc}"))
 

@@ -10,6 +10,7 @@ kustomize's legacy order does: Namespaces, CRDs and other prerequisites first, a
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -25,7 +26,14 @@ ORDER_FIRST = (
     "Deployment", "StatefulSet", "CronJob", "PodDisruptionBudget",
 )
 ORDER_LAST = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
-CLUSTER_DIRECTORY = "_cluster"  # objects that set no namespace, in --output-dir (no namespace can be named so)
+# objects that set no namespace, in --output-dir (no namespace can be named so): cluster-scoped ones, and
+# namespaced ones that take their namespace where they are applied (`kubectl -n`, an app's destination)
+NO_NAMESPACE_DIRECTORY = "_no-namespace"
+_KIND = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_KIND_MESSAGE = ("may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
+                 "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
+                 "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+_FILE_NAME_BYTES = 255  # NAME_MAX of Linux and macOS file systems
 _MARKER = re.compile(r"---(?:[ \t]+(#.*)?)?$")  # a `---` line holding nothing else (a comment at most)
 
 
@@ -81,9 +89,9 @@ class Document:
         return dump_all([self.data]).removeprefix("---\n")
 
     def path(self) -> str:
-        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_cluster/...` when it sets no
+        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_no-namespace/...` when it sets no
         namespace (TrainJob names hold no `.`, so never the file of a TrainJob)."""
-        return f"{self.namespace or CLUSTER_DIRECTORY}/{self.kind.lower()}.{self.name}.yaml"
+        return f"{self.namespace or NO_NAMESPACE_DIRECTORY}/{self.kind.lower()}.{self.name}.yaml"
 
 
 def _standalone(text: str) -> str | None:
@@ -165,6 +173,18 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
     return manifests
 
 
+def _file_problem(document: Document) -> str | None:
+    """Why the object's --output-dir file cannot be made (a name the API server takes for some kinds, e.g.
+    RBAC's path-segment names, may still be no file name), or None."""
+    name = document.path().rpartition("/")[2]
+    if "\0" in name:
+        return "its name holds a NUL character, which no --output-dir file name can hold"
+    if len(name.encode("utf-8", "surrogatepass")) > _FILE_NAME_BYTES:
+        return (f"its --output-dir file name {name[:40]!r}... is longer than {_FILE_NAME_BYTES} bytes, which file "
+                "systems refuse; shorten the name or print to stdout")
+    return None
+
+
 def _identity(document: Document) -> str:
     return f"{document.namespace}/{document.name}" if document.namespace else document.name
 
@@ -174,6 +194,10 @@ def _identified(origin: Origin, data) -> InputError | None:
     for path in (("apiVersion",), ("kind",)):
         if not isinstance(data.get(path[0]), str) or not data[path[0]]:
             return InputError(origin, path, "required for kubectl apply: a non-empty string")
+    kind = data["kind"]
+    if len(kind) > 63 or not kind.isascii() or not _KIND.fullmatch(kind.lower()):
+        # what the API server requires of every kind it serves (apimachinery's GroupVersionKind validation)
+        return InputError(origin, ("kind",), f"Invalid value: {json.dumps(kind)}: {_KIND_MESSAGE}")
     metadata = data.get("metadata")
     if not isinstance(metadata, dict):
         return InputError(origin, ("metadata",), "required for kubectl apply: a mapping with the object's name")
@@ -209,6 +233,8 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> N
         elif trainjob is not None:
             errors.append(InputError(document.origin, ("metadata", "name"), f"{where} is also rendered for TrainJob "
                                                                             f"{trainjob.namespace}/{trainjob.name}"))
+        elif files and (problem := _file_problem(document)) is not None:
+            errors.append(InputError(document.origin, ("metadata", "name"), f"{where}: {problem}"))
         elif files and document.path().lower() in paths:  # lower: a case-insensitive file system too
             errors.append(InputError(document.origin, ("metadata", "name"),
                                      f"{where} would share the --output-dir file {document.path()} with an object "
