@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import build, fieldpath, passthrough
+from .depth import room_for_depth
 from .errors import InputErrors
 from .serialize import dump_all
 from .validation import previous as previous_versions
@@ -73,7 +74,8 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     found = []
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
         if key in old_objects or key in new_objects:
-            found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, [])))
+            with room_for_depth(2):  # a level of the walk of both trees: a generator frame and its `yield from`
+                found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, [])))
         else:  # a runtime: not rendered, but an update the cluster refuses
             found.append(ObjectDiff(*key, "changed", RUNTIME_REFUSED, refusals[key]))
     return found
@@ -81,7 +83,7 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
 
 def _key(obj: dict) -> tuple:
     metadata = obj.get("metadata") or {}
-    return (obj["kind"], metadata.get("namespace", ""), metadata["name"])
+    return (obj["kind"], metadata.get("namespace") or "", metadata["name"])
 
 
 def _refusals(errors: list, jobs, runtimes) -> dict:
