@@ -506,7 +506,7 @@ def completion(shell):
                    "the inputs.")
 @click.option("--mount", "mounts", multiple=True, metavar="NAME=DIR",
               help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).")
-@click.option("--max-pods", type=click.IntRange(min=1), default=64, show_default=True, metavar="N",
+@click.option("--max-pods", type=click.IntRange(min=1), default=64, show_default=True, metavar="N",  # plan.MAX_PODS
               help="Refuse a JobSet of more than N pods (each one process or more on this machine).")
 def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods):
     """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.

@@ -5,11 +5,12 @@ DIR holds one file per TrainJob, `<namespace>/<name>.yaml`, and one per pass-thr
 it wrote in `DIR/.trainc-manifest`, one JSON string a line (so no name, whatever it holds, can end an entry or
 add one), and heads each with a `# Rendered by trainc from <input>; do not edit.` line; the next build removes
 the files it wrote before and no longer renders (a deleted TrainJob), and overwrites or removes only files
-that still carry that line: a file without it is not trainc's, whatever the manifest says. Every file is staged beside its target and renamed into place only when
-all are staged (all or nothing). A build holds an exclusive flock(2) on DIR itself while it writes; a second one
-fails at once, naming the holder's pid (from /proc/locks), rather than mixing two renders. Nothing is written
-through a symbolic link inside DIR (directories are opened relative to DIR's descriptor with O_NOFOLLOW),
-and files holding a Secret are written mode 0600.
+that still carry that line: a file without it is not trainc's, whatever the manifest says. Every file is
+staged beside its target and renamed into place only when all are staged (all or nothing). A build holds an
+exclusive flock(2) on DIR itself while it writes; a second one fails at once, naming the holder's pid (from
+/proc/locks), rather than mixing two renders. Nothing is written through a symbolic link inside DIR
+(directories are opened relative to DIR's descriptor with O_NOFOLLOW), and files holding a Secret are written
+mode 0600.
 """
 
 from __future__ import annotations
