@@ -217,3 +217,18 @@ def test_a_link_a_kept_run_left_is_not_followed_out_of_the_run(tmp_path):
     assert second.returncode == 1
     assert "leads outside the pod's directory" in second.stderr
     assert os.listdir(outside) == []
+
+
+def test_a_log_link_a_kept_run_left_is_not_followed(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious\n")
+    path = write(tmp_path)
+    keep = tmp_path / "keep"
+    assert trainc("run", path, "--keep", keep).returncode == 0
+    log = keep / "demo-node-0-0" / "node.log"
+    assert log.read_text() == "none\n"
+    log.unlink()
+    log.symlink_to(outside)
+    result = trainc("run", path, "--keep", keep)
+    assert result.returncode == 1
+    assert outside.read_text() == "precious\n"

@@ -157,7 +157,10 @@ class Runner:
             process = subprocess.Popen(container.argv, cwd=container.cwd, env=env, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
             self.groups[process.pid] = process
-        log = open(os.path.join(pod.workdir, f"{container.name}.log"), "wb") if self.keep_logs else None
+        log = None
+        if self.keep_logs:  # not through a link a kept run left there (if so, the pod fails; its process is stopped)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+            log = open(os.open(os.path.join(pod.workdir, f"{container.name}.log"), flags, 0o644), "wb")
         reader = threading.Thread(target=self._copy, args=(process, self._label(pod, container), log), daemon=True)
         self.threads.append(reader)
         reader.start()
