@@ -26,13 +26,13 @@ def test_layout_headers_and_manifest(tmp_path):
     result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     out = tmp_path / "out"
-    assert tree(out) == [".trainc-manifest", "_no-namespace", "_no-namespace/configmap.cfg.yaml",
-                         "_no-namespace/namespace.team-a.yaml", "team-a", "team-a/one.yaml"]
+    assert tree(out) == [".trainc-manifest", "_cluster", "_cluster/configmap.cfg.yaml",
+                         "_cluster/namespace.team-a.yaml", "team-a", "team-a/one.yaml"]
     assert (out / ".trainc-manifest").read_text().splitlines()[1:] == [
-        '"_no-namespace/configmap.cfg.yaml"', '"_no-namespace/namespace.team-a.yaml"', '"team-a/one.yaml"']
+        '"_cluster/configmap.cfg.yaml"', '"_cluster/namespace.team-a.yaml"', '"team-a/one.yaml"']
     assert (out / "team-a/one.yaml").read_text().startswith(
         "# Rendered by trainc from jobs/a.yaml; do not edit.\n---\napiVersion: jobset.x-k8s.io/v1alpha2\n")
-    assert (out / "_no-namespace/namespace.team-a.yaml").read_text() == (
+    assert (out / "_cluster/namespace.team-a.yaml").read_text() == (
         "# Rendered by trainc from jobs/ns.yaml; do not edit.\n---\napiVersion: v1\nkind: Namespace\n"
         "metadata:\n  name: team-a\n")
 

@@ -41,8 +41,8 @@ def test_no_name_can_break_the_manifest(tmp_path, name):
     decoded = json.loads(f'"{name}"')
     manifest = (tmp_path / "out/.trainc-manifest").read_text()
     assert [json.loads(line) for line in manifest.split("\n")[1:-1]] == [
-        f"_no-namespace/clusterrole.{decoded}.yaml", "team-a/one.yaml"]
-    assert (tmp_path / f"out/_no-namespace/clusterrole.{decoded}.yaml").exists()
+        f"_cluster/clusterrole.{decoded}.yaml", "team-a/one.yaml"]
+    assert (tmp_path / f"out/_cluster/clusterrole.{decoded}.yaml").exists()
     check = run("build", "jobs", "--output-dir", "out", "--check", cwd=tmp_path)
     assert (check.returncode, check.stderr) == (0, "")
 

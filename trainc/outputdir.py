@@ -1,8 +1,8 @@
 """`trainc build --output-dir DIR`: a rendered tree that trainc owns, for committing and reviewing.
 
 DIR holds one file per TrainJob, `<namespace>/<name>.yaml`, and one per pass-through object,
-`<namespace>/<kind>.<name>.yaml` (`_no-namespace/` for objects that set no namespace). trainc lists the files
-it wrote in `DIR/.trainc-manifest`, one JSON string a line (so no name, whatever it holds, can end an entry or
+`<namespace>/<kind>.<name>.yaml` (`_cluster/` for objects that set no namespace). trainc lists the files it
+wrote in `DIR/.trainc-manifest`, one JSON string a line (so no name, whatever it holds, can end an entry or
 add one), and heads each with a `# Rendered by trainc from <input>; do not edit.` line; the next build removes
 the files it wrote before and no longer renders (a deleted TrainJob), and overwrites or removes only files
 that still carry that line: a file without it is not trainc's, whatever the manifest says. Every file is

@@ -26,14 +26,7 @@ ORDER_FIRST = (
     "Deployment", "StatefulSet", "CronJob", "PodDisruptionBudget",
 )
 ORDER_LAST = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
-# objects that set no namespace, in --output-dir (no namespace can be named so): cluster-scoped ones, and
-# namespaced ones that take their namespace where they are applied (`kubectl -n`, an app's destination)
-NO_NAMESPACE_DIRECTORY = "_no-namespace"
-_KIND = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_KIND_MESSAGE = ("may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
-                 "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
-                 "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
-_FILE_NAME_BYTES = 255  # NAME_MAX of Linux and macOS file systems
+CLUSTER_DIRECTORY = "_cluster"  # objects that set no namespace, in --output-dir (no namespace can be named so)
 _MARKER = re.compile(r"---(?:[ \t]+(#.*)?)?$")  # a `---` line holding nothing else (a comment at most)
 
 
@@ -89,9 +82,9 @@ class Document:
         return dump_all([self.data]).removeprefix("---\n")
 
     def path(self) -> str:
-        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_no-namespace/...` when it sets no
+        """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_cluster/...` when it sets no
         namespace (TrainJob names hold no `.`, so never the file of a TrainJob)."""
-        return f"{self.namespace or NO_NAMESPACE_DIRECTORY}/{self.kind.lower()}.{self.name}.yaml"
+        return f"{self.namespace or CLUSTER_DIRECTORY}/{self.kind.lower()}.{self.name}.yaml"
 
 
 def _standalone(text: str) -> str | None:
@@ -173,18 +166,6 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
     return manifests
 
 
-def _file_problem(document: Document) -> str | None:
-    """Why the object's --output-dir file cannot be made (a name the API server takes for some kinds, e.g.
-    RBAC's path-segment names, may still be no file name), or None."""
-    name = document.path().rpartition("/")[2]
-    if "\0" in name:
-        return "its name holds a NUL character, which no --output-dir file name can hold"
-    if len(name.encode("utf-8", "surrogatepass")) > _FILE_NAME_BYTES:
-        return (f"its --output-dir file name {name[:40]!r}... is longer than {_FILE_NAME_BYTES} bytes, which file "
-                "systems refuse; shorten the name or print to stdout")
-    return None
-
-
 def _identity(document: Document) -> str:
     return f"{document.namespace}/{document.name}" if document.namespace else document.name
 
@@ -243,3 +224,22 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> N
         paths.setdefault(document.path().lower(), document.origin)
     if errors:
         raise InputErrors(errors)
+
+
+_KIND = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_KIND_MESSAGE = ("may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
+                 "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
+                 "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+_FILE_NAME_BYTES = 255  # NAME_MAX of Linux and macOS file systems
+
+
+def _file_problem(document: Document) -> str | None:
+    """Why the object's --output-dir file cannot be made (a name the API server takes for some kinds, e.g.
+    RBAC's path-segment names, may still be no file name), or None."""
+    name = document.path().rpartition("/")[2]
+    if "\0" in name:
+        return "its name holds a NUL character, which no --output-dir file name can hold"
+    if len(name.encode("utf-8", "surrogatepass")) > _FILE_NAME_BYTES:
+        return (f"its --output-dir file name {name[:40]!r}... is longer than {_FILE_NAME_BYTES} bytes, which file "
+                "systems refuse; shorten the name or print to stdout")
+    return None
