@@ -112,6 +112,7 @@ def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, vol
         for j, p in _indexes(rjob):
             pods[j].append(_pod(jobset, rjob, j, p, workdir, store, loopback, env_file or {}, volumes or {}, problems))
         jobs.append(Job(rjob["name"], _job_spec(rjob).get("parallelism", 1), depends, pods))
+    problems += [problem for job in jobs for pod in job.pods for problem in _unstartable(pod)]
     if problems:
         raise PlanError(problems)
     return Plan(jobset, jobs, loopback.ports)
@@ -198,10 +199,28 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
         full = {**env_file, **env}
         _check(where, container, argv, cwd, full, pod, problems)
         pod.containers.append(Container(container["name"], argv, full, cwd, kind))
-    problems += [f"pod {name}: {path} is outside the pod's directory: trainc run writes only under it"
-                 for path in [*pod.files, *pod.dirs, *(os.path.join(pod.workdir, f"{c.name}.log") for c in pod.containers)]
-                 if not inside(path, pod.workdir)]
     return pod
+
+
+def _unstartable(pod: Pod) -> list[str]:
+    """What no process can be given (a NUL in its text, an env name holding `=`: Popen would raise in the pod's
+    thread), and a file or directory of the pod outside its directory."""
+    problems = []
+    for container in pod.containers:
+        where = f"pod {pod.name}, container {container.name}"
+        for key, value in container.env.items():
+            if not key or "=" in key or "\0" in key:
+                problems.append(f"{where}: env {key!r}: not a name a process environment can hold (empty, or "
+                                "holding '=' or a NUL)")
+            elif "\0" in value:
+                problems.append(f"{where}: env {key}: its value holds a NUL character, which no process environment "
+                                "can hold")
+        if "\0" in container.cwd or any("\0" in part for part in container.argv):
+            problems.append(f"{where}: command, args or workingDir hold a NUL character, which no process can be "
+                            "given")
+    logs = [os.path.join(pod.workdir, f"{container.name}.log") for container in pod.containers]
+    return problems + [f"pod {pod.name}: {path} is outside the pod's directory: trainc run writes only under it"
+                       for path in [*pod.files, *pod.dirs, *logs] if not inside(path, pod.workdir)]
 
 
 def inside(path: str, root: str) -> bool:
@@ -262,18 +281,7 @@ def _mount_rewriter(mounts: dict[str, str]):
 
 
 def _check(where: str, container: dict, argv: list[str], cwd: str, env: dict, pod: Pod, problems: list) -> None:
-    """What would keep the container from starting here: no command to run, or none found; text no process
-    can be given (a NUL, an env name holding `=`)."""
-    for key, value in env.items():
-        if not key or "=" in key or "\0" in key:
-            problems.append(f"{where}: env {key!r}: not a name a process environment can hold (empty, or holding "
-                            "'=' or a NUL)")
-        elif "\0" in value:
-            problems.append(f"{where}: env {key}: its value holds a NUL character, which no process environment "
-                            "can hold")
-    if "\0" in cwd or any("\0" in part for part in argv):
-        problems.append(f"{where}: command, args or workingDir hold a NUL character, which no process can be given")
-        return
+    """What would keep the container from starting here: no command to run, or none found."""
     if not cwd.startswith(pod.workdir + os.sep) and not os.path.isdir(cwd):
         problems.append(f"{where}: workingDir {cwd} does not exist here")
     if not container.get("command"):
