@@ -11,6 +11,8 @@ from test_cli import run, trainjob, write
 from test_outputdir import tree
 
 CONFIG_MAP = 'apiVersion: v1\nkind: {kind}\nmetadata:\n  name: "{name}"\ndata:\n  a: b\n'
+# RBAC's names are path segments (ValidateRBACName): the API server takes any name without '/' or '%'
+CLUSTER_ROLE = 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: "{name}"\nrules: []\n'
 
 
 def test_a_trailing_slash_on_a_fresh_checkout(tmp_path):
@@ -33,7 +35,7 @@ def test_a_dash_is_no_output_dir(tmp_path):
 @pytest.mark.parametrize("name", ["a\\nb.yaml\\nteam-a", "a\\u2028b", "a\\rb", "a\\u0085b"])
 def test_no_name_can_break_the_manifest(tmp_path, name):
     """A name holding a line break once listed a second, forged entry; an identical build then deleted it."""
-    write(tmp_path, "jobs/a.yaml", trainjob(name="one") + "---\n" + CONFIG_MAP.format(kind="ClusterRole", name=name))
+    write(tmp_path, "jobs/a.yaml", trainjob(name="one") + "---\n" + CLUSTER_ROLE.format(name=name))
     write(tmp_path, "out/b.yaml/keep", "")  # what a forged `b.yaml` entry would have pointed near
     for _ in range(2):
         result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
@@ -67,7 +69,7 @@ def test_kinds_the_api_server_serves_no_type_of_are_refused(tmp_path, kind, mess
     ("x" * 300, "is longer than 255 bytes, which file systems refuse; shorten the name or print to stdout"),
 ])
 def test_a_name_that_is_no_file_name_is_an_error_with_output_dir(tmp_path, name, problem):
-    write(tmp_path, "a.yaml", CONFIG_MAP.format(kind="ClusterRole", name=name))
+    write(tmp_path, "a.yaml", CLUSTER_ROLE.format(name=name))
     result = run("build", "a.yaml", "--output-dir", "out", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.startswith("a.yaml:4:9: metadata.name: ClusterRole ") and problem in result.stderr
