@@ -1,5 +1,8 @@
 """Fuzz trainc's command line in-process: seeded mutations of the golden inputs, the bundled runtimes
-and rendered JobSets, through `build`, `build --previous`, `fn`, `status` and the Python API (`from_objects`).
+and rendered JobSets, through every command that reads input: `build`, `build --previous`, `diff` (a
+directory base), `explain`, `fn`, `run --dry-run` (with an `--env-file`), `status` (with a
+`SOURCE_DATE_EPOCH`), a project config (`.trainc.yaml`, `pyproject.toml`) under `build`, `validate` and
+`explain`, and the Python API (`from_objects`).
 
 Each input gets one of three kinds of mutation: structure-aware (a field deleted, replaced, retyped or
 tagged, then written back as YAML or JSON), textual (YAML syntax spliced in at a random place: tags,
@@ -10,7 +13,8 @@ outcome is a finding when:
 - hang: the command ran past the time limit (signal.alarm);
 - unreadable output: exit 0 with output libyaml cannot read back;
 - partial output: a failing command wrote to stdout (for `fn`: anything but an empty ResourceList);
-- silent failure: exit 1 with nothing on stderr, or an exit status other than 0, 1 or 2;
+- silent failure: exit 1 with nothing on stderr (exit 2 for `diff`, whose exit 1 means changes), or an exit
+  status other than 0, 1 or 2;
 - unpositioned error: exit 1 with a stderr line that is not `file:line:column: field.path: message`.
 
     python fuzz/fuzz.py --seed 1 --count 100000        # or --seconds 3600
@@ -49,7 +53,17 @@ sys.path.insert(0, str(ROOT))
 from trainc.cli import cli  # noqa: E402  (the checkout's trainc, whatever is installed)
 
 SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
-COMMANDS = ("build", "build-previous", "fn", "status", "from_objects")  # the last: the Python API
+COMMANDS = ("build", "build-previous", "diff", "explain", "fn", "run-dry-run", "status", "config",
+            "from_objects")  # the last: the Python API
+CONFIGS = {  # project configs to mutate, as a repository holds them
+    ".trainc.yaml": "namespace: default\nruntimes: [runtimes]\nssh-key-seed: seed\n",
+    "pyproject.toml": '[project]\nname = "app"\n\n[tool.trainc]\nnamespace = "default"\nruntimes = ["runtimes"]\n',
+}
+TOML_SNIPPETS = ["tool = 5\n", 'tool = "trainc"\n', "[tool]\ntrainc = 1\n", "[tool.trainc.runtimes]\n", "namespace = 7\n",
+                 'runtimes = "/"\n', "runtimes = [[]]\n", '"\\ud800"', "[[tool.trainc]]\n", "\x00", "\xff"]
+ENV_FILE = "A=1\nexport B='two words'\n# comment\nC=\"$(A)\"\n"
+EPOCHS = ["0", "1700000000", "253402300799", "253402300800", "99999999999999999999", "9" * 5000, "-1", "1e9", "",
+          "\u0661", " 1"]
 
 POOL = ["", "x", "node", "💥", "a\nb", "\x1b[31m", 0, -1, 2**31, 2**63, 2**70, 1.5, 1e308, True, None, [], {}, [None],
         [1, "a"], {"name": None}, {"a": {"b": []}}, "1e999999999", "9" * 300, "Node", "-", "auto", "trainer", "010",
@@ -62,7 +76,7 @@ SNIPPETS = ["# todo !\n", "! ", "!!int ", "!!bool ", "!!float ", "!!null ", "!!s
             "9" * 40, "1e999", "-.inf", ".nan", "0o17", "0b101", "~", "null", "[[[[", "{a: ", "&x [*x]"]
 
 
-POSITIONED = re.compile(r"[^\n]+?:\d+:\d+: [^\n]+|(Error|warning|notice): [^\n]+")  # file:line:column: field.path: message, or about the whole run
+POSITIONED = re.compile(r"[^\n]+?:\d+:\d+: [^\n]+|(Error|warning|notice): [^\n]+|invalid: \d+ errors?")  # file:line:column: field.path: message, or about the whole run, or validate's count
 
 
 class Hang(BaseException):
@@ -79,6 +93,14 @@ class Report:
 def _inputs_of(folder: Path) -> dict[str, str]:
     return {path.name: path.read_text() for path in sorted(folder.iterdir())
             if path.suffix in (".yaml", ".yml", ".json") and not path.name.startswith("expected")}
+
+
+RUNNABLE = ("torch-cpu.yaml", "torch-ddp.yaml")  # examples whose pods have commands: `run` gets past planning
+STUBS = ("torchrun", "python", "mpirun", "bash", "sh", "tune")  # on PATH for `run --dry-run`, which starts nothing
+
+
+def runnable() -> list[dict[str, str]]:
+    return [{name: (ROOT / "examples" / name).read_text()} for name in RUNNABLE]
 
 
 def corpus() -> tuple[list[dict[str, str]], list[str]]:
@@ -199,6 +221,23 @@ def _write(folder: Path, files: dict[str, bytes | str]) -> None:
         (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
 
 
+def _config(rng: random.Random, case: dict, work: Path) -> tuple[str, list[str], bytes | None, dict]:
+    """A mutated project config in `work` (the command runs there), with the case's inputs under `in/`."""
+    name = rng.choice(sorted(CONFIGS))
+    text = CONFIGS[name]
+    if name == "pyproject.toml" and rng.random() < 0.5:
+        at = rng.choice([0, text.index("[tool"), len(text)])
+        data = (text[:at] + rng.choice(TOML_SNIPPETS) + text[at:]).encode("utf-8", "surrogatepass")
+    else:
+        data = mutate(rng, text)
+    files = {name: data, **{f"in/{key}": value.encode() for key, value in case.items()}}
+    _write(work / "in", {key: value.encode() for key, value in case.items()})
+    _write(work / "runtimes", {})
+    _write(work, {name: data, "seed": SEED})
+    command = rng.choice(["build", "validate", "explain"])
+    return "config", [command, "in"], None, files
+
+
 def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str], bytes | None, dict]:
     """(command, arguments, stdin, the files written) of one fuzzed input, written under `work`."""
     command = rng.choice(COMMANDS)
@@ -208,7 +247,9 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
             return command, ["status", *(["-o", "table"] if rng.random() < 0.3 else [])], text, {"<stdin>": text}
         _write(work, {"jobset.yaml": text})
         return command, ["status", str(work / "jobset.yaml")], None, {"jobset.yaml": text}
-    case = rng.choice(cases)
+    case = rng.choice(runnable() if command == "run-dry-run" and rng.random() < 0.6 else cases)
+    if command == "config":
+        return _config(rng, case, work)
     if command == "fn":
         try:
             items = [d for text in case.values() for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
@@ -225,7 +266,8 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
         return command, [], None, {name: data.decode("utf-8", "surrogateescape") if rng.random() < 0.7 else data
                                    for name, data in files.items()}
     _write(work / "in", files)
-    args = ["build", str(work / "in")]
+    verb = {"diff": ["diff"], "explain": ["explain"], "run-dry-run": ["run", "--dry-run"]}.get(command, ["build"])
+    args = [*verb, str(work / "in")]
     runtime = next((name for name in sorted(files) if "runtime" in name), None)
     if runtime is not None and rng.random() < 0.2:  # runtimes given apart
         (work / "in" / runtime).rename(work / runtime)
@@ -233,7 +275,18 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
     if command == "build-previous":
         _write(work / "prev", case)
         args += ["--previous", str(work / "prev")]
-    if rng.random() < 0.2:  # one file on stdin
+    elif command == "diff":  # against the case as it was, or the other way round
+        base, now = (work / "prev", work / "in") if rng.random() < 0.7 else (work / "in", work / "prev")
+        _write(work / "prev", case)
+        args = ["diff", "--base", str(base), str(now), *args[2:],
+                *(["--format", "markdown"] if rng.random() < 0.3 else []),
+                *(["--trainer-only"] if rng.random() < 0.2 else [])]
+    elif command == "run-dry-run" and rng.random() < 0.4:
+        data = mutate(rng, ENV_FILE)
+        _write(work, {"env": data})
+        files = {**files, "env": data}
+        args += ["--env-file", str(work / "env")]
+    if command in ("build", "build-previous") and rng.random() < 0.2:  # one file on stdin
         return command, ["build", "-", *args[2:]], files[target], files
     return command, args, None, files
 
@@ -244,8 +297,12 @@ def _judge(command: str, args: list[str], result) -> str | None:
         return "traceback"
     if result.exit_code not in (0, 1, 2):
         return "bad-exit-status"
+    if command == "diff":  # exit 1: changes (text on stdout); 2: an error (as kubectl diff)
+        if result.exit_code == 2 and not result.stderr.strip():
+            return "silent-failure"
+        return "partial-output" if result.exit_code == 2 and result.stdout else None
     if result.exit_code == 0:
-        if "table" not in args:
+        if "table" not in args and args[:1] != ["explain"]:  # explain's lines are for people
             try:
                 list(yaml.load_all(result.stdout, Loader=yaml.CSafeLoader))
             except yaml.YAMLError:
@@ -290,27 +347,37 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
     rng, report = random.Random(seed), Report()
     cases, jobsets = corpus()
     runner = CliRunner()
-    env = {"SOURCE_DATE_EPOCH": "0", "TRAINC_SSH_KEY_SEED_FILE": None}
+    env = {"TRAINC_SSH_KEY_SEED_FILE": None, "TRAINC_RUNTIMES": None, "TRAINC_NAMESPACE": None}
     started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, _alarm)
     memory = Path("/dev/shm")  # files written and removed for every input: in memory where there is one
     root = Path(tempfile.mkdtemp(prefix="trainc-fuzz-", dir=memory if memory.is_dir() else None))
     seed_file = root / "seed"
     seed_file.write_bytes(SEED)
+    for stub in STUBS:
+        (root / "bin").mkdir(exist_ok=True)
+        (root / "bin" / stub).write_text("#!/bin/sh\nexit 1\n")
+        (root / "bin" / stub).chmod(0o755)
+    path = f"{root / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
     try:
         while (count is None or report.inputs < count) and (seconds is None or time.monotonic() - started < seconds):
             work = root / "work"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir()
             command, args, stdin, files = _case(rng, cases, jobsets, work)
-            if command not in ("status", "from_objects") and rng.random() < 0.5:
+            if command not in ("status", "from_objects", "explain", "run-dry-run", "config") and rng.random() < 0.5:
                 args += ["--ssh-key-seed", str(seed_file)]
+            epoch = rng.choice(EPOCHS) if command == "status" and rng.random() < 0.3 else "0"
             signal.alarm(limit)
+            here = os.getcwd()
             try:
                 if command == "from_objects":
                     result = _from_objects(list(files.values()))
                 else:
-                    result = runner.invoke(cli, args, input=stdin, env=env, catch_exceptions=True)
+                    if command == "config":  # trainc finds the project config in the current directory
+                        os.chdir(work)
+                    result = runner.invoke(cli, args, input=stdin, env={**env, "SOURCE_DATE_EPOCH": epoch, "PATH": path},
+                                           catch_exceptions=True)
                 kind = _judge(command, args, result)
                 detail = result.stderr
                 if kind == "traceback":
@@ -319,6 +386,7 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
                 kind, detail = "hang", f"over {limit} s"
             finally:
                 signal.alarm(0)
+                os.chdir(here)
             report.inputs += 1
             report.outcomes[(command, kind or f"exit {result.exit_code}")] += 1
             if kind is not None:
@@ -339,6 +407,7 @@ def _save(findings: Path, kind: str, args, stdin, files, detail: str, root: Path
     folder = findings / f"{kind}-{digest}"
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
+        (folder / name.strip("<>")).parent.mkdir(parents=True, exist_ok=True)
         (folder / name.strip("<>")).write_bytes(data if isinstance(data, bytes) else data.encode())
     (folder / "args.json").write_text(json.dumps([str(a).replace(str(root), "WORK") for a in args]))
     (folder / "detail.txt").write_text(detail, errors="replace")

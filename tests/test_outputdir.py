@@ -30,7 +30,7 @@ def test_layout_headers_and_manifest(tmp_path):
     assert tree(out) == [".trainc-manifest", "_cluster", "_cluster/namespace.team-a.yaml", "default",
                          "default/configmap.cfg.yaml", "team-a", "team-a/one.yaml"]
     assert (out / ".trainc-manifest").read_text().splitlines()[1:] == [
-        "_cluster/namespace.team-a.yaml", "default/configmap.cfg.yaml", "team-a/one.yaml"]
+        '"_cluster/namespace.team-a.yaml"', '"default/configmap.cfg.yaml"', '"team-a/one.yaml"']
     assert (out / "team-a/one.yaml").read_text().startswith(
         "# Rendered by trainc from jobs/a.yaml; do not edit.\n---\napiVersion: jobset.x-k8s.io/v1alpha2\n")
     assert (out / "_cluster/namespace.team-a.yaml").read_text() == (
@@ -57,8 +57,9 @@ def test_a_file_trainc_did_not_write_is_never_overwritten(tmp_path):
     write(tmp_path, "out/team-a/demo.yaml", "hand-written\n")
     result = run("build", "job.yaml", "--output-dir", "out", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("Error: out/team-a/demo.yaml exists and trainc did not write it (it is not listed in "
-                             ".trainc-manifest): move it away, or write to another --output-dir\n")
+    assert result.stderr == ("Error: out/team-a/demo.yaml exists and trainc did not write it (it does not start with "
+                             "trainc's '# Rendered by trainc from ...' line): move it away, or write to another "
+                             "--output-dir\n")
     assert tree(tmp_path / "out") == ["team-a", "team-a/demo.yaml"]
     assert (tmp_path / "out/team-a/demo.yaml").read_text() == "hand-written\n"
 

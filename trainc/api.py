@@ -19,7 +19,7 @@ import typing
 from functools import cache
 from typing import Any, Literal
 
-from . import schema
+from . import podpaths, schema
 from .errors import InputError, InputErrors, Origin
 
 GROUP = "trainer.kubeflow.org"
@@ -296,6 +296,8 @@ _OBJECT_METAS = tuple(path + ("metadata",) for path in (
     _PATCH + _RUNTIME_JOBS[2:] + _VOLUME_CLAIM,
 ))
 
+_POD_SPECS = (_RUNTIME_JOBS + ("spec", "template", "spec"), _PATCH + _RUNTIME_JOBS[2:] + ("spec", "template", "spec"))
+
 
 def _qualified_name(key: str) -> bool:
     """apimachinery's IsQualifiedName: `[prefix/]name`, the prefix a DNS subdomain."""
@@ -366,6 +368,8 @@ def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violatio
     name = "trainjob" if kind == "TrainJob" else "trainingruntime"
     _, found = schema.validate(data, document_schema(f"{name}.{version}"))
     found += _meta_violations(data)
+    found += [violation for pattern in _POD_SPECS for path, spec in _found(data, pattern)
+              for violation in podpaths.violations(spec, path)]
     # A custom resource's name must be a DNS subdomain (a TrainJob's CEL rule already asks for more).
     object_name = data["metadata"].get("name") if not found and kind != "TrainJob" else None
     if object_name is not None and not _DNS_SUBDOMAIN.fullmatch(object_name):

@@ -235,6 +235,9 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     _QUICK_EXIT.append(True)
     if check and output_dir is None:
         raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
+    if output_dir == "-":
+        raise click.UsageError("--output-dir - would make a folder named '-': to print to stdout, leave --output-dir "
+                               "out (for a folder of that name, write ./-)")
     if output_dir is not None and output_format != "yaml":
         raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
     seed = _seed(ssh_key_seed, require_ssh_key_seed)
@@ -268,7 +271,8 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
         _check(outputdir.files(manifests), output_dir)
         return
     try:
-        outputdir.write(output_dir, outputdir.files(manifests))
+        for notice in outputdir.write(output_dir, outputdir.files(manifests)):
+            click.echo(notice, err=True)
     except outputdir.OutputDirError as exc:
         _fail(TraincError(f"Error: {exc}"))
     _plain_key_notice(manifests.objects(), output_dir)
@@ -677,7 +681,9 @@ def completion(shell):
 @click.option("--mount", "mounts", multiple=True, metavar="NAME=DIR",
               help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).")
 @_ssh_keys
-def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts):
+@click.option("--max-pods", type=click.IntRange(min=1), default=64, show_default=True, metavar="N",  # plan.MAX_PODS
+              help="Refuse a JobSet of more than N pods (each one process or more on this machine).")
+def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods):
     """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.
 
     Images are not pulled: each container's command runs in the current
@@ -711,7 +717,7 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
     try:
         variables = local.read_env_file(env_file) if env_file else {}
         code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,
-                                             mounted))
+                                             mounted, max_pods))
     except local.Usage as error:
         raise click.UsageError(str(error)) from None
     except TraincError as error:

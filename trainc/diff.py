@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from . import api, build, fieldpath, mpikeys, passthrough
 from . import inputs as inputset
+from .depth import room_for_depth
 from .errors import InputError, InputErrors, Origin, plural
 from .serialize import dump_all
 from .summary import delta_markdown, delta_text
@@ -103,8 +104,9 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
         if key in unknown:  # no update check holds against a base the cluster would not have taken
             found.append(ObjectDiff(*key[:3], "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))]))
         elif key in old_objects or key in new_objects:
-            found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
-                                      passed.get(key), rendered.get(key)))
+            with room_for_depth(2):  # a level of the walk of both trees: a generator frame and its `yield from`
+                found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
+                                          passed.get(key), rendered.get(key)))
         else:  # a runtime: not rendered, but an update the cluster refuses
             found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
     return found
@@ -137,7 +139,7 @@ def _key(obj: dict) -> tuple:
     """(kind, namespace, name, group): an object's identity in the cluster, wherever it is written (a moved file
     holds the same objects), in output order."""
     metadata = obj.get("metadata") or {}
-    return (obj["kind"], metadata.get("namespace", ""), metadata["name"], obj["apiVersion"].rpartition("/")[0])
+    return (obj["kind"], metadata.get("namespace") or "", metadata["name"], obj["apiVersion"].rpartition("/")[0])
 
 
 def _refusals(errors: list, jobs, runtimes) -> dict:

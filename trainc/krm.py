@@ -175,10 +175,18 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
 
 
 def _rendered_path(trainjob, items: list) -> str:
-    """`<directory of the TrainJob's file>/rendered/<namespace>/<name>.yaml`, inside the package."""
-    index = trainjob.origin.base[1]
-    directory = posixpath.dirname(_first(_annotations(items[index]), _PATHS) or "")
-    return posixpath.join(directory, RENDERED_DIR, trainjob.namespace, trainjob.name + ".yaml")
+    """`<directory of the TrainJob's file>/rendered/<namespace>/<name>.yaml`, normalised; a TrainJob whose path
+    leads out of the package (absolute, or up past its top) is an error: kpt would write the file there."""
+    annotations = _annotations(items[trainjob.origin.base[1]])
+    given = _first(annotations, _PATHS) or ""
+    directory = posixpath.normpath(posixpath.dirname(given) or ".")
+    if directory.startswith("/") or directory == ".." or directory.startswith("../"):
+        key = next(key for key in _PATHS if annotations.get(key) == given)
+        raise InputError(trainjob.origin, ("metadata", "annotations", key), (
+            f"{given!r} is outside the package: trainc fn renders a TrainJob's objects beside its file, so only a "
+            "relative path without '..' past the package's top can hold one"))
+    path = posixpath.join(directory, RENDERED_DIR, trainjob.namespace, trainjob.name + ".yaml")
+    return path.removeprefix("./")
 
 
 def _rendered(output, items: list, kept: list) -> list[dict]:

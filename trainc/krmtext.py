@@ -21,6 +21,10 @@ from .depth import room_for_depth
 # YAML's line breaks, as libyaml counts lines (its marks are lines and columns in characters)
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})  # the plain scalars YAML 1.2 (and go-yaml) read as null
+# what JSON strings may hold raw but YAML refuses raw (outside its printable set; C0 controls JSON refuses too),
+# and the line breaks YAML folds in a double-quoted string: escaped in JSON items' text, so YAML reads them back
+_UNPRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 # JSON's UTF-16 surrogate escapes, which YAML refuses: for the positions only, each becomes one as long YAML takes
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # in a JSON item's text: `\\` (kept), a surrogate pair (one YAML escape), a lone surrogate (U+FFFD, as Go reads it)
@@ -59,8 +63,9 @@ class Item:
     JSON) spans from its node's first to its last character.
     """
 
-    def __init__(self, node, lines: list[str], first_line: int, dedent: int, flow: bool):
+    def __init__(self, node, lines: list[str], first_line: int, dedent: int, flow: bool, json: bool = False):
         self.node, self.lines, self.first_line, self.dedent, self.flow = node, lines, first_line, dedent, flow
+        self.json = json  # cut from JSON text: its strings may hold characters raw that YAML reads otherwise
         self.end = node.end_mark.column  # where a flow entry ends on its last line
 
     def text(self) -> str:
@@ -70,6 +75,8 @@ class Item:
             return text if _LINE_BREAK.search(text[-2:]) else text + "\n"
         lines = [*self.lines[:-1], self.lines[-1][:self.end]]
         lines[0] = lines[0][self.node.start_mark.column:]
+        if self.json:  # escaped inside its strings, so the breaks left are the JSON text's own
+            lines = _lines(_JSON_RAW.sub(lambda match: f"\\u{ord(match.group()):04X}", "".join(lines)))
         # continuation lines of flow text may be indented at will: YAML folds their leading blanks away
         text = "- " + "".join(lines[:1] + ["  " + line if line.strip() else line for line in lines[1:]]) + "\n"
         return _ESCAPES.sub(_yaml_escape, text) if "\\u" in text else text
@@ -142,7 +149,10 @@ def _lines(text: str) -> list[str]:
 
 def items(text: str) -> list[Item]:
     """The items of the one ResourceList in `text` (already read and checked by source.load_text)."""
-    composable = _SURROGATE_ESCAPE.sub(r"\\uFFFD", text) if jsontext.is_json(text) else text
+    text = text.removeprefix("\ufeff")  # libyaml's marks do not count a BOM
+    is_json = jsontext.is_json(text)
+    # raw in JSON strings only (YAML refuses them), each replaced by one character YAML takes: positions kept
+    composable = _UNPRINTABLE.sub(" ", _SURROGATE_ESCAPE.sub(r"\\uFFFD", text)) if is_json else text
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
         # the ResourceList, whatever empty documents (`---` alone) come before or after it
         root = next((node for node in yaml.compose_all(composable, Loader=_Composer)
@@ -152,7 +162,7 @@ def items(text: str) -> list[Item]:
         return []
     lines = _lines(text)
     if sequence.flow_style:
-        found = [_flow_item(node, lines) for node in sequence.value]
+        found = [_flow_item(node, lines, is_json) for node in sequence.value]
     else:
         column = sequence.start_mark.column
         dashes = [_dash_line(node, lines, column) for node in sequence.value]
@@ -202,5 +212,5 @@ def _dash_line(node, lines: list[str], column: int) -> int:
     return line
 
 
-def _flow_item(node, lines: list[str]) -> Item:
-    return Item(node, lines[node.start_mark.line:node.end_mark.line + 1], node.start_mark.line, 0, True)
+def _flow_item(node, lines: list[str], json: bool) -> Item:
+    return Item(node, lines[node.start_mark.line:node.end_mark.line + 1], node.start_mark.line, 0, True, json)

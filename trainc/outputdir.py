@@ -2,19 +2,22 @@
 
 DIR holds one file per TrainJob, `<namespace>/<name>.yaml`, and one per pass-through object,
 `<namespace>/<kind>.<name>.yaml` (`_cluster/` for cluster-scoped objects). trainc lists the files it
-wrote in `DIR/.trainc-manifest` and heads each with a `# Rendered by trainc from <input>; do not edit.` line;
-the next build removes the files it wrote before and no longer renders (a deleted TrainJob), and refuses to
-overwrite a file it did not write. Every file is staged beside its target and renamed into place only when
-all are staged (all or nothing). A build holds an exclusive flock(2) on DIR itself while it writes; a second one
-fails at once, naming the holder's pid (from /proc/locks), rather than mixing two renders. Nothing is written
-through a symbolic link inside DIR (directories are opened relative to DIR's descriptor with O_NOFOLLOW),
-and files holding a Secret are written mode 0600.
+wrote in `DIR/.trainc-manifest`, one JSON string a line (so no name, whatever it holds, can end an entry or
+add one), and heads each with a `# Rendered by trainc from <input>; do not edit.` line; the next build removes
+the files it wrote before and no longer renders (a deleted TrainJob), and overwrites or removes only files
+that still carry that line: a file without it is not trainc's, whatever the manifest says. Every file is
+staged beside its target and renamed into place only when all are staged (all or nothing). A build holds an
+exclusive flock(2) on DIR itself while it writes; a second one fails at once, naming the holder's pid (from
+/proc/locks), rather than mixing two renders. Nothing is written through a symbolic link inside DIR
+(directories are opened relative to DIR's descriptor with O_NOFOLLOW), and files holding a Secret are written
+mode 0600.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import re
 import secrets
@@ -26,7 +29,8 @@ from .errors import one_line
 
 MANIFEST = ".trainc-manifest"
 HEADER = "# Rendered by trainc from {source}; do not edit.\n"
-_HEADER_START = HEADER.partition("{")[0].encode()
+HEADER_START = HEADER.partition("{")[0]
+_HEADER_START = HEADER_START.encode()
 _ENTRY = re.compile(r"[^/.][^/]*/[^/.][^/]*")  # what a manifest may list: `<directory>/<file>`, never hidden
 _OPEN_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -47,8 +51,10 @@ def files(manifests) -> dict[str, tuple[str, bool]]:
     return found
 
 
-def write(directory: str, contents: dict[str, tuple[str, bool]]) -> None:
-    """Make DIR hold exactly `contents` among the files trainc wrote there; raises OutputDirError."""
+def write(directory: str, contents: dict[str, tuple[str, bool]]) -> list[str]:
+    """Make DIR hold exactly `contents` among the files trainc wrote there; raises OutputDirError. Returns
+    notices: files the manifest listed that were left because they no longer carry trainc's header."""
+    directory = directory.rstrip(os.sep) or os.sep  # `rendered/` is `rendered`
     made = _make(directory)
     try:
         root = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -57,7 +63,7 @@ def write(directory: str, contents: dict[str, tuple[str, bool]]) -> None:
         raise OutputDirError(f"{directory}: {exc.strerror}") from None
     try:
         with _locked(root, directory):
-            _replace(root, directory, contents)
+            return _replace(root, directory, contents)
     except BaseException:
         _unmake(made)  # a DIR made for this build goes too
         raise
@@ -120,7 +126,7 @@ def _holder(root: int) -> str:
     return ""
 
 
-def _replace(root: int, directory: str, contents: dict) -> None:
+def _replace(root: int, directory: str, contents: dict) -> list[str]:
     before = _manifest(root, directory)
     folders: dict[str, int] = {}
     made: list[str] = []
@@ -131,7 +137,7 @@ def _replace(root: int, directory: str, contents: dict) -> None:
             path = os.path.join(directory, relative)
             if folder not in folders:
                 folders[folder] = _folder(root, directory, folder, made)
-            _check_target(folders[folder], path, relative in before)
+            _check_target(folders[folder], path)
             text, private = contents[relative]
             staged.append((folders[folder], _stage(folders[folder], name, text, private, path), name))
         for folder_fd, staging, name in staged:
@@ -146,16 +152,17 @@ def _replace(root: int, directory: str, contents: dict) -> None:
     finally:
         for folder_fd in folders.values():
             os.close(folder_fd)
-    for relative in sorted(before - contents.keys()):
-        _remove(root, directory, relative)
-    listing = "".join(f"{relative}\n" for relative in sorted(contents))
-    text = ("# The files trainc build wrote in this directory; it removes them once they are no longer rendered.\n"
-            + listing)
+    kept = [relative for relative in sorted(before - contents.keys()) if not _remove(root, directory, relative)]
+    listing = "".join(json.dumps(relative) + "\n" for relative in sorted(contents))
+    text = ("# The files trainc build wrote in this directory, one JSON string a line; it removes them once they are "
+            "no longer rendered.\n" + listing)
     manifest = os.path.join(directory, MANIFEST)
     try:
         os.replace(_stage(root, MANIFEST, text, False, manifest), MANIFEST, src_dir_fd=root, dst_dir_fd=root)
     except OSError as exc:
         raise OutputDirError(f"{manifest}: {exc.strerror}") from None
+    return [f"notice: {os.path.join(directory, relative)}: listed in {MANIFEST}, but not a file headed by "
+            "trainc's line (any more), so not trainc's to remove: left as it is" for relative in kept]
 
 
 def _manifest(root: int, directory: str) -> set[str]:
@@ -171,8 +178,18 @@ def _manifest(root: int, directory: str) -> set[str]:
 
 
 def listed(manifest: str) -> set[str]:
-    """The files a manifest's text lists (entries that are not `<folder>/<file>` are never acted on)."""
-    return {line for line in manifest.splitlines() if _ENTRY.fullmatch(line)}
+    """The files a manifest's text lists: JSON strings, or the bare paths of manifests written before them
+    (entries that are not `<folder>/<file>` are never acted on)."""
+    found = set()
+    for line in manifest.split("\n"):
+        if line.startswith('"'):
+            try:
+                line = json.loads(line)
+            except ValueError:
+                continue
+        if isinstance(line, str) and _ENTRY.fullmatch(line) and "\0" not in line:
+            found.add(line)
+    return found
 
 
 def _folder(root: int, directory: str, folder: str, made: list[str]) -> int:
@@ -192,8 +209,8 @@ def _folder(root: int, directory: str, folder: str, made: list[str]) -> int:
         raise OutputDirError(f"{path}: {exc.strerror}") from None
 
 
-def _check_target(folder: int, path: str, listed: bool) -> None:
-    """Refuse to replace a directory, or a file trainc did not write (neither listed nor headed as its own)."""
+def _check_target(folder: int, path: str) -> None:
+    """Refuse to replace a directory, or a file trainc did not write (not headed by its line)."""
     name = os.path.basename(path)
     try:
         mode = os.lstat(name, dir_fd=folder).st_mode
@@ -201,10 +218,10 @@ def _check_target(folder: int, path: str, listed: bool) -> None:
         return
     if stat.S_ISDIR(mode):
         raise OutputDirError(f"{path}: Is a directory")
-    if listed or (stat.S_ISREG(mode) and _headed(folder, name)):
+    if stat.S_ISREG(mode) and _headed(folder, name):
         return
-    raise OutputDirError(f"{path} exists and trainc did not write it (it is not listed in {MANIFEST}): move it "
-                         "away, or write to another --output-dir")
+    raise OutputDirError(f"{path} exists and trainc did not write it (it does not start with trainc's "
+                         f"'{_HEADER_START.decode()}...' line): move it away, or write to another --output-dir")
 
 
 def _headed(folder: int, name: str) -> bool:
@@ -237,16 +254,18 @@ def _stage(folder: int, name: str, text: str, private: bool, path: str) -> str:
     return staging
 
 
-def _remove(root: int, directory: str, relative: str) -> None:
-    """Remove a file a previous build wrote, and its directory once empty; a link on the way is not followed."""
+def _remove(root: int, directory: str, relative: str) -> bool:
+    """Remove a file a previous build wrote if it still carries trainc's header, and its directory once empty;
+    a link on the way is not followed. False when a file is there that is not trainc's (left as it is)."""
     folder, name = relative.split("/")
     try:
         folder_fd = os.open(folder, _OPEN_DIRECTORY, dir_fd=root)
     except OSError:
-        return
+        return True
     try:
-        if not stat.S_ISDIR(os.lstat(name, dir_fd=folder_fd).st_mode):
-            os.unlink(name, dir_fd=folder_fd)
+        if not stat.S_ISREG(os.lstat(name, dir_fd=folder_fd).st_mode) or not _headed(folder_fd, name):
+            return False
+        os.unlink(name, dir_fd=folder_fd)
     except FileNotFoundError:
         pass
     except OSError as exc:
@@ -254,3 +273,4 @@ def _remove(root: int, directory: str, relative: str) -> None:
     finally:
         os.close(folder_fd)
     _quietly(os.rmdir, folder, dir_fd=root)
+    return True

@@ -11,6 +11,7 @@ kustomize's legacy order does: Namespaces, CRDs and other prerequisites first, a
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -208,6 +209,10 @@ def _identified(origin: Origin, data) -> InputError | None:
     for path in (("apiVersion",), ("kind",)):
         if not isinstance(data.get(path[0]), str) or not data[path[0]]:
             return InputError(origin, path, "required for kubectl apply: a non-empty string")
+    kind = data["kind"]
+    if len(kind) > 63 or not kind.isascii() or not _KIND.fullmatch(kind.lower()):
+        # what the API server requires of every kind it serves (apimachinery's GroupVersionKind validation)
+        return InputError(origin, ("kind",), f"Invalid value: {json.dumps(kind)}: {_KIND_MESSAGE}")
     metadata = data.get("metadata")
     if not isinstance(metadata, dict):
         return InputError(origin, ("metadata",), "required for kubectl apply: a mapping with the object's name")
@@ -243,6 +248,8 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
         elif trainjob is not None:
             errors.append(InputError(document.origin, ("metadata", "name"), f"{where} is also rendered for TrainJob "
                                                                             f"{trainjob.namespace}/{trainjob.name}"))
+        elif files and (problem := _file_problem(document)) is not None:
+            errors.append(InputError(document.origin, ("metadata", "name"), f"{where}: {problem}"))
         elif files and document.path().lower() in paths:  # lower: a case-insensitive file system too
             errors.append(InputError(document.origin, ("metadata", "name"),
                                      f"{where} would share the --output-dir file {document.path()} with an object "
@@ -251,3 +258,21 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
         paths.setdefault(document.path().lower(), document.origin)
     return errors
 
+
+_KIND = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_KIND_MESSAGE = ("may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
+                 "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
+                 "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+_FILE_NAME_BYTES = 255  # NAME_MAX of Linux and macOS file systems
+
+
+def _file_problem(document: Document) -> str | None:
+    """Why the object's --output-dir file cannot be made (a name the API server takes for some kinds, e.g.
+    RBAC's path-segment names, may still be no file name), or None."""
+    name = document.path().rpartition("/")[2]
+    if "\0" in name:
+        return "its name holds a NUL character, which no --output-dir file name can hold"
+    if len(name.encode("utf-8", "surrogatepass")) > _FILE_NAME_BYTES:
+        return (f"its --output-dir file name {name[:40]!r}... is longer than {_FILE_NAME_BYTES} bytes, which file "
+                "systems refuse; shorten the name or print to stdout")
+    return None

@@ -2,7 +2,8 @@
 
 For CI and pre-commit: compares, writes nothing. A file build would write that
 is absent or different is stale or missing; a file the last build wrote (it is
-listed in DIR's manifest) that build would now remove is left over.
+listed in DIR's manifest and still headed by trainc's line) that build would now
+remove is left over.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 
 from .errors import plural
-from .outputdir import MANIFEST, listed
+from .outputdir import HEADER_START, MANIFEST, listed
 
 
 def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str]:
@@ -22,7 +23,8 @@ def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str
             found.append((relative, "missing" if current is None else "stale"))
     written_before = listed(_read(os.path.join(output_dir, MANIFEST)) or "")
     for relative in sorted(written_before - contents.keys()):
-        found.append((relative, "left over (the build would remove it)"))
+        if (_read(os.path.join(output_dir, relative)) or "").startswith(HEADER_START):  # else not trainc's
+            found.append((relative, "left over (the build would remove it)"))
     if not found:
         return []
     summary = f"{output_dir} is out of date: {plural(len(found), 'file')} (re-run the build without --check)"
@@ -30,8 +32,12 @@ def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str
 
 
 def _read(path: str) -> str | None:
+    """The file's text (bytes that are not UTF-8 replaced: never what build writes); None when there is none,
+    "" when it cannot be read (a directory, no permission), which is not what build writes either."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError:
+        return ""

@@ -24,7 +24,7 @@ import os
 import time
 
 from . import emit, schema, source
-from .errors import InputError, InputErrors, Origin, one_line
+from .errors import InputError, InputErrors, Origin, TraincError, one_line
 
 JOBSET_GROUP = "jobset.x-k8s.io"
 TRAINJOB_API_VERSION = "trainer.kubeflow.org/v1alpha1"
@@ -135,10 +135,19 @@ def _condition(kind: str, status: str, reason: str, message: str, stamp: str | N
     return {"type": kind, "status": status, "lastTransitionTime": stamp or _now(), "reason": reason, "message": message}
 
 
+_LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z
+
+
 def _now() -> str:
     """metav1.Now() as RFC 3339 seconds in UTC; SOURCE_DATE_EPOCH (reproducible builds) pins it."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    seconds = int(epoch) if epoch and epoch.isdigit() else int(time.time())
+    if not (epoch and epoch.isascii() and epoch.isdigit()):
+        seconds = int(time.time())
+    elif len(epoch) > len(str(_LAST_SECOND)) or int(epoch) > _LAST_SECOND:  # metav1.Time has 4-digit years only
+        raise TraincError(f"Error: SOURCE_DATE_EPOCH={epoch[:40]}: after 9999-12-31T23:59:59Z, the last time an "
+                          "RFC 3339 timestamp holds")
+    else:
+        seconds = int(epoch)
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass, field
 
 from .. import build, emit, status
 from ..errors import InputError, InputErrors
-from .plan import PlanError, plan
+from .plan import MAX_PODS, PlanError, plan
 
 EXIT_INTERRUPTED = 130
 
@@ -34,6 +35,7 @@ class Options:
     dry_run: bool = False
     env_file: dict = field(default_factory=dict)
     mounts: dict = field(default_factory=dict)
+    max_pods: int = MAX_PODS
 
 
 class Usage(Exception):
@@ -52,7 +54,8 @@ def run(options: Options) -> tuple[int, str]:
     workdir = os.path.abspath(options.keep) if options.keep else tempfile.mkdtemp(prefix="trainc-run-")
     try:
         try:
-            pods = plan([*objects, *_config(output)], workdir, env_file=options.env_file, volumes=options.mounts)
+            pods = plan([*objects, *_config(output)], workdir, env_file=options.env_file, volumes=options.mounts,
+                        max_pods=options.max_pods)
         except PlanError as error:
             raise InputErrors([InputError(trainjob.origin, (), problem) for problem in error.problems]) from None
         if options.dry_run:
@@ -107,18 +110,34 @@ def _describe(pods) -> list[dict]:
 
 
 def read_env_file(path: str) -> dict[str, str]:
-    """KEY=VALUE lines (`export ` and one pair of surrounding quotes allowed; `#` comments); raises Usage."""
+    """KEY=VALUE lines (`export ` and one pair of surrounding quotes allowed; `#` comments), read within the
+    run's input bound; raises Usage."""
+    from .. import depth
+
+    try:
+        with open(path, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise Usage(f"{path}: not a regular file")
+            data = handle.read(depth.input_bytes + 1)
+    except OSError as exc:
+        raise Usage(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > depth.input_bytes:
+        raise Usage(f"{path}: larger than the input bound ({depth.input_bytes} bytes, --max-input-bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise Usage(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
     variables = {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            key, equals, value = line.removeprefix("export ").partition("=")
-            if not equals or not key.strip():
-                raise Usage(f"{path}:{number}: expected KEY=VALUE")
-            value = value.strip()
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                value = value[1:-1]
-            variables[key.strip()] = value
+    for number, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, equals, value = line.removeprefix("export ").partition("=")
+        if not equals or not key.strip():
+            raise Usage(f"{path}:{number}: expected KEY=VALUE")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        variables[key.strip()] = value
     return variables

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .plan import Container, Plan, Pod
+from .plan import Container, Plan, Pod, inside
 
 GRACE_SECONDS = 5.0
 POLL_SECONDS = 0.1
@@ -110,7 +110,7 @@ class Runner:
     def _run_pod(self, pod: Pod) -> None:
         try:
             self._run_containers(pod)
-        except OSError as exc:  # e.g. a command found at plan time but not executable now
+        except Exception as exc:  # anything: a pod thread that ends unreported leaves the run waiting forever
             self.events.put((pod, "Failed", f"could not start: {exc}"))
 
     def _run_containers(self, pod: Pod) -> None:
@@ -120,9 +120,11 @@ class Runner:
             os.makedirs(directory, exist_ok=True)
         for path, (content, mode) in pod.files.items():
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            if not inside(os.path.realpath(os.path.dirname(path)), os.path.realpath(pod.workdir)):
+                raise OSError(f"{path} leads outside the pod's directory (a symbolic link a kept run left there)")
             if os.path.lexists(path):  # a --keep directory from an earlier run: its files may be read-only
                 os.unlink(path)
-            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
+            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as handle:
                 handle.write(content)
             os.chmod(path, mode)
         sidecars = []
@@ -155,7 +157,10 @@ class Runner:
             process = subprocess.Popen(container.argv, cwd=container.cwd, env=env, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
             self.groups[process.pid] = process
-        log = open(os.path.join(pod.workdir, f"{container.name}.log"), "wb") if self.keep_logs else None
+        log = None
+        if self.keep_logs:  # not through a link a kept run left there (if so, the pod fails; its process is stopped)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+            log = open(os.open(os.path.join(pod.workdir, f"{container.name}.log"), flags, 0o644), "wb")
         reader = threading.Thread(target=self._copy, args=(process, self._label(pod, container), log), daemon=True)
         self.threads.append(reader)
         reader.start()

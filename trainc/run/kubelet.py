@@ -178,7 +178,8 @@ def _value_from(name, source, container, pod, store, fallback, problems, where) 
 
 
 def _resource(ref: dict, container: dict) -> str:
-    """requests/limits as the kubelet reports them; a limit not set is this machine's capacity."""
+    """requests/limits as the kubelet reports them (fieldpath.ExtractContainerResourceValue); a limit not set is
+    this machine's capacity."""
     kind, _, resource = ref["resource"].partition(".")
     resources = container.get("resources") or {}
     value = (resources.get(kind) or {}).get(resource)
@@ -187,7 +188,9 @@ def _resource(ref: dict, container: dict) -> str:
     if value is None:
         capacity = {"cpu": os.cpu_count() or 1, "memory": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")}
         value = capacity.get(resource, 0) if kind == "limits" else 0
-    return str(math.ceil(quantity.parse(value).exact() / quantity.parse(ref.get("divisor", "1")).exact()))
+    divisor = quantity.parse(ref.get("divisor", "1")).exact()
+    # a zero divisor is the unset one, which the kubelet reads as 1 (the API server lets it through)
+    return str(math.ceil(quantity.parse(value).exact() / (divisor or 1)))
 
 
 def volume_files(volume: dict, store: Store) -> dict[str, tuple[bytes, int]] | None:

@@ -21,6 +21,7 @@ from . import kubelet
 from .loopback import Loopback, hostfile
 
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+MAX_PODS = 64  # pods started here at most unless --max-pods raises it: each is at least one process on this machine
 JOBSET_LABELS = "jobset.sigs.k8s.io/"
 
 
@@ -83,13 +84,21 @@ class Plan:
     ports: dict[int, int]  # declared port: local port
 
 
-def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, volumes: dict | None = None) -> Plan:
-    """The pods of the one JobSet among `objects` (the rendered objects, plus ConfigMaps and Secrets it may read)."""
+def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, volumes: dict | None = None,
+         max_pods: int = MAX_PODS) -> Plan:
+    """The pods of the one JobSet among `objects` (the rendered objects, plus ConfigMaps and Secrets it may read);
+    more than `max_pods` pods is a PlanError, counted before any pod is listed."""
     jobset = next(obj for obj in objects if obj.get("kind") == "JobSet")
     meta, spec = jobset["metadata"], jobset["spec"]
     namespace = meta.get("namespace", "default")
     store = kubelet.Store(objects, namespace)
     rjobs = spec.get("replicatedJobs") or []
+    counts = [(rjob["name"], rjob.get("replicas", 1), _completions(rjob)) for rjob in rjobs]
+    total = sum(replicas * completions for _, replicas, completions in counts)
+    if total > max_pods:
+        sizes = ", ".join(f"{name} {replicas} × {completions}" for name, replicas, completions in counts)
+        raise PlanError([f"the JobSet has {total} pods ({sizes}): trainc run starts at most {max_pods} pods here, "
+                         "one process or more each (--max-pods N raises the cap)"])
     network = spec.get("network") or {}
     hostnames = [_hostname(meta["name"], rjob, j, p) for rjob in rjobs for j, p in _indexes(rjob)]
     ports = {port["containerPort"] for rjob in rjobs for c in _containers(_pod_spec(rjob)) for port in c.get("ports") or ()}
@@ -105,6 +114,7 @@ def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, vol
         for j, p in _indexes(rjob):
             pods[j].append(_pod(jobset, rjob, j, p, workdir, store, loopback, env_file or {}, volumes or {}, problems))
         jobs.append(Job(rjob["name"], _job_spec(rjob).get("parallelism", 1), depends, pods))
+    problems += [problem for job in jobs for pod in job.pods for problem in _unstartable(pod)]
     if problems:
         raise PlanError(problems)
     return Plan(jobset, jobs, loopback.ports)
@@ -126,10 +136,13 @@ def _containers(spec: dict) -> list[dict]:
     return [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
 
 
-def _indexes(rjob: dict):
+def _completions(rjob: dict) -> int:
     job = _job_spec(rjob)
-    completions = job.get("completions", job.get("parallelism", 1))
-    return [(j, p) for j in range(rjob.get("replicas", 1)) for p in range(completions)]
+    return job.get("completions", job.get("parallelism", 1))
+
+
+def _indexes(rjob: dict):
+    return [(j, p) for j in range(rjob.get("replicas", 1)) for p in range(_completions(rjob))]
 
 
 def _hostname(jobset: str, rjob: dict, job_index: int, index: int) -> str:
@@ -195,6 +208,34 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
         pod.containers.append(Container(container["name"], argv, full, cwd, kind, shown_argv,
                                         {**dict.fromkeys(env_file, kubelet.HIDDEN), **shown}))
     return pod
+
+
+def _unstartable(pod: Pod) -> list[str]:
+    """What no process can be given (a NUL in its text, an env name holding `=`: Popen would raise in the pod's
+    thread), and a file or directory of the pod outside its directory."""
+    problems = []
+    for container in pod.containers:
+        where = f"pod {pod.name}, container {container.name}"
+        for key, value in container.env.items():
+            if not key or "=" in key or "\0" in key:
+                problems.append(f"{where}: env {key!r}: not a name a process environment can hold (empty, or "
+                                "holding '=' or a NUL)")
+            elif "\0" in value:
+                problems.append(f"{where}: env {key}: its value holds a NUL character, which no process environment "
+                                "can hold")
+        if "\0" in container.cwd or any("\0" in part for part in container.argv):
+            problems.append(f"{where}: command, args or workingDir hold a NUL character, which no process can be "
+                            "given")
+    logs = [os.path.join(pod.workdir, f"{container.name}.log") for container in pod.containers]
+    return problems + [f"pod {pod.name}: {path} is outside the pod's directory: trainc run writes only under it"
+                       for path in [*pod.files, *pod.dirs, *logs] if not inside(path, pod.workdir)]
+
+
+def inside(path: str, root: str) -> bool:
+    """`path`, normalised, is `root` or below it (admission refuses `..` and absolute item paths; this holds
+    whatever reaches here)."""
+    path, root = os.path.normpath(path), os.path.normpath(root)
+    return path == root or path.startswith(os.path.join(root, ""))
 
 
 def _volumes(pod: Pod, spec: dict, store, loopback, volumes: dict, problems: list) -> dict[str, tuple[str, str]]:
