@@ -230,7 +230,7 @@ def base_jobs(base: str, paths, runtime_paths, namespace: str, ssh_key_seed) -> 
     from .diff import compile_base
     from .validation import previous as previous_versions
 
-    before = previous_versions.load(base, [*paths, *runtime_paths], namespace)
+    before = previous_versions.load(base, paths, namespace, runtime_paths)
     current_runtimes = build.load(paths, runtime_paths, namespace)[1]
     old = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                        before.runtimes_then(current_runtimes), namespace, ssh_key_seed)[0]

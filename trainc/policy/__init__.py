@@ -53,18 +53,11 @@ def check(output, *, namespace: str = "default", previous=None, paths=(), house_
 
 
 def _read(paths, errors: list) -> list:
-    """(origin, object) of every object under `paths`: policies, bindings and their params; none of them
-    passes through."""
-    from .. import source
-    from ..errors import caught
+    """(origin, object) of every object under `paths`, read by the one input rule (`inputs`): policies,
+    bindings and their params; none of them passes through."""
+    from .. import inputs
 
-    found = []
-    for path in source.iter_files(list(paths)):
-        documents, problems = caught(lambda: list(source.load_text(source.read(path), source.name(path))))
-        errors.extend(problems)
-        for origin, document in documents or ():
-            found.extend(source.items(origin, document))
-    return found
+    return inputs.Reader().documents(inputs.listed(list(paths)), errors)
 
 
 def _previous_objects(previous, namespace: str) -> dict:
