@@ -1,0 +1,296 @@
+"""Issue 14's repository-level suite: each scenario (a realistic repository, see README.md beside this file)
+goes through every route trainc ships, with the real tools, and every route must deploy the same objects
+with the same bytes, refuse the same bad file at the user's own line, and `trainc diff` must read the
+repository's git history right."""
+
+from __future__ import annotations
+
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import GOLDEN_SEED, need
+import harness
+from harness import App, Rendered, Scenario
+
+# Every route that prints or writes what a cluster gets, keyed by name; `build` (stdout) is the reference.
+ROUTES = {
+    "build": lambda repo, app, ws: harness.build_stdout(repo, app, ws.env),
+    "build --output-dir": lambda repo, app, ws: harness.build_output_dir(repo, app, ws.env),
+    "argocd": lambda repo, app, ws: harness.argocd(repo, app, ws.seed),
+    "kpt fn render": lambda repo, app, ws: harness.kpt_render(repo, app, ws.env),
+    "kpt fn eval": lambda repo, app, ws: harness.kpt_eval(repo, app, ws.env),
+    "kustomize": lambda repo, app, ws: harness.kustomize(repo, app, ws.env),
+}
+CLUSTER_SCOPED = {"Namespace"}
+
+
+@dataclass
+class Workspace:
+    scenario: Scenario
+    repo: Path  # the committed repository; routes run on copies of it
+    seed: Path
+    env: dict[str, str]
+    base: Path
+
+    def copy(self, name: str) -> Path:
+        return harness.clone(self.repo, self.base / name)
+
+    def app(self, name: str) -> App:
+        return next(app for app in self.scenario.apps if app.name == name)
+
+    def render(self, routes: dict, apps, repo_for) -> dict[tuple[str, str], Rendered]:
+        """Every route on every app, each on its own copy, a few at a time (the tools are slow to start)."""
+        jobs = [(route, app) for route in routes for app in apps]
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            results = pool.map(lambda job: routes[job[0]](repo_for(*job), job[1], self), jobs)
+            return {(route, app.name): rendered for (route, app), rendered in zip(jobs, results)}
+
+
+def slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text)
+
+
+class Suite:
+    """Each scenario's repository, made once for the module, and what is run on it, run once."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self.cache: dict[tuple[str, str], object] = {}
+
+    def once(self, what: str, scenario: str, make):
+        if (what, scenario) not in self.cache:
+            self.cache[what, scenario] = make()
+        return self.cache[what, scenario]
+
+    def workspace(self, name: str) -> Workspace:
+        def make() -> Workspace:
+            scenario = Scenario.load(name)
+            base = self.base / name
+            base.mkdir()
+            seed = base / "seed"  # the secret store's copy, owner-only as the README asks
+            seed.write_bytes(GOLDEN_SEED)
+            seed.chmod(stat.S_IRUSR | stat.S_IWUSR)
+            repo = harness.make_repo(scenario, base / "repo")
+            return Workspace(scenario, repo, seed, harness.environment(seed), base)
+        return self.once("workspace", name, make)
+
+    def renders(self, name: str) -> dict[tuple[str, str], Rendered]:
+        ws = self.workspace(name)
+        return self.once("renders", name, lambda: ws.render(
+            ROUTES, ws.scenario.apps, lambda route, app: ws.copy(f"{slug(route)}-{app.name}")))
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory) -> Suite:
+    return Suite(tmp_path_factory.mktemp("scenarios"))
+
+
+def _specs() -> dict[str, dict]:
+    return {name: Scenario.load(name).spec for name in harness.all_scenarios()}
+
+
+SPECS = _specs()
+APPS = [f"{name}/{app['name']}" for name, spec in SPECS.items() for app in spec["apps"]]
+
+
+def reference(suite: Suite, case: str) -> tuple[Workspace, App, Rendered]:
+    name, _, app_name = case.partition("/")
+    rendered = suite.renders(name)["build", app_name]
+    assert rendered.returncode == 0, rendered.output
+    workspace = suite.workspace(name)
+    return workspace, workspace.app(app_name), rendered
+
+
+@pytest.mark.parametrize("case", APPS)
+def test_build_deploys_the_scenarios_objects_all_in_the_apps_namespace(suite, case):
+    workspace, app, rendered = reference(suite, case)
+    assert sorted(f"{kind}/{name}" for _, kind, _, name in rendered.data) == sorted(
+        workspace.scenario.spec["objects"][app.name])
+    # an object that sets no namespace lands in the destination, the app's namespace, in every route
+    assert {namespace or app.namespace for _, kind, namespace, _ in rendered.data if kind not in CLUSTER_SCOPED} \
+        == {app.namespace}
+
+
+@pytest.mark.parametrize("case", APPS)
+@pytest.mark.parametrize("route", [route for route in ROUTES if route != "build"])
+def test_every_route_deploys_the_same_objects(suite, route, case):
+    workspace, app, expected = reference(suite, case)
+    rendered = suite.renders(workspace.scenario.name)[route, app.name]
+    assert rendered.returncode == 0, rendered.output
+    assert sorted(rendered.data, key=repr) == sorted(expected.data, key=repr), rendered.output
+
+
+@pytest.mark.parametrize("case", APPS)
+@pytest.mark.parametrize("route", [route for route in ROUTES if route != "build"])
+def test_every_route_renders_the_same_bytes(suite, route, case):
+    """The rendered objects byte for byte (kustomize re-encodes: there, as data); every object as data."""
+    workspace, app, expected = reference(suite, case)
+    rendered = suite.renders(workspace.scenario.name)[route, app.name]
+    assert rendered.returncode == 0, rendered.output
+    assert expected.rendered() and rendered.rendered() == expected.rendered()
+    for key in sorted(expected.rendered(), key=repr):
+        if route == "kustomize":
+            assert rendered.data[key] == expected.data[key], key
+        else:
+            assert rendered.objects[key] == expected.objects[key], key
+    assert rendered.data == expected.data
+
+
+@pytest.mark.parametrize("case", APPS)
+def test_argocd_discovers_the_app(suite, case):
+    name, _, app_name = case.partition("/")
+    workspace = suite.workspace(name)
+    app = workspace.app(app_name)
+    repo = workspace.copy(f"discover-{app.name}")
+    find = harness.PLUGIN["spec"]["discover"]["find"]
+    found = harness.run("discover", [*find["command"], *find["args"]], repo / app.path,
+                        harness.argocd_environment(repo, app, workspace.seed))
+    assert found.returncode == 0 and found.stdout.strip(), found.output
+
+
+# --- pre-commit ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hooks(suite):
+    """This checkout's hooks, installed by pre-commit once for the module."""
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        need(False, "pre-commit is not installed (pip install '.[test]')")
+    repo, rev = harness.hook_repo(suite.base / "hooks")
+    return repo, rev, suite.base / "pre-commit-home"
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_the_repositorys_pre_commit_hooks_pass_after_the_ci_build(suite, hooks, name):
+    """The repository's own .pre-commit-config.yaml: trainc-validate over every file (workflows, configs and
+    Argo CD overrides included), and trainc-build-check of each app against the tree CI rendered."""
+    hook_repo, rev, home = hooks
+    workspace = suite.workspace(name)
+    repo = workspace.copy("pre-commit")
+    for app in workspace.scenario.apps:
+        built = harness.build_output_dir(repo, app, workspace.env)
+        assert built.returncode == 0, built.output
+    harness.commit(repo, "rendered")
+    tried = harness.pre_commit(repo, home, workspace.env, "try-repo", str(hook_repo), "trainc-validate",
+                               "--all-files")
+    assert tried.returncode == 0, tried.output
+    harness.use_hooks(repo, hook_repo, rev)
+    checked = harness.pre_commit(repo, home, workspace.env, "run", "--all-files")
+    assert checked.returncode == 0, checked.output
+    assert checked.stdout.count("Passed") == 1 + len(workspace.scenario.apps), checked.stdout
+
+
+# --- a bad TrainJob ------------------------------------------------------------------------------------------
+
+BROKEN_ROUTES = {
+    **ROUTES,
+    "validate": lambda repo, app, ws: harness.run(
+        "validate", ["trainc", "validate", app.path, "-n", app.namespace], repo, ws.env),
+    "diff": lambda repo, app, ws: harness.run(
+        "diff", ["trainc", "diff", app.path, "-n", app.namespace], repo, ws.env),
+}
+PRE_COMMIT = "pre-commit trainc-validate"
+
+
+def broken(suite: Suite, hooks, name: str) -> dict[str, tuple[Rendered, Path, dict, dict]]:
+    """Each route on a copy where the CI tree and the kpt package were rendered from the good commit, then
+    the bad file added: its result, the copy, and the copy's files before and after."""
+    workspace = suite.workspace(name)
+    spec = workspace.scenario.spec["broken"]
+    app = workspace.app(spec["app"])
+
+    def make():
+        copies = {}
+
+        def prepared(route: str, _app: App) -> Path:
+            repo = workspace.copy(f"broken-{slug(route)}")
+            for good in (harness.build_output_dir(repo, app, workspace.env),
+                         harness.run("kpt", ["kpt", "fn", "render", app.path, "--allow-exec"], repo,
+                                     workspace.env)):
+                assert good.returncode == 0, good.output
+            (repo / spec["file"]).write_text(spec["text"])
+            copies[route] = repo, harness.files(repo)
+            return repo
+
+        results = workspace.render(BROKEN_ROUTES, [app], prepared)
+        out = {route: (rendered, copies[route][0], copies[route][1], harness.files(copies[route][0]))
+               for (route, _), rendered in results.items()}
+        hook_repo, _, home = hooks
+        repo = workspace.copy("broken-pre-commit")
+        (repo / spec["file"]).write_text(spec["text"])
+        harness.commit(repo, "a bad TrainJob")
+        before = harness.files(repo)
+        tried = harness.pre_commit(repo, home, workspace.env, "try-repo", str(hook_repo), "trainc-validate",
+                                   "--all-files")
+        out[PRE_COMMIT] = tried, repo, before, harness.files(repo)
+        return out
+
+    return suite.once("broken", name, make)
+
+
+@pytest.mark.parametrize("name", SPECS)
+@pytest.mark.parametrize("route", [*BROKEN_ROUTES, PRE_COMMIT])
+def test_a_bad_trainjob_fails_every_route_at_the_users_line_and_changes_nothing(suite, hooks, route, name):
+    spec = SPECS[name]["broken"]
+    rendered, repo, before, after = broken(suite, hooks, name)[route]
+    assert rendered.returncode == (2 if route == "diff" else 1), rendered.output  # diff exits as kubectl diff
+    assert harness.error_path(rendered, spec["position"], spec["message"]) == (repo / spec["file"]).resolve(), \
+        rendered.output
+    if route not in ("diff", PRE_COMMIT):
+        assert rendered.stdout == ""
+    assert after == before  # nothing written, nothing removed: the good tree stays deployable
+
+
+# --- git history ---------------------------------------------------------------------------------------------
+
+
+def history(suite: Suite, name: str) -> dict[str, tuple[Rendered, Rendered]]:
+    """Each step of the scenario's history on one working copy, in order: diff and validate against HEAD,
+    then the step committed."""
+    workspace = suite.workspace(name)
+
+    def make():
+        repo = workspace.copy("history")
+        results = {}
+        for step in workspace.scenario.spec["history"]:
+            if "delete" in step:
+                harness.git(repo, "rm", "-q", step["delete"])
+            if "move" in step:
+                (repo / step["move"]["to"]).parent.mkdir(parents=True, exist_ok=True)
+                harness.git(repo, "mv", step["move"]["from"], step["move"]["to"])
+            if "replace" in step:
+                path = repo / step["replace"]["file"]
+                text = path.read_text()
+                assert step["replace"]["old"] in text
+                path.write_text(text.replace(step["replace"]["old"], step["replace"]["new"]))
+            app = workspace.app(step["app"])
+            diff = harness.run("diff", ["trainc", "diff", app.path, "-n", app.namespace, "--color", "never"],
+                               repo, workspace.env)
+            validate = harness.run("validate", ["trainc", "validate", "--previous", "HEAD", app.path, "-n",
+                                                app.namespace], repo, workspace.env)
+            results[step["name"]] = diff, validate
+            harness.commit(repo, step["name"])
+        return results
+
+    return suite.once("history", name, make)
+
+
+STEPS = [f"{name}/{step['name']}" for name, spec in SPECS.items() for step in spec["history"]]
+
+
+@pytest.mark.parametrize("case", STEPS)
+def test_diff_and_validate_read_each_step_of_the_history(suite, case):
+    name, _, step = case.partition("/")
+    spec = next(s for s in SPECS[name]["history"] if s["name"] == step)
+    diff, validate = history(suite, name)[step]
+    assert diff.returncode == spec["diff"]["exit"], diff.output
+    for line in spec["diff"]["says"]:
+        assert line in diff.stdout, diff.output
+    assert validate.returncode == spec["validate"]["exit"], validate.output
+    for line in spec["validate"].get("says", []):
+        assert line in validate.stderr, validate.output
