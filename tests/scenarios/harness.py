@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -173,11 +174,23 @@ def build_stdout(repo: Path, app: App, env: dict[str, str]) -> Rendered:
     return from_stream(run("build", ["trainc", "build", app.path, "-n", app.namespace, "-o", "yaml"], repo, env))
 
 
+def workflow_command(repo: Path, app: App, start: str) -> list[str]:
+    """The command of the repository's CI workflow (.github/workflows/ci.yaml) that starts with `start`, as
+    it runs for the app's entry of the job matrix."""
+    workflow = yaml.safe_load((repo / ".github" / "workflows" / "ci.yaml").read_text())
+    lines = [re.sub(r"\$\{\{ *matrix\.app *\}\}", app.name, line.strip())
+             for job in workflow["jobs"].values() for step in job["steps"]
+             for line in step.get("run", "").splitlines()]
+    found = [line for line in lines if line.startswith(start)]
+    assert len(found) == 1, f"one `{start}` in the workflow, not {found}"
+    return shlex.split(found[0])
+
+
 def build_output_dir(repo: Path, app: App, env: dict[str, str]) -> Rendered:
-    """The CI workflow's command: the rendered tree `rendered/<app>/` (the README's trailing slash)."""
-    out = f"rendered/{app.name}/"
-    rendered = run("build --output-dir",
-                   ["trainc", "build", app.path, "-n", app.namespace, "--output-dir", out], repo, env)
+    """The CI workflow's render step: `trainc build APP -n NS --output-dir rendered/APP/`."""
+    argv = workflow_command(repo, app, "trainc build ")
+    out = argv[argv.index("--output-dir") + 1]
+    rendered = run("build --output-dir", argv, repo, env)
     if rendered.returncode == 0:
         manifest = (repo / out / ".trainc-manifest").read_text().splitlines()
         for name in (line for line in manifest if line and not line.startswith("#")):

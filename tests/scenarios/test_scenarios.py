@@ -303,3 +303,37 @@ def test_diff_and_validate_read_each_step_of_the_history(suite, case):
     assert validate.returncode == spec["validate"]["exit"], validate.output
     for line in spec["validate"].get("says", []):
         assert line in validate.stderr, validate.output
+
+
+# --- a bad setting -------------------------------------------------------------------------------------------
+
+SEED_ROUTES = ["build", "argocd", "kpt fn render", "kustomize"]  # each hands trainc the environment its own way
+
+
+def seed_directory(suite: Suite, name: str) -> dict[tuple[str, str], Rendered]:
+    """Every app through the routes with TRAINC_SSH_KEY_SEED_FILE naming the seed's folder, not the file in
+    it (the Secret's mount point instead of its key: an easy slip)."""
+    workspace = suite.workspace(name)
+
+    def make():
+        folder = workspace.seed.parent / "seed-folder"
+        folder.mkdir()
+        bad = Workspace(workspace.scenario, workspace.repo, folder, harness.environment(folder), workspace.base)
+        return bad.render({route: ROUTES[route] for route in SEED_ROUTES}, workspace.scenario.apps,
+                          lambda route, app: workspace.copy(f"seed-{slug(route)}-{app.name}"))
+
+    return suite.once("seed", name, make)
+
+
+@pytest.mark.parametrize("case", APPS)
+@pytest.mark.parametrize("route", SEED_ROUTES)
+def test_a_seed_that_is_a_folder_fails_only_an_app_with_mpi_naming_the_setting(suite, route, case):
+    workspace, app, expected = reference(suite, case)
+    rendered = seed_directory(suite, workspace.scenario.name)[route, app.name]
+    if not any(kind == "Secret" and name.endswith("-mpi-ssh-auth") for _, kind, _, name in expected.data):
+        assert rendered.returncode == 0, rendered.output  # the seed is read only when an MPI job needs it
+        assert rendered.data == expected.data
+        return
+    assert rendered.returncode == 1, rendered.output
+    assert "TRAINC_SSH_KEY_SEED_FILE" in rendered.stderr and "--ssh-key-seed" not in rendered.stderr, rendered.output
+    assert rendered.stdout == "" and not rendered.data
