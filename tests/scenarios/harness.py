@@ -257,13 +257,17 @@ def argocd(repo: Path, app: App, seed: Path) -> Rendered:
 def kpt_objects(rendered: Rendered, repo: Path, app: App, env: dict[str, str]) -> Rendered:
     """What `kpt live apply` would apply from the package: kpt's own list of its resources (`kpt fn
     source`) less the Kptfile and the local-config ones, each with its text in the package's file and
-    without the rendered-from annotation (kpt's bookkeeping, not the object)."""
+    without the rendered-from annotation (kpt's bookkeeping, not the object). kpt lists every YAML file of
+    the package, manifest or not (an `.argocd-source-<app>.yaml` too, until a `.krmignore` names it): those
+    are not objects, and the function must have let them be."""
     if rendered.returncode != 0:
         return rendered
     listed = subprocess.run(["kpt", "fn", "source", app.path], cwd=repo, env=env, capture_output=True, text=True,
                             timeout=TIMEOUT, check=True).stdout
     for item in yaml.safe_load(listed)["items"]:
         annotations = item["metadata"].get("annotations", {})
+        if "apiVersion" not in item or "kind" not in item:
+            continue
         if item["kind"] == "Kptfile" or annotations.get("config.kubernetes.io/local-config") == "true":
             continue
         path = repo / app.path / annotations["internal.config.kubernetes.io/path"]

@@ -5,6 +5,7 @@ repository's git history right."""
 
 from __future__ import annotations
 
+import re
 import stat
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ class Workspace:
 
 
 def slug(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text)
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 class Suite:
@@ -122,7 +123,7 @@ def test_build_deploys_the_scenarios_objects_all_in_the_apps_namespace(suite, ca
 
 
 @pytest.mark.parametrize("case", APPS)
-@pytest.mark.parametrize("route", [route for route in ROUTES if route != "build"])
+@pytest.mark.parametrize("route", [route for route in ROUTES if route != "build"], ids=slug)
 def test_every_route_deploys_the_same_objects(suite, route, case):
     workspace, app, expected = reference(suite, case)
     rendered = suite.renders(workspace.scenario.name)[route, app.name]
@@ -131,7 +132,7 @@ def test_every_route_deploys_the_same_objects(suite, route, case):
 
 
 @pytest.mark.parametrize("case", APPS)
-@pytest.mark.parametrize("route", [route for route in ROUTES if route != "build"])
+@pytest.mark.parametrize("route", [route for route in ROUTES if route != "build"], ids=slug)
 def test_every_route_renders_the_same_bytes(suite, route, case):
     """The rendered objects byte for byte (kustomize re-encodes: there, as data); every object as data."""
     workspace, app, expected = reference(suite, case)
@@ -240,7 +241,7 @@ def broken(suite: Suite, hooks, name: str) -> dict[str, tuple[Rendered, Path, Re
 
 
 @pytest.mark.parametrize("name", SPECS)
-@pytest.mark.parametrize("route", [*BROKEN_ROUTES, PRE_COMMIT])
+@pytest.mark.parametrize("route", [*BROKEN_ROUTES, PRE_COMMIT], ids=slug)
 def test_a_bad_trainjob_fails_every_route_at_the_users_line_and_changes_nothing(suite, hooks, route, name):
     spec = SPECS[name]["broken"]
     rendered, repo, good, before, after = broken(suite, hooks, name)[route]
@@ -326,7 +327,7 @@ def seed_directory(suite: Suite, name: str) -> dict[tuple[str, str], Rendered]:
 
 
 @pytest.mark.parametrize("case", APPS)
-@pytest.mark.parametrize("route", SEED_ROUTES)
+@pytest.mark.parametrize("route", SEED_ROUTES, ids=slug)
 def test_a_seed_that_is_a_folder_fails_only_an_app_with_mpi_naming_the_setting(suite, route, case):
     workspace, app, expected = reference(suite, case)
     rendered = seed_directory(suite, workspace.scenario.name)[route, app.name]
