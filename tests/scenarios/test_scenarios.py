@@ -66,7 +66,7 @@ class Suite:
         if (what, scenario) not in self.cache:
             try:
                 self.cache[what, scenario] = make()
-            except Exception as error:  # noqa: BLE001 (each test that needs it fails with it)
+            except Exception as error:  # each test that needs it fails with it
                 self.cache[what, scenario] = error
         if isinstance(self.cache[what, scenario], Exception):
             raise self.cache[what, scenario]
@@ -104,13 +104,13 @@ APPS = [f"{name}/{app['name']}" for name, spec in SPECS.items() for app in spec[
 
 
 def reference(suite: Suite, case: str) -> tuple[Workspace, App, Rendered]:
-    name, _, app_name = case.partition("/")
     """`trainc build` to stdout, which must deploy the scenario's objects: what every route is compared with."""
-    rendered = suite.renders(name)["build", app_name]
+    scenario, _, app_name = case.partition("/")
+    rendered = suite.renders(scenario)["build", app_name]
     assert rendered.returncode == 0, rendered.output
-    assert sorted(f"{kind}/{name}" for _, kind, _, name in rendered.data) == sorted(SPECS[name]["objects"][app_name]), \
-        rendered.output
-    workspace = suite.workspace(name)
+    deployed = sorted(f"{kind}/{name}" for _, kind, _, name in rendered.data)
+    assert deployed == sorted(SPECS[scenario]["objects"][app_name]), rendered.output
+    workspace = suite.workspace(scenario)
     return workspace, workspace.app(app_name), rendered
 
 
