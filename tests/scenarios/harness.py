@@ -193,7 +193,7 @@ def build_output_dir(repo: Path, app: App, env: dict[str, str]) -> Rendered:
     rendered = run("build --output-dir", argv, repo, env)
     if rendered.returncode == 0:
         manifest = (repo / out / ".trainc-manifest").read_text().splitlines()
-        for name in (line for line in manifest if line and not line.startswith("#")):
+        for name in (json.loads(line) for line in manifest if line and not line.startswith("#")):  # JSON strings
             for text in documents((repo / out / name).read_text()):
                 rendered.add(text)
     return rendered
