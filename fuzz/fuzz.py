@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
-import io
 import json
 import os
 import random
@@ -50,7 +49,7 @@ from click.testing import CliRunner
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from trainc.cli import cli  # noqa: E402  (the checkout's trainc, whatever is installed)
+from trainc.cli import cli
 
 SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
 COMMANDS = ("build", "build-previous", "diff", "explain", "fn", "run-dry-run", "status", "config",
@@ -324,7 +323,7 @@ def _judge(command: str, args: list[str], result) -> str | None:
 def _from_objects(documents: list):
     """trainc.from_objects judged as a command: a TraincError is exit 1 with its lines on stderr."""
     import trainc
-    from trainc.emit import dump
+    from trainc.compiler.emit import dump
     from trainc.errors import TraincError
 
     outcome = SimpleNamespace(exception=None, exc_info=None, exit_code=0, stdout="", stderr="")

@@ -92,7 +92,7 @@ def main(crd_dir: str) -> None:
 def catalog() -> None:
     """Write the JSON Schemas `trainc schema` prints, in kubeconform's layout."""
     sys.path.insert(0, str(Path(__file__).parents[1]))
-    from trainc import schema_export
+    from trainc.commands import schema as schema_export
 
     for path, text in schema_export.catalog().items():
         target = Path(__file__).parent / path

@@ -12,9 +12,9 @@ import json
 
 import pydantic
 import pytest
+from conftest import GOLDEN
 
 import trainc
-from conftest import GOLDEN
 from trainc.errors import InputErrors
 
 SDK_CASE = GOLDEN / "sdk-torch-default"
@@ -158,8 +158,8 @@ def test_surrogates_in_strings_are_sent_as_go_reads_them():
 
 def test_a_large_object_sent_once_is_no_bomb():
     """Only repeats count: 250,000 distinct nodes were refused as if shared."""
-    from trainc.clientdata import json_data
     from trainc.errors import Origin
+    from trainc.formats.clientdata import json_data
 
     big = {"items": [{"name": f"E{index}", "value": "v"} for index in range(50_000)]}
     assert json_data(big, Origin("<object 0>")) == big

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from conftest import ROOT, GOLDEN_SEED, need
+from conftest import GOLDEN_SEED, ROOT, need
 
 ARGOCD = ROOT / "examples" / "argocd"
 PLUGIN = yaml.safe_load((ARGOCD / "plugin.yaml").read_text())

@@ -9,8 +9,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from conftest import GOLDEN_SEED
+
 from trainc.build import build
 from trainc.errors import InputErrors
 

@@ -13,10 +13,10 @@ import sys
 
 import pytest
 import yaml
-
-import trainc
 from conftest import need
 from test_run import environment, has_torch, status_of
+
+import trainc
 from trainc import authoring
 
 

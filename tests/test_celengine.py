@@ -8,7 +8,8 @@ import copy
 
 import pytest
 
-from trainc import api, cel, celengine, schema
+from trainc.k8s import cel, celengine, openapi
+from trainc.trainer import api
 from trainc.validation import immutable
 
 
@@ -107,12 +108,13 @@ ALLOWED_REFUSED = {
 
 
 def test_every_shipped_rule_is_evaluated_by_the_engine():
-    from trainc.data import data_dir
     import pathlib
+
+    from trainc.shipped import data_dir
 
     seen = set()
     for path in pathlib.Path(data_dir("schemas")).glob("*.json"):
-        for _, rule in _shipped_rules(schema.load(path.stem)):
+        for _, rule in _shipped_rules(openapi.load(path.stem)):
             seen.add(rule["rule"])
             allowed, refused = ALLOWED_REFUSED[rule["rule"]]
             if cel.is_transition(rule):
@@ -137,9 +139,9 @@ def _with_rule(rule: dict) -> dict:
 
 def test_a_rule_upstream_adds_is_checked_not_refused():
     rule = {"rule": "!has(self.numNodes) || self.numNodes <= 64", "message": "at most 64 nodes"}
-    _, found = schema.validate(_trainjob(trainer={"numNodes": 65}), _with_rule(rule))
-    assert found == [schema.Violation(("spec", "trainer"), "at most 64 nodes")]
-    _, found = schema.validate(_trainjob(trainer={"numNodes": 64}), _with_rule(rule))
+    _, found = openapi.validate(_trainjob(trainer={"numNodes": 65}), _with_rule(rule))
+    assert found == [openapi.Violation(("spec", "trainer"), "at most 64 nodes")]
+    _, found = openapi.validate(_trainjob(trainer={"numNodes": 64}), _with_rule(rule))
     assert found == []
 
 
@@ -155,20 +157,20 @@ def test_a_rule_upstream_adds_is_checked_not_refused():
                                           "function or macro signature for rule: self.numNodes.size() == 1"),
 ])
 def test_failed_rules_and_cel_errors_as_the_api_server_words_them(rule, message):
-    _, found = schema.validate(_trainjob(trainer={"numNodes": 65}), _with_rule(rule))
+    _, found = openapi.validate(_trainjob(trainer={"numNodes": 65}), _with_rule(rule))
     assert len(found) == 1 and found[0][0] == ("spec", "trainer") and found[0][1].startswith(message)
 
 
 def test_field_path_places_the_failure():
     rule = {"rule": "self.numNodes <= 64", "message": "too many", "fieldPath": ".numNodes"}
-    _, found = schema.validate(_trainjob(trainer={"numNodes": 65}), _with_rule(rule))
-    assert found == [schema.Violation(("spec", "trainer", "numNodes"), "too many")]
+    _, found = openapi.validate(_trainjob(trainer={"numNodes": 65}), _with_rule(rule))
+    assert found == [openapi.Violation(("spec", "trainer", "numNodes"), "too many")]
 
 
 def test_transition_rules_only_with_the_old_value():
     rule = {"rule": "self.numNodes >= oldSelf.numNodes", "message": "numNodes may only grow"}
     crd = _with_rule(rule)
-    _, found = schema.validate(_trainjob(trainer={"numNodes": 1}), crd)
+    _, found = openapi.validate(_trainjob(trainer={"numNodes": 1}), crd)
     assert found == []  # a create: transition rules are not evaluated
     new, old = _trainjob(trainer={"numNodes": 1}), _trainjob(trainer={"numNodes": 2})
     errors = immutable.check(None, new, old, crd)
@@ -178,5 +180,5 @@ def test_transition_rules_only_with_the_old_value():
 
 def test_a_message_expression_reads_fields_the_rule_does_not():
     rule = {"rule": "self.numNodes <= 64", "messageExpression": "'image ' + self.image + ' on too many nodes'"}
-    _, found = schema.validate(_trainjob(trainer={"numNodes": 65, "image": "img"}), _with_rule(rule))
+    _, found = openapi.validate(_trainjob(trainer={"numNodes": 65, "image": "img"}), _with_rule(rule))
     assert [message for _, message, _ in found] == ["image img on too many nodes"]

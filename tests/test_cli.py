@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 import yaml
-
-
 from conftest import ROOT, need
 
 TRAINJOB = """\

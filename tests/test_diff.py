@@ -12,12 +12,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import GOLDEN, GOLDEN_SEED, ROOT, need
 from test_cli import run
 from test_golden import inputs
-from trainc import diff
+
 from trainc.build import build
+from trainc.commands import diff
 
 TORCH = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

@@ -1,5 +1,5 @@
 """Plugins without forking: a real distribution, installed with pip, adds an ML-policy plugin and a house-rule
-check through the `trainc.plugins` entry-point group; they load only when a runtime or the config asks."""
+check through the `trainc.compiler.plugins` entry-point group; they load only when a runtime or the config asks."""
 
 from __future__ import annotations
 
@@ -13,19 +13,19 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import ROOT, need
 
 MODULE = '''\
 """An ML-policy plugin and a house rule, as a platform team would ship them."""
-from trainc import ir, merge
-from trainc.plugins.registry import Plugin
+from trainc.compiler import ir
+from trainc.compiler.plugins.registry import Plugin
+from trainc.k8s import podspec
 
 
 def _enforce(unit, ctx):
     container = ir.trainer_container(unit)
     if container is not None:
-        merge.add_env(container, {"name": "ACME_POLICY", "value": "on"})
+        podspec.add_env(container, {"name": "ACME_POLICY", "value": "on"})
     return unit
 
 
@@ -47,7 +47,7 @@ crash = Plugin("crash", check=_crash)
 not_a_plugin = 42
 '''
 ENTRY_POINTS = """\
-[trainc.plugins]
+[trainc.compiler.plugins]
 acme-policy = acme_trainc:policy
 gpu-cap = acme_trainc:gpu_cap
 broken = acme_trainc:not_a_plugin
@@ -167,7 +167,7 @@ def test_version_lists_installed_plugins(site, inputs):
 def test_missing_or_broken_plugins_are_clear_errors(site, inputs):
     broken = trainc(site, inputs, "build", "plain.yaml", "--plugin", "broken")
     assert broken.returncode == 2
-    assert "plugin 'broken' (acme_trainc:not_a_plugin) is not a trainc.plugins.registry.Plugin (int)" in broken.stderr
+    assert "plugin 'broken' (acme_trainc:not_a_plugin) is not a trainc.compiler.plugins.registry.Plugin (int)" in broken.stderr
     crashed = trainc(site, inputs, "build", "plain.yaml", "--plugin", "crash")
     assert (crashed.returncode, crashed.stderr) == (1, "plain.yaml:1:1: plugin 'crash' failed: KeyError: 'replicas'\n")
     runtime = (inputs / "runtime.yaml").read_text().replace("trainc.io/plugins: acme-policy",
@@ -177,4 +177,4 @@ def test_missing_or_broken_plugins_are_clear_errors(site, inputs):
     line = next(n for n, text in enumerate(runtime.splitlines(), 1) if "trainc.io/plugins" in text)
     assert missing.returncode == 1 and missing.stderr.startswith(f"runtime.yaml:{line}:")
     assert ("metadata.annotations[trainc.io/plugins]: no installed plugin 'nope' in the entry-point group "
-            "trainc.plugins (installed: acme-policy, broken, crash, gpu-cap)") in missing.stderr
+            "trainc.compiler.plugins (installed: acme-policy, broken, crash, gpu-cap)") in missing.stderr

@@ -10,14 +10,14 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
 from test_cli import run, trainjob
 from test_golden import CASES, inputs, key_settings
-from trainc import passthrough
+
 from trainc.build import build
-from trainc.explain import explain
-from trainc.provenance import Provenance
+from trainc.commands.explain import explain
+from trainc.compiler.provenance import Provenance
+from trainc.output import manifests
 
 EXPLAINED = ("torch-env-order", "mpi-env-order", "patch-two-managers-node-selector", "patch-sidecar-volumes-env")
 PET_NNODES = "spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]"
@@ -80,7 +80,7 @@ def test_recording_changes_no_output(case, golden):
     """Every golden case renders byte-identically with provenance recorded, and every leaf is accounted for."""
     recorder = Provenance()
     output = build(inputs(case), ssh_key_seed=key_settings(case), provenance=recorder)
-    assert passthrough.select(output, namespace="default").yaml() == golden
+    assert manifests.select(output, namespace="default").yaml() == golden
     assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
 
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from trainc.build import build
+from trainc.compiler.plugins import flux
 from trainc.errors import InputErrors
-from trainc.plugins import flux
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -217,7 +217,7 @@ def test_trainer_num_nodes_required(tmp_path, spec, path):
 def test_configmap_is_valid_yaml_with_exact_text(tmp_path):
     """The scripts survive the YAML round trip byte for byte (tab, emoji, trailing spaces in quotes)."""
     text = build([str(_write(tmp_path, trainer("numNodes: 1")))]).documents()[0]["data"]["entrypoint.sh"]
-    from trainc.emit import dump
+    from trainc.compiler.emit import dump
 
     reloaded = next(yaml.safe_load_all(dump([{"data": {"entrypoint.sh": text}}])))
     assert reloaded["data"]["entrypoint.sh"] == text
@@ -247,7 +247,7 @@ def _go_sprintf(template: str, *values: str) -> str:
 
 
 def test_templates_render_upstream_text_byte_for_byte():
-    from trainc import templates
+    from trainc.compiler import templates
 
     broker_values = ("tcp://eth0:%p", "tcp://%h.j.ns.svc.cluster.local:%p", "j-node-0-[0-3]", "fcfs")
     broker = templates.render("flux-broker.toml.j2", **dict(zip(("bind", "connect", "hosts", "queue_policy"), broker_values)))

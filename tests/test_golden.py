@@ -10,11 +10,11 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import GOLDEN, GOLDEN_SEED, ORACLE, need
-from trainc import passthrough
+
 from trainc.build import build
-from trainc.sshkeys import SeedFile
+from trainc.compiler.sshkeys import SeedFile
+from trainc.output import manifests
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 
@@ -38,7 +38,7 @@ def key_settings(case: str):
 def test_golden(case, golden):
     """What `trainc build` prints: the rendered objects and every other document passed through."""
     output = build(inputs(case), ssh_key_seed=key_settings(case))
-    assert passthrough.select(output, namespace="default").yaml() == golden
+    assert manifests.select(output, namespace="default").yaml() == golden
 
 
 def test_golden_outputs_validate_against_real_crds():

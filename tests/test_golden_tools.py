@@ -8,8 +8,8 @@ import re
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import GOLDEN, ROOT
+
 from trainc.cli import cli
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "expected.out.yaml").exists())

@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
-from trainc.gotypes import JOBSET_SPEC, JOBSET_SPEC_PATCH, reencode
+
+from trainc.k8s.omitempty import JOBSET_SPEC, JOBSET_SPEC_PATCH, reencode
 
 
 def test_non_pointer_omitempty_zero_values_are_dropped_pointers_and_required_fields_kept():

@@ -8,11 +8,11 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import need
-from trainc import source
+
 from trainc.errors import InputError
-from trainc.goyaml import BOOL, FLOAT, INT, NULL, STR, key_text, resolve
+from trainc.formats import source
+from trainc.formats.goyaml import BOOL, FLOAT, INT, NULL, STR, key_text, resolve
 
 SCALARS = [
     # go-yaml v2's booleans are YAML 1.1's plus y/n; no sexagesimal numbers, timestamps stay text

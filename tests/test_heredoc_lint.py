@@ -7,9 +7,9 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import GOLDEN, need
 from test_run import environment, has_torch, status_of
+
 from trainc import authoring
 from trainc.cli import cli
 from trainc.validation.heredoc import expanded_heredocs
@@ -121,7 +121,7 @@ def test_warning_points_into_a_block_scalar(tmp_path, style, position):
     "cat <<EOM\n\n      x $HOME\n\n      EOM",  # plain, folded the same way
 ])
 def test_positions_inside_flow_scalars_are_the_files(tmp_path, scalar):
-    from trainc import source, textpos
+    from trainc.formats import source, textpos
 
     text = f"a:\n  b:\n    - {scalar}\n"
     (origin, document), = source.load_text(text, "f.yaml")
@@ -144,7 +144,7 @@ def test_the_unquoted_one_of_two_heredocs_on_a_line_is_named(tmp_path):
 @pytest.mark.parametrize("indicator", ["|", "|-", "|+", ">", ">-", ">+"])
 def test_every_character_of_a_block_scalar_maps_to_itself(indicator):
     """Folded and literal blocks with leading and inner empty lines, more-indented and blank-led lines."""
-    from trainc import source, textpos
+    from trainc.formats import source, textpos
 
     body = ["", "    first words", "    second line", "", "", "      more indented", "    back", "   ",
             "    last $x", ""]

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from trainc import inputs, source
+from trainc import inputs
 from trainc.build import build
 from trainc.cli import cli
 from trainc.errors import TraincError
@@ -575,7 +575,7 @@ def test_the_seed_file_is_read_bounded_and_never_waited_on(tmp_path, monkeypatch
 
 def test_scalar_tags_on_collections_in_fn_and_the_python_api():
     import trainc
-    from trainc import krm
+    from trainc.commands import fn as krm
 
     _, _, errors = krm.run("kind: ResourceList\nitems:\n- !!int [1]\n", None)
     assert errors == ["<stdin>:3:3: invalid YAML: cannot read a sequence as !!int"]
@@ -615,7 +615,7 @@ def test_the_input_bound_holds_for_its_command_only(tmp_path, monkeypatch):
 def test_fn_passes_json_items_with_surrogate_escapes_on_as_yaml_reads_them():
     """JSON's surrogate escapes (a pair for 💥, a lone one) are errors in YAML: the item's text, composed as YAML for
     its positions, raised ScannerError, then came out as YAML text libyaml cannot read (found by the fuzzer)."""
-    from trainc import krm
+    from trainc.commands import fn as krm
 
     text = ('{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [{"apiVersion": "v1", "kind": '
             '"ConfigMap", "metadata": {"name": "x"}, "data": {"a": "\\ud83d\\udca5", "b": "\\ud83d", "c": "\\\\ud83d"}}]}')
@@ -627,7 +627,7 @@ def test_fn_passes_json_items_with_surrogate_escapes_on_as_yaml_reads_them():
 def test_fn_takes_a_resource_list_beside_empty_documents():
     """`---` alone before or after the ResourceList (found by the fuzzer): its items' text was composed as one
     document, a ComposerError traceback."""
-    from trainc import krm
+    from trainc.commands import fn as krm
 
     output, _, errors = krm.run("---\n---\napiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
                                 "- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n---\n")
@@ -639,7 +639,8 @@ def test_fn_takes_a_resource_list_beside_empty_documents():
 @pytest.mark.parametrize("unreadable", ["folder", "file"])
 def test_unreadable_bundled_runtimes_are_an_error(tmp_path, monkeypatch, unreadable):
     """A checkout in another user's private home: the bundled runtimes were a PermissionError traceback."""
-    from trainc import catalog, data
+    from trainc import shipped as data
+    from trainc.trainer import catalog
 
     shipped = tmp_path / "shipped"
     (shipped / "runtimes").mkdir(parents=True)

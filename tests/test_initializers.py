@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from trainc.api import TrainJob
 from trainc.build import build
+from trainc.compiler.ir import ANCESTOR_LABEL, Unit
+from trainc.compiler.passes.initializers import initializers
+from trainc.compiler.pipeline import Context
 from trainc.errors import InputErrors
-from trainc.ir import ANCESTOR_LABEL, Unit
-from trainc.passes.initializers import initializers
-from trainc.pipeline import Context
+from trainc.trainer.api import TrainJob
 
 
 def rjob(ancestor: str | None, container: str, env=None, name: str = "initializer-job") -> dict:

@@ -312,7 +312,7 @@ def test_a_parallel_build_reads_the_same_input_set(tmp_path, monkeypatch):
 def test_a_rendered_tree_inside_paths_is_not_read(tmp_path, monkeypatch):
     """A committed `--output-dir` tree holds JobSets named like the ones the build renders: read as inputs, they
     made `build .` and `validate .` (and a pre-commit hook given a changed rendered file) refuse them."""
-    from trainc import outputdir
+    from trainc.output import outputdir
 
     assert outputdir.HEADER.startswith(inputset.RENDERED)
     repository(tmp_path)
@@ -336,7 +336,7 @@ def test_a_rendered_tree_inside_paths_is_not_read(tmp_path, monkeypatch):
 
 def test_validate_reads_each_file_once_with_skip_other_files(tmp_path, monkeypatch):
     """The pre-commit hook's filter read every file, then the build read the kept ones again."""
-    from trainc import source
+    from trainc.formats import source
 
     write(tmp_path, {"job.yaml": TRAINJOB.format(name="a", runtime="torch-distributed"), "ci.yaml": "on: push\n"})
     (tmp_path / "bad.yaml").write_bytes(b"\xff not UTF-8, not Trainer\n")

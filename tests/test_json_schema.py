@@ -7,11 +7,12 @@ import json
 
 import pytest
 import yaml
-from jsonschema import Draft202012Validator
-
 from conftest import GOLDEN, ROOT, SHARED, need
+from jsonschema import Draft202012Validator
 from test_cli import run
-from trainc import schema_export, source
+
+from trainc.commands import schema as schema_export
+from trainc.formats import source
 
 CATALOG = ROOT / "schemas" / "trainer.kubeflow.org"
 CRDS = SHARED / "oracle" / "crds"

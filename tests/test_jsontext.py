@@ -70,7 +70,7 @@ def test_what_go_refuses_is_an_error_where_it_is(tmp_path, text, message):
 
 
 def test_integers_past_int64_become_floats_as_apimachinery_decodes_them(tmp_path):
-    from trainc import jsontext
+    from trainc.formats import jsontext
 
     assert jsontext.values('{"a": 9223372036854775807, "b": 9223372036854775808, "c": -9223372036854775808}') == [
         {"a": 2**63 - 1, "b": 9.223372036854776e18, "c": -(2**63)}]

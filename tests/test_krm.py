@@ -8,9 +8,9 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import ROOT
-from trainc import krm
+
+from trainc.commands import fn as krm
 
 CONFIGMAP = """\
 - # the app's settings

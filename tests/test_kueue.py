@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from conftest import GOLDEN, ROOT
-from trainc.build import build
 
+from trainc.build import build
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
+
 from trainc.build import build
 from trainc.errors import InputErrors
 
@@ -204,7 +204,7 @@ def test_without_kueue_objects_or_their_cluster_queue_nothing_is_checked(tmp_pat
 def test_requests_are_counted_as_kueue_counts_them(tmp_path):
     """Limits stand in for missing requests, the namespace's LimitRange defaults apply, init containers count by
     max, and every pod of every replicated job counts."""
-    from trainc import kueue
+    from trainc.validation import kueue
 
     jobset = {"metadata": {"labels": {}}, "spec": {"replicatedJobs": [
         {"name": "node", "replicas": 2, "template": {"spec": {"parallelism": 4, "completions": 3, "template": {
@@ -275,7 +275,7 @@ spec:
 
 
 def test_a_runtime_class_overhead_counts(tmp_path):
-    from trainc import kueue
+    from trainc.validation import kueue
 
     jobset = {"spec": {"replicatedJobs": [{"name": "node", "replicas": 1, "template": {"spec": {"template": {
         "spec": {"runtimeClassName": "kata", "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}

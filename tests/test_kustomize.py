@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import ROOT, need
 
 EXAMPLE = ROOT / "examples" / "kustomize"

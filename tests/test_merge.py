@@ -3,7 +3,7 @@ pkg/util/trainingruntime/trainingruntime_test.go and the Torch CPU/GPU detection
 
 import pytest
 
-from trainc import merge
+from trainc.k8s import podspec
 
 
 def _env(name, value):
@@ -30,20 +30,20 @@ def _env(name, value):
 )
 def test_add_env(existing, upsert, expected):
     container = {"env": list(existing)}
-    merge.add_env(container, *upsert)
+    podspec.add_env(container, *upsert)
     assert container["env"] == expected
 
 
 def test_add_env_replaces_the_whole_entry():
     container = {"env": [{"name": "X", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}
-    merge.add_env(container, _env("X", "plain"))
+    podspec.add_env(container, _env("X", "plain"))
     assert container["env"] == [_env("X", "plain")]
 
 
 def test_nothing_to_add_creates_no_list():
     container = {"name": "node"}
-    merge.add_env(container)
-    merge.add_ports(container)
+    podspec.add_env(container)
+    podspec.add_ports(container)
     assert container == {"name": "node"}
 
 
@@ -94,7 +94,7 @@ def test_nothing_to_add_creates_no_list():
 )
 def test_add_ports(existing, upsert, expected):
     container = {"ports": list(existing)}
-    merge.add_ports(container, *upsert)
+    podspec.add_ports(container, *upsert)
     assert container["ports"] == expected
 
 
@@ -116,7 +116,7 @@ EMPTY_DIR = {"emptyDir": {}}
 )
 def test_add_volumes(existing, upsert, expected):
     pod_spec = {"volumes": list(existing)}
-    merge.add_volumes(pod_spec, *upsert)
+    podspec.add_volumes(pod_spec, *upsert)
     assert pod_spec["volumes"] == expected
 
 
@@ -143,7 +143,7 @@ def test_add_volumes(existing, upsert, expected):
 )
 def test_add_mounts(existing, upsert, expected):
     container = {"volumeMounts": list(existing)}
-    merge.add_mounts(container, *upsert)
+    podspec.add_mounts(container, *upsert)
     assert container["volumeMounts"] == expected
 
 
@@ -182,7 +182,7 @@ def test_add_mounts(existing, upsert, expected):
          "resource field ref defaults", "secret ref"],
 )
 def test_api_env(variable, expected):
-    assert merge.api_env(variable) == expected
+    assert podspec.api_env(variable) == expected
 
 
 @pytest.mark.parametrize(
@@ -230,7 +230,7 @@ def test_api_env(variable, expected):
     ],
 )
 def test_merge_resources(base, override, expected):
-    assert merge.merge_resources(base, override) == expected
+    assert podspec.merge_resources(base, override) == expected
 
 
 @pytest.mark.parametrize(
@@ -251,7 +251,7 @@ def test_merge_resources(base, override, expected):
     ],
 )
 def test_cpu_count(resources, cpus):
-    assert merge.cpu_count(resources) == cpus
+    assert podspec.cpu_count(resources) == cpus
 
 
 @pytest.mark.parametrize(
@@ -266,4 +266,4 @@ def test_cpu_count(resources, cpus):
     ],
 )
 def test_gpu_count(resources, gpus):
-    assert merge.gpu_count(resources) == gpus
+    assert podspec.gpu_count(resources) == gpus

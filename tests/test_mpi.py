@@ -5,12 +5,12 @@ from __future__ import annotations
 import base64
 
 import pytest
-
 from conftest import GOLDEN_SEED
-from trainc import sshkeys, templates
+
 from trainc.build import build
+from trainc.compiler import sshkeys, templates
+from trainc.compiler.plugins import registry
 from trainc.errors import InputErrors
-from trainc.plugins import registry
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

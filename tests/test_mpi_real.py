@@ -15,8 +15,8 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import GOLDEN_SEED, need
+
 from trainc.build import build
 
 TIMEOUT = 60

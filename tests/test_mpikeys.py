@@ -16,15 +16,15 @@ import sys
 
 import pytest
 import yaml
+from conftest import GOLDEN, GOLDEN_SEED, ORACLE, ROOT, need
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-from conftest import GOLDEN, GOLDEN_SEED, ORACLE, ROOT, need
 from test_argocd import MPI_JOB, checkout, cmp_env, generate, rendered
 from test_cli import run
-from trainc import diff as differ
-from trainc import mpikeys, sshkeys
+
+from trainc.commands import diff as differ
+from trainc.compiler import mpikeys, sshkeys
 
 CERT = GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem"
 CERT_KEY = ROOT / "tests" / "sealed-secrets-key.pem"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import yaml
-
 from test_cli import run, trainjob, write
 
 CONFIGMAP = """\

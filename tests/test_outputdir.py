@@ -11,7 +11,8 @@ import sys
 
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
 from test_cli import run, trainjob, write
-from trainc import outputdir
+
+from trainc.output import outputdir
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n{namespace}data:\n  a: b\n"
 
@@ -186,8 +187,8 @@ def test_manifest_entries_outside_the_tree_are_never_acted_on(tmp_path):
 
 
 def test_files_maps_jobs_and_documents_to_their_paths(tmp_path):
-    from trainc import passthrough
     from trainc.build import build
+    from trainc.output import manifests as passthrough
 
     write(tmp_path, "app.yaml", trainjob() + "---\n" + CONFIG_MAP.format(name="c", namespace="  namespace: team-b\n"))
     manifests = passthrough.select(build([str(tmp_path / "app.yaml")]), namespace="default", files=True)

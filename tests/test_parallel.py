@@ -11,10 +11,10 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
+
 from trainc import parallel
-from trainc.emit import dump
+from trainc.compiler.emit import dump
 from trainc.errors import TraincError
 
 SEED_FILE = str(ROOT / "tests" / "golden-ssh-seed")

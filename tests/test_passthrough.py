@@ -7,13 +7,14 @@ import shutil
 import subprocess
 
 import yaml
-
 from conftest import GOLDEN, need
 from test_cli import run, trainjob, write
-from trainc import passthrough, source
+
 from trainc.build import build
-from trainc.emit import dump
+from trainc.compiler.emit import dump
 from trainc.errors import InputErrors
+from trainc.formats import source
+from trainc.output import manifests as passthrough
 
 
 def objects(stream: str) -> list:
@@ -189,7 +190,7 @@ def test_json_output_is_a_kubectl_list(tmp_path):
 
 
 def test_json_numbers_are_written_as_go_writes_them():
-    from trainc.jsonlist import _float
+    from trainc.formats.jsonlist import _float
 
     assert [_float(v) for v in (0.5, 1e-7, 1.5e-7, 1e20, 1e21, 123456789.125, -3e-5)] == [
         "0.5", "1e-7", "1.5e-7", "100000000000000000000", "1e+21", "123456789.125", "-0.00003"]

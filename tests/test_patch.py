@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from trainc.api import TrainJob
 from trainc.build import build
+from trainc.compiler.ir import Unit
+from trainc.compiler.passes.patch import patch
+from trainc.compiler.pipeline import Context
 from trainc.errors import InputErrors
-from trainc.ir import Unit
-from trainc.passes.patch import patch
-from trainc.pipeline import Context
+from trainc.trainer.api import TrainJob
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/{version}

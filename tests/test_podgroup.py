@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from trainc.passes.podgroup import pod_requests
-from trainc.plugins.gang import minimums
+from trainc.compiler.passes.podgroup import pod_requests
+from trainc.compiler.plugins.gang import minimums
 
 
 def container(name="c", requests=None, limits=None, **extra):

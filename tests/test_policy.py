@@ -359,7 +359,7 @@ def test_no_policy_no_policy_modules():
     assert "kind: JobSet" in built.stdout
     assert "trainc.policy.vap" not in built.stderr.split()
     helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
-    assert "cel_expr_python" not in helped.stderr.split() and "trainc.celengine" not in helped.stderr.split()
+    assert "cel_expr_python" not in helped.stderr.split() and "trainc.k8s.celengine" not in helped.stderr.split()
 
 
 def readme_house_rules() -> str:

@@ -10,11 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, need
 from test_cli import trainjob
 from test_one_pass import RUNTIME
-
 
 
 def git(cwd, *args):

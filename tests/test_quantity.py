@@ -5,7 +5,7 @@ import pickle
 
 import pytest
 
-from trainc.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity, parse
+from trainc.k8s.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity, parse
 
 FORMAT_ERROR = "quantities must match the regular expression"
 SUFFIX_ERROR = "unable to parse quantity's suffix"

@@ -6,7 +6,6 @@ import re
 import shlex
 
 import pytest
-
 from conftest import ROOT
 from test_cli import run
 

@@ -22,9 +22,7 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
 import yaml
-
 from conftest import ROOT, need
 
 TIMEOUT = 120

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from trainc.run.kubelet import escape, expand
+from trainc.k8s.kubelet import escape, expand
 from trainc.run.loopback import hostfile
 
 VARIABLES = {"VAR_A": "A", "VAR_B": "B", "VAR_EMPTY": ""}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainc import catalog
+from trainc.trainer import catalog
 
 
 @pytest.mark.parametrize("key", sorted(catalog.bundled(), key=str))

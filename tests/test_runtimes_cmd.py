@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import yaml
-
 from test_cli import run, write
 from test_one_pass import RUNTIME
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from trainc import api, cel, schema
-from trainc.data import data_dir
+from trainc.k8s import cel
+from trainc.k8s import openapi as schema
+from trainc.shipped import data_dir
+from trainc.trainer import api
 
 
 def _rules(node, found):
@@ -24,7 +26,7 @@ def _rules(node, found):
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in Path(data_dir("schemas")).glob("*.json")))
 def test_every_cel_rule_compiles_in_the_engine(name):
-    from trainc import celengine
+    from trainc.k8s import celengine
 
     for text in _rules(schema.load(name), set()):
         names = ("self", "oldSelf") if cel.is_transition({"rule": text}) else ("self",)

@@ -13,13 +13,13 @@ import json
 
 import pytest
 import yaml
-
 from conftest import GOLDEN, GOLDEN_SEED
+
 from trainc import inputs as inputset
-from trainc import source
 from trainc.build import build
-from trainc.emit import dump
+from trainc.compiler.emit import dump
 from trainc.errors import InputErrors
+from trainc.formats import source
 
 CASES = sorted(p.name for p in GOLDEN.glob("sdk-*") if p.is_dir())
 TRAINER_STEP = "trainer.kubeflow.org/trainjob-ancestor-step"

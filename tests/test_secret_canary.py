@@ -12,9 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import GOLDEN_SEED, ROOT
 from test_cli import run
+
 from trainc.build import build
 
 SEED = str(ROOT / "tests" / "golden-ssh-seed")
@@ -180,7 +180,7 @@ def test_odd_secret_shapes_render_without_their_values():
     string): every diff of two, and every Secret added, renders in both formats with no value in it."""
     import random
 
-    from trainc import diff
+    from trainc.commands import diff
 
     chance = random.Random(15)
     canary = "CaNaRyShape"

@@ -7,9 +7,9 @@ import shutil
 import subprocess
 
 import yaml
-
 from conftest import need
-from trainc.serialize import dump_all
+
+from trainc.formats.serialize import dump_all
 
 TRICKY = ["yes", "No", "ON", "off", "true", "null", "~", "0777", "0x1F", "1e3", "1_000", ".5", ".inf", "-.Inf",
           "NaN", "2026-01-01", "12:30", "1:20", "-", "- a", "? x", "a: b", "a:", "a #b", "@x", "`x", "%x", "!x",

@@ -10,7 +10,6 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import ROOT
 from test_cli import trainjob, write
 from test_one_pass import RUNTIME
@@ -254,7 +253,7 @@ def _status(mode: int, uid: int, gid: int) -> os.stat_result:
 
 
 def test_a_secret_volume_seed_mounted_for_this_group_is_not_warned_about():
-    from trainc.sshkeys import _exposed
+    from trainc.compiler.sshkeys import _exposed
 
     me, group, someone = os.geteuid(), os.getegid(), os.geteuid() + 1
     assert _exposed(_status(0o600, me, group)) is None

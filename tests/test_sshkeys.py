@@ -13,8 +13,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from trainc import sshkeys
-from trainc.sshkeys import KeyPair, derive_keypair, load_seed, random_keypair
+from trainc.compiler import sshkeys
+from trainc.compiler.sshkeys import KeyPair, derive_keypair, load_seed, random_keypair
 
 SEED = b"trainc-test-seed-0123456789abcdef"
 OTHER_SEED = b"another-test-seed-0123456789abcdef"

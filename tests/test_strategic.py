@@ -1,4 +1,4 @@
-"""Tests for trainc.strategic, the strategic merge patch behind TrainJob runtimePatches.
+"""Tests for trainc.k8s.strategic, the strategic merge patch behind TrainJob runtimePatches.
 
 Expected values come from the apimachinery algorithm and from `kubectl patch --local --type
 strategic`, which runs the same code; the oracle tests at the end re-check pod-template cases
@@ -13,14 +13,7 @@ import subprocess
 
 import pytest
 
-from trainc.strategic import (
-    JOBSET_SPEC,
-    OBJECT_META,
-    POD_SPEC,
-    RESOURCE_REQUIREMENTS,
-    MergeList,
-    merge,
-)
+from trainc.k8s.strategic import JOBSET_SPEC, OBJECT_META, POD_SPEC, RESOURCE_REQUIREMENTS, MergeList, merge
 
 
 def env(*specs):

@@ -8,11 +8,11 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import ROOT
-from trainc import summary
+
 from trainc.build import build
 from trainc.cli import cli
+from trainc.commands import summary
 
 CASE = ("golden/summary-kueue-queues/queues.yaml", "golden/summary-kueue-queues/trainjobs.yaml")
 BASE = "tests/summary-base"

@@ -2,9 +2,9 @@
 
 import pytest
 
-from trainc.api import TrainJob
-from trainc.ir import Unit
-from trainc.plugins import torchtune
+from trainc.compiler.ir import Unit
+from trainc.compiler.plugins import torchtune
+from trainc.trainer.api import TrainJob
 
 LORA = ["model.lora_attn_modules=['q_proj']"]
 QLORA = ["model.quantize_base=True"]

@@ -18,9 +18,9 @@ import base64
 
 import pytest
 import yaml
-
 from conftest import GOLDEN, GOLDEN_SEED
 from test_golden import inputs
+
 from trainc.build import build
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "upstream-want.txt").is_file())

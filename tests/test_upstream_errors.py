@@ -4,12 +4,12 @@ call the runtime directly and so never meet the webhook): trainc refuses them wi
 from __future__ import annotations
 
 import pytest
-
 from conftest import GOLDEN
-from trainc import validation
+
 from trainc.build import build
-from trainc.emit import dump
+from trainc.compiler.emit import dump
 from trainc.errors import InputErrors
+from trainc.trainer import previous
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -104,7 +104,7 @@ def update(tmp_path, case: str, edit):
     (tmp_path / "previous" / "trainjob.yaml").write_text((folder / "trainjob.yaml").read_text())
     job = tmp_path / "trainjob.yaml"
     job.write_text(edit((folder / "trainjob.yaml").read_text()))
-    before = validation.previous.load(str(tmp_path / "previous"), [], "default")
+    before = previous.load(str(tmp_path / "previous"), [], "default")
     return build([str(folder / "runtime.yaml"), str(job)], previous=before)
 
 

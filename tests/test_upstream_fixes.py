@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import GOLDEN
+
 from trainc.build import build
 from trainc.errors import InputErrors
 

@@ -12,12 +12,13 @@ import textwrap
 import pytest
 import yaml
 from click.testing import CliRunner
-
 from conftest import GOLDEN_SEED
-from trainc import catalog, validation
+
+from trainc import validation
 from trainc.build import build
 from trainc.cli import cli
 from trainc.errors import InputErrors
+from trainc.trainer import catalog, previous
 
 STEP = "trainer.kubeflow.org/trainjob-ancestor-step"
 
@@ -591,7 +592,7 @@ def previous_dir(tmp_path, *documents: str):
     folder = tmp_path / "previous"
     folder.mkdir(exist_ok=True)
     (folder / "old.yaml").write_text("---\n".join(documents))
-    return validation.previous.load(str(folder), [], "default")
+    return previous.load(str(folder), [], "default")
 
 
 def test_previous_trainer_is_immutable(tmp_path):

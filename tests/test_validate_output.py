@@ -63,7 +63,7 @@ def test_github_annotations(tmp_path):
 
 
 def test_github_escapes_as_the_actions_toolkit():
-    from trainc.report import Problem, to_github
+    from trainc.commands.validate import Problem, to_github
 
     problem = Problem("100%.yaml", 1, 2, "", "50% done\r\nnext: a,b", "warning")
     assert to_github([problem]) == "::warning file=100%25.yaml,line=1,col=2::50%25 done%0D%0Anext: a,b\n"
@@ -75,7 +75,7 @@ def test_json_and_github_together_is_a_usage_error(tmp_path):
 
 
 def test_located_warnings_keep_their_field_path():
-    from trainc.report import Problem, from_notice
+    from trainc.commands.validate import Problem, from_notice
 
     assert from_notice("warning: a.yaml:14:7: spec.trainer.command[2]: line 2 opens a heredoc") == Problem(
         "a.yaml", 14, 7, "spec.trainer.command[2]", "line 2 opens a heredoc", "warning")

@@ -10,7 +10,6 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import ROOT, need
 from test_cli import run
 

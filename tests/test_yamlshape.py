@@ -8,11 +8,11 @@ import random
 
 import pytest
 import yaml
-
 from conftest import GOLDEN, need
-from trainc import source, yamlshape
-from trainc.depth import MAX_DEPTH, room_for_depth
+
 from trainc.errors import InputError
+from trainc.formats import source, yamlshape
+from trainc.formats.limits import MAX_DEPTH, room_for_depth
 
 
 def _libyaml_version() -> tuple[int, ...]:

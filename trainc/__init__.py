@@ -19,7 +19,7 @@ def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: byt
 
 def render(paths, runtimes=(), **options) -> str:
     """The same objects as one deterministic YAML stream (options as for `objects`)."""
-    from .emit import dump
+    from .compiler.emit import dump
 
     return dump(objects(paths, runtimes, **options))
 
@@ -31,9 +31,9 @@ def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes |
     Bundled runtimes are used as by `trainc build`; errors name `<object N>` with the line and column of
     the object written out as YAML.
     """
-    from . import source
     from .build import build_objects
     from .errors import InputErrors, Origin, caught
+    from .formats import source
 
     found, errors = [], []
     for index, document in enumerate(documents):
@@ -48,10 +48,10 @@ def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes |
 
 
 def _as_text(document, origin) -> str:
-    from .clientdata import json_data
-    from .depth import room_for_depth
     from .errors import InputError
-    from .serialize import dump_all
+    from .formats.clientdata import json_data
+    from .formats.limits import room_for_depth
+    from .formats.serialize import dump_all
 
     if isinstance(document, str):
         if not document.isascii():

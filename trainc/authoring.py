@@ -20,7 +20,7 @@ import shlex
 import textwrap
 from functools import cache
 
-from .run import kubelet
+from .k8s import kubelet
 
 DEFAULT_PIP_INDEX_URLS = ("https://pypi.org/simple",)
 DELIMITER = "TRAINC_EOF"
@@ -104,7 +104,7 @@ def _check_arguments(arguments: dict) -> None:
 
 def to_yaml(trainjob: dict) -> str:
     """The TrainJob as YAML text to commit, printed as `trainc build` prints objects."""
-    from .emit import dump
+    from .compiler.emit import dump
 
     return dump([trainjob])
 
@@ -151,8 +151,9 @@ def _install_script(packages, index_urls, user: bool) -> str:
 
 def _policy(runtime: str, kind: str, namespace: str, runtime_paths) -> str | None:
     """`torch`, `mpi` or None: which launcher the runtime's ML policy calls for."""
-    from . import build, catalog
+    from . import build
     from .errors import InputError
+    from .trainer import catalog
 
     _, user = build.load((), runtime_paths, namespace)
     found = catalog.build(user, namespace).find(kind, namespace, runtime)

@@ -9,10 +9,16 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from . import api, catalog, emit, entrypoints, kueue, missing, pipeline, source, validation
 from . import inputs as inputset
+from . import validation
+from .compiler import emit, pipeline
+from .compiler.plugins import entrypoints
+from .compiler.provenance import Provenance
 from .errors import InputError, InputErrors, TraincError, caught
-from .provenance import Provenance
+from .formats import source
+from .trainer import api, catalog
+from .trainer import unresolved as missing
+from .validation import kueue
 
 
 @dataclass

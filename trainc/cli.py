@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from .depth import MAX_INPUT_BYTES
-from .errors import InputErrors, TraincError
+from .errors import TraincError
+from .formats.limits import MAX_INPUT_BYTES
 
 EXIT_INVALID = 1
 EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means differences
@@ -24,7 +24,7 @@ def _fail(error: TraincError) -> None:
 
 def _seed(path: str | None, required: bool = False):
     """The seed, read only when an MPI TrainJob needs one; messages name where its path came from."""
-    from .sshkeys import SeedFile
+    from .compiler.sshkeys import SeedFile
 
     ctx = click.get_current_context()
     origin = ctx.meta[_SETTINGS].origin("ssh-key-seed")
@@ -59,7 +59,7 @@ def _settled(function):
 
 def _input_limit(ctx, param, value: int) -> None:
     """The bound every reader of this run takes (`source.Budget`), back to the default when the command ends."""
-    from . import depth
+    from .formats import limits as depth
 
     depth.input_bytes = value
     ctx.call_on_close(lambda: setattr(depth, "input_bytes", MAX_INPUT_BYTES))
@@ -72,11 +72,11 @@ _max_input_bytes = click.option(
 
 
 def _plugins(ctx, value) -> None:
-    """The installed plugins every TrainJob of this run gets (`trainc.entrypoints`), loaded now so that a
+    """The installed plugins every TrainJob of this run gets (`trainc.compiler.plugins.entrypoints`), loaded now so that a
     missing one is said once; back to none when the command ends."""
     if not value:
         return
-    from . import entrypoints
+    from .compiler.plugins import entrypoints
 
     entrypoints.requested = tuple(dict.fromkeys(value))
     ctx.call_on_close(lambda: setattr(entrypoints, "requested", ()))
@@ -88,7 +88,7 @@ def _plugins(ctx, value) -> None:
 
 
 _plugin = click.option(
-    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
+    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.compiler.plugins) to run for every TrainJob "
                             "(env TRAINC_PLUGINS, names separated by spaces).")
 
 
@@ -122,12 +122,11 @@ def _load_previous(previous, paths, runtime_paths, namespace):
     """The previous versions --previous names (None without it); a REV_OR_DIR that is neither is a usage error."""
     if previous is None:
         return None
-    from . import validation
-    from .validation.previous import PreviousError
+    from .trainer import previous as previous_versions
 
     try:
-        return validation.previous.load(previous, paths, namespace, runtime_paths)
-    except PreviousError as exc:
+        return previous_versions.load(previous, paths, namespace, runtime_paths)
+    except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--previous") from None
 
 
@@ -156,7 +155,7 @@ def _utf8(ctx, param, value):
 
 def _ssh_keys(command):
     """--ssh-keys MODE and its settings (see README, "Keys and GitOps")."""
-    from .sshkeys import MODES
+    from .compiler.sshkeys import MODES
 
     for option in reversed((
         click.option("--ssh-keys", type=click.Choice(MODES), default=MODES[0], show_default=True,
@@ -230,7 +229,8 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
-    from . import parallel, passthrough, policy
+    from . import parallel, policy
+    from .output import manifests as passthrough
 
     _QUICK_EXIT.append(True)
     if check and output_dir is None:
@@ -259,13 +259,13 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
         _fail(TraincError(f"Error: {empty}"))
     if output_dir is None:
         if output_format == "json":
-            from .jsonlist import dump_list
+            from .formats.jsonlist import dump_list
 
             _emit(dump_list(manifests.objects()))
         else:
             _emit(manifests.yaml())
         return
-    from . import outputdir
+    from .output import outputdir
 
     if check:
         _check(outputdir.files(manifests), output_dir)
@@ -280,14 +280,14 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
 
 def _plain_key_notice(objects, where: str) -> None:
     """Said once when files about to be committed hold an MPI private key in clear."""
-    from .mpikeys import PLAIN_NOTICE, holds_plain_key
+    from .compiler.mpikeys import PLAIN_NOTICE, holds_plain_key
 
     if holds_plain_key(objects):
         click.echo(PLAIN_NOTICE.format(where=where), err=True)
 
 
 def _check(contents: dict, output_dir: str) -> None:
-    from . import stale
+    from .output import check as stale
 
     found = stale.problems(contents, output_dir)
     for line in found:
@@ -350,7 +350,10 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
     a REV_OR_DIR that is neither a directory nor a git revision).
     """
     from . import build as builder
-    from . import inputs, passthrough, policy, report, sshkeys
+    from . import inputs, policy
+    from .commands import validate as report
+    from .compiler import sshkeys
+    from .output import manifests as passthrough
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")
@@ -400,9 +403,9 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     ConfigMaps). Exit status as `kubectl diff`: 0 no changes, 1 changes,
     2 an error (invalid input included, unlike `build`'s 1).
     """
-    from . import diff as differ
-    from . import sshkeys
-    from .validation.previous import PreviousError
+    from .commands import diff as differ
+    from .compiler import sshkeys
+    from .trainer.previous import PreviousError
 
     if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
@@ -436,7 +439,7 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
 def _requests_delta(base, paths, runtime_paths, namespace, seed) -> list:
     """What the change adds or frees on each Kueue queue (`trainc summary --base`), for `diff`'s output."""
     from . import build as builder
-    from . import summary as summarize
+    from .commands import summary as summarize
 
     now = summarize.jobs(builder.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed))
     return summarize.delta(summarize.base_jobs(base, paths, runtime_paths, namespace, seed), now)
@@ -458,9 +461,9 @@ def summary_command(paths, runtime_paths, namespace, base, output_format):
     `trainc build` reports them, exit 1.
     """
     from . import build as builder
-    from . import sshkeys
-    from . import summary as summarize
-    from .validation.previous import PreviousError
+    from .commands import summary as summarize
+    from .compiler import sshkeys
+    from .trainer.previous import PreviousError
 
     if base is not None and "-" in paths:
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
@@ -495,8 +498,8 @@ def explain(paths, runtime_paths, namespace, job, field):
     plain words go in brackets too (`labels[kueue.x-k8s.io/queue-name]`). Values are
     not printed. Invalid input: errors as `trainc build` reports them, exit 1.
     """
-    from .explain import ExplainError
-    from .explain import explain as explain_fields
+    from .commands.explain import ExplainError
+    from .commands.explain import explain as explain_fields
 
     try:
         text = explain_fields(paths, runtime_paths, namespace=namespace, job=job, field=field)
@@ -524,7 +527,7 @@ def status(file, output_format):
     Failed, Complete or Suspended from those conditions, else Running while a job
     is active, else Created.
     """
-    from . import status as derive
+    from .commands import status as derive
 
     try:
         statuses = derive.read(file)
@@ -552,7 +555,8 @@ def krm_function(ssh_key_seed, namespace):
     it, the namespace the package's Kptfile gives its `exec: trainc fn` mutator
     (so `kpt fn eval` renders as `kpt fn render`), else -n.
     """
-    from . import krm, source
+    from .commands import fn as krm
+    from .formats import source
 
     try:
         text = source.read("-")
@@ -600,7 +604,7 @@ def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
 @_inputs(paths_required=False)
 def runtimes_list(paths, runtime_paths, namespace):
     """List the runtimes, sorted by kind, namespace and name."""
-    from . import runtimes_cmd
+    from .commands import runtimes as runtimes_cmd
 
     try:
         found = runtimes_cmd.entries(paths, runtime_paths, namespace)
@@ -616,8 +620,8 @@ def runtimes_list(paths, runtime_paths, namespace):
               help="The kind, when a name is both.")
 def runtimes_show(name, paths, runtime_paths, namespace, kind):
     """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
-    from . import runtimes_cmd
-    from .emit import dump
+    from .commands import runtimes as runtimes_cmd
+    from .compiler.emit import dump
 
     try:
         runtime = runtimes_cmd.show(runtimes_cmd.entries(paths, runtime_paths, namespace), name, kind)
@@ -638,7 +642,7 @@ def json_schema(kind, api_version):
     patterns and ranges; `trainc validate` also checks the CEL rules and webhooks.
     The same schemas are in the repository under schemas/trainer.kubeflow.org/.
     """
-    from . import schema_export
+    from .commands import schema as schema_export
 
     _emit(schema_export.text(kind, api_version))
 
@@ -647,7 +651,7 @@ def json_schema(kind, api_version):
 def version():
     """Print the versions of trainc, Python, PyYAML (and libyaml), the upstream Trainer revision
     trainc follows and the CRD schema versions it reads."""
-    from . import about
+    from .commands import version as about
 
     _emit(about.text())
 
@@ -711,7 +715,7 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
         mounted[name] = directory
     mode = click.get_current_context().meta.get(_KEYS_META, {}).get("mode")
     if mode != "seed":
-        from .mpikeys import EXTERNAL_NOTICE
+        from .compiler.mpikeys import EXTERNAL_NOTICE
 
         click.echo(EXTERNAL_NOTICE.format(mode=mode), err=True)
     try:

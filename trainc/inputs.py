@@ -31,8 +31,9 @@ import os
 import stat
 from dataclasses import dataclass
 
-from . import api, source
 from .errors import SHOWN, InputError, Origin, caught, one_line
+from .formats import source
+from .trainer import api
 
 SUFFIXES = (".yaml", ".yml", ".json")
 RENDERED = "# Rendered by trainc from "  # outputdir.HEADER's start (not imported: it costs every build 8 ms)

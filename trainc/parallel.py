@@ -25,9 +25,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from . import build as builder
-from . import catalog, depth, emit, pipeline, source
 from . import inputs as inputset
+from .compiler import emit, pipeline
 from .errors import InputErrors, Origin
+from .formats import limits, source
+from .trainer import catalog
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
 
@@ -74,7 +76,7 @@ def _slices(found: inputset.Files, workers: int) -> list[_Slice] | None:
     sizes = [_size(file) for file in files]
     runtimes = sum(_size(file) for file in found.runtimes)
     inputs = sum(sizes)
-    if inputs + runtimes > depth.input_bytes:
+    if inputs + runtimes > limits.input_bytes:
         return None
     bounds, done = [0], 0
     for end, size in enumerate(sizes, 1):
@@ -83,7 +85,7 @@ def _slices(found: inputset.Files, workers: int) -> list[_Slice] | None:
             bounds.append(end)
     bounds = sorted(set(bounds[:] + [len(files)]))
     # spare bytes shared out: a file that grew since it was measured is a problem the one-process build reports
-    spare = (depth.input_bytes - inputs - runtimes) // (len(bounds) - 1)
+    spare = (limits.input_bytes - inputs - runtimes) // (len(bounds) - 1)
     slices = [_Slice(files[start:end], sum(sizes[start:end]) + spare) for start, end in zip(bounds, bounds[1:])]
     slices[0] = _Slice(slices[0].files, slices[0].budget + runtimes, found.runtimes)
     return slices

@@ -1,6 +1,6 @@
 """Every setting of a run resolved once, each value kept with where it came from.
 
-A value comes from a flag, an environment variable, the project config (`trainc.config`), the route trainc
+A value comes from a flag, an environment variable, the project config (`trainc.formats.projectconfig`), the route trainc
 runs in, or the default, in that order of precedence. Knowing the origin lets every message speak the
 user's terms (`TRAINC_RUNTIMES: ...`, `.trainc.yaml:1:12: runtimes[0]: ...`, never a flag nobody passed)
 and lets `trainc config` show it, as `git config --show-origin` does.
@@ -113,7 +113,7 @@ def resolve(ctx, params: dict) -> Settings:
     """The settings of the command `ctx` runs with `params` (its parsed parameters); raises SettingError."""
     from click.core import ParameterSource
 
-    from . import config
+    from .formats import projectconfig as config
 
     root, explicit = _root(ctx)
     found = config.load(root=root.value if explicit else None)
@@ -140,13 +140,13 @@ def resolve(ctx, params: dict) -> Settings:
     if "output_dir" in params and _stdout_wanted(ctx):
         settings.values["output-dir"] = [g for g in settings.values["output-dir"] if g.origin == "--output-dir"]
     for given in settings.values.get("namespace", []):  # given to passed-through objects too: never unchecked
-        from .api import namespace_problem
+        from .trainer.api import namespace_problem
 
         problem = namespace_problem(given.value)
         if problem is not None:
             raise given.error(problem)
     for given in settings.values.get("ssh-keys", []):  # a flag or variable went through click's choice already
-        from .sshkeys import MODES
+        from .compiler.sshkeys import MODES
 
         if given.value not in MODES:
             raise given.error(f"{given.value!r} is not one of {', '.join(MODES)}")
@@ -175,7 +175,7 @@ def _root(ctx) -> tuple[Given, bool]:
         if not os.path.isdir(value):
             raise Given(value, origin).error(f"{value}: not a directory")
         return Given(os.path.realpath(value), origin), True
-    from .config import _git_root
+    from .formats.projectconfig import _git_root
 
     here = os.getcwd()
     git = _git_root(here)

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-
 from conftest import ROOT, need
 
 HERE = Path(__file__).resolve().parent

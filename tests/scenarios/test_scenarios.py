@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import harness
 import pytest
 from conftest import GOLDEN_SEED, need
-import harness
 from harness import App, Rendered, Scenario
 
 # Every route that prints or writes what a cluster gets, keyed by name; `build` (stdout) is the reference.

@@ -32,7 +32,7 @@ class Rule:
 
 def load(path: str | None) -> tuple[list[Rule], list[InputError]]:
     """The house rules of the project config at `path` (none without one)."""
-    from .. import config
+    from ..formats import projectconfig as config
 
     if path is None:
         return [], []
@@ -93,7 +93,7 @@ def _rule(item, index: int) -> Rule:
     labels = match.get("labels") or {}
     if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
         raise _Bad(("match", "labels"), "must map label keys to values")
-    from .. import celengine
+    from ..k8s import celengine
 
     try:
         program = celengine.compile(expression, ("object",))
@@ -106,7 +106,7 @@ def _rule(item, index: int) -> Rule:
 
 def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list) -> None:
     """Add an error for each rule that takes `obj` (in `namespace`, "" when cluster-scoped) and refuses it."""
-    from .. import celengine
+    from ..k8s import celengine
 
     group = group_version(obj.get("apiVersion") or "")[0]
     kind = obj.get("kind")

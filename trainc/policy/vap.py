@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import celengine
 from ..errors import InputError, Origin, one_line
+from ..k8s import celengine
 from . import house, is_policy
 from .resources import Resources, group_version
 

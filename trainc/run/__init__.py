@@ -17,7 +17,9 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from .. import build, emit, status
+from .. import build
+from ..commands import status
+from ..compiler import emit
 from ..errors import InputError, InputErrors
 from .plan import MAX_PODS, PlanError, plan
 
@@ -112,17 +114,17 @@ def _describe(pods) -> list[dict]:
 def read_env_file(path: str) -> dict[str, str]:
     """KEY=VALUE lines (`export ` and one pair of surrounding quotes allowed; `#` comments), read within the
     run's input bound; raises Usage."""
-    from .. import depth
+    from ..formats import limits
 
     try:
         with open(path, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise Usage(f"{path}: not a regular file")
-            data = handle.read(depth.input_bytes + 1)
+            data = handle.read(limits.input_bytes + 1)
     except OSError as exc:
         raise Usage(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > depth.input_bytes:
-        raise Usage(f"{path}: larger than the input bound ({depth.input_bytes} bytes, --max-input-bytes)")
+    if len(data) > limits.input_bytes:
+        raise Usage(f"{path}: larger than the input bound ({limits.input_bytes} bytes, --max-input-bytes)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -17,7 +17,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 
-from . import kubelet
+from ..k8s import kubelet
 from .loopback import Loopback, hostfile
 
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"

@@ -23,12 +23,25 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .. import schema
+from ..compiler.ir import Unit
 from ..errors import InputError
-from ..ir import Unit
-from . import flux, heredoc, immutable, initializers, jobset, jobset_update, mpi, patches, runtime, torch, volcano, xgboost
+from ..k8s import openapi as schema
+from ..trainer.previous import Previous, tree
+from . import (
+    flux,
+    heredoc,
+    immutable,
+    initializers,
+    jobset,
+    jobset_update,
+    mpi,
+    patches,
+    runtime,
+    torch,
+    volcano,
+    xgboost,
+)
 from .base import info
-from .previous import Previous, tree
 
 
 class Change(NamedTuple):

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ..api import DNS_SUBDOMAIN, DNS_SUBDOMAIN_MESSAGE, TrainJob
+from ..compiler import pipeline
+from ..compiler.ir import Unit
 from ..errors import InputError, Origin, Path
-from ..ir import Unit
-from .. import pipeline
-from ..source import locate
-
+from ..formats.source import locate
+from ..trainer.api import DNS_SUBDOMAIN, DNS_SUBDOMAIN_MESSAGE, TrainJob
 
 _HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 

@@ -7,9 +7,9 @@ runtimePatch that adds it, else at the runtime reference.
 
 from __future__ import annotations
 
+from ..compiler.ir import NODE, Unit
+from ..compiler.plugins.flux import INSTALLER
 from ..errors import InputError
-from ..ir import NODE, Unit
-from ..plugins.flux import INSTALLER
 from .base import error, patch_path, patch_specs, pod_spec
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from ..api import TrainJob
-from .. import textpos
 from ..errors import InputError
+from ..formats import textpos
+from ..trainer.api import TrainJob
 
 _OPERATOR = re.compile(r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)")
 _QUOTES = re.compile(r"[\"'\\]")  # any quoting in the word: the body is kept as written

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 
-from .. import cel
 from ..errors import InputError, Origin, Path
+from ..k8s import cel
 
 
 def check(origin: Origin | None, new, old, schema: dict) -> list[InputError]:

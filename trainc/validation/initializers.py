@@ -9,8 +9,8 @@ reports all three at `spec.runtimeRef`; trainc points at the initializer.
 
 from __future__ import annotations
 
+from ..compiler.ir import DATASET_INITIALIZER, MODEL_INITIALIZER, Unit
 from ..errors import InputError
-from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, Unit
 from .base import container_names, error, pod_spec
 
 VOLUME = "initializer"

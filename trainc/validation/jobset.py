@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import re
 
+from ..compiler.ir import Unit
 from ..errors import InputError
-from ..ir import Unit
-from ..api import DNS_SUBDOMAIN
+from ..trainer.api import DNS_SUBDOMAIN
 from .base import domain_prefixed_path, error
 
 MAX_INT32 = 2**31 - 1

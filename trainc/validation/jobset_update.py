@@ -23,11 +23,12 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from .. import catalog, emit, pipeline
+from ..compiler import emit, pipeline
+from ..compiler.ir import Unit
 from ..errors import InputError, Origin, caught, render_path
-from ..ir import Unit
-from ..source import locate
-from .previous import Previous, key
+from ..formats.source import locate
+from ..trainer import catalog
+from ..trainer.previous import Previous, key
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 _QUEUE_PATH = ("metadata", "labels", QUEUE_LABEL)

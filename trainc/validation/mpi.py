@@ -7,9 +7,9 @@ set the OpenMPI env the plugin owns.
 
 from __future__ import annotations
 
+from ..compiler.ir import NODE, Unit
+from ..compiler.plugins.mpi import LAUNCHER, RESERVED_ENV
 from ..errors import InputError
-from ..ir import NODE, Unit
-from ..plugins.mpi import LAUNCHER, RESERVED_ENV
 from .base import error, reserved_env
 
 

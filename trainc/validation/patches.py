@@ -18,8 +18,8 @@ cluster, so trainc does not check it.
 
 from __future__ import annotations
 
+from ..compiler.ir import DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, Unit
 from ..errors import InputError
-from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, Unit
 from .base import container_names, domain_prefixed_path, error, patch_path, patch_specs, pod_spec
 
 PATH = ("spec", "runtimePatches")

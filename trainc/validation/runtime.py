@@ -15,11 +15,17 @@ TrainingRuntime on create only (its ValidateUpdate admits anything).
 
 from __future__ import annotations
 
-from ..api import Runtime
-from ..errors import InputError
-from ..ir import (
-    ANCESTOR_LABEL, DATASET_INITIALIZER, KEP_LAUNCHER_CONTAINER, KEP_TRAINER_CONTAINER, MODEL_INITIALIZER, NODE, TRAINER,
+from ..compiler.ir import (
+    ANCESTOR_LABEL,
+    DATASET_INITIALIZER,
+    KEP_LAUNCHER_CONTAINER,
+    KEP_TRAINER_CONTAINER,
+    MODEL_INITIALIZER,
+    NODE,
+    TRAINER,
 )
+from ..errors import InputError
+from ..trainer.api import Runtime
 from .base import error
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"

@@ -14,11 +14,12 @@ runtime pins. The recipe is picked as the plugin picks it, with numProcPerNode
 
 from __future__ import annotations
 
-from .. import ir, merge
+from ..compiler import ir
+from ..compiler.ir import Unit
+from ..compiler.plugins import torchtune
+from ..compiler.plugins.torch import RESERVED_ENV
 from ..errors import InputError
-from ..ir import Unit
-from ..plugins import torchtune
-from ..plugins.torch import RESERVED_ENV
+from ..k8s import podspec
 from .base import container_names, error, reserved_env
 
 MULTI_NODE_MODEL = "llama3_3/70B"
@@ -62,7 +63,7 @@ def _torchtune(unit: Unit) -> list[InputError]:
     if nodes > 1 and model != MULTI_NODE_MODEL:
         errors.append(error(origin, nodes_path, f"must be 1 for {model} model"))
     procs = trainer.num_proc_per_node if trainer.num_proc_per_node is not None else "auto"
-    gpus = merge.gpu_count(ir.node_resources(unit))
+    gpus = podspec.gpu_count(ir.node_resources(unit))
     _, config = torchtune.recipe_and_config(nodes, procs, gpus, trainer.args, ref_name)
     if "_qlora" in config:
         if model == NO_QLORA_MODEL:

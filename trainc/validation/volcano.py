@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ..compiler.ir import Unit
 from ..errors import InputError
-from ..ir import Unit
 from .base import error
 
 QUEUE = "scheduling.volcano.sh/queue-name"

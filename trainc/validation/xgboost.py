@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..compiler.ir import Unit
+from ..compiler.plugins.xgboost import RESERVED_ENV
 from ..errors import InputError
-from ..ir import Unit
-from ..plugins.xgboost import RESERVED_ENV
 from .base import error
 
 

@@ -1,0 +1,345 @@
+"""`trainc diff`: what a change to the inputs does to the rendered objects, and whether the cluster takes it.
+
+Both sides are compiled by the one build: the base is read as `--previous`
+reads previous versions (a directory, or PATHS as the tree at a git revision
+holds them), and compiled with its own runtimes, falling back to the current
+ones as the JobSet update check does. Objects are matched by identity (group,
+kind, namespace, name), never by file;
+fields are compared by path, list items by their `name` (`fieldpath`).
+Nothing of a Secret but its name, type, labels and which keys it has reaches
+the output: its values (and annotations, which tools such as kubectl's
+last-applied-configuration fill with copies of them) are compared through an
+HMAC under a key drawn for this run only, and shown as `(hidden)`, or
+`(hidden, changed)`: a digest a reader could test guesses against would be
+the value again. Whether the cluster refuses an update is the `--previous`
+check itself (TrainJob transition rules, the JobSet webhook's update rules),
+plus the API server's rule that an immutable Secret or ConfigMap keeps its data.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from dataclasses import dataclass, field
+
+from .. import build
+from .. import inputs as inputset
+from ..compiler import mpikeys
+from ..errors import InputError, InputErrors, Origin, plural
+from ..formats.limits import room_for_depth
+from ..formats.serialize import dump_all
+from ..k8s import fieldpath
+from ..output import manifests
+from ..trainer import api
+from ..trainer import previous as previous_versions
+from ..validation import jobset_update
+from .summary import delta_markdown, delta_text
+
+REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
+PASSED_REFUSED = "the cluster will refuse this update: delete and re-create the {kind}, or give it a new name"
+RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the runtime"
+CREATED = "applying creates it"
+UPDATED = "applying updates it in place"
+UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted it; refused once it runs"
+UNREADABLE = "unreadable at the base (its TrainJob did not compile there): applying creates it, or updates it"
+REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
+_MISSING = object()
+_UNREADABLE = object()  # the old side of an object whose TrainJob did not compile at the base
+_SECRET_SHOWN = ("apiVersion", "kind", "type", "immutable")  # a Secret's fields that cannot hold its data
+_HMAC_KEY = secrets.token_bytes(32)  # this run's: digests never leave the process, nor compare across runs
+_IMMUTABLE_DATA = ("data", "binaryData", "stringData", "immutable")
+
+
+@dataclass
+class ObjectDiff:
+    kind: str
+    namespace: str
+    name: str
+    change: str  # added, removed or changed
+    effect: str
+    reasons: list = field(default_factory=list)  # why the cluster refuses the update
+    hunks: list = field(default_factory=list)  # (path, old or _MISSING, new or _MISSING)
+    until_admitted: list = field(default_factory=list)  # why it refuses the update once Kueue admits the job
+
+    @property
+    def title(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+
+def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "default", ssh_key_seed=None,
+            trainer_only: bool = False, notices: list | None = None) -> list[ObjectDiff]:
+    """The differences between what `trainc build` prints for PATHS at `base` and now (the rendered objects
+    and, unless `trainer_only`, what passes through), in (kind, namespace, name) order. TrainJobs of the base
+    that do not compile there are unreadable: their objects now are shown against nothing, and `notices`
+    gets why.
+
+    Raises PreviousError for a base that is neither a directory nor a revision,
+    InputErrors when the inputs do not compile, or the base cannot be read."""
+    before = previous_versions.load(base, paths, namespace, runtime_paths)
+    reader = inputset.Reader()  # the current inputs, read once for the compilations below
+    current_runtimes = build.load(paths, runtime_paths, namespace, reader)[1]
+    old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
+                                             before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
+    if notices is not None and problems:
+        notices.append(f"notice: --base {base}: {plural(len(unreadable), 'TrainJob')} not compiled there, their "
+                       "objects shown against nothing (unreadable at the base):")
+        notices.extend(f"notice:   {problem.render()}" for problem in problems)
+    try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
+        new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
+                                    previous=before, reader=reader), {}
+    except InputErrors as exc:
+        new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed, reader=reader)
+        refusals = _refusals(exc.errors, new.jobs, current_runtimes)
+    old.others, old.uncompiled = before.others, before.uncompiled
+    old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=namespace,
+                                                                trainer_only=trainer_only).objects()}
+    new_manifests = manifests.select(new, namespace=namespace, trainer_only=trainer_only)
+    new_objects = {_key(obj): obj for obj in new_manifests.objects()}
+    passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
+    rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
+    unknown = {_key(obj) for trainjob, objects in new_manifests.jobs if (trainjob.namespace, trainjob.name)
+               in unreadable for obj in objects if _key(obj) not in old_objects}
+    found = []
+    for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
+        if key in unknown:  # no update check holds against a base the cluster would not have taken
+            found.append(ObjectDiff(*key[:3], "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))]))
+        elif key in old_objects or key in new_objects:
+            with room_for_depth(2):  # a level of the walk of both trees: a generator frame and its `yield from`
+                found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
+                                          passed.get(key), rendered.get(key)))
+        else:  # a runtime: not rendered, but an update the cluster refuses
+            found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
+    return found
+
+
+def compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) -> tuple:
+    """(the base's build, {(namespace, name) of its TrainJobs that do not compile}, their errors): a TrainJob
+    whose own errors, or whose runtime's, stop the base's build is left out (a runtime with errors too), and
+    the rest compiled again, until it compiles."""
+    unreadable: set = set()
+    problems: list = []
+    while True:
+        try:
+            return build.build_parsed(trainjobs, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed), \
+                unreadable, problems
+        except InputErrors as exc:
+            broken = {_origin(error.origin) for error in exc.errors}
+            bad = {(runtime.kind, runtime.name) for runtime in runtimes if _origin(runtime.origin) in broken}
+            left = [trainjob for trainjob in trainjobs if _origin(trainjob.origin) not in broken
+                    and (trainjob.spec.runtime_ref.kind, trainjob.spec.runtime_ref.name) not in bad]
+            if not bad and len(left) == len(trainjobs):
+                raise  # an error of no TrainJob or runtime: no smaller base would compile
+            kept = {id(trainjob) for trainjob in left}
+            unreadable |= {(trainjob.namespace, trainjob.name) for trainjob in trainjobs if id(trainjob) not in kept}
+            problems += exc.errors
+            trainjobs, runtimes = left, [runtime for runtime in runtimes if _origin(runtime.origin) not in broken]
+
+
+def _key(obj: dict) -> tuple:
+    """(kind, namespace, name, group): an object's identity in the cluster, wherever it is written (a moved file
+    holds the same objects), in output order."""
+    metadata = obj.get("metadata") or {}
+    return (obj["kind"], metadata.get("namespace") or "", metadata["name"], obj["apiVersion"].rpartition("/")[0])
+
+
+def _refusals(errors: list, jobs, runtimes) -> dict:
+    """{object key: [rendered errors]} of the update checks: a TrainJob's go to its JobSet, a runtime's to the
+    runtime."""
+    owners = {_origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name, "jobset.x-k8s.io")
+              for trainjob, _ in jobs}
+    owners.update({_origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name, api.GROUP)
+                   for runtime in runtimes})
+    found: dict = {}
+    for error in errors:
+        found.setdefault(owners.get(_origin(error.origin)), []).append(error.render())
+    found.pop(None, None)  # every update check names a TrainJob or a runtime
+    return found
+
+
+def _origin(origin) -> tuple | None:
+    return None if origin is None else (origin.file, origin.index, origin.base)
+
+
+def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
+                 origin: Origin | None = None, trainjob: Origin | None = None) -> list[ObjectDiff]:
+    """What changed in one object, and the cluster's verdict; `origin` is where an object passed through
+    comes from, `trainjob` the TrainJob a rendered one comes from."""
+    kind, namespace, name = key[:3]
+    if old is None:
+        return [ObjectDiff(kind, namespace, name, "added", CREATED, hunks=[((), _MISSING, _redact(new))])]
+    if new is None:
+        return [ObjectDiff(kind, namespace, name, "removed", REMOVED, hunks=[((), _redact(old), _MISSING)])]
+    hunks = list(_changes(_redact(old), _redact(new), ()))
+    if not hunks:
+        return []
+    reasons = list(refusals)
+    data = next((path for path, _, _ in hunks if path[0] in _IMMUTABLE_DATA), None)
+    if old.get("immutable") is True and data is not None:
+        at, path = (origin, data[:2]) if origin is not None else (trainjob, ())  # a rendered one: its TrainJob
+        reasons.append(InputError(at, path, f"{kind} {name!r} is immutable: its data cannot change").render())
+    reasons += mpikeys.refusals(old, new)
+    if reasons:
+        effect, until_admitted = REFUSED if origin is None else PASSED_REFUSED.format(kind=kind), []
+    else:
+        until_admitted = [error.render() for error in jobset_update.once_admitted(trainjob, new, old)] \
+            if kind == "JobSet" and trainjob is not None else []
+        effect = UNTIL_ADMITTED if until_admitted else mpikeys.update_effect(old, new) or UPDATED
+    return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks, until_admitted)]
+
+
+def _redact(obj: dict) -> dict:
+    """A Secret with every value that can hold its data (`data`, `stringData`, any other field, annotations)
+    replaced by a Hidden; a SealedSecret's blobs by a word (mpikeys); other objects as they are."""
+    if obj.get("kind") == "SealedSecret":
+        return mpikeys.redacted(obj)
+    if obj.get("kind") != "Secret":
+        return obj
+    redacted = {}
+    for key, value in obj.items():
+        if key in _SECRET_SHOWN and isinstance(value, bool if key == "immutable" else str):
+            redacted[key] = value
+        elif key == "metadata" and isinstance(value, dict):
+            redacted[key] = {name: _hidden_values(item) if name == "annotations" else item
+                             for name, item in value.items()}
+        else:
+            redacted[key] = _hidden_values(value)
+    return redacted
+
+
+def _hidden_values(value):
+    """A mapping with each value hidden (its keys shown); anything else hidden whole."""
+    if isinstance(value, dict):
+        return {str(name): Hidden.of(item) for name, item in value.items()}
+    return Hidden.of(value)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """A Secret value: equal to another exactly when the values are, shown as nothing of either."""
+
+    digest: bytes
+
+    @classmethod
+    def of(cls, value) -> Hidden:
+        return cls(hmac.new(_HMAC_KEY, _canonical(value).encode("utf-8", "surrogatepass"), hashlib.sha256).digest())
+
+
+def _canonical(value) -> str:
+    """The text of a value whatever its maps' order (and however odd its keys), for equality through the HMAC."""
+    if isinstance(value, dict):
+        return "{" + ",".join(sorted(f"{json.dumps(str(key))}:{_canonical(item)}" for key, item in value.items())) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(item) for item in value) + "]"
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _shown(value, changed: bool = False):
+    """`value` with each Hidden as the text it is printed as."""
+    if isinstance(value, Hidden):
+        return "(hidden, changed)" if changed else "(hidden)"
+    if isinstance(value, dict):
+        return {name: _shown(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_shown(item) for item in value]
+    return value
+
+
+def _changes(old, new, path: tuple):
+    """(path, old, new) for every place the trees differ; _MISSING where a side has nothing."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for name in [*new, *(name for name in old if name not in new)]:
+            yield from _changes(old.get(name, _MISSING), new.get(name, _MISSING), (*path, name))
+    elif isinstance(old, list) and isinstance(new, list):
+        if fieldpath.named(old) and fieldpath.named(new):
+            before = {item["name"]: item for item in old}
+            after = {item["name"]: item for item in new}
+            for name in [*after, *(name for name in before if name not in after)]:
+                yield from _changes(before.get(name, _MISSING), after.get(name, _MISSING),
+                                    (*path, fieldpath.Name(name)))
+        else:
+            for index in range(max(len(old), len(new))):
+                yield from _changes(old[index] if index < len(old) else _MISSING,
+                                    new[index] if index < len(new) else _MISSING, (*path, index))
+    elif old != new or type(old) is not type(new):
+        yield (path, old, new)
+
+
+def _lines(value) -> list[str]:
+    if value is _MISSING:
+        return []
+    if value is _UNREADABLE:
+        return ["(unreadable at the base)"]
+    return dump_all([value]).removeprefix("---").removeprefix("\n").removeprefix(" ").splitlines()
+
+
+def hunk_lines(hunk) -> list[tuple[str, str]]:
+    """(style, line) of one hunk: its path, then the old lines (-) and the new ones (+)."""
+    path, old, new = hunk
+    out = [("path", f"@@ {fieldpath.render(path)} @@")] if path else []
+    old, new = _shown(old), _shown(new, changed=isinstance(old, Hidden) and isinstance(new, Hidden))
+    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+        return out + _text_lines(old, new)
+    out += [("old", f"- {line}") for line in _lines(old)]
+    out += [("new", f"+ {line}") for line in _lines(new)]
+    return out
+
+
+def _text_lines(old: str, new: str) -> list[tuple[str, str]]:
+    """Multi-line text (a hostfile, a script) compared line by line, three lines of context."""
+    styles = {"-": "old", "+": "new", " ": "plain", "@": "path"}
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm=""))[2:]
+    return [(styles[line[:1]], line if line.startswith("@@") else f"{line[:1]} {line[1:]}") for line in lines]
+
+
+def summary(diffs: list[ObjectDiff]) -> str:
+    counts = {change: sum(d.change == change for d in diffs) for change in ("added", "changed", "removed")}
+    refused = sum(bool(d.reasons) for d in diffs)
+    until_admitted = sum(bool(d.until_admitted) for d in diffs)
+    text = ", ".join(f"{count} {change}" for change, count in counts.items())
+    verdicts = [f"{refused} refused by the cluster"] * bool(refused)
+    verdicts += [f"{until_admitted} refused once Kueue admits it"] * bool(until_admitted)
+    return f"{text} ({'; '.join(verdicts)})" if verdicts else text
+
+
+def text(diffs: list[ObjectDiff], color: bool = False, requests=()) -> str:
+    """The diffs, then (when they change) the requests per Kueue queue (`summary.delta`)."""
+    import click
+
+    styles = {"title": {"bold": True}, "refused": {"fg": "red", "bold": True}, "reason": {"fg": "red"},
+              "path": {"fg": "cyan"}, "old": {"fg": "red"}, "new": {"fg": "green"}, "plain": {}}
+    out = []
+    for diff in diffs:
+        lines = [("title", f"{diff.title} {diff.change}: {diff.effect}")]
+        lines += [("reason", f"! {reason}") for reason in [*diff.reasons, *diff.until_admitted]]
+        lines += [line for hunk in diff.hunks for line in hunk_lines(hunk)]
+        out += [click.style(line, **styles[style]) if color else line for style, line in lines]
+        out.append("")
+    out.append(summary(diffs) if diffs else "no changes")
+    return "\n".join(out) + "\n" + ("\n" + delta_text(requests) if requests else "")
+
+
+def markdown(diffs: list[ObjectDiff], requests=()) -> str:
+    """A pull-request comment: a summary table, the change of requests per Kueue queue (if any), then one fenced
+    `diff` block per object."""
+    if not diffs:
+        return "**trainc diff**: no changes\n"
+    out = [f"**trainc diff**: {summary(diffs)}", "", "| Object | Change | Applying it |", "| --- | --- | --- |"]
+    out += [f"| `{_cell(diff.title)}` | {diff.change} | {_cell(diff.effect)} |" for diff in diffs]
+    out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
+    for diff in diffs:
+        out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
+        reasons = [*diff.reasons, *diff.until_admitted]
+        out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
+        body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
+        longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
+        fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
+        out += [fence + "diff", *body, fence]
+    return "\n".join(out) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'")

@@ -1,0 +1,371 @@
+"""`trainc fn`: trainc as a KRM function (kpt, kustomize), following the KRM generator convention.
+
+Reads a `config.kubernetes.io/v1` ResourceList on stdin and writes one on stdout
+(the KRM functions specification). TrainJobs and runtimes are the package's
+source: they stay among the items, annotated `config.kubernetes.io/local-config:
+"true"` so that kpt and kustomize never apply them, and the objects rendered for
+each TrainJob are added beside it, in `<its directory>/rendered/<namespace>/<name>.yaml`
+(`config.kubernetes.io/path`), marked `trainc.kubeflow.org/rendered-from`. Items
+so marked are what an earlier run rendered: they are dropped and rendered anew,
+so running the function again changes nothing. Every other item comes back as
+the text it came in (`krmtext.py`).
+
+Errors are KRM `results` (with `resourceRef` and the item's `file`) and, as
+everywhere in trainc, `file:line:col: field.path: message` lines on stderr,
+located in the user's own file when the function can read it; the exit status
+is then 1 and the host writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import replace
+
+from .. import inputs as inputset
+from ..build import build_objects
+from ..compiler import mpikeys
+from ..errors import InputError, InputErrors, Origin, TraincError, one_line, render_path
+from ..formats import krmtext, source
+from ..formats.serialize import dump_all
+from ..trainer import api
+
+HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+RENDERED_FROM = "trainc.kubeflow.org/rendered-from"
+RENDERED_DIR = "rendered"
+_TRAINER = api.GROUP + "/"
+# kyaml reads the internal.* spelling first and keeps the legacy one in step (the functions spec)
+_PATHS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+_INDEXES = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"  # set by `kpt fn render`, not by `kpt fn eval`
+_CONFIG_KEYS = {"apiVersion", "kind", "metadata", "data"}
+_CONFIG_DATA = {"namespace"}
+
+
+def _resource_list(text: str) -> tuple[Origin, dict]:
+    documents = list(source.load_text(text, source.STDIN))
+    if len(documents) != 1 or not isinstance(documents[0][1], dict) or documents[0][1].get("kind") != "ResourceList":
+        origin = documents[0][0] if documents else Origin(source.STDIN)
+        raise InputError(origin, (), "expected one config.kubernetes.io/v1 ResourceList on stdin")
+    origin, resource_list = documents[0]
+    if not isinstance(resource_list.get("items") or [], list):
+        raise InputError(origin, ("items",), "must be a list")
+    return origin, resource_list
+
+
+def _namespace(origin: Origin, resource_list: dict, default: str) -> str:
+    """The namespace of TrainJobs that set none: the functionConfig's `data.namespace` (kpt passes
+    `kpt fn eval --exec "trainc fn" -- namespace=team-a`, or the Kptfile's `configMap:` under `kpt fn render`,
+    as that ConfigMap), else the package Kptfile's own `configMap.namespace` for trainc (so `kpt fn eval`
+    renders as `kpt fn render` does), else `default` (-n, TRAINC_NAMESPACE, the project config's namespace).
+
+    An error in the functionConfig's data points at the Kptfile's mutator when that is what kpt passed; else,
+    in a host's ResourceList, it names the functionConfig without a position (kpt's own arguments, or its
+    --fn-config file, which kpt does not name), never a line of `<stdin>`.
+    """
+    items = resource_list.get("items") or []
+    mutator = _kptfile_mutator(items)
+    config = resource_list.get("functionConfig")
+    if config is None:
+        return _mutator_namespace(origin, items, mutator) or default
+    data = config.get("data") if isinstance(config, dict) else None
+    in_kptfile = mutator is not None and data == mutator[2].get("configMap")
+    # a host's ResourceList (items with paths) is no file of the user's: no `<stdin>` position then
+    hosted = any(_first(_annotations(item), _PATHS) is not None for item in items)
+
+    def problem(path: tuple, message: str, key: bool = False) -> InputError:
+        if in_kptfile and path[:1] == ("data",):
+            return InputError(_item_origin(origin, mutator[0]),
+                              ("pipeline", "mutators", mutator[1], "configMap") + path[1:], message, key=key)
+        return InputError(None if hosted else origin, ("functionConfig",) + path, message, key=key)
+
+    if not isinstance(config, dict) or config.get("kind") != "ConfigMap" or config.get("apiVersion") != "v1":
+        raise problem((), "must be a v1 ConfigMap (its data.namespace sets the default namespace)")
+    unknown = sorted(set(config) - _CONFIG_KEYS)
+    if unknown:
+        raise problem((unknown[0],), "unknown field: a ConfigMap has apiVersion, kind, metadata and data", key=True)
+    if data is None:
+        return _mutator_namespace(origin, items, mutator) or default
+    if not isinstance(data, dict):
+        raise problem(("data",), "must be a mapping (a ConfigMap's data)")
+    unknown = sorted(set(data) - _CONFIG_DATA)
+    if unknown:
+        raise problem(("data", unknown[0]), "unknown setting: trainc fn takes only namespace", key=True)
+    namespace = data.get("namespace")
+    if namespace is None:
+        return _mutator_namespace(origin, items, mutator) or default
+    if api.namespace_problem(namespace) is not None:
+        raise problem(("data", "namespace"), _BAD_NAMESPACE)
+    return namespace
+
+
+_BAD_NAMESPACE = ("the default namespace must be a DNS-1123 label (lower case alphanumerics or '-', at most 63 "
+                  "characters)")
+
+
+def _kptfile_mutator(items: list) -> tuple[int, int, dict] | None:
+    """(item index, mutator index, mutator) of the package Kptfile's one `exec: trainc fn` mutator, if any.
+    kpt hands functions the package's Kptfile as an item (its path `Kptfile`), under `fn eval` too."""
+    for index, item in enumerate(items):
+        if (not isinstance(item, dict) or item.get("apiVersion") != "kpt.dev/v1" or item.get("kind") != "Kptfile"
+                or _first(_annotations(item), _PATHS) != "Kptfile"):
+            continue
+        pipeline = item.get("pipeline")
+        mutators = pipeline.get("mutators") if isinstance(pipeline, dict) else None
+        found = [(index, number, mutator) for number, mutator in enumerate(mutators if isinstance(mutators, list) else ())
+                 if isinstance(mutator, dict) and isinstance(mutator.get("exec"), str)
+                 and [posixpath.basename(word) for word in mutator["exec"].split()[:2]] == ["trainc", "fn"]]
+        return found[0] if len(found) == 1 else None
+    return None
+
+
+def _mutator_namespace(origin: Origin, items: list, mutator) -> str | None:
+    """The Kptfile mutator's `configMap.namespace` (checked as the functionConfig would be), or None."""
+    if mutator is None:
+        return None
+    config = mutator[2].get("configMap")
+    namespace = config.get("namespace") if isinstance(config, dict) else None
+    if namespace is None:
+        return None
+    if api.namespace_problem(namespace) is not None:
+        raise InputError(_item_origin(origin, mutator[0]), ("pipeline", "mutators", mutator[1], "configMap",
+                                                             "namespace"), _BAD_NAMESPACE)
+    return namespace
+
+
+def _annotations(item) -> dict:
+    metadata = item.get("metadata") if isinstance(item, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return annotations if isinstance(annotations, dict) else {}
+
+
+def _first(annotations: dict, keys: tuple) -> str | None:
+    return next((annotations[key] for key in keys if isinstance(annotations.get(key), str)), None)
+
+
+def _item_origin(origin: Origin, index: int) -> Origin:
+    return replace(origin, base=("items", index))
+
+
+def _is_trainer(obj) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and obj["apiVersion"].startswith(_TRAINER)
+
+
+def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
+    """(origin, object) of every item to compile, and the indexes of the items that are Trainer sources;
+    the rendered items of an earlier run are left out, and Trainer kinds trainc does not compile pass
+    through with a notice, as in `trainc build`."""
+    documents, trainer = [], set()
+    for index, item in enumerate(items):
+        if RENDERED_FROM in _annotations(item) or inputset.hidden_path(_first(_annotations(item), _PATHS) or ""):
+            continue  # an earlier run's output, or a file trainc does not read in a directory (`inputs.py`)
+        if api.uncompiled(item):
+            name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
+            notices.append(one_line(f"notice: {_first(_annotations(item), _PATHS) or origin.file}: "
+                                    f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
+                                    "Trainer kind; passed through unchanged"))
+            continue
+        for member_origin, member in source.items(_item_origin(origin, index), item):
+            if _is_trainer(member) and member is not item:
+                raise InputError(member_origin, (), "trainc fn reads Trainer objects as items of their own, not "
+                                                    "inside a List (kpt keeps a List as one resource)")
+            documents.append((member_origin, member))
+        if _is_trainer(item):
+            trainer.add(index)
+    return documents, trainer
+
+
+def _rendered_path(trainjob, items: list) -> str:
+    """`<directory of the TrainJob's file>/rendered/<namespace>/<name>.yaml`, normalised; a TrainJob whose path
+    leads out of the package (absolute, or up past its top) is an error: kpt would write the file there."""
+    annotations = _annotations(items[trainjob.origin.base[1]])
+    given = _first(annotations, _PATHS) or ""
+    directory = posixpath.normpath(posixpath.dirname(given) or ".")
+    if directory.startswith("/") or directory == ".." or directory.startswith("../"):
+        key = next(key for key in _PATHS if annotations.get(key) == given)
+        raise InputError(trainjob.origin, ("metadata", "annotations", key), (
+            f"{given!r} is outside the package: trainc fn renders a TrainJob's objects beside its file, so only a "
+            "relative path without '..' past the package's top can hold one"))
+    path = posixpath.join(directory, RENDERED_DIR, trainjob.namespace, trainjob.name + ".yaml")
+    return path.removeprefix("./")
+
+
+def _rendered(output, items: list, kept: list) -> list[dict]:
+    """The rendered objects, each annotated with its place in the package and the TrainJob it came from;
+    a file of the package that holds `kept` items is never rendered into (kpt would refuse two objects at
+    one place)."""
+    taken = {_first(_annotations(items[index]), _PATHS): index for index in kept}
+    rendered = []
+    for trainjob, objects in output.jobs:
+        path = _rendered_path(trainjob, items)
+        if path in taken:
+            raise InputError(trainjob.origin, ("metadata", "name"), f"trainc fn renders this TrainJob into {path}, "
+                                                                    "which holds other resources: move them")
+        for index, obj in enumerate(objects):
+            place = {key: path for key in _PATHS} | {key: str(index) for key in _INDEXES}
+            metadata = obj.setdefault("metadata", {})
+            metadata["annotations"] = {**metadata.get("annotations", {}), **place,
+                                       RENDERED_FROM: f"{trainjob.namespace}/{trainjob.name}"}
+            rendered.append(obj)
+    return rendered
+
+
+def _user_files(item) -> list[tuple[str, list]]:
+    """(path to show, documents) of each file the item may have been read from: under the package path
+    `kpt fn render` gives, or else relative to the current directory or one of its subdirectories (kpt
+    runs exec functions where it was started, and `kpt fn eval jobs/` says nothing of `jobs/`)."""
+    annotations = _annotations(item)
+    path = _first(annotations, _PATHS)
+    if path is None or os.path.isabs(path):
+        return []
+    package = annotations.get(_PACKAGE_PATH)
+    if isinstance(package, str):
+        candidates = [os.path.join(package, path)]
+    else:
+        try:
+            with os.scandir(".") as entries:
+                directories = sorted(entry.name for entry in entries
+                                     if entry.is_dir() and not entry.name.startswith("."))
+        except OSError:
+            directories = []
+        candidates = [path, *(os.path.join(directory, path) for directory in directories)]
+    found = []
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            shown = os.path.relpath(candidate) if os.path.isabs(candidate) else candidate
+            try:
+                found.append((shown, list(source.load_text(source.read(candidate), shown))))
+            except TraincError:
+                continue
+    return found
+
+
+def _identity(obj) -> tuple | None:
+    if not isinstance(obj, dict):
+        return None
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return obj.get("apiVersion"), obj.get("kind"), metadata.get("name")
+
+
+class _Report:
+    """An error as a KRM result and as a stderr line, located in the user's file where it can be."""
+
+    def __init__(self, items: list):
+        self.items, self.files = items, {}
+
+    def item_of(self, error: InputError):
+        base = error.origin.base if error.origin is not None else ()
+        if len(base) >= 2 and base[0] == "items" and isinstance(base[1], int) and base[1] < len(self.items):
+            return self.items[base[1]]
+        return None
+
+    def result(self, error: InputError) -> dict:
+        result = {"message": error.message, "severity": "error"}
+        item = self.item_of(error)
+        field = error.origin.base[2:] + error.path if item is not None else error.path
+        if isinstance(item, dict):
+            metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+            reference = {"apiVersion": item.get("apiVersion"), "kind": item.get("kind"),
+                         "name": metadata.get("name"), "namespace": metadata.get("namespace")}
+            reference = {key: value for key, value in reference.items() if isinstance(value, str)}
+            if reference:
+                result["resourceRef"] = reference
+        if field:
+            result["field"] = {"path": render_path(field)}
+        path, index = _first(_annotations(item), _PATHS), _first(_annotations(item), _INDEXES)
+        if path is not None:
+            result["file"] = {"path": path, **({"index": int(index)} if index and index.isdigit() else {})}
+        return result
+
+    def line(self, error: InputError) -> str:
+        item = self.item_of(error)
+        if item is None:
+            return error.render()
+        field = error.origin.base[2:] + error.path
+        found = self._in_user_file(item)
+        if found is not None:
+            return InputError(found, field, error.message, key=error.key).render()
+        path = _first(_annotations(item), _PATHS)
+        if path is None:
+            return error.render()
+        where = render_path(field)
+        return one_line(f"{path}: {where}: {error.message}" if where else f"{path}: {error.message}")
+
+    def _in_user_file(self, item) -> Origin | None:
+        """The origin of the item's document in the user's file: the one file whose document at the item's
+        index is this object."""
+        key = id(item)
+        if key not in self.files:
+            self.files[key] = _user_files(item)
+        index = _first(_annotations(item), _INDEXES) or "0"
+        if not index.isdigit():
+            return None
+        matches = [documents[int(index)][0] for _, documents in self.files[key]
+                   if int(index) < len(documents) and _identity(documents[int(index)][1]) == _identity(item)]
+        return matches[0] if len(matches) == 1 else None
+
+
+def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, list[str], list[str]]:
+    """(ResourceList text, notices, error lines); error lines non-empty means failure. `ssh_key_seed` as
+    for build_objects; `namespace` for TrainJobs that set none, unless the functionConfig or the Kptfile
+    sets one."""
+    report = _Report([])
+    try:
+        origin, resource_list = _resource_list(text)
+        report.items = items = resource_list.get("items") or []
+        namespace = _namespace(origin, resource_list, namespace)
+        notices: list[str] = []
+        documents, trainer = _sources(origin, items, notices)
+        output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
+        notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
+        if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
+            notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
+        kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
+        rendered = _rendered(output, items, kept)
+        texts = _item_texts(origin, text, items, kept, trainer)
+    except TraincError as error:
+        errors = error.errors if isinstance(error, InputErrors) else [error]
+        results = [report.result(e) for e in errors if isinstance(e, InputError)]
+        return (HEADER + "items: []\n" + _results(results), [],
+                [report.line(e) if isinstance(e, InputError) else e.render() for e in errors])
+    body = "".join(texts) + (_block_entries(rendered) if rendered else "")
+    results = [{"message": notice, "severity": "info"} for notice in notices]
+    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
+
+
+def _applied_sources(items: list, trainer: set) -> list[str]:
+    """Notices for Trainer sources that keep `local-config` other than "true": kpt live apply applies them."""
+    notices = []
+    for index in sorted(trainer):
+        value = _annotations(items[index]).get(LOCAL_CONFIG, "true")
+        if value != "true":
+            item = items[index]
+            notices.append(one_line(
+                f"notice: {_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
+                f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
+                "what trainc renders for it"))
+    return notices
+
+
+def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set) -> list[str]:
+    """The kept items' own text, Trainer sources annotated local-config unless they say otherwise."""
+    try:
+        spans = krmtext.items(text)
+    except krmtext.SharedText as shared:
+        raise InputError(_item_origin(origin, shared.index), (),
+                         "an alias of a node outside this item: trainc fn passes each item on as its own text, "
+                         "so items cannot share anchors") from None
+    for index in trainer:
+        if LOCAL_CONFIG not in _annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
+            raise InputError(_item_origin(origin, index), ("metadata", "annotations"),
+                             "must be a mapping, to mark the item local-config")
+    return [spans[index].text() for index in kept]
+
+
+def _block_entries(objects: list[dict]) -> str:
+    return dump_all([{"items": objects}]).removeprefix("---\nitems:\n")
+
+
+def _results(results: list[dict]) -> str:
+    return dump_all([{"results": results}]).removeprefix("---\n") if results else ""

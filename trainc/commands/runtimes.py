@@ -1,0 +1,116 @@
+"""`trainc runtimes`: the runtimes a TrainJob can name, and which one a name resolves to.
+
+A runtime in the inputs or under --runtimes shadows a bundled one of the same
+kind and name, as `build` resolves it; both are listed, the bundled one marked.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .. import build
+from ..compiler.plugins import entrypoints
+from ..errors import InputError, InputErrors
+from ..formats import source
+from ..trainer import api, catalog
+
+ML_POLICIES = (("torch", "Torch"), ("mpi", "MPI"), ("jax", "JAX"), ("xgboost", "XGBoost"), ("flux", "Flux"))
+HEADER = ("KIND", "NAMESPACE", "NAME", "POLICY", "SOURCE", "USED")
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: tuple  # catalog key: (kind, namespace or None, name)
+    source: str  # "bundled" or file:line
+    runtime: object  # Runtime, or a zero-argument loader of a bundled one
+    shadowed_by: str | None = None
+
+    @property
+    def loaded(self) -> api.Runtime:
+        return self.runtime() if callable(self.runtime) else self.runtime
+
+
+def _user_runtimes(paths, runtime_paths, namespace: str) -> list:
+    """The runtimes among the inputs (TrainJobs are not read: their problems are `validate`'s business)."""
+    found, clashes = catalog.collect(build.runtimes_in([*paths, *runtime_paths], namespace), namespace,
+                                     include_bundled=False)
+    if clashes:
+        raise InputErrors(clashes)
+    return list(found.runtimes.values())
+
+
+def _place(origin) -> str:
+    line, _ = source.locate(origin, ())
+    return f"{origin.file}:{line}"
+
+
+def entries(paths=(), runtime_paths=(), namespace: str = "default") -> list[Entry]:
+    """Every runtime, user ones before the bundled ones they shadow, sorted by kind, namespace, name."""
+    users = {catalog.key_of(runtime, namespace): runtime for runtime in _user_runtimes(paths, runtime_paths, namespace)}
+    found = [Entry(key, _place(runtime.origin), runtime) for key, runtime in users.items()]
+    for key, loader in catalog.bundled().items():
+        shadow = users.get(key)
+        found.append(Entry(key, "bundled", loader, _place(shadow.origin) if shadow is not None else None))
+    return sorted(found, key=lambda e: (e.key[0], e.key[1] or "", e.key[2], e.source == "bundled"))
+
+
+def policy(runtime: api.Runtime) -> str:
+    ml = runtime.spec.ml_policy
+    names = [label for field, label in ML_POLICIES if ml is not None and getattr(ml, field) is not None]
+    if ml is not None and ml.mpi is not None:
+        names = [f"MPI ({ml.mpi.mpi_implementation})" if n == "MPI" else n for n in names]
+    gang = runtime.spec.pod_group_policy
+    if gang is not None:
+        names += [name for name in ("coscheduling", "volcano") if getattr(gang, name) is not None]
+    asked = entrypoints.names(runtime.metadata.annotations.get(entrypoints.ANNOTATION, ""))
+    return ", ".join([*(names or ["PlainML"]), *(_plugin(name) for name in asked)])
+
+
+def _plugin(name: str) -> str:
+    """`plugin NAME`, loaded to tell whether it is there, as a build would."""
+    try:
+        entrypoints.load(name)
+    except entrypoints.PluginError:
+        return f"plugin {name} (not installed)"
+    return f"plugin {name}"
+
+
+def plugins_line() -> str:
+    """The plugins every TrainJob runs (--plugin, the project config), when there are any."""
+    if not entrypoints.requested:
+        return ""
+    return f"plugins for every TrainJob: {', '.join(entrypoints.requested)}\n"
+
+
+def table(found: list[Entry]) -> str:
+    rows = [HEADER] + [
+        (e.key[0], e.key[1] or "-", e.key[2], policy(e.loaded), e.source,
+         f"no: shadowed by {e.shadowed_by}" if e.shadowed_by else "yes")
+        for e in found
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(HEADER) - 1)]
+    return "".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n"
+                   for row in rows)
+
+
+def show(found: list[Entry], wanted: str, kind: str | None) -> api.Runtime:
+    """The runtime `wanted` (NAME, or NAMESPACE/NAME for a TrainingRuntime) resolves to."""
+    namespace, _, name = wanted.rpartition("/")
+    used = [e for e in found if e.shadowed_by is None and (kind is None or e.key[0] == kind)]
+    matches = [e for e in used if e.key[2] == name and (not namespace or e.key[1] == namespace)]
+    if len(matches) == 1:
+        return matches[0].loaded
+    if matches:
+        listed = ", ".join(f"{e.key[0]} {_spelled(e)} ({e.source})" for e in matches)
+        raise InputError(None, (), f'"{wanted}" names {len(matches)} runtimes: {listed}; '
+                                   "choose one with --kind or NAMESPACE/NAME")
+    import difflib
+
+    near = difflib.get_close_matches(wanted, sorted({_spelled(e) for e in used}), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(json.dumps(n) for n in near)}?" if near else ""
+    raise InputError(None, (), f'runtime "{wanted}" not found; `trainc runtimes list` lists them{hint}')
+
+
+def _spelled(entry: Entry) -> str:
+    return f"{entry.key[1]}/{entry.key[2]}" if entry.key[1] else entry.key[2]

@@ -1,0 +1,34 @@
+"""`trainc version`: what a bug report needs to reproduce a render."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+UPSTREAM = "kubeflow/trainer 8c0f505"  # the revision whose behaviour trainc follows (spec: UPSTREAM-BEHAVIOR.md)
+UPSTREAM_PINS = "k8s.io/api v0.36.3, sigs.k8s.io/jobset v0.12.0"  # its go.mod, for schemas/gotypes.json
+
+
+def _pyyaml() -> str:
+    import yaml
+
+    if not yaml.__with_libyaml__:
+        return f"PyYAML {yaml.__version__} (pure Python, no libyaml)"
+    from yaml import _yaml
+
+    return f"PyYAML {yaml.__version__} (libyaml {_yaml.get_version_string()})"
+
+
+def text() -> str:
+    """The versions, then a line per installed plugin (the `trainc.compiler.plugins` entry points)."""
+    from ..compiler.plugins import entrypoints
+    from ..trainer.api import GROUP, VERSIONS
+
+    return "".join(line + "\n" for line in (
+        f"trainc {metadata.version('trainc')}",
+        f"Python {platform.python_version()}",
+        _pyyaml(),
+        f"upstream {UPSTREAM} ({UPSTREAM_PINS})",
+        f"CRD schemas {', '.join(f'{GROUP}/{version}' for version in VERSIONS)}",
+        *entrypoints.describe(),
+    ))

@@ -1,0 +1,1 @@
+"""The compiler passes, one module each; `trainc.compiler.pipeline.PASSES` says their order."""

@@ -1,0 +1,118 @@
+"""Plugins from installed distributions, without forking trainc: the `trainc.compiler.plugins` entry-point group.
+
+An entry point names a `trainc.compiler.plugins.registry.Plugin` record, the same record the built-in plugins are:
+`enforce(unit, ctx)` runs after the built-in ML policies (an ML-policy plugin), `build(unit, ctx)` after the
+built-in builders (objects beside the JobSet), and `check(unit, objects)` on each TrainJob's rendered objects
+(a house rule: every message it returns is an error at the TrainJob). A plugin is loaded only when asked for:
+
+- by a runtime, in its annotation `trainc.io/plugins: "name[,name...]"`: it then runs for the TrainJobs
+  compiled from that runtime;
+- by the project config (`plugins: [name, ...]`), `--plugin NAME` or `TRAINC_PLUGINS`: it runs for every
+  TrainJob.
+
+Nothing here touches `importlib.metadata` until a plugin is asked for, so start-up stays lazy.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ...errors import InputError, TraincError
+
+GROUP = "trainc.compiler.plugins"
+ANNOTATION = "trainc.io/plugins"
+
+requested: tuple = ()  # the plugins every TrainJob runs (--plugin, TRAINC_PLUGINS, the project config)
+
+
+class PluginError(TraincError):
+    """A plugin asked for by name that is not installed or does not load as a plugin."""
+
+
+def names(text: str) -> list[str]:
+    """`a, b` -> ['a', 'b']: the names an annotation lists."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def installed() -> dict:
+    """{name: entry point} of the `trainc.compiler.plugins` group, over every installed distribution."""
+    from importlib.metadata import entry_points
+
+    return {entry.name: entry for entry in entry_points(group=GROUP)}
+
+
+@lru_cache(maxsize=None)
+def load(name: str):
+    """The Plugin record the entry point `name` names; PluginError when there is none or it is not one."""
+    from .registry import Plugin
+
+    found = installed()
+    if name not in found:
+        known = ", ".join(sorted(found)) or "none"
+        raise PluginError(f"no installed plugin {name!r} in the entry-point group {GROUP} (installed: {known})")
+    entry = found[name]
+    try:
+        plugin = entry.load()
+    except Exception as exc:  # the distribution's own code: any failure is reported, never a traceback
+        raise PluginError(f"plugin {name!r} ({entry.value}) does not load: {type(exc).__name__}: {exc}") from None
+    if not isinstance(plugin, Plugin):
+        raise PluginError(f"plugin {name!r} ({entry.value}) is not a trainc.compiler.plugins.registry.Plugin "
+                          f"({type(plugin).__name__})")
+    return plugin
+
+
+def for_unit(unit) -> list:
+    """The plugins this TrainJob runs: those asked for everywhere, then its runtime's, each once, in order."""
+    annotations = unit.runtime.metadata.annotations if unit.runtime is not None else {}
+    wanted = [*requested, *names(annotations.get(ANNOTATION, ""))]
+    if not wanted:
+        return []
+    found = []
+    for name in dict.fromkeys(wanted):
+        try:
+            found.append(load(name))
+        except PluginError as exc:
+            if name in requested:
+                raise
+            raise InputError(unit.runtime.origin, ("metadata", "annotations", ANNOTATION), str(exc)) from None
+    return found
+
+
+def call(plugin, hook, unit, *args):
+    """`hook(unit, *args)` of an installed plugin: an InputError it raises is the TrainJob's error as a built-in
+    plugin's is; any other failure of its code becomes one too, never a traceback."""
+    try:
+        return hook(unit, *args)
+    except TraincError:
+        raise
+    except Exception as exc:
+        raise InputError(unit.trainjob.origin, (), f"plugin {plugin.name!r} failed: {type(exc).__name__}: {exc}"
+                         ) from None
+
+
+def enforce(unit, ctx):
+    """The unit after the ML-policy hooks of its plugins (after the built-in ML policies)."""
+    for plugin in for_unit(unit):
+        if plugin.enforce is not None:
+            unit = call(plugin, plugin.enforce, unit, ctx)
+    return unit
+
+
+def check(unit, objects: list) -> list[InputError]:
+    """The house rules' verdicts on one TrainJob's rendered objects, as errors at the TrainJob."""
+    errors = []
+    for plugin in for_unit(unit):
+        if plugin.check is not None:
+            errors += [InputError(unit.trainjob.origin, (), f"{plugin.name}: {message}")
+                       for message in call(plugin, plugin.check, unit, objects)]
+    return errors
+
+
+def describe() -> list[str]:
+    """`plugin NAME: DISTRIBUTION VERSION (module:attribute)` for every installed plugin, sorted."""
+    lines = []
+    for name, entry in sorted(installed().items()):
+        dist = entry.dist
+        owner = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "unknown distribution"
+        lines.append(f"plugin {name}: {owner} ({entry.value})")
+    return lines

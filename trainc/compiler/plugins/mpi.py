@@ -1,0 +1,209 @@
+"""MPI: mpirun over SSH — keys, a hostfile and launcher env (upstream's MPI plugin, spec §5).
+
+Counts: with `trainer.numNodes` the job named `node` runs numNodes pods, one fewer
+(at least 1) when the launcher also runs as a node; the launcher's count is left
+as built. Slots per node: `trainer.numProcPerNode`, else the GPUs per node when
+the runtime says 1 and there are several GPUs, else the runtime's value; this
+becomes the effective policy's numProcPerNode, as upstream rewrites its copy.
+Jobs named `node` and `launcher` get the SSH Secret volume, their main container
+the mount; the launcher also gets the hostfile and the env telling mpirun where
+it is. The Secret and the hostfile ConfigMap are built last, from the endpoints.
+
+Upstream implements OpenMPI only. The KEP (v2alpha1 runtimes) also names Intel
+MPI and MPICH; the KEP reuses mpi-operator v2's SSH design, so for those trainc
+does what mpi-operator v2 does: Hydra hostfile lines `<host>:<slots>`, and on the
+launcher `I_MPI_HYDRA_HOST_FILE` (Intel) or `HYDRA_HOST_FILE` (MPICH) — the
+variables their Hydra process managers read the hostfile from, which OMPI_*
+names mean nothing to — plus the same ssh retry argument in their own variable
+and, for Intel, the slots as `I_MPI_PERHOST`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...errors import InputError
+from ...k8s import podspec
+from .. import emit, ir, mpikeys, provenance, templates
+from ..ir import NODE, Unit
+
+LAUNCHER = "launcher"
+SSH_AUTH_VOLUME = "mpi-ssh-auth"
+HOSTFILE_VOLUME = "mpi-hostfile"
+HOSTFILE_DIR = "/etc/mpi"
+HOSTFILE = "hostfile"
+HOSTFILE_PATH = f"{HOSTFILE_DIR}/{HOSTFILE}"
+SSH_RETRY_ARGS = "-o ConnectionAttempts=10"
+RESERVED_ENV = (
+    "OMPI_MCA_orte_default_hostfile",
+    "OMPI_MCA_plm_rsh_args",
+    "OMPI_MCA_orte_keep_fqdn_hostnames",
+    "OMPI_MCA_orte_set_default_slots",
+)
+SLOTS_ENV = ("OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # the launcher env that carries the slots
+HOSTFILE_TEMPLATES = {"OpenMPI": "hostfile-openmpi.j2", "Intel": "hostfile-hydra.j2", "MPICH": "hostfile-hydra.j2"}
+
+
+def ssh_secret_name(unit: Unit) -> str:
+    return f"{unit.name}-mpi-ssh-auth"
+
+
+def hostfile_name(unit: Unit) -> str:
+    return f"{unit.name}-mpi-hostfile"
+
+
+def enforce(unit: Unit, ctx) -> Unit:
+    policy = unit.ml_policy
+    if policy is None or policy.mpi is None:
+        return unit
+    mpi = policy.mpi
+    trainer = unit.trainer
+    if trainer is not None and trainer.num_nodes is not None and NODE in unit.counts:
+        nodes = max(trainer.num_nodes - 1, 1) if mpi.run_launcher_as_node else trainer.num_nodes
+        unit = replace(unit, counts={**unit.counts, NODE: nodes})
+    unit = _with_slots(unit, _slots(unit))
+    slots = unit.ml_policy.mpi.num_proc_per_node
+    written = []
+    for rjob in unit.replicated_jobs:
+        name = rjob.get("name")
+        if name not in (NODE, LAUNCHER):
+            continue
+        volumes = [_ssh_volume(unit)] + ([_hostfile_volume(unit)] if name == LAUNCHER else [])
+        podspec.add_volumes(ir.pod_spec(rjob), *volumes)
+        written += volumes
+        container = ir.main_container(rjob, unit.kep)
+        if container is None:
+            continue
+        mounts = [{"name": SSH_AUTH_VOLUME, "mountPath": mpi.ssh_auth_mount_path}]
+        if name == LAUNCHER:
+            mounts.append({"name": HOSTFILE_VOLUME, "mountPath": HOSTFILE_DIR})
+        podspec.add_mounts(container, *mounts)
+        written += mounts
+        if name == LAUNCHER:
+            env = _launcher_env(unit, slots)
+            podspec.add_env(container, *env)
+            written += env
+    if ctx.provenance is not None:
+        ctx.provenance.items(written, provenance.runtime(unit, "mpi plugin", "spec", "mlPolicy", "mpi"))
+        ctx.provenance.items([item for item in written if item.get("name") in SLOTS_ENV], _slots_source(unit))
+    return unit
+
+
+def _slots_source(unit: Unit):
+    """Where the slots per node come from, as `_slots` chooses them."""
+    if unit.trainer is not None and unit.trainer.num_proc_per_node is not None:
+        return provenance.trainjob(unit, "mpi plugin", "spec", "trainer", "numProcPerNode")
+    return provenance.runtime(unit, "mpi plugin (slots: numProcPerNode, else GPUs per node)", "spec", "mlPolicy", "mpi",
+                              "numProcPerNode")
+
+
+def build(unit: Unit, ctx) -> Unit:
+    policy = unit.ml_policy
+    if policy is None or policy.mpi is None:
+        return unit
+    keys, notices = mpikeys.objects(unit, ctx.ssh_key_seed, ssh_secret_name(unit))
+    hostfile = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": emit.metadata(unit, hostfile_name(unit)),
+        "data": {HOSTFILE: _hostfile(unit)},
+    }
+    if not emit.config_map_fits(hostfile["data"]):
+        raise _too_many_hosts(unit)
+    return replace(unit, objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices)
+
+
+def _slots(unit: Unit) -> int:
+    """Upstream: the TrainJob's numProcPerNode; else GPUs per node if the runtime says 1; else the runtime's."""
+    runtime_slots = unit.ml_policy.mpi.num_proc_per_node
+    if unit.trainer is not None and unit.trainer.num_proc_per_node is not None:
+        return unit.trainer.num_proc_per_node
+    if runtime_slots == 1:
+        gpus = podspec.gpu_count(ir.node_resources(unit))
+        if gpus > 1:
+            return gpus
+    return runtime_slots
+
+
+def _with_slots(unit: Unit, slots: int) -> Unit:
+    """The unit with `slots` as its effective mpi.numProcPerNode (the build reads it from there)."""
+    runtime = unit.runtime
+    policy = runtime.spec.ml_policy
+    policy = policy.replace(mpi=policy.mpi.replace(num_proc_per_node=slots))
+    return replace(unit, runtime=runtime.replace(spec=runtime.spec.replace(ml_policy=policy)))
+
+
+def _ssh_volume(unit: Unit) -> dict:
+    """Mode 0400 by default; id_rsa 0640, id_rsa.pub and authorized_keys 0644 (upstream's constants)."""
+    return {
+        "name": SSH_AUTH_VOLUME,
+        "secret": {
+            "secretName": ssh_secret_name(unit),
+            "defaultMode": 0o400,
+            "items": [
+                {"key": "ssh-privatekey", "path": "id_rsa", "mode": 0o640},
+                {"key": "ssh-publickey", "path": "id_rsa.pub", "mode": 0o644},
+                {"key": "ssh-publickey", "path": "authorized_keys", "mode": 0o644},
+            ],
+        },
+    }
+
+
+def _hostfile_volume(unit: Unit) -> dict:
+    return {
+        "name": HOSTFILE_VOLUME,
+        "configMap": {"name": hostfile_name(unit), "items": [{"key": HOSTFILE, "path": HOSTFILE, "mode": 0o444}]},
+    }
+
+
+def _launcher_env(unit: Unit, slots: int) -> list:
+    """The env telling the launcher's MPI where the hostfile is (upstream: OpenMPI; mpi-operator v2: the others)."""
+    implementation = unit.ml_policy.mpi.mpi_implementation
+    env = podspec.value_env
+    if implementation == "OpenMPI":
+        return [
+            env("OMPI_MCA_orte_default_hostfile", HOSTFILE_PATH),
+            env("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
+            env("OMPI_MCA_orte_set_default_slots", str(slots)),
+            env("OMPI_MCA_plm_rsh_args", SSH_RETRY_ARGS),
+        ]
+    if implementation == "Intel":
+        return [
+            env("I_MPI_HYDRA_HOST_FILE", HOSTFILE_PATH),
+            env("I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", SSH_RETRY_ARGS),
+            env("I_MPI_PERHOST", str(slots)),
+        ]
+    if implementation == "MPICH":
+        return [env("HYDRA_HOST_FILE", HOSTFILE_PATH), env("HYDRA_LAUNCH_EXTRA_ARGS", SSH_RETRY_ARGS)]
+    raise InputError(
+        unit.runtime.origin, ("spec", "mlPolicy", "mpi", "mpiImplementation"),
+        f"MPI implementation {implementation!r} is not supported: use OpenMPI (v2alpha1 runtimes: also Intel or MPICH)",
+    )
+
+
+def _hostfile(unit: Unit) -> str:
+    """One line per endpoint of `node` (and of `launcher` when it runs as a node), in template order.
+
+    An implementation without a hostfile format yields an empty file, as upstream's
+    (it is only reachable when the launcher has no container to fail on).
+    """
+    mpi = unit.ml_policy.mpi
+    hosts, size = [], 0
+    for rjob in unit.replicated_jobs:
+        if rjob.get("name") == NODE or (mpi.run_launcher_as_node and rjob.get("name") == LAUNCHER):
+            for host in unit.endpoints.get(rjob.get("name"), ()):
+                size += len(host) + 1
+                if size > emit.CONFIG_MAP_BYTES:  # stop early: the names alone overflow the ConfigMap
+                    raise _too_many_hosts(unit)
+                hosts.append(host)
+    template = HOSTFILE_TEMPLATES.get(mpi.mpi_implementation)
+    return templates.render(template, hosts=hosts, slots=mpi.num_proc_per_node) if template else ""
+
+
+def _too_many_hosts(unit: Unit) -> InputError:
+    """Upstream's controller fails to create a hostfile ConfigMap past the API server's size limit."""
+    trainer = unit.trainer
+    path = ("spec", "trainer", "numNodes") if trainer is not None and trainer.num_nodes is not None else (
+        "spec", "runtimeRef")
+    message = f"too many MPI hosts: the hostfile would not fit in a ConfigMap ({emit.CONFIG_MAP_BYTES} bytes at most)"
+    return InputError(unit.trainjob.origin, path, message)

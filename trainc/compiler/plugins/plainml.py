@@ -1,0 +1,31 @@
+"""PlainML: no framework policy (or XGBoost/Flux, which build on it): numNodes and env only."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...k8s import podspec
+from .. import ir
+from ..ir import Unit
+
+
+def enforce(unit: Unit, ctx) -> Unit:
+    policy = unit.ml_policy
+    if policy is not None and (policy.torch or policy.mpi or policy.jax is not None):
+        return unit
+    unit = with_trainer_count(unit)
+    container = ir.trainer_container(unit)
+    if unit.trainer is not None and container is not None:
+        env = podspec.api_envs(unit.trainer.env)
+        podspec.add_env(container, *env)
+        if ctx.provenance is not None:
+            ctx.provenance.trainer_env(unit, env)
+    return unit
+
+
+def with_trainer_count(unit: Unit) -> Unit:
+    """The TrainJob's numNodes becomes the pod count of the first trainer job."""
+    rjob = ir.first_job_with_step(unit, ir.TRAINER)
+    if rjob is None or unit.trainer is None or unit.trainer.num_nodes is None:
+        return unit
+    return replace(unit, counts={**unit.counts, rjob["name"]: unit.trainer.num_nodes})

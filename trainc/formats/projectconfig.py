@@ -1,0 +1,162 @@
+"""Project defaults from `.trainc.yaml` or `[tool.trainc]` in `pyproject.toml`.
+
+So that CI, pre-commit, the Argo CD plugin and a developer's shell render alike,
+trainc looks in the current directory, then each parent up to the git root (the
+first directory holding `.git`); outside a git repository, in the current
+directory only; with `--root`, up to that directory. The first directory with
+either file wins; in it `.trainc.yaml` is read before a `pyproject.toml` (one
+without a `[tool.trainc]` table does not count). Paths in it are relative to the
+file. `trainc.settings` puts it below flags and environment variables, and keeps
+where each value is written (`where`), for messages in the config's own terms.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ..errors import InputError, Origin
+
+FILE = ".trainc.yaml"
+PYPROJECT = "pyproject.toml"
+# key -> (the parameter name it defaults, whether it holds paths, whether it is a list)
+KEYS = {
+    "runtimes": ("runtime_paths", True, True),
+    "namespace": ("namespace", False, False),
+    "ssh-key-seed": ("ssh_key_seed", True, False),
+    "output-dir": ("output_dir", True, False),
+    "plugins": ("plugins", False, True),
+    "ssh-keys": ("ssh_keys", False, False),
+    "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
+    "policy-paths": ("policy_paths", True, True),
+}
+HOUSE_RULES = "policies"  # a list of house rules, read with their positions by trainc.policy.house
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str | None  # the file read, None when there is none
+    values: dict  # parameter name -> value, paths resolved
+    where: dict = field(default_factory=dict)  # parameter name -> ["FILE:LINE:COL", ...], one per value (item)
+
+
+def find(start: str | None = None, root: str | None = None) -> str | None:
+    """The config file that applies in `start` (default: the current directory), looked for up to `root`
+    (default: the git root, if any)."""
+    folder = os.path.abspath(start or os.getcwd())
+    root = _git_root(folder) if root is None else os.path.abspath(root)
+    while True:
+        candidate = os.path.join(folder, FILE)
+        if os.path.isfile(candidate):
+            return candidate
+        candidate = os.path.join(folder, PYPROJECT)
+        if os.path.isfile(candidate) and _has_table(candidate):
+            return candidate
+        if root is None or folder == root or os.path.dirname(folder) == folder:
+            return None
+        folder = os.path.dirname(folder)
+
+
+def _git_root(folder: str) -> str | None:
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _has_table(path: str) -> bool:
+    tool = _toml(path).get("tool", {})
+    if not isinstance(tool, dict):  # `tool = 5`: no [tool.*] table can follow, for any tool
+        raise InputError(Origin(os.path.relpath(path)), ("tool",), "must be a table (as [tool.trainc])",
+                         mark=_toml_locator(path)(("tool",), top=True))
+    return "trainc" in tool
+
+
+def _toml(path: str) -> dict:
+    import tomllib
+
+    data = b""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        return tomllib.loads(data.decode("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(Origin(os.path.relpath(path)), (), f"invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # tomllib reads UTF-8 only, and says so without a position
+        line = data[:exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(Origin(os.path.relpath(path)), (), "invalid TOML: not UTF-8 text",
+                         mark=(line, column)) from None
+    except OSError as exc:
+        raise InputError(Origin(os.path.relpath(path)), (), f"cannot read: {exc.strerror}") from None
+
+
+def load(start: str | None = None, root: str | None = None) -> Config:
+    """The project config in effect; raises InputError on unknown keys or wrong types."""
+    path = find(start, root)
+    if path is None:
+        return Config(None, {})
+    if os.path.basename(path) == FILE:
+        raw, origin, where = _yaml(path)
+    else:
+        raw, origin, where = _toml(path)["tool"]["trainc"], Origin(os.path.relpath(path)), _toml_locator(path)
+    if not isinstance(raw, dict):
+        field = () if os.path.basename(path) == FILE else ("tool", "trainc")
+        raise InputError(origin, field, "must be a mapping of trainc settings", mark=where(field[1:], top=True)
+                         if field else where(()))
+    from . import source
+
+    base = os.path.dirname(path)
+    values, positions = {}, {}
+    for key, value in raw.items():
+        if key == HOUSE_RULES:
+            continue
+        if key not in KEYS:
+            known = ", ".join([*KEYS, HOUSE_RULES])
+            raise InputError(origin, (key,), f"unknown key (known: {known})", key=True, mark=where((key,)))
+        name, is_path, is_list = KEYS[key]
+        items = value if is_list else [value]
+        if (is_list and not isinstance(value, list)) or not all(isinstance(item, str) and item for item in items):
+            what = "a list of non-empty strings" if is_list else "a non-empty string"
+            raise InputError(origin, (key,), f"must be {what}", mark=where((key,)))
+        if is_path:
+            items = [os.path.relpath(os.path.join(base, item)) for item in items]
+        values[name] = items if is_list else items[0]
+        marks = [where((key, index) if is_list else (key,)) or source.locate(origin, (key, index) if is_list else (key,))
+                 for index in range(len(items))]
+        positions[name] = ["{}:{}:{}".format(origin.file, *mark) for mark in marks]
+    return Config(path, values, positions)
+
+
+def _yaml(path: str):
+    from . import source
+
+    text = source.read(path)
+    documents = list(source.load_text(text, os.path.relpath(path)))
+    if len(documents) > 1:
+        raise InputError(documents[1][0], (), "holds more than one document")
+    origin, raw = documents[0] if documents else (Origin(os.path.relpath(path), text=text), {})
+    return raw, origin, lambda field: None
+
+
+def _toml_locator(path: str):
+    """(line, column) of a key of the [tool.trainc] table (or, with `top`, of the file's top level), for
+    errors (tomllib keeps no positions)."""
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    header = next((n for n, line in enumerate(lines) if line.strip().replace(" ", "") == "[tool.trainc]"), 0)
+
+    def where(field, top=False):
+        if field:
+            for number in range(0 if top else header + 1, len(lines)):
+                stripped = lines[number].lstrip()
+                if stripped.startswith("[") and not top:
+                    break
+                if stripped.split("=", 1)[0].strip().strip("\"'") == field[0]:
+                    return (number + 1, len(lines[number]) - len(stripped) + 1)
+        return (header + 1, 1)
+
+    return where

@@ -1,0 +1,198 @@
+"""Where a character of a string value is in its file: a line of a script in a block scalar, say.
+
+An error about a string's content (the SDK heredoc lint) points into the
+string, as editors and `--format github` need: the YAML scalar (literal or folded
+block, double- or single-quoted, plain; folding and escapes undone as YAML does) or the
+JSON string is decoded again with the source offset of each character, and the
+result is used only if it is the value the loader read, so text not mapped here
+(a line break other than LF, say) falls back to the field's own position, never
+to a wrong one.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from ..errors import Origin, Path
+from . import jsontext, source
+
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+            "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
+            "P": "\u2029"}
+_HEX = {"x": 2, "u": 4, "U": 8}
+_JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def locate(origin: Origin, path: Path, value: str, offset: int) -> tuple[int, int] | None:
+    """1-based (line, column) in the file of character `offset` of `value`, the string read at `path`; None
+    when the text there cannot be mapped to it (no text, not a string, a style not mapped here)."""
+    text = origin.text
+    if text is None or not 0 <= offset < len(value):
+        return None
+    json = jsontext.is_json(text)
+    found = _json(text, origin, path) if json else _yaml(text, origin, path)
+    if found is None:
+        return None
+    chars, offsets = found
+    if chars != value and not (chars.rstrip("\n") == value.rstrip("\n") and offset < len(chars)):
+        return None  # (a block scalar's chomping only changes the line breaks at its end)
+    return (jsontext.line_column if json else source._line_column)(text, offsets[offset])  # each its own breaks
+
+
+def _yaml(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None:
+    try:
+        node = source._composed(text)[origin.index]
+    except (yaml.YAMLError, IndexError):
+        return None
+    for part in origin.base + tuple(path):
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            node = next((value for key, value in node.value if source._key_of(key) == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            return None
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    starts = [0, *(match.end() for match in source._LINE_BREAK.finditer(text))]
+    start = starts[node.start_mark.line] + node.start_mark.column
+    end = starts[node.end_mark.line] + node.end_mark.column if node.end_mark.line < len(starts) else len(text)
+    if any(char in text[start:end] for char in "\r\x85\u2028\u2029"):
+        return None
+    if node.style in ("|", ">"):
+        return _block(text, start, end, node.style == ">")
+    return _flow(text, start, end, node.style) if node.style in ('"', "'", None, "") else None  # plain: "" (libyaml)
+
+
+def _block(text: str, start: int, end: int, folded: bool) -> tuple[str, list[int]] | None:
+    """A block scalar's characters and their offsets, as libyaml reads it: each content line without the
+    indentation (that of the first line holding more than spaces), empty lines as line breaks, and in a folded
+    one the break between two lines that start with no blank as a space (dropped before empty lines)."""
+    header_end = text.find("\n", start)
+    if header_end < 0 or header_end >= end:
+        return None
+    lines, at = [], header_end + 1
+    while at < end:
+        stop = text.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        lines.append((at, text[at:stop]))
+        at = stop + 1
+    indent = next((len(line) - len(line.lstrip(" ")) for _, line in lines if line.strip(" ")), 0)
+    chars, offsets, breaks = [], [], []
+    leading, previous_blank = None, False  # the break after the last content line; whether that line began blank
+    for line_start, line in lines:
+        content = line[indent:] if len(line) > indent else ""
+        if not content:
+            breaks.append(line_start + len(line))
+            continue
+        blank = content[0] in " \t"
+        if leading is not None and not (folded and not previous_blank and not blank):
+            chars.append("\n")
+            offsets.append(leading)
+        elif leading is not None and not breaks:
+            chars.append(" ")
+            offsets.append(leading)
+        chars.extend("\n" * len(breaks))
+        offsets.extend(breaks)
+        chars.extend(content)
+        offsets.extend(range(line_start + indent, line_start + indent + len(content)))
+        leading, previous_blank, breaks = line_start + len(line), blank, []
+    return "".join(chars), offsets
+
+
+def _flow(text: str, start: int, end: int, style: str | None) -> tuple[str, list[int]] | None:
+    """A flow scalar's characters (folded, unescaped) and their offsets; a folded line break is at the break."""
+    quoted = style in ('"', "'")
+    at, stop = start + quoted, end - quoted
+    chars, offsets = [], []
+
+    def breaks(at: int, each: bool) -> int:
+        """Past the empty lines after a break, and the next line's indentation; `each`: one newline per empty line
+        (else the caller folds)."""
+        while True:
+            while at < stop and text[at] in " \t":
+                at += 1
+            if at < stop and text[at] == "\n":
+                if each:
+                    chars.append("\n")
+                    offsets.append(at)
+                at += 1
+            else:
+                return at
+
+    while at < stop:
+        char = text[at]
+        if char in " \t":
+            blank = at
+            while blank < stop and text[blank] in " \t":
+                blank += 1
+            if blank < stop and text[blank] == "\n":  # trailing blanks before a break are not content
+                at = blank
+                continue
+            chars.extend(text[at:blank])
+            offsets.extend(range(at, blank))
+            at = blank
+        elif char == "\n":
+            before, line_break = len(chars), at
+            at = breaks(at + 1, each=True)
+            if len(chars) == before:  # one break folds into a space
+                chars.append(" ")
+                offsets.append(line_break)
+        elif style == "'" and text.startswith("''", at):
+            chars.append("'")
+            offsets.append(at)
+            at += 2
+        elif style == '"' and char == "\\":
+            escape = text[at + 1:at + 2]
+            if escape == "\n":
+                at = breaks(at + 2, each=True)
+            elif escape in _ESCAPES:
+                chars.append(_ESCAPES[escape])
+                offsets.append(at)
+                at += 2
+            elif escape in _HEX:
+                digits = text[at + 2:at + 2 + _HEX[escape]]
+                try:
+                    chars.append(chr(int(digits, 16)))
+                except ValueError:
+                    return None
+                offsets.append(at)
+                at += 2 + len(digits)
+            else:
+                return None
+        else:
+            chars.append(char)
+            offsets.append(at)
+            at += 1
+    return "".join(chars), offsets
+
+
+def _json(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None:
+    found = jsontext.locate(text, origin.index, origin.base + tuple(path), exact=True)
+    if found is None:
+        return None
+    line, column = found
+    start = jsontext._line_starts(text)[line - 1] + column - 1
+    end = jsontext._string_end(text, start) if text[start:start + 1] == '"' else None
+    if not isinstance(end, int):
+        return None
+    chars, offsets, at = [], [], start + 1
+    while at < end - 1:
+        if text[at] != "\\":
+            chars.append(text[at])
+            offsets.append(at)
+            at += 1
+        elif text[at + 1] == "u":
+            code = int(text[at + 2:at + 6], 16)
+            low = text[at + 8:at + 12] if text.startswith("\\u", at + 6) else ""
+            if 0xD800 <= code < 0xDC00 and len(low) == 4 and 0xDC00 <= int(low, 16) < 0xE000:  # one character
+                code, width = 0x10000 + ((code - 0xD800) << 10) + int(low, 16) - 0xDC00, 12
+            else:
+                width = 6
+            chars.append(chr(code))
+            offsets.append(at)
+            at += width
+        else:
+            chars.append(_JSON_ESCAPES[text[at + 1]])
+            offsets.append(at)
+            at += 2
+    return "".join(chars), offsets

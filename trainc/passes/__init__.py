@@ -1,1 +1,0 @@
-"""The compiler passes, one module each; `trainc.pipeline.PASSES` says their order."""

@@ -1,0 +1,110 @@
+"""Where runtimes come from: the inputs and --runtimes first, then the bundled ones.
+
+A TrainingRuntime is looked up in the TrainJob's namespace, a
+ClusterTrainingRuntime by name only, exactly as upstream's registry does.
+Bundled runtimes are read and validated only when a TrainJob uses one, so start-up does
+not pay for the whole library.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache, partial
+
+from ..errors import InputError, InputErrors, Origin
+from .api import Runtime
+
+Key = tuple  # (kind, namespace or None, name)
+
+
+def key_of(runtime: Runtime, default_namespace: str) -> Key:
+    if runtime.kind == "TrainingRuntime":
+        return (runtime.kind, runtime.metadata.namespace or default_namespace, runtime.name)
+    return (runtime.kind, None, runtime.name)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    runtimes: dict  # Key -> Runtime, or a zero-argument loader for a bundled one
+
+    def find(self, kind: str, namespace: str, name: str) -> Runtime | None:
+        found = self.runtimes.get((kind, namespace if kind == "TrainingRuntime" else None, name))
+        return found() if callable(found) else found
+
+    def names(self, kind: str, namespace: str | None) -> list[str]:
+        """The names a runtimeRef of `kind` can find from `namespace`."""
+        scope = namespace if kind == "TrainingRuntime" else None
+        return sorted(n for k, ns, n in self.runtimes if k == kind and ns == scope)
+
+    def namespaces_with(self, kind: str, name: str) -> list[str]:
+        return sorted(ns for k, ns, n in self.runtimes if k == kind and n == name and ns is not None)
+
+
+@cache
+def _bundled_runtime(file_name: str) -> Runtime:
+    from ..formats import source
+    from ..shipped import data_dir, read_text
+    from . import api
+
+    try:
+        text = read_text("runtimes", file_name)
+    except OSError as exc:  # an installation this user cannot read (a checkout in another user's home)
+        raise InputError(Origin(os.path.join(data_dir("runtimes"), file_name)), (),
+                         f"cannot read the bundled runtime: {exc.strerror or exc}") from None
+    [(origin, data)] = source.load_text(text, f"<bundled>/{file_name}")
+    return api.parse(origin, data)
+
+
+def bundled() -> dict:
+    """Key -> loader for each runtime shipped in `runtimes/`: `<name>.yaml` holds the ClusterTrainingRuntime
+    `<name>` and nothing else, so only the files of the runtimes TrainJobs use are read. Raises InputError
+    when the folder cannot be listed."""
+    return {("ClusterTrainingRuntime", None, name): partial(_bundled_runtime, f"{name}.yaml")
+            for name in _bundled_names()}
+
+
+@cache  # shipped with trainc: the same for the whole process, listed once
+def _bundled_names() -> tuple:
+    from ..shipped import data_dir
+
+    folder = data_dir("runtimes")
+    try:
+        entries = os.listdir(folder)
+    except OSError as exc:
+        raise InputError(Origin(folder), (), f"cannot read the bundled runtimes: {exc.strerror or exc}") from None
+    return tuple(entry[:-len(".yaml")] for entry in sorted(entries)
+                 if entry.endswith(".yaml") and not entry.startswith("."))
+
+
+def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> Catalog:
+    """User runtimes override bundled ones of the same kind and name; two user ones clash (an InputErrors)."""
+    found, errors = collect(user, default_namespace, include_bundled=include_bundled)
+    if errors:
+        raise InputErrors(errors)
+    return found
+
+
+def collect(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> tuple[Catalog, list]:
+    """The catalog and the clashes found building it (the first of two clashing runtimes is kept)."""
+    from ..formats import source
+
+    runtimes, errors = {}, []
+    if include_bundled:
+        try:
+            runtimes = bundled()
+        except InputError as error:
+            errors.append(error)
+    seen = {}
+    # the input's place decides which of two clashing runtimes is "first", whatever the file order
+    for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base) if r.origin else ()):
+        key = key_of(runtime, default_namespace)
+        if key in seen:
+            errors.append(
+                InputError(runtime.origin, ("metadata", "name"),
+                           f"{runtime.kind} {runtime.name!r} is defined twice (first in "
+                           f"{source.name_place(seen[key].origin)})")
+            )
+            continue
+        seen[key] = runtimes[key] = runtime
+    return Catalog(runtimes), errors

@@ -1,0 +1,539 @@
+"""Kueue admissibility: would Kueue ever admit the JobSet a TrainJob renders, on the queues the inputs define?
+
+A TrainJob labelled `kueue.x-k8s.io/queue-name` (or, without the label, in a
+namespace holding a LocalQueue named `default`, which Kueue's webhook then
+assigns) is a Kueue workload. When the inputs hold Kueue's own objects
+(ClusterQueue, LocalQueue, ResourceFlavor, Cohort), trainc does what Kueue's
+scheduler does with them in an empty cluster (kubernetes-sigs/kueue
+pkg/workload and pkg/scheduler/flavorassigner) and reports a workload that can
+never be admitted, with the arithmetic:
+
+- its LocalQueue does not exist in its namespace (checked once any LocalQueue
+  or ClusterQueue is among the inputs); a LocalQueue whose ClusterQueue is not
+  among them is left alone: the inputs do not say what it holds;
+- its ClusterQueue admits no workload of its namespace (namespaceSelector),
+  or does not cover a resource a pod set requests;
+- for a pod set, every flavor of the resource group is either refused
+  (untolerated NoSchedule/NoExecute taint, node labels its nodeSelector or
+  required node affinity exclude, a ResourceFlavor missing) or too small: the
+  requests of the pod sets assigned before it plus its own exceed the
+  flavor's nominal quota plus what the ClusterQueue may borrow in its cohort
+  tree (lendingLimit and borrowingLimit applied as Kueue's potentialAvailable).
+
+A workload that fits only beyond the nominal quota gets a notice: it waits
+until its cohort has that much unused.
+
+Requests are counted as Kueue counts a JobSet workload: one pod set per
+replicated job of replicas x min(parallelism, completions) pods; each pod's
+requests after Kueue's adjustments (LimitRange defaults of the namespace
+among the inputs, limits standing in for missing requests) summed as the
+kubelet does (init containers by max, sidecars added, pod-level requests,
+overhead), in Kueue's integers (CPU in millicores, others rounded up).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..compiler.passes.podgroup import pod_requests
+from ..errors import InputError, Origin
+from ..formats import source
+from ..k8s.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse
+
+GROUP = "kueue.x-k8s.io"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+DEFAULT_QUEUE = "default"  # the LocalQueue Kueue's webhook assigns to a job without the label
+_QUEUE_KINDS = ("ClusterQueue", "LocalQueue", "ResourceFlavor", "Cohort")
+_TAINT_EFFECTS = ("NoSchedule", "NoExecute")  # what the flavor assigner checks taints for
+_PODS = "pods"
+
+
+@dataclass(frozen=True)
+class PodSet:
+    """One replicated job as a Kueue pod set: its pods, and the requests of one pod as Kueue adjusts them."""
+
+    name: str
+    count: int
+    requests: dict  # resource -> Quantity, one pod
+    spec: dict  # the pod spec (node selector, affinity, tolerations)
+
+    def total(self, resource: str) -> int:
+        """Kueue's integer for all the pod set's pods (CPU in millicores)."""
+        return max(0, value(resource, self.requests[resource])) * self.count
+
+
+def value(resource: str, amount: Quantity) -> int:
+    """Kueue's ResourceValue: millicores for CPU, else the amount rounded up."""
+    return (amount * 1000).ceil() if resource == "cpu" else amount.ceil()
+
+
+def show(resource: str, amount: int, binary: bool = False) -> str:
+    """An integer of Kueue's as the API server would print it (`1500m`, `64Gi`, `8`)."""
+    if resource == "cpu":
+        return str(Quantity(amount, -3))
+    return str(Quantity(amount, 0, BINARY_SI if binary else DECIMAL_SI))
+
+
+def pod_sets(jobset: dict, limit_ranges: list = (), runtime_classes: dict | None = None) -> list[PodSet]:
+    """The JobSet's pod sets as Kueue's JobSet integration builds them, in replicated-job order; a pod of a
+    RuntimeClass among `runtime_classes` ({name: overhead}) without an overhead of its own gets the class's."""
+    found = []
+    for rjob in (jobset.get("spec") or {}).get("replicatedJobs") or ():
+        job = (rjob.get("template") or {}).get("spec") or {}
+        parallelism = job.get("parallelism", 1)
+        completions = job.get("completions", parallelism)
+        count = rjob.get("replicas", 1) * min(parallelism, completions)
+        spec = ((job.get("template") or {}).get("spec")) or {}
+        found.append(PodSet(rjob.get("name", ""), count, pod_requests(_adjusted(spec, limit_ranges, runtime_classes)),
+                            spec))
+    return found
+
+
+def _adjusted(spec: dict, limit_ranges, runtime_classes: dict | None) -> dict:
+    """Kueue's AdjustResources on a copy of the pod spec's containers: the RuntimeClass's overhead for a pod
+    without one, the namespace's LimitRange container defaults, then limits as missing requests."""
+    defaults, default_requests = {}, {}
+    for limit_range in limit_ranges:
+        for item in (limit_range.get("spec") or {}).get("limits") or ():
+            if item.get("type") == "Container":
+                defaults = {**(item.get("default") or {}), **defaults}  # the first LimitRange's value wins
+                default_requests = {**(item.get("defaultRequest") or {}), **default_requests}
+    adjusted = dict(spec)
+    overhead = (runtime_classes or {}).get(spec.get("runtimeClassName"))
+    if overhead and not spec.get("overhead"):  # Kueue's handlePodOverhead
+        adjusted["overhead"] = overhead
+    for group in ("initContainers", "containers"):
+        containers = []
+        for container in spec.get(group) or ():
+            resources = container.get("resources") or {}
+            limits = {**defaults, **(resources.get("limits") or {})}
+            requests = {**default_requests, **limits, **(resources.get("requests") or {})}
+            containers.append({**container, "resources": {"limits": limits, "requests": requests}})
+        if containers:
+            adjusted[group] = containers
+    return adjusted
+
+
+@dataclass(frozen=True)
+class Quota:
+    nominal: int
+    borrowing: int | None  # borrowingLimit: how much more than nominal it may take from its cohort
+    lending: int | None  # lendingLimit: how much of nominal its cohort may use
+
+
+@dataclass
+class Node:
+    """A ClusterQueue or Cohort of the cohort tree."""
+
+    kind: str
+    name: str
+    parent: str | None = None
+    quotas: dict = field(default_factory=dict)  # (flavor, resource) -> Quota
+    groups: list = field(default_factory=list)  # (covered resources, [flavor names])
+    origin: Origin | None = None
+    document: dict = field(default_factory=dict)
+    binary: set = field(default_factory=set)  # resources whose quotas are written in binary suffixes
+
+
+@dataclass
+class Queues:
+    """Kueue's objects among the inputs."""
+
+    cluster_queues: dict = field(default_factory=dict)  # name -> Node
+    cohorts: dict = field(default_factory=dict)  # name -> Node (Cohort objects)
+    local_queues: dict = field(default_factory=dict)  # (namespace, name) -> ClusterQueue name
+    flavors: dict = field(default_factory=dict)  # name -> ResourceFlavor spec
+    limit_ranges: dict = field(default_factory=dict)  # namespace -> [LimitRange]
+    runtime_classes: dict = field(default_factory=dict)  # name -> overhead.podFixed
+    namespaces: dict = field(default_factory=dict)  # name -> labels, of the Namespaces among the inputs
+
+    @property
+    def present(self) -> bool:
+        return bool(self.cluster_queues or self.local_queues)
+
+    def children(self, name: str) -> list[Node]:
+        return [node for node in (*self.cluster_queues.values(), *self.cohorts.values()) if node.parent == name]
+
+
+_QUANTITY = "quantity"
+_SELECTOR = {"matchLabels": {str: str}, "matchExpressions": [{"key": str, "operator": str, "values": [str]}]}
+_GROUPS = [{"coveredResources": [str], "flavors": [{"name": str, "resources": [
+    {"name": str, "nominalQuota": _QUANTITY, "borrowingLimit": _QUANTITY, "lendingLimit": _QUANTITY}]}]}]
+# What trainc reads of each kind (other fields are Kueue's business): its spec, or for a Namespace its metadata.
+_SHAPES = {
+    "ClusterQueue": {"cohort": str, "cohortName": str, "namespaceSelector": _SELECTOR, "resourceGroups": _GROUPS,
+                     "flavorFungibility": {"whenCanBorrow": str}},
+    "Cohort": {"parent": str, "parentName": str, "resourceGroups": _GROUPS},
+    "LocalQueue": {"clusterQueue": str},
+    "ResourceFlavor": {"nodeLabels": {str: str}, "nodeTaints": [{"key": str, "value": str, "effect": str}],
+                       "tolerations": [{"key": str, "operator": str, "value": str, "effect": str}]},
+    "LimitRange": {"limits": [{"type": str, "default": {str: _QUANTITY}, "defaultRequest": {str: _QUANTITY}}]},
+    "Namespace": {"labels": {str: str}},
+    "RuntimeClass": {"overhead": {"podFixed": {str: _QUANTITY}}},
+}
+
+
+def _mistakes(value, shape, path: tuple):
+    """(path, message) wherever `value` is not of `shape`; a missing or null field is no mistake."""
+    if value is None:
+        return
+    if shape is _QUANTITY:
+        try:
+            parse(value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else "")
+        except ValueError as exc:
+            yield path, f"must be a quantity ({exc})"
+    elif shape is str:
+        if not isinstance(value, str):
+            yield path, "must be a string"
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            yield path, "must be a list"
+            return
+        for index, item in enumerate(value):
+            yield from _mistakes(item, shape[0], (*path, index))
+    elif not isinstance(value, dict):
+        yield path, "must be a mapping"
+    elif str in shape:  # a map: every key a string, every value of the shape
+        for key, item in value.items():
+            yield from _mistakes(item, shape[str], (*path, key))
+    else:
+        for key, field_shape in shape.items():
+            yield from _mistakes(value.get(key), field_shape, (*path, key))
+
+
+def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError]]:
+    """The Kueue objects, LimitRanges, RuntimeClasses and Namespaces among (origin, object) documents (the
+    inputs, and any policy files), with an error for each field trainc reads that is not of the type Kueue or the API server
+    takes (such an object is left out)."""
+    queues, errors = Queues(), []
+    for origin, obj in documents:
+        if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+            continue
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        core = (api_version == "v1" and kind in ("LimitRange", "Namespace")
+                or api_version == "node.k8s.io/v1" and kind == "RuntimeClass")
+        if not core and not (isinstance(api_version, str) and api_version.startswith(GROUP + "/")
+                             and kind in _QUEUE_KINDS):
+            continue
+        meta = obj["metadata"]
+        part = {"Namespace": ("metadata",), "RuntimeClass": ()}.get(kind, ("spec",))  # a RuntimeClass has no spec
+        checked = obj.get(part[0]) or {} if part else obj
+        problems = [InputError(origin, path, message) for path, message in _mistakes(checked, _SHAPES[kind], part)]
+        errors += problems
+        if problems:
+            continue
+        spec, name = obj.get("spec") or {} if part else obj, meta.get("name")
+        if kind == "LimitRange":
+            queues.limit_ranges.setdefault(meta.get("namespace") or namespace, []).append(obj)
+        elif kind == "RuntimeClass":
+            queues.runtime_classes[name] = (spec.get("overhead") or {}).get("podFixed") or {}
+        elif kind == "Namespace":
+            queues.namespaces[name] = {**(meta.get("labels") or {}), "kubernetes.io/metadata.name": name}
+        elif kind == "LocalQueue":
+            queues.local_queues[(meta.get("namespace") or namespace, name)] = spec.get("clusterQueue")
+        elif kind == "ResourceFlavor":
+            queues.flavors[name] = spec
+        else:
+            (queues.cluster_queues if kind == "ClusterQueue" else queues.cohorts)[name] = _node(origin, kind, name,
+                                                                                                spec, obj)
+    return queues, errors
+
+
+def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
+    parent = spec.get("cohortName", spec.get("cohort")) if kind == "ClusterQueue" else spec.get(
+        "parentName", spec.get("parent"))
+    node = Node(kind, name, parent or None, origin=origin, document=obj)
+    for group in spec.get("resourceGroups") or ():
+        flavors = []
+        for flavor in group.get("flavors") or ():
+            flavors.append(flavor.get("name"))
+            for resource in flavor.get("resources") or ():
+                amounts = {}
+                for key in ("nominalQuota", "borrowingLimit", "lendingLimit"):
+                    if resource.get(key) is not None:
+                        amount = parse(resource[key])
+                        amounts[key] = value(resource.get("name"), amount)
+                        if amount.format == BINARY_SI:
+                            node.binary.add(resource.get("name"))
+                node.quotas[(flavor.get("name"), resource.get("name"))] = Quota(
+                    amounts.get("nominalQuota", 0), amounts.get("borrowingLimit"), amounts.get("lendingLimit"))
+        node.groups.append((list(group.get("coveredResources") or ()), flavors))
+    return node
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What Kueue admits for one TrainJob."""
+
+    namespace: str
+    name: str
+    queue: str | None  # the LocalQueue, None when Kueue does not manage it
+    labelled: bool  # the queue comes from the label (else from the namespace's `default` LocalQueue)
+    pod_sets: tuple
+    origin: Origin | None
+
+
+def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Origin | None = None) -> Workload:
+    queue = ((jobset.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
+    labelled = queue is not None
+    if queue is None and (namespace, DEFAULT_QUEUE) in queues.local_queues:
+        queue = DEFAULT_QUEUE
+    found = pod_sets(jobset, queues.limit_ranges.get(namespace, ()), queues.runtime_classes)
+    return Workload(namespace, name, queue, labelled, tuple(found), origin)
+
+
+def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[str]]:
+    """(errors, notices) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as `build.Output`
+    holds them) against the Kueue objects among `documents` ((origin, object) pairs)."""
+    queues, errors = read(documents, namespace)
+    if errors or not queues.present:
+        return errors, []
+    notices = []
+    for trainjob, objects in jobs:
+        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
+        if jobset is None:
+            continue
+        found = workload(trainjob.namespace, trainjob.name, jobset, queues, trainjob.origin)
+        if found.queue is None:
+            continue
+        problem, notice = admissible(found, queues)
+        if problem is not None:
+            path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
+            errors.append(InputError(_located(found.origin), path, f"Kueue can never admit this TrainJob: {problem}"))
+        elif notice is not None:
+            notices.append(f"notice: {found.namespace}/{found.name}: {notice}")
+    return errors, notices
+
+
+def _located(origin: Origin | None) -> Origin | None:
+    """The origin with its file's text, to point at a line (a parallel build keeps only the file and index)."""
+    if origin is None or origin.text is not None or origin.file == "-":
+        return origin
+    try:
+        return Origin(origin.file, origin.index, source.read(origin.file), origin.base)
+    except Exception:  # the position is a nicety: the error stands without it
+        return origin
+
+
+def admissible(found: Workload, queues: Queues) -> tuple[str | None, str | None]:
+    """(why Kueue can never admit it, or None; a notice when it fits only by borrowing, or None)."""
+    key = (found.namespace, found.queue)
+    if key not in queues.local_queues:
+        there = sorted(name for ns, name in queues.local_queues if ns == found.namespace)
+        return (f"LocalQueue {found.queue!r} does not exist in namespace {found.namespace!r} (LocalQueues there: "
+                f"{', '.join(there) or 'none'})"), None
+    cq_name = queues.local_queues[key]
+    cq = queues.cluster_queues.get(cq_name)
+    if cq is None:
+        return None, None
+    where = f"ClusterQueue {cq_name!r} (of LocalQueue {found.namespace}/{found.queue})"
+    refused = _namespace_refused(cq, found.namespace, queues)
+    if refused is not None:
+        return f"{where} {refused}", None
+    return _assign(found, cq, where, queues)
+
+
+def _namespace_refused(cq: Node, namespace: str, queues: Queues) -> str | None:
+    selector = (cq.document.get("spec") or {}).get("namespaceSelector")
+    if selector is None:
+        return "admits workloads of no namespace (it sets no namespaceSelector)"
+    labels = queues.namespaces.get(namespace)
+    if labels is not None and not selector_matches(selector, labels):
+        return f"does not admit workloads of namespace {namespace!r} (its namespaceSelector does not match)"
+    return None
+
+
+def selector_matches(selector: dict, labels: dict) -> bool:
+    """A metav1.LabelSelector against labels."""
+    if any(labels.get(key) != wanted for key, wanted in (selector.get("matchLabels") or {}).items()):
+        return False
+    return all(_requirement(each, labels) for each in selector.get("matchExpressions") or ())
+
+
+def _requirement(requirement: dict, labels: dict) -> bool:
+    key, operator, values = requirement.get("key"), requirement.get("operator"), requirement.get("values") or []
+    if operator == "In":
+        return key in labels and labels[key] in values
+    if operator == "NotIn":
+        return key not in labels or labels[key] not in values
+    if operator == "Exists":
+        return key in labels
+    if operator == "DoesNotExist":
+        return key not in labels
+    if operator in ("Gt", "Lt") and key in labels and len(values) == 1:  # node selector requirements only
+        try:
+            have, limit = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return have > limit if operator == "Gt" else have < limit
+    return False
+
+
+def _assign(found: Workload, cq: Node, where: str, queues: Queues) -> tuple[str | None, str | None]:
+    """The flavor assigner on an empty cluster: pod set by pod set, each resource group's flavors in order,
+    the usage of the pod sets already assigned counted (`fitsResourceQuota`)."""
+    covered = {resource: (covered, flavors) for covered, flavors in cq.groups for resource in covered}
+    try_next = ((cq.document.get("spec") or {}).get("flavorFungibility") or {}).get("whenCanBorrow") == "TryNextFlavor"
+    usage: dict = {}
+    borrowed = []
+    for pod_set in found.pod_sets:
+        amounts = {resource: pod_set.total(resource) for resource in sorted(pod_set.requests)}
+        if _PODS in covered:
+            amounts[_PODS] = pod_set.count
+        done = set()
+        for resource, amount in amounts.items():
+            if resource in done:
+                continue
+            if resource not in covered:
+                if amount == 0:
+                    continue
+                return (f"{where} does not cover {resource}, which pod set {pod_set.name!r} requests "
+                        f"(it covers {', '.join(sorted(covered)) or 'nothing'})"), None
+            group, flavors = covered[resource]
+            wanted = {name: amounts[name] for name in group if name in amounts}
+            done.update(wanted)
+            chosen, reasons = _flavor(cq, flavors, wanted, pod_set, usage, try_next, queues)
+            if chosen is None:
+                asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
+                return (f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no flavor of "
+                        f"{where} takes it: {'; '.join(reasons)}"), None
+            flavor, borrows = chosen
+            for name, amount in wanted.items():
+                usage[(flavor, name)] = usage.get((flavor, name), 0) + amount
+            borrowed += borrows
+    if not borrowed:
+        return None, None
+    parts = [f"flavor {flavor!r}: {show(name, need, name in cq.binary)} {name} > nominal quota "
+             f"{show(name, nominal, name in cq.binary)}" for flavor, name, need, nominal in borrowed]
+    return None, (f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, {'; '.join(parts)}): "
+                  "it waits until the cohort has that much unused")
+
+
+def _flavor(cq: Node, flavors: list, wanted: dict, pod_set: PodSet, usage: dict, try_next: bool, queues: Queues):
+    """((flavor, [borrowing]), []) for the flavor Kueue picks, or (None, [why each flavor was passed over])."""
+    reasons, fallback = [], None
+    for flavor in flavors:
+        refused = _flavor_refuses(flavor, pod_set.spec, queues)
+        if refused is not None:
+            reasons.append(f"flavor {flavor!r}: {refused}")
+            continue
+        borrows, short = [], None
+        for name, amount in wanted.items():
+            before = usage.get((flavor, name), 0)
+            need, most = before + amount, potential(cq, (flavor, name), queues)
+            if need > most:
+                short = _shortfall(cq, flavor, name, amount, before, most, queues)
+                break
+            nominal = subtree_quota(cq, (flavor, name), queues)
+            if need > nominal:
+                borrows.append((flavor, name, need, nominal))
+        if short is not None:
+            reasons.append(short)
+        elif not borrows or not try_next:
+            return (flavor, borrows), []
+        elif fallback is None:
+            fallback = (flavor, borrows)
+    return fallback, reasons
+
+
+def _shortfall(cq: Node, flavor: str, name: str, amount: int, before: int, most: int, queues: Queues) -> str:
+    binary = name in cq.binary
+    asked = show(name, amount, binary)
+    if before:
+        asked += f" + {show(name, before, binary)} of the pod sets before it"
+    nominal = subtree_quota(cq, (flavor, name), queues)
+    if most == nominal:
+        limit = f"its nominal quota {show(name, nominal, binary)}"
+        if cq.parent is not None:
+            limit += f" (nothing to borrow in cohort {cq.parent!r})"
+    else:
+        limit = (f"{show(name, most, binary)} = nominal quota {show(name, nominal, binary)} + at most "
+                 f"{show(name, most - nominal, binary)} borrowed in cohort {cq.parent!r}")
+        quota = cq.quotas.get((flavor, name))
+        if quota is not None and quota.borrowing is not None and most - nominal == quota.borrowing:
+            limit += " (its borrowingLimit)"
+    return f"flavor {flavor!r}: {asked} {name} > {limit}"
+
+
+def _flavor_refuses(flavor: str, spec: dict, queues: Queues) -> str | None:
+    """Why the flavor assigner passes over `flavor` for pods of `spec` (checkFlavorForPodSets), or None."""
+    found = queues.flavors.get(flavor)
+    if found is None:
+        return "no ResourceFlavor of this name among the inputs (Kueue finds no such flavor)"
+    tolerations = [*(spec.get("tolerations") or ()), *(found.get("tolerations") or ())]
+    for taint in found.get("nodeTaints") or ():
+        if taint.get("effect") in _TAINT_EFFECTS and not any(_tolerates(each, taint) for each in tolerations):
+            value = f"={taint['value']}" if taint.get("value") else ""
+            return f"the pods do not tolerate its taint {taint.get('key')}{value}:{taint.get('effect')}"
+    labels = found.get("nodeLabels") or {}
+    if not _affinity_matches(spec, labels):
+        shown = ", ".join(f"{key}={labels[key]}" for key in sorted(labels))
+        return f"its node labels ({shown}) do not match the pods' nodeSelector or required node affinity"
+    return None
+
+
+def _tolerates(toleration: dict, taint: dict) -> bool:
+    """Kubernetes' Toleration.ToleratesTaint."""
+    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
+        return False
+    key, operator = toleration.get("key"), toleration.get("operator") or "Equal"
+    if key and key != taint.get("key"):
+        return False
+    if operator == "Exists":
+        return True
+    return (toleration.get("value") or "") == (taint.get("value") or "")
+
+
+def _affinity_matches(spec: dict, labels: dict) -> bool:
+    """Kueue's flavorSelector: the pods' nodeSelector and required node affinity, only the keys the flavor's
+    node labels have, matched against those labels."""
+    for key, wanted in (spec.get("nodeSelector") or {}).items():
+        if key in labels and labels[key] != wanted:
+            return False
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    terms = []
+    for term in required.get("nodeSelectorTerms") or ():
+        kept = [each for each in term.get("matchExpressions") or () if each.get("key") in labels]
+        if not kept:  # a term left empty matches every flavor: the terms are ORed
+            return True
+        terms.append(kept)
+    return not terms or any(all(_requirement(each, labels) for each in term) for term in terms)
+
+
+def subtree_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = frozenset()) -> int:
+    """Kueue's SubtreeQuota: a node's nominal quota plus what its children lend it."""
+    quota = node.quotas.get(key)
+    total = quota.nominal if quota is not None else 0
+    if node.kind == "Cohort":
+        for child in queues.children(node.name):
+            if child.kind == "Cohort" and child.name in seen:
+                continue
+            total += subtree_quota(child, key, queues, seen | {node.name}) - _local_quota(child, key, queues, seen)
+    return total
+
+
+def _local_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = frozenset()) -> int:
+    """What a node keeps from its parent: its subtree quota above its lendingLimit (nothing without one)."""
+    quota = node.quotas.get(key)
+    if quota is None or quota.lending is None:
+        return 0
+    return max(0, subtree_quota(node, key, queues, seen) - quota.lending)
+
+
+def _cohort(name: str, queues: Queues) -> Node:
+    """A Cohort: its object, or the implicit one ClusterQueues name (no quota of its own, no parent)."""
+    return queues.cohorts.get(name) or Node("Cohort", name)
+
+
+def potential(node: Node, key: tuple, queues: Queues, seen: frozenset = frozenset()) -> int:
+    """Kueue's potentialAvailable: the most a node can use with nothing else running (borrowingLimit kept)."""
+    own = subtree_quota(node, key, queues)
+    if node.parent is None or node.parent in seen:
+        return own
+    parent = _cohort(node.parent, queues)
+    available = _local_quota(node, key, queues) + potential(parent, key, queues, seen | {node.name})
+    quota = node.quotas.get(key)
+    if quota is not None and quota.borrowing is not None:
+        available = min(available, own + quota.borrowing)
+    return available
