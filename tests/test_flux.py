@@ -217,7 +217,7 @@ def test_trainer_num_nodes_required(tmp_path, spec, path):
 def test_configmap_is_valid_yaml_with_exact_text(tmp_path):
     """The scripts survive the YAML round trip byte for byte (tab, emoji, trailing spaces in quotes)."""
     text = build([str(_write(tmp_path, trainer("numNodes: 1")))]).documents()[0]["data"]["entrypoint.sh"]
-    from trainc.compiler.emit import dump
+    from trainc.output.manifests import dump
 
     reloaded = next(yaml.safe_load_all(dump([{"data": {"entrypoint.sh": text}}])))
     assert reloaded["data"]["entrypoint.sh"] == text

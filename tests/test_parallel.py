@@ -14,7 +14,7 @@ import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
 
 from trainc import parallel
-from trainc.compiler.emit import dump
+from trainc.output.manifests import dump
 from trainc.errors import TraincError
 
 SEED_FILE = str(ROOT / "tests" / "golden-ssh-seed")

@@ -11,9 +11,9 @@ from conftest import GOLDEN, need
 from test_cli import run, trainjob, write
 
 from trainc.build import build
-from trainc.compiler.emit import dump
+from trainc.output.manifests import dump
 from trainc.errors import InputErrors
-from trainc.formats import source
+from trainc.formats import source, yamltext
 from trainc.output import manifests as passthrough
 
 
@@ -236,7 +236,7 @@ def test_ttl_jobsets_get_the_gitops_notice():
 
 def test_document_spans_number_documents_as_load_text():
     text = "# head\n---\na: 1\n# tail\n---\n\n---\nb: 2\n"
-    spans = source.document_spans(text)
+    spans = yamltext.document_spans(text)
     assert [text[start:end] for start, end in spans] == ["# head\n---\na: 1\n# tail\n", "---\n\n", "---\nb: 2\n"]
     assert [origin.index for origin, _ in source.load_text(text, "x")] == [0, 2]
 

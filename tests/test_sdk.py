@@ -17,7 +17,7 @@ from conftest import GOLDEN, GOLDEN_SEED
 
 from trainc import inputs as inputset
 from trainc.build import build
-from trainc.compiler.emit import dump
+from trainc.output.manifests import dump
 from trainc.errors import InputErrors
 from trainc.formats import source
 

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from trainc.compiler import sshkeys
-from trainc.compiler.sshkeys import KeyPair, derive_keypair, load_seed, random_keypair
+from trainc.compiler.sshkeys import KeyPair, SeedError, SeedFile, derive_keypair, random_keypair
 
 SEED = b"trainc-test-seed-0123456789abcdef"
 OTHER_SEED = b"another-test-seed-0123456789abcdef"
@@ -200,19 +200,19 @@ def test_empty_job_identity_rejected(namespace, name):
         derive_keypair(SEED, namespace, name)
 
 
-def test_load_seed_reads_raw_bytes(tmp_path):
+def test_seed_file_reads_raw_bytes(tmp_path):
     path = tmp_path / "seed"
     path.write_bytes(SEED + b"\n")
-    assert load_seed(path) == SEED + b"\n"
-    assert load_seed(str(path)) == SEED + b"\n"
+    path.chmod(0o600)
+    assert SeedFile(str(path)).read() == SEED + b"\n"
 
 
 @pytest.mark.parametrize("content", [b"", b"s3cr3t-short-seed-value\n"])
-def test_load_seed_rejects_short_without_echo(tmp_path, content):
+def test_seed_file_rejects_short_without_echo(tmp_path, content):
     path = tmp_path / "seed"
     path.write_bytes(content)
-    with pytest.raises(ValueError) as exc:
-        load_seed(path)
+    with pytest.raises(SeedError) as exc:
+        SeedFile(str(path)).read()
     assert str(path) in str(exc.value)
     if content:
         assert b"s3cr3t" not in str(exc.value).encode()

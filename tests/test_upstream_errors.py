@@ -7,7 +7,7 @@ import pytest
 from conftest import GOLDEN
 
 from trainc.build import build
-from trainc.compiler.emit import dump
+from trainc.output.manifests import dump
 from trainc.errors import InputErrors
 from trainc.trainer import previous
 

@@ -11,7 +11,7 @@ import yaml
 from conftest import GOLDEN, need
 
 from trainc.errors import InputError
-from trainc.formats import source, yamlshape
+from trainc.formats import source, yamlshape, yamltext
 from trainc.formats.limits import MAX_DEPTH, room_for_depth
 
 
@@ -73,7 +73,7 @@ CASES = _cases()
 
 def test_nesting_rule_is_libyaml_0_2_6s():
     need(_libyaml_version() >= (0, 2, 6), "needs libyaml 0.2.6 or newer (PyYAML 6.0.4's wheels), the rule compared with")
-    outcomes = [(_tokens(yaml.CSafeLoader, text), _tokens(source._DepthScanner, text)) for text in CASES]
+    outcomes = [(_tokens(yaml.CSafeLoader, text), _tokens(yamltext._DepthScanner, text)) for text in CASES]
     assert [libyaml for libyaml, ours in outcomes if libyaml != ours] == []
     refused = sum(libyaml != "ok" for libyaml, _ in outcomes)
     assert 0.2 * len(CASES) < refused < 0.8 * len(CASES)  # the cases straddle the limit

@@ -19,9 +19,9 @@ def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: byt
 
 def render(paths, runtimes=(), **options) -> str:
     """The same objects as one deterministic YAML stream (options as for `objects`)."""
-    from .compiler.emit import dump
+    from .formats.serialize import dump_all
 
-    return dump(objects(paths, runtimes, **options))
+    return dump_all(objects(paths, runtimes, **options))
 
 
 def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> list[dict]:

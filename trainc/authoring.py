@@ -104,9 +104,9 @@ def _check_arguments(arguments: dict) -> None:
 
 def to_yaml(trainjob: dict) -> str:
     """The TrainJob as YAML text to commit, printed as `trainc build` prints objects."""
-    from .compiler.emit import dump
+    from .formats.serialize import dump_all
 
-    return dump([trainjob])
+    return dump_all([trainjob])
 
 
 def function_code(func, func_args: dict | None = None) -> str:

@@ -528,12 +528,13 @@ def status(file, output_format):
     is active, else Created.
     """
     from .commands import status as derive
+    from .formats.serialize import dump_all
 
     try:
         statuses = derive.read(file)
     except TraincError as error:
         _fail(error)
-    _emit(derive.table(statuses) if output_format == "table" else derive.dump(statuses))
+    _emit(derive.table(statuses) if output_format == "table" else dump_all(statuses))
 
 
 @cli.command("fn")
@@ -621,13 +622,13 @@ def runtimes_list(paths, runtime_paths, namespace):
 def runtimes_show(name, paths, runtime_paths, namespace, kind):
     """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
     from .commands import runtimes as runtimes_cmd
-    from .compiler.emit import dump
+    from .formats.serialize import dump_all
 
     try:
         runtime = runtimes_cmd.show(runtimes_cmd.entries(paths, runtime_paths, namespace), name, kind)
     except TraincError as error:
         _fail(error)
-    _emit(dump([runtime.document]))
+    _emit(dump_all([runtime.document]))
 
 
 @cli.command("schema")

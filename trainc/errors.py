@@ -88,7 +88,7 @@ class InputError(TraincError):
         """(file, line, column) the error points at; None for an error of no input."""
         if self.origin is None:
             return None
-        from .formats.source import locate
+        from .formats.yamltext import locate
 
         line, column = self.mark or locate(self.origin, self.path, key=self.key)
         return self.origin.file, line, column

@@ -32,7 +32,7 @@ import stat
 from dataclasses import dataclass
 
 from .errors import SHOWN, InputError, Origin, caught, one_line
-from .formats import source
+from .formats import source, yamltext
 from .trainer import api
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -185,7 +185,7 @@ def runtimes_only(documents, notices: list) -> list:
             found.append((origin, data))
             continue
         named = isinstance(kind, str) and kind
-        line, column = source.locate(origin, ("kind",) if named else ())
+        line, column = yamltext.locate(origin, ("kind",) if named else ())
         what = f"a {kind[:SHOWN]}" if named else "a document"
         notices.append(one_line(f"notice: {origin.file}:{line}:{column}: {what} under --runtimes, not a "
                                 "runtime: ignored (only runtimes are read there)"))

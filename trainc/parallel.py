@@ -26,9 +26,10 @@ from typing import NamedTuple
 
 from . import build as builder
 from . import inputs as inputset
-from .compiler import emit, pipeline
+from .compiler import pipeline
 from .errors import InputErrors, Origin
 from .formats import limits, source
+from .formats.serialize import dump_all
 from .trainer import catalog
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
@@ -244,7 +245,7 @@ class _Marshalled(Sequence):
 
     def __init__(self, data: bytes, yaml: str | None = None):
         self._data = data
-        self.yaml = yaml  # their YAML stream, when the worker rendered it (emit.dump)
+        self.yaml = yaml  # their YAML stream, when the worker rendered it (dump_all)
 
     def __len__(self) -> int:
         return len(marshal.loads(self._data))
@@ -286,7 +287,7 @@ def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_s
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             origin = trainjob.origin  # plain: quickest to copy
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
-            objects = (marshal.dumps(objects), emit.dump(objects))
+            objects = (marshal.dumps(objects), dump_all(objects))
         compiled.append((position, problems, notices, trainjob, objects))
     return compiled
 

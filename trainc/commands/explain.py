@@ -18,7 +18,7 @@ from ..compiler import sshkeys
 from ..compiler.emit import KUEUE_LABELS, TRAINJOB_LABEL
 from ..compiler.provenance import Provenance, Source
 from ..errors import render_path
-from ..formats.source import locate
+from ..formats.yamltext import locate
 from ..k8s import fieldpath
 
 ARROW = "←"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .. import build
 from ..compiler.plugins import entrypoints
 from ..errors import InputError, InputErrors
-from ..formats import source
+from ..formats import yamltext
 from ..trainer import api, catalog
 
 ML_POLICIES = (("torch", "Torch"), ("mpi", "MPI"), ("jax", "JAX"), ("xgboost", "XGBoost"), ("flux", "Flux"))
@@ -41,7 +41,7 @@ def _user_runtimes(paths, runtime_paths, namespace: str) -> list:
 
 
 def _place(origin) -> str:
-    line, _ = source.locate(origin, ())
+    line, _ = yamltext.locate(origin, ())
     return f"{origin.file}:{line}"
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import time
 
-from ..compiler import emit
 from ..errors import InputError, InputErrors, Origin, TraincError, one_line
 from ..formats import source
 from ..k8s import openapi
@@ -157,10 +156,6 @@ def _copy(condition: dict, kind: str) -> dict:
     """metav1.Condition's fields, in its order, with the TrainJob's type."""
     fields = ("status", "observedGeneration", "lastTransitionTime", "reason", "message")
     return {"type": kind, **{f: condition[f] for f in fields if f in condition}}
-
-
-def dump(trainjobs: list[dict]) -> str:
-    return emit.dump(trainjobs)
 
 
 def state(trainjob: dict) -> tuple[str, dict | None]:

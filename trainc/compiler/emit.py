@@ -11,7 +11,6 @@ manages the JobSet through its JobSet integration, which reads them there.
 
 from __future__ import annotations
 
-from ..formats.serialize import dump_all
 from .ir import Unit
 
 TRAINJOB_LABEL = "trainer.kubeflow.org/trainjob-name"
@@ -55,9 +54,3 @@ def objects(unit: Unit) -> list[dict]:
     """Everything for one TrainJob, dependents before the JobSet that uses them."""
     return [*unit.objects, jobset(unit)]
 
-
-def dump(documents) -> str:
-    """A YAML stream of `documents`; a TrainJob's objects that carry their text (`yaml`, rendered by a
-    parallel build's worker) give that text."""
-    rendered = getattr(documents, "yaml", None)
-    return rendered if rendered is not None else dump_all(documents)

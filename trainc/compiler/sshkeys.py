@@ -65,20 +65,6 @@ def _check_seed(seed: bytes) -> None:
         raise ValueError(f"seed is over {MAX_SEED_BYTES} bytes: not a seed file")
 
 
-def load_seed(path: str | os.PathLike[str]) -> bytes:
-    """Read a seed file as raw bytes (no newline stripping) and validate it: a regular file, read at most
-    MAX_SEED_BYTES + 1 far (never /dev/urandom read until memory runs out, nor a FIFO waited on)."""
-    from ..formats.regular_file import open_regular
-
-    with open_regular(path) as f:
-        seed = f.read(MAX_SEED_BYTES + 1)
-    try:
-        _check_seed(seed)
-    except ValueError as e:
-        raise ValueError(f"seed file {os.fspath(path)!r}: {e}") from None
-    return seed
-
-
 class SeedError(Exception):
     """Why the configured seed cannot be used (no traceback: the user fixes the file or the flag)."""
 

@@ -15,11 +15,9 @@ import re
 
 import yaml
 
-from . import jsontext, yamlshape
+from . import jsontext, yamlshape, yamltext
 from .limits import room_for_depth
 
-# YAML's line breaks, as libyaml counts lines (its marks are lines and columns in characters)
-_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})  # the plain scalars YAML 1.2 (and go-yaml) read as null
 # what JSON strings may hold raw but YAML refuses raw (outside its printable set; C0 controls JSON refuses too),
 # and the line breaks YAML folds in a double-quoted string: escaped in JSON items' text, so YAML reads them back
@@ -72,7 +70,7 @@ class Item:
         """The item as an entry of a block sequence at column 0."""
         if not self.flow:
             text = "".join(_dedent(line, self.dedent) for line in self.lines)
-            return text if _LINE_BREAK.search(text[-2:]) else text + "\n"
+            return text if yamltext.LINE_BREAK.search(text[-2:]) else text + "\n"
         lines = [*self.lines[:-1], self.lines[-1][:self.end]]
         lines[0] = lines[0][self.node.start_mark.column:]
         if self.json:  # escaped inside its strings, so the breaks left are the JSON text's own
@@ -125,7 +123,7 @@ class Item:
         line, column = first_key.line - self.first_line, first_key.column
         if self.lines[line][:column].strip():  # a block mapping's first key starts its line, or YAML refused it
             return False
-        ending = _LINE_BREAK.search(self.lines[line])
+        ending = yamltext.LINE_BREAK.search(self.lines[line])
         self.lines.insert(line, " " * column + entry + (ending.group() if ending else "\n"))
         return True
 
@@ -143,7 +141,7 @@ def _value(mapping, key: str):
 
 
 def _lines(text: str) -> list[str]:
-    starts = [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+    starts = [0, *(match.end() for match in yamltext.LINE_BREAK.finditer(text))]
     return [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)])]
 
 

@@ -1,4 +1,4 @@
-"""Read YAML input with one reader, libyaml, and locate fields in it only on error.
+"""Read the inputs: files or stdin within a byte budget, YAML (`yamltext.py`) or JSON (`jsontext.py`) documents.
 
 What a file means, and where an error is reported, never depends on unrelated
 text: every stream is parsed and composed by libyaml alone (PyYAML's own scanner
@@ -17,213 +17,16 @@ that is not JSON rather than reading it as YAML.
 
 from __future__ import annotations
 
-import bisect
-import math
-import re
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
-from functools import lru_cache
 
 import yaml
 
-from ..errors import InputError, Origin, Path
-from . import goyaml, jsontext, yamlshape
+from ..errors import InputError, Origin
+from . import jsontext, yamltext
 from . import limits as depth
-from .limits import room_for_depth
 from .regular_file import NOT_REGULAR, open_regular
-
-if not hasattr(yaml, "CSafeLoader"):
-    raise ImportError("trainc reads YAML with libyaml, and this PyYAML was built without it: install a PyYAML "
-                      "wheel (pip install --force-reinstall --only-binary=pyyaml pyyaml), which bundles libyaml")
-
-_JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
-
-
-class _Loader(yaml.CSafeLoader):
-    """The one reader: libyaml parses and composes every text, whatever it holds, into JSON data as the API
-    server receives it, i.e. trees of JSON values.
-
-    Tags that make other values (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
-    `!!pairs`, custom tags) are refused. Every alias becomes its own copy, as in
-    the JSON kubectl sends, so defaulting one place never changes another; a
-    recursive alias, aliases adding more than MAX_NODES nodes to a document (an alias
-    bomb) and nesting past MAX_DEPTH levels are refused before anything is built
-    (`yamlshape.py`).
-
-    Two things go-yaml v2 (kubectl) reads otherwise are mended on the composed
-    nodes: the non-specific tag `!` makes text (`! 010` is "010", where libyaml
-    resolves it like a plain scalar), and a `?` in a plain scalar inside a flow
-    collection (`[n?]`), which libyaml reads as text and go-yaml refuses, is refused.
-    """
-
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.text = text
-        # whether the text may hold aliases, or nest MAX_DEPTH levels: if not, no shape to check
-        self.aliased, self.deep = "*" in text, yamlshape.may_nest(text)
-        self.questions = "?" in text and ("[" in text or "{" in text)
-        self.bare = None  # (line, column) of the scalars tagged `!`, sorted, found when the first document is composed
-        self._last = (None, "")  # the last document's root node and text
-        self.documents = 0  # composed so far
-
-    def recheck(self, documents: int) -> None:
-        """The nesting rule applied by PyYAML's scanner and composer to the first `documents` documents.
-        Only its nesting verdict counts: libyaml's reading stands for everything else."""
-        loader = _DepthScanner(self.text)
-        try:
-            for _ in range(documents):
-                if loader.check_node():
-                    loader.get_node()
-        except yaml.YAMLError as exc:
-            if yamlshape.is_too_deep(exc):
-                raise
-        except ValueError:  # the pure scanner's own failure on escapes past U+10FFFF, which libyaml reports
-            pass
-        finally:
-            loader.dispose()
-
-    def get_node(self):
-        node = super().get_node()
-        if node is None:
-            return node
-        if self.bare is None:
-            self.bare = _non_specific_scalars(self.text)
-            self.bare_set = set(self.bare)
-        start, end = node.start_mark, node.end_mark
-        bare = self.bare and bisect.bisect_right(self.bare, (end.line, end.column)) > bisect.bisect_left(
-            self.bare, (start.line, start.column))
-        questions = self.questions and "?" in self._document(node)
-        if bare or questions:
-            _mend(node, self.bare_set, questions)
-        return node
-
-    def _document(self, node) -> str:
-        """The text of the document `node` is the root of, from the start of its first line: per-document
-        checks (shape, mending) skip the documents that cannot need them, however large the stream."""
-        if node is not self._last[0]:
-            self._last = node, self.text[self.text.rfind("\n", 0, node.start_mark.index) + 1:node.end_mark.index]
-        return self._last[1]
-
-    def resolve(self, kind, value, implicit):
-        if kind is yaml.ScalarNode and implicit[0]:  # a plain scalar: go-yaml v2 decides what it is
-            return goyaml.resolve(value)[0]
-        return super().resolve(kind, value, implicit)
-
-    def construct_go_scalar(self, node):
-        """A scalar of an implicit or explicit JSON type, refused unless go-yaml v2 reads it as that type."""
-        if not isinstance(node, yaml.ScalarNode):  # `!!int [1]`
-            raise _cannot_read(node)
-        tag, value = goyaml.resolve(node.value)
-        if node.tag == goyaml.FLOAT and tag == goyaml.INT:
-            tag, value = goyaml.FLOAT, float(value)
-        if tag != node.tag:
-            raise ValueError(node.value)
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"{node.value} is not a JSON number (kubectl cannot send it)", node.start_mark)
-            if value.is_integer() and abs(value) < 1e21:
-                return int(value)  # Go's JSON writes it without a fraction, and the API server reads an integer
-        return value
-
-    def construct_document(self, node):
-        self.documents += 1
-        if self.aliased or self.deep:
-            document = self._document(node)
-            if "*" in document or yamlshape.may_nest(document):
-                yamlshape.check_shape(node, lambda: self.recheck(self.documents))
-        return super().construct_document(node)
-
-    def construct_object(self, node, deep=False):
-        self.constructed_objects.pop(node, None)  # an alias is a fresh copy, not the anchored object
-        try:
-            return super().construct_object(node, deep=deep)
-        except (ValueError, KeyError):  # only scalars raise these: `!!int x`, `!!float x`, `!!bool x`
-            raise _cannot_read(node) from None
-
-    def construct_mapping(self, node, deep=False):
-        if not isinstance(node, yaml.MappingNode):  # `!!map x`
-            raise _cannot_read(node)
-        self.flatten_mapping(node)
-        mapping = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == goyaml.FLOAT and goyaml.resolve(key_node.value)[0] in (goyaml.INT, goyaml.FLOAT):
-                key = goyaml.key_text(float(goyaml.resolve(key_node.value)[1]))  # a float64 key, as Go formats it
-            else:
-                key = self.construct_object(key_node, deep=deep)
-                if not isinstance(key, str):
-                    key = goyaml.key_text(key) if not isinstance(key, (list, dict)) else None
-            if key is None:
-                raise yaml.constructor.ConstructorError(None, None, "mapping keys must be strings", key_node.start_mark)
-            if key in mapping:
-                raise yaml.constructor.ConstructorError(None, None, f'duplicate key "{key}"', key_node.start_mark)
-            mapping[key] = self.construct_object(value_node, deep=deep)
-        return mapping
-
-
-_Loader.yaml_constructors = {tag: make for tag, make in _Loader.yaml_constructors.items() if tag in _JSON_TAGS}
-_Loader.add_constructor("tag:yaml.org,2002:map", yaml.SafeLoader.construct_yaml_map)
-for _tag in (goyaml.NULL, goyaml.BOOL, goyaml.INT, goyaml.FLOAT):
-    _Loader.add_constructor(_tag, _Loader.construct_go_scalar)
-_Loader.add_constructor(goyaml.MERGE, lambda loader, node: node.value)  # `<<` anywhere but a key is text
-
-
-class _DepthScanner(yamlshape.Nesting, yaml.SafeLoader):
-    """PyYAML's pure-Python scanner and composer, run only for the nesting verdict (`yamlshape.py`)."""
-
-
-def _cannot_read(node) -> yaml.constructor.ConstructorError:
-    tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-    value = repr(node.value) if isinstance(node, yaml.ScalarNode) else f"a {type(node).__name__[:-4].lower()}"
-    return yaml.constructor.ConstructorError(None, None, f"cannot read {value} as {tag}", node.start_mark)
-
-
-# `!` alone as a node's tag, in any position YAML allows one: where one may be, libyaml's events tell
-_NON_SPECIFIC_TAG = re.compile(r"(?:^|[\s\[{,:?-])!(?=[\s,\]}]|$)", re.M)
-
-
-def _non_specific_scalars(text: str) -> list:
-    """(line, column) of every scalar libyaml's events show tagged `!`, up to any syntax error (which the
-    loader reports itself when it reaches it)."""
-    if _NON_SPECIFIC_TAG.search(text) is None:
-        return []
-    found = []
-    parser = yaml.CSafeLoader(text)
-    try:
-        while parser.check_event():
-            event = parser.get_event()
-            if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
-                found.append((event.start_mark.line, event.start_mark.column))
-    except yaml.YAMLError:
-        pass
-    finally:
-        parser.dispose()
-    return found
-
-
-def _mend(root, bare: set, questions: bool) -> None:
-    """Scalars tagged `!` made text; a `?` in a plain scalar of a flow collection refused (see `_Loader`)."""
-    seen, stack = set(), [(root, False)]
-    while stack:
-        node, in_flow = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode):
-            if (node.start_mark.line, node.start_mark.column) in bare:
-                node.tag = goyaml.STR
-            elif questions and in_flow and not node.style and "?" in node.value:
-                raise yaml.scanner.ScannerError(
-                    None, None, "'?' in a plain scalar inside a flow collection, which kubectl's reader (go-yaml) "
-                    "refuses: quote the text", node.start_mark)
-            continue
-        flow = in_flow or bool(node.flow_style)
-        children = [child for pair in node.value for child in pair] if isinstance(node, yaml.MappingNode) else node.value
-        stack.extend((child, flow) for child in children)
-
-
-_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, as libyaml counts lines
 
 
 def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
@@ -231,13 +34,7 @@ def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
     text = origin.text or ""
     offset = len(text.encode("utf-8")[:exc.position].decode("utf-8", "ignore"))
     message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
-    return InputError(origin, (), message, mark=_line_column(text, offset))
-
-
-def _line_column(text: str, offset: int) -> tuple[int, int]:
-    """1-based (line, column) of a character offset, counting lines as YAML does."""
-    breaks = list(_LINE_BREAK.finditer(text, 0, offset))
-    return len(breaks) + 1, offset - (breaks[-1].end() if breaks else 0) + 1
+    return InputError(origin, (), message, mark=yamltext.line_column(text, offset))
 
 
 def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
@@ -251,23 +48,6 @@ def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
         at = (context_mark.line + 1, context_mark.column + 1)
         message += f" ({context})" if at == where else f" ({context} at line {at[0]}, column {at[1]})"
     return InputError(origin, (), message, mark=where)
-
-
-def _documents(text: str) -> list:
-    """yaml.load_all, skipping the shape checks for text that can hold no alias (`*`) and nest too little."""
-    loader = _Loader(text)
-    documents = []
-    with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
-        try:
-            while loader.check_data():
-                documents.append(loader.get_data())
-        except yaml.YAMLError as exc:
-            if yamlshape.is_too_deep(exc):  # libyaml's own limit: refused where PyYAML's scanner refuses it
-                loader.recheck(loader.documents + 1)
-            raise
-        finally:
-            loader.dispose()
-    return documents
 
 
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
@@ -284,7 +64,7 @@ def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
                 yield Origin(file, index, text), data
         return
     try:
-        for index, data in enumerate(_documents(text)):
+        for index, data in enumerate(yamltext.load_all(text)):
             if data is not None:
                 yield Origin(file, index, text), data
     except yaml.YAMLError as exc:
@@ -362,69 +142,3 @@ def read_bytes(path: str, budget: Budget | None = None) -> bytes:
     except OSError as exc:
         hint = " (a pipe or device: pass its text on stdin, as -)" if exc.strerror == NOT_REGULAR else ""
         raise InputError(Origin(file), (), f"cannot read: {exc.strerror or exc}{hint}") from None
-
-
-@lru_cache(maxsize=8)  # every error in a file locates itself in the same text
-def _composed(text: str) -> list:
-    with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
-        return list(yaml.compose_all(text, Loader=_Loader))
-
-
-def _key_of(node) -> str | None:
-    """A mapping key as the loader makes it a JSON key (`0x10` is "16", `y` is "true")."""
-    if not isinstance(node, yaml.ScalarNode):
-        return None
-    if node.tag == goyaml.STR:
-        return node.value
-    tag, value = goyaml.resolve(node.value)
-    if node.tag == goyaml.FLOAT and tag in (goyaml.INT, goyaml.FLOAT):
-        return goyaml.key_text(float(value))
-    return value if isinstance(value, str) else goyaml.key_text(value)
-
-
-def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False) -> tuple[int, int] | None:
-    """1-based (line, column) of the deepest node of `path` that exists in the document;
-    with `exact`, None unless the whole path is written in the text (`trainc explain` tells defaults apart)."""
-    if origin.text is None:
-        return None if exact else (1, 1)
-    path = origin.base + tuple(path)
-    if jsontext.is_json(origin.text):
-        return jsontext.locate(origin.text, origin.index, path, key, exact)
-    try:
-        node = _composed(origin.text)[origin.index]
-    except (yaml.YAMLError, IndexError):
-        return None if exact else (1, 1)
-    found = node.start_mark
-    for depth, part in enumerate(path, 1):
-        child = key_mark = None
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            for key_node, value_node in node.value:
-                if _key_of(key_node) == part:
-                    child, key_mark = value_node, key_node.start_mark
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            child = node.value[part]
-        if child is None:
-            if exact:
-                return None
-            break
-        node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
-    return (found.line + 1, found.column + 1)
-
-
-def name_place(origin: Origin) -> str:
-    """`FILE:LINE:COL` of an object's `metadata.name`, for a message about another object ("first in ...")."""
-    line, column = locate(origin, ("metadata", "name"))
-    return f"{origin.file}:{line}:{column}"
-
-
-@lru_cache(maxsize=8)  # every passed-through document of a file cuts the same text
-def document_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of each document of a YAML stream, as `load_text` numbers them: a document runs
-    from its `---` (or its directives) to the next document's, so comments after a `---` go with the
-    document they precede, and the text before the first document's content with the first document."""
-    line_starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
-    with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
-        starts = [event.start_mark for event in yaml.parse(text, Loader=_Loader)
-                  if isinstance(event, yaml.DocumentStartEvent)]
-    offsets = [0] + [line_starts[mark.line] + mark.column for mark in starts[1:]] + [len(text)]
-    return list(zip(offsets, offsets[1:])) if starts else []

@@ -14,7 +14,7 @@ from __future__ import annotations
 import yaml
 
 from ..errors import Origin, Path
-from . import jsontext, source
+from . import jsontext, yamltext
 
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
             "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
@@ -36,24 +36,24 @@ def locate(origin: Origin, path: Path, value: str, offset: int) -> tuple[int, in
     chars, offsets = found
     if chars != value and not (chars.rstrip("\n") == value.rstrip("\n") and offset < len(chars)):
         return None  # (a block scalar's chomping only changes the line breaks at its end)
-    return (jsontext.line_column if json else source._line_column)(text, offsets[offset])  # each its own breaks
+    return (jsontext.line_column if json else yamltext.line_column)(text, offsets[offset])  # each its own breaks
 
 
 def _yaml(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None:
     try:
-        node = source._composed(text)[origin.index]
+        node = yamltext.composed(text)[origin.index]
     except (yaml.YAMLError, IndexError):
         return None
     for part in origin.base + tuple(path):
         if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            node = next((value for key, value in node.value if source._key_of(key) == part), None)
+            node = next((value for key, value in node.value if yamltext.key_of(key) == part), None)
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             node = node.value[part]
         else:
             return None
     if not isinstance(node, yaml.ScalarNode):
         return None
-    starts = [0, *(match.end() for match in source._LINE_BREAK.finditer(text))]
+    starts = [0, *(match.end() for match in yamltext.LINE_BREAK.finditer(text))]
     start = starts[node.start_mark.line] + node.start_mark.column
     end = starts[node.end_mark.line] + node.end_mark.column if node.end_mark.line < len(starts) else len(text)
     if any(char in text[start:end] for char in "\r\x85\u2028\u2029"):

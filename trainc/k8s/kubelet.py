@@ -19,7 +19,6 @@ import re
 from . import quantity
 
 _FIELD_MAP = re.compile(r"metadata\.(labels|annotations)\['(.*)'\]")
-_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 DEFAULT_MODE = 0o644
 HIDDEN = "(hidden)"  # a secret value where it is printed (--dry-run), as `trainc diff` shows one
 _EXPANDED = re.compile(r"\$(?=[$(])")

@@ -15,9 +15,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..compiler import emit
 from ..errors import InputError, InputErrors, Origin, one_line
-from ..formats import jsontext, source
+from ..formats import jsontext, source, yamltext
 from ..formats.serialize import dump_all
 from ..trainer import api
 
@@ -88,7 +87,7 @@ class Document:
     def _text(self) -> str | None:
         origin = self.origin
         if origin.base == () and origin.text is not None and not jsontext.is_json(origin.text):
-            start, end = source.document_spans(origin.text)[origin.index]
+            start, end = yamltext.document_spans(origin.text)[origin.index]
             text = _standalone(origin.text[start:end].removeprefix("\ufeff"))  # a file's BOM starts no document
             if text is not None:
                 return text if text.endswith(("\n", "\r")) else text + "\n"
@@ -137,8 +136,15 @@ class Manifests:
 
     def yaml(self) -> str:
         """One YAML stream, each document starting with `---`."""
-        return "".join([*("---\n" + d.text() for d in self.first), *(emit.dump(objs) for _, objs in self.jobs),
+        return "".join([*("---\n" + d.text() for d in self.first), *(dump(objs) for _, objs in self.jobs),
                         *("---\n" + d.text() for d in self.last)])  # per TrainJob: no pieces of the whole stream held
+
+
+def dump(documents) -> str:
+    """A YAML stream of `documents`; a TrainJob's objects that carry their text (`yaml`, rendered by a
+    parallel build's worker) give that text."""
+    rendered = getattr(documents, "yaml", None)
+    return rendered if rendered is not None else dump_all(documents)
 
 
 def why_empty(output, paths) -> str | None:
@@ -246,7 +252,7 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
         trainjob = rendered.get((*key[:2], document.namespace or namespace, key[3]))
         if key in seen:
             errors.append(InputError(document.origin, ("metadata", "name"),
-                                     f"{where} is defined twice (first in {source.name_place(seen[key])})"))
+                                     f"{where} is defined twice (first in {yamltext.name_place(seen[key])})"))
         elif trainjob is not None:
             errors.append(InputError(document.origin, ("metadata", "name"), f"{where} is also rendered for TrainJob "
                                                                             f"{trainjob.namespace}/{trainjob.name}"))
@@ -255,7 +261,7 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
         elif files and document.path().lower() in paths:  # lower: a case-insensitive file system too
             errors.append(InputError(document.origin, ("metadata", "name"),
                                      f"{where} would share the --output-dir file {document.path()} with an object "
-                                     f"in {source.name_place(paths[document.path().lower()])}"))
+                                     f"in {yamltext.name_place(paths[document.path().lower()])}"))
         seen.setdefault(key, document.origin)
         paths.setdefault(document.path().lower(), document.origin)
     return errors

@@ -24,8 +24,8 @@ import secrets
 import stat
 from contextlib import contextmanager
 
-from ..compiler.emit import dump
 from ..errors import one_line
+from .manifests import dump
 
 MANIFEST = ".trainc-manifest"
 HEADER = "# Rendered by trainc from {source}; do not edit.\n"

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from .. import build
 from ..commands import status
-from ..compiler import emit
 from ..errors import InputError, InputErrors
+from ..formats.serialize import dump_all
 from .plan import MAX_PODS, PlanError, plan
 
 EXIT_INTERRUPTED = 130
@@ -61,7 +61,7 @@ def run(options: Options) -> tuple[int, str]:
         except PlanError as error:
             raise InputErrors([InputError(trainjob.origin, (), problem) for problem in error.problems]) from None
         if options.dry_run:
-            return 0, emit.dump(_describe(pods))
+            return 0, dump_all(_describe(pods))
         from .execute import Runner
 
         outcome = Runner(pods, keep_logs=options.keep is not None).run(options.timeout)
@@ -69,7 +69,7 @@ def run(options: Options) -> tuple[int, str]:
         if options.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
     code = {"Complete": 0, "Interrupted": EXIT_INTERRUPTED}.get(outcome.state, 1)
-    return code, status.dump([status.derive(outcome.jobset)])
+    return code, dump_all([status.derive(outcome.jobset)])
 
 
 def _select(jobs: list, options: Options):

@@ -87,7 +87,7 @@ def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool 
 
 def collect(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> tuple[Catalog, list]:
     """The catalog and the clashes found building it (the first of two clashing runtimes is kept)."""
-    from ..formats import source
+    from ..formats import yamltext
 
     runtimes, errors = {}, []
     if include_bundled:
@@ -103,7 +103,7 @@ def collect(user: list[Runtime], default_namespace: str, *, include_bundled: boo
             errors.append(
                 InputError(runtime.origin, ("metadata", "name"),
                            f"{runtime.kind} {runtime.name!r} is defined twice (first in "
-                           f"{source.name_place(seen[key].origin)})")
+                           f"{yamltext.name_place(seen[key].origin)})")
             )
             continue
         seen[key] = runtimes[key] = runtime

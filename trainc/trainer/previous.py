@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .. import inputs as inputset
 from ..errors import InputError, InputErrors, Origin, caught
-from ..formats import source
+from ..formats import source, yamltext
 from . import api
 
 
@@ -47,11 +47,6 @@ class Previous:
         """The runtimes previous versions compile with: their own, else the current ones."""
         known = {key(runtime) for runtime in self.runtimes()}
         return self.runtimes() + [runtime for runtime in current if key(runtime) not in known]
-
-
-def tree(obj) -> dict:
-    """The input document of a parsed object, defaulted as the API server stores it."""
-    return obj.document
 
 
 def load(rev_or_dir: str, paths, namespace: str = "default", runtime_paths=()) -> Previous:
@@ -92,7 +87,7 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
     found = key(parsed)
     if found in seen:
         errors.append(InputError(origin, ("metadata", "name"), f"{parsed.kind} {parsed.name!r} has two previous "
-                                                               f"versions (first in {source.name_place(seen[found])})"))
+                                                               f"versions (first in {yamltext.name_place(seen[found])})"))
         return
     seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed
 

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from ..compiler.ir import Unit
 from ..errors import InputError
 from ..k8s import openapi as schema
-from ..trainer.previous import Previous, tree
+from ..trainer.previous import Previous
 from . import (
     flux,
     heredoc,
@@ -66,7 +66,7 @@ def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[I
     """(errors, warnings) for one user runtime."""
     old = previous.find(runtime_obj) if previous is not None else None
     if old is not None:
-        errors = immutable.check(runtime_obj.origin, tree(runtime_obj), old, _schema("trainingruntime", runtime_obj))
+        errors = immutable.check(runtime_obj.origin, runtime_obj.document, old, _schema("trainingruntime", runtime_obj))
         if errors:
             return errors, []
     created = old is None
@@ -81,7 +81,7 @@ def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[lis
     old = previous.find(trainjob) if previous is not None else None
     change = None
     if old is not None:
-        change = Change(tree(trainjob), old)
+        change = Change(trainjob.document, old)
         errors = immutable.check(trainjob.origin, change.new, old, _schema("trainjob", trainjob))
         if errors:
             return errors, None

@@ -12,7 +12,7 @@ import re
 from ..compiler import pipeline
 from ..compiler.ir import Unit
 from ..errors import InputError, Origin, Path
-from ..formats.source import locate
+from ..formats.yamltext import locate
 from ..trainer.api import DNS_SUBDOMAIN, DNS_SUBDOMAIN_MESSAGE, TrainJob
 
 _HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"

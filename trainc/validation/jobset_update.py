@@ -26,7 +26,7 @@ from dataclasses import replace
 from ..compiler import emit, pipeline
 from ..compiler.ir import Unit
 from ..errors import InputError, Origin, caught, render_path
-from ..formats.source import locate
+from ..formats.yamltext import locate
 from ..trainer import catalog
 from ..trainer.previous import Previous, key
 
