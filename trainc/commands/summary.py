@@ -13,10 +13,9 @@ import json
 from dataclasses import dataclass
 
 from .. import build
-from ..compiler.ir import NODE, TRAINER
+from ..compiler.ir import NODE, TRAINER, pod_spec, step_of
 from ..validation import kueue
 
-ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 PROCESS_ENV = ("PET_NPROC_PER_NODE", "OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # torch, then MPI slots
 BINARY = ("memory", "ephemeral-storage")  # shown with binary suffixes (`256Gi`), as they are usually written
 NO_QUEUE = "-"
@@ -73,7 +72,7 @@ def _trainer(jobset: dict, pod_sets) -> kueue.PodSet | None:
         return node
     rjobs = (jobset.get("spec") or {}).get("replicatedJobs") or []
     for rjob, pod_set in zip(rjobs, pod_sets):
-        if (((rjob.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR_LABEL) == TRAINER:
+        if step_of(rjob) == TRAINER:
             return pod_set
     return pod_sets[0] if pod_sets else None
 
@@ -81,7 +80,7 @@ def _trainer(jobset: dict, pod_sets) -> kueue.PodSet | None:
 def _processes(jobset: dict, trainjob) -> str:
     """Processes per node: what the rendered env tells torchrun or mpirun, else the TrainJob's numProcPerNode."""
     for rjob in (jobset.get("spec") or {}).get("replicatedJobs") or ():
-        spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+        spec = pod_spec(rjob)
         for container in spec.get("containers") or ():
             for variable in container.get("env") or ():
                 if variable.get("name") in PROCESS_ENV and variable.get("value"):

@@ -68,20 +68,42 @@ def step_of(rjob: dict, kep: bool = False) -> str | None:
     labels = (template.get("metadata") or {}).get("labels") or {}
     if ANCESTOR_LABEL in labels or not kep:
         return labels.get(ANCESTOR_LABEL)
-    pod_labels = (((template.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+    pod_labels = (pod_template(rjob).get("metadata") or {}).get("labels") or {}
     return pod_labels.get(ANCESTOR_LABEL)
 
 
+# The levels of a replicated job (JobSet ReplicatedJob -> Job template -> pod template -> pod spec). Readers
+# never create a level (a missing one reads as empty, so a check never adds fields to what it checks); a pass
+# that writes asks for the level with `ensure_*`, which creates the missing ones.
+
+
+def job_spec(rjob: dict) -> dict:
+    """The Job spec of a replicated job, read-only."""
+    return (rjob.get("template") or {}).get("spec") or {}
+
+
 def pod_template(rjob: dict) -> dict:
-    return rjob.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
+    """The pod template of a replicated job, read-only."""
+    return job_spec(rjob).get("template") or {}
 
 
 def pod_spec(rjob: dict) -> dict:
-    return pod_template(rjob).setdefault("spec", {})
+    """The pod spec of a replicated job, read-only."""
+    return pod_template(rjob).get("spec") or {}
 
 
 def containers(rjob: dict) -> list:
-    return (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec", {}).get("containers") or []
+    return pod_spec(rjob).get("containers") or []
+
+
+def ensure_pod_template(rjob: dict) -> dict:
+    """The pod template of a replicated job, to write into: missing levels are created."""
+    return rjob.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
+
+
+def ensure_pod_spec(rjob: dict) -> dict:
+    """The pod spec of a replicated job, to write into: missing levels are created."""
+    return ensure_pod_template(rjob).setdefault("spec", {})
 
 
 def find_container(rjob: dict, name: str) -> dict | None:

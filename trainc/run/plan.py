@@ -17,6 +17,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 
+from ..compiler.ir import job_spec, pod_spec, pod_template
 from ..k8s import kubelet
 from .loopback import Loopback, hostfile
 
@@ -101,7 +102,7 @@ def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, vol
                          "one process or more each (--max-pods N raises the cap)"])
     network = spec.get("network") or {}
     hostnames = [_hostname(meta["name"], rjob, j, p) for rjob in rjobs for j, p in _indexes(rjob)]
-    ports = {port["containerPort"] for rjob in rjobs for c in _containers(_pod_spec(rjob)) for port in c.get("ports") or ()}
+    ports = {port["containerPort"] for rjob in rjobs for c in _containers(pod_spec(rjob)) for port in c.get("ports") or ()}
     loopback = Loopback(hostnames, network.get("subdomain") or meta["name"], namespace, ports)
     problems: list[str] = list(store.problems)
     jobs = []
@@ -113,23 +114,11 @@ def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, vol
         pods = [[] for _ in range(rjob.get("replicas", 1))]
         for j, p in _indexes(rjob):
             pods[j].append(_pod(jobset, rjob, j, p, workdir, store, loopback, env_file or {}, volumes or {}, problems))
-        jobs.append(Job(rjob["name"], _job_spec(rjob).get("parallelism", 1), depends, pods))
+        jobs.append(Job(rjob["name"], job_spec(rjob).get("parallelism", 1), depends, pods))
     problems += [problem for job in jobs for pod in job.pods for problem in _unstartable(pod)]
     if problems:
         raise PlanError(problems)
     return Plan(jobset, jobs, loopback.ports)
-
-
-def _job_spec(rjob: dict) -> dict:
-    return (rjob.get("template") or {}).get("spec") or {}
-
-
-def _pod_template(rjob: dict) -> dict:
-    return _job_spec(rjob).get("template") or {}
-
-
-def _pod_spec(rjob: dict) -> dict:
-    return _pod_template(rjob).get("spec") or {}
 
 
 def _containers(spec: dict) -> list[dict]:
@@ -137,7 +126,7 @@ def _containers(spec: dict) -> list[dict]:
 
 
 def _completions(rjob: dict) -> int:
-    job = _job_spec(rjob)
+    job = job_spec(rjob)
     return job.get("completions", job.get("parallelism", 1))
 
 
@@ -167,13 +156,13 @@ def _metadata(jobset: dict, rjob: dict, job_index: int, index: int) -> tuple[dic
         "job-name": job,
         COMPLETION_INDEX: str(index),
     }
-    template = _pod_template(rjob).get("metadata") or {}
+    template = pod_template(rjob).get("metadata") or {}
     return {**(template.get("labels") or {}), **added}, {**(template.get("annotations") or {}), **added}
 
 
 def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, volumes, problems) -> Pod:
     name = _hostname(jobset["metadata"]["name"], rjob, job_index, index)
-    spec = _pod_spec(rjob)
+    spec = pod_spec(rjob)
     labels, annotations = _metadata(jobset, rjob, job_index, index)
     pod = Pod(name, rjob["name"], job_index, index, os.path.join(workdir, name))
     source = kubelet.Pod(name, jobset["metadata"].get("namespace", "default"), labels, annotations, spec)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..compiler import pipeline
-from ..compiler.ir import Unit
+from ..compiler.ir import Unit, pod_spec
 from ..errors import InputError, Origin, Path
 from ..formats.yamltext import locate
 from ..trainer.api import DNS_SUBDOMAIN, DNS_SUBDOMAIN_MESSAGE, TrainJob
@@ -44,11 +44,6 @@ def info(trainjob: TrainJob, ctx) -> Unit:
     template the compiler starts from (and the build goes on from this unit).
     """
     return pipeline.run(Unit(trainjob=trainjob), ctx, pipeline.FRONT)
-
-
-def pod_spec(rjob: dict) -> dict:
-    """The pod spec of a replicated job, read-only (never creates missing levels)."""
-    return (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
 
 
 def container_names(rjob: dict) -> set:

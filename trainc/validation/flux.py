@@ -7,10 +7,10 @@ runtimePatch that adds it, else at the runtime reference.
 
 from __future__ import annotations
 
-from ..compiler.ir import NODE, Unit
+from ..compiler.ir import NODE, Unit, pod_spec
 from ..compiler.plugins.flux import INSTALLER
 from ..errors import InputError
-from .base import error, patch_path, patch_specs, pod_spec
+from .base import error, patch_path, patch_specs
 
 
 def check(unit: Unit, change) -> list[InputError]:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from ..compiler.ir import Unit
+from ..compiler.ir import Unit, job_spec, pod_spec
 from ..errors import InputError
 from ..trainer.api import DNS_SUBDOMAIN
 from .base import domain_prefixed_path, error
@@ -66,7 +66,7 @@ def check(unit: Unit) -> list[InputError]:
     at = ("spec", "template", "spec")
     found = []
     for index, rjob in enumerate(unit.replicated_jobs):
-        job = (rjob.get("template") or {}).get("spec") or {}
+        job = job_spec(rjob)
         replicas, parallelism = rjob.get("replicas", 1), job.get("parallelism", 1)
         where = f"the JobSet webhook refuses replicated job {rjob['name']!r}"
         if replicas * parallelism > MAX_INT32:
@@ -171,7 +171,7 @@ def _coordinator(unit: Unit) -> list[InputError]:
     origin, path = unit.runtime.origin, ("spec", "template", "spec", "coordinator")
     name, job_index, pod_index = coordinator.get("replicatedJob"), coordinator.get("jobIndex", 0), coordinator.get("podIndex", 0)
     rjob = _by_name(unit).get(name)
-    job = ((rjob or {}).get("template") or {}).get("spec") or {}
+    job = job_spec(rjob or {})
     if rjob is None:
         problem, field = f"coordinator replicatedJob {name} does not exist", "replicatedJob"
     elif not 0 <= job_index < rjob.get("replicas", 1):
@@ -217,7 +217,7 @@ def _volume_claims(unit: Unit) -> list[InputError]:
 def _claim_mounts(unit: Unit, name: str, path: tuple, where: str) -> list[InputError]:
     found, mounted = [], False
     for rjob in unit.replicated_jobs:
-        spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+        spec = pod_spec(rjob)
         if any(volume.get("name") == name for volume in spec.get("volumes") or ()):
             found.append(error(unit.runtime.origin, path, (
                 f"{where}: volume name conflicts with VolumeClaimPolicy template name: {name} (replicated job "

@@ -24,7 +24,7 @@ import copy
 from dataclasses import replace
 
 from ..compiler import emit, pipeline
-from ..compiler.ir import Unit
+from ..compiler.ir import Unit, ensure_pod_template, pod_template
 from ..errors import InputError, Origin, caught, render_path
 from ..formats.yamltext import locate
 from ..trainer import catalog
@@ -104,17 +104,13 @@ def _kueue_changes_allowed(new: dict, old: dict) -> list:
         if before is None:
             continue
         for part, fields in (("metadata", _KUEUE_METADATA), ("spec", _KUEUE_SPEC)):
-            target = _pod_template(job).setdefault(part, {})
-            source = _pod_template(before).get(part) or {}
+            target = ensure_pod_template(job).setdefault(part, {})
+            source = pod_template(before).get(part) or {}
             for name in fields:
                 target.pop(name, None)
                 if name in source:
                     target[name] = source[name]
     return jobs
-
-
-def _pod_template(job: dict) -> dict:
-    return job.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
 
 
 def _difference(new, old, path: tuple) -> tuple | None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
 from ..errors import InputError, Origin
 from ..formats import source
@@ -79,11 +80,11 @@ def pod_sets(jobset: dict, limit_ranges: list = (), runtime_classes: dict | None
     RuntimeClass among `runtime_classes` ({name: overhead}) without an overhead of its own gets the class's."""
     found = []
     for rjob in (jobset.get("spec") or {}).get("replicatedJobs") or ():
-        job = (rjob.get("template") or {}).get("spec") or {}
+        job = job_spec(rjob)
         parallelism = job.get("parallelism", 1)
         completions = job.get("completions", parallelism)
         count = rjob.get("replicas", 1) * min(parallelism, completions)
-        spec = ((job.get("template") or {}).get("spec")) or {}
+        spec = pod_spec(rjob)
         found.append(PodSet(rjob.get("name", ""), count, pod_requests(_adjusted(spec, limit_ranges, runtime_classes)),
                             spec))
     return found

@@ -23,6 +23,7 @@ from ..compiler.ir import (
     MODEL_INITIALIZER,
     NODE,
     TRAINER,
+    containers,
 )
 from ..errors import InputError
 from ..trainer.api import Runtime
@@ -54,9 +55,8 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
         path = ("spec", "template", "spec", "replicatedJobs", index)
         if rjob.get("replicas", 1) != 1:
             errors.append(InputError(runtime.origin, path + ("replicas",), "always must be 1"))
-        containers = (((template.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or ()
         accepted = KEP_TRAINER_CONTAINERS if kep and ancestor == TRAINER else (REQUIRED_CONTAINER[ancestor],)
-        if not any(c.get("name") in accepted for c in containers):
+        if not any(c.get("name") in accepted for c in containers(rjob)):
             errors.append(InputError(
                 runtime.origin, path + ("template", "spec", "template", "spec", "containers"),
                 f"must contain the required container for the ancestor: {ancestor}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir import TRAINER, Unit, step_of
+from ..ir import TRAINER, Unit, job_spec, step_of
 from ..plugins import entrypoints
 from ..plugins.registry import ML_POLICIES
 
@@ -18,7 +18,7 @@ def mlpolicy(unit: Unit, ctx) -> Unit:
     policy = unit.ml_policy
     counts = {}
     for rjob in unit.replicated_jobs:
-        count = ((rjob.get("template") or {}).get("spec") or {}).get("parallelism", 1)
+        count = job_spec(rjob).get("parallelism", 1)
         if policy is not None and step_of(rjob, unit.kep) == TRAINER:
             count = policy.num_nodes if policy.num_nodes is not None else 1
         counts[rjob["name"]] = max(count, 1)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import provenance
-from ..ir import ANCESTOR_LABEL, DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, TRAINER, Unit, step_of
+from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, TRAINER, Unit, step_of
 from ..provenance import Source
 
 ANCESTOR_STEPS = (TRAINER, DATASET_INITIALIZER, MODEL_INITIALIZER)
@@ -47,7 +47,7 @@ def network(unit: Unit, ctx) -> Unit:
         step = step_of(rjob, unit.kep)
         if step in ANCESTOR_STEPS:
             rjob["replicas"] = 1
-            if _job_template_step(rjob) not in ANCESTOR_STEPS:
+            if step_of(rjob) not in ANCESTOR_STEPS:
                 replicas = 1
         count = unit.counts.get(name, 1)
         endpoints[name] = Endpoints(f"{unit.name}-{name}", replicas, count, subdomain)
@@ -74,8 +74,3 @@ def _count_source(unit: Unit, rjob: dict, step: str | None) -> Source:
         return provenance.runtime(unit, by, "spec", "mlPolicy", "numNodes")
     return provenance.runtime(unit, by, "spec", "template", "spec", "replicatedJobs", rjob["name"], "template", "spec",
                               "parallelism")
-
-
-def _job_template_step(rjob: dict) -> str | None:
-    """The ancestor step as upstream reads it: the Job-template label only."""
-    return (((rjob.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR_LABEL)

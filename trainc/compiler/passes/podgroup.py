@@ -23,14 +23,14 @@ from dataclasses import replace
 
 from ...k8s.quantity import Quantity, parse
 from .. import provenance
-from ..ir import Unit, pod_template
+from ..ir import Unit, ensure_pod_template, pod_spec
 from ..plugins.registry import GANG_SCHEDULERS
 
 POD_LEVEL = ("cpu", "memory")  # plus hugepages-*: what pod-level requests may set (IsSupportedPodLevelResource)
 
 
 def podgroup(unit: Unit, ctx) -> Unit:
-    requests = {rjob["name"]: pod_requests(_pod_spec(rjob)) for rjob in unit.replicated_jobs}
+    requests = {rjob["name"]: pod_requests(pod_spec(rjob)) for rjob in unit.replicated_jobs}
     unit = replace(unit, pod_requests=requests)
     for plugin in GANG_SCHEDULERS:
         unit = plugin.enforce(unit, ctx)
@@ -39,7 +39,7 @@ def podgroup(unit: Unit, ctx) -> Unit:
                                ("annotations", unit.pod_annotations, "volcano plugin")):
         if entries:
             for rjob in unit.replicated_jobs:
-                written = _merge_metadata(pod_template(rjob), field, entries)
+                written = _merge_metadata(ensure_pod_template(rjob), field, entries)
                 if ctx.provenance is not None:
                     for key in entries:
                         ctx.provenance.record(written, key, provenance.trainjob(unit, by, "metadata", "name"))
@@ -76,10 +76,6 @@ def pod_requests(spec: dict) -> dict[str, Quantity]:
             total[name] = parse(value)
     _add(total, {name: parse(value) for name, value in (spec.get("overhead") or {}).items()})
     return total
-
-
-def _pod_spec(rjob: dict) -> dict:
-    return (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
 
 
 def _requests(container: dict) -> dict[str, Quantity]:

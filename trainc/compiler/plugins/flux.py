@@ -57,7 +57,7 @@ def enforce(unit: Unit, ctx) -> Unit:
     for rjob in unit.replicated_jobs:
         if rjob.get("name") != ir.NODE:
             continue
-        spec = ir.pod_spec(rjob)
+        spec = ir.ensure_pod_spec(rjob)
         volumes = [
             {"name": "spack-install", "emptyDir": {}},
             {"name": "flux-install", "emptyDir": {}},

@@ -69,7 +69,7 @@ def enforce(unit: Unit, ctx) -> Unit:
         if name not in (NODE, LAUNCHER):
             continue
         volumes = [_ssh_volume(unit)] + ([_hostfile_volume(unit)] if name == LAUNCHER else [])
-        podspec.add_volumes(ir.pod_spec(rjob), *volumes)
+        podspec.add_volumes(ir.ensure_pod_spec(rjob), *volumes)
         written += volumes
         container = ir.main_container(rjob, unit.kep)
         if container is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir import Unit
+from ..ir import Unit, pod_spec
 from . import gang
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
@@ -36,8 +36,7 @@ def build(unit: Unit, ctx) -> Unit:
         spec["queue"] = unit.annotations[QUEUE_ANNOTATION]
     priority = None
     for rjob in unit.replicated_jobs:
-        pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
-        priority = pod.get("priorityClassName") or priority
+        priority = pod_spec(rjob).get("priorityClassName") or priority
     if priority:
         spec["priorityClassName"] = priority
     spec["minResources"] = resources
