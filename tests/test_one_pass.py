@@ -30,8 +30,7 @@ def test_schema_errors_of_one_trainjob_do_not_hide_a_missing_runtime_of_another(
     assert errors(run("validate", "b.yaml", "a.yaml", cwd=tmp_path)) == [
         'a.yaml:10:5: spec.trainer.numNode: unknown field (did you mean "numNodes"?)',
         'b.yaml:8:11: spec.runtimeRef.name: ClusterTrainingRuntime "torch-distribute" not found; looked in the '
-        'inputs, --runtimes and the bundled runtimes; did you mean "torch-distributed", '
-        '"torch-distributed-with-cache", "mlx-distributed"?',
+        'inputs, --runtimes and the bundled runtimes; did you mean "torch-distributed"?',
         "invalid: 2 errors",
     ]
 

@@ -74,7 +74,7 @@ def test_show_names_the_closest_runtimes(tmp_path):
     result = run("runtimes", "show", "torch-distribute", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == ('runtime "torch-distribute" not found; `trainc runtimes list` lists them; did you mean '
-                             '"torch-distributed", "torch-distributed-with-cache", "mlx-distributed"?\n')
+                             '"torch-distributed"?\n')
 
 
 def test_bad_runtime_input_is_an_error(tmp_path):

@@ -21,7 +21,7 @@ spec:
           template: {spec: {template: {spec: {containers: [{name: node, image: i}]}}}}
 """
 NOT_FOUND = ('ClusterTrainingRuntime "torch-distribute" not found; looked in the inputs, --runtimes and the bundled '
-             'runtimes; did you mean "torch-distributed", "torch-distributed-with-cache", "mlx-distributed"?')
+             'runtimes; did you mean "torch-distributed"?')
 
 
 def test_json(tmp_path):

@@ -36,6 +36,17 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def did_you_mean(word: str, choices) -> str:
+    """`did you mean "a", "b"?` naming up to three `choices` near a misspelt `word`, or "" when none is: the one
+    suggestion every "unknown field"/"not found" message makes. The cutoff is high (a one- or two-letter slip):
+    difflib's default, 0.6, would offer `numProcPerNode` for `numNode`."""
+    import difflib
+    import json
+
+    found = difflib.get_close_matches(word, sorted(choices), n=3, cutoff=0.8)
+    return f"did you mean {', '.join(json.dumps(name) for name in found)}?" if found else ""
+
+
 def render_path(path: Path) -> str:
     """`spec.trainer.env[2].name`; map keys that are not identifiers go in brackets."""
     out = []

@@ -6,12 +6,11 @@ kind and name, as `build` resolves it; both are listed, the bundled one marked.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from .. import build
 from ..compiler.plugins import entrypoints
-from ..errors import InputError, InputErrors
+from ..errors import InputError, InputErrors, did_you_mean
 from ..formats import yamltext
 from ..trainer import api, catalog
 
@@ -105,11 +104,8 @@ def show(found: list[Entry], wanted: str, kind: str | None) -> api.Runtime:
         listed = ", ".join(f"{e.key[0]} {_spelled(e)} ({e.source})" for e in matches)
         raise InputError(None, (), f'"{wanted}" names {len(matches)} runtimes: {listed}; '
                                    "choose one with --kind or NAMESPACE/NAME")
-    import difflib
-
-    near = difflib.get_close_matches(wanted, sorted({_spelled(e) for e in used}), n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(json.dumps(n) for n in near)}?" if near else ""
-    raise InputError(None, (), f'runtime "{wanted}" not found; `trainc runtimes list` lists them{hint}')
+    hint = did_you_mean(wanted, {_spelled(e) for e in used})
+    raise InputError(None, (), f'runtime "{wanted}" not found; `trainc runtimes list` lists them' + (f"; {hint}" if hint else ""))
 
 
 def _spelled(entry: Entry) -> str:

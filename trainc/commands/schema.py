@@ -17,13 +17,12 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from ..k8s import openapi as schema
+from ..k8s import openapi
 from ..shipped import read_text
 from ..trainer import api
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 KINDS = {"TrainJob": "trainjob", "TrainingRuntime": "trainingruntime", "ClusterTrainingRuntime": "trainingruntime"}
-_INT_BOUNDS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _DROPPED = ("x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type",
             "x-kubernetes-list-map-keys", "x-kubernetes-map-type", "x-kubernetes-validations")
 # apimachinery's ObjectMeta field docs, shortened (the CRDs leave metadata to the API server)
@@ -90,13 +89,13 @@ def _convert(node: dict, described: dict) -> dict:
     if node.get("x-kubernetes-int-or-string"):
         out.pop("pattern", None)
         string = {"type": "string"} if "pattern" not in node else {"type": "string", "pattern": node["pattern"]}
-        quantity = node.get("pattern") == schema.QUANTITY_PATTERN
+        quantity = node.get("pattern") == openapi.QUANTITY_PATTERN
         out["anyOf"] = [{"type": "integer"}, *([{"type": "number"}] if quantity else []), string]
     elif node.get("type") == "object" and "additionalProperties" not in node \
             and not node.get("x-kubernetes-preserve-unknown-fields"):
         out["additionalProperties"] = False
-    if node.get("type") == "integer" and node.get("format") in _INT_BOUNDS:
-        low, high = _INT_BOUNDS[node["format"]]
+    if node.get("type") == "integer" and node.get("format") in openapi.INT_RANGES:
+        low, high = openapi.INT_RANGES[node["format"]]
         out.setdefault("minimum", low)
         out.setdefault("maximum", high)
     if node.get("x-kubernetes-list-type") == "set":

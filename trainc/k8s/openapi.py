@@ -19,14 +19,14 @@ import re
 from datetime import datetime
 from functools import cache
 
-from ..errors import Path
+from ..errors import Path, did_you_mean
 from ..shipped import read_text
 from . import cel, quantity
 
 QUANTITY_PATTERN = (
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
-_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer",
                "number": "a number", "boolean": "a boolean"}
 
@@ -170,7 +170,7 @@ class _Walker:
             self.fail(path, f"{json.dumps(value)} must be an RFC 3339 date-time, e.g. 2026-01-02T15:04:05Z")
 
     def _number(self, value, schema, path):
-        low, high = _INT_RANGES.get(schema.get("format"), (None, None))
+        low, high = INT_RANGES.get(schema.get("format"), (None, None))
         if low is not None and not low <= value <= high:
             self.fail(path, f"{value} is out of range for {schema['format']}")
         if "minimum" in schema and value < schema["minimum"]:
@@ -241,16 +241,9 @@ class _Walker:
             seen.add(marker)
 
 
-def closest(word: str, choices) -> str:
-    """` (did you mean "X"?)` for the choice nearest a misspelt `word`, or "" when none is near."""
-    import difflib
-
-    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.8)
-    return f' (did you mean "{found[0]}"?)' if found else ""
-
-
 def unknown_field(key: str, known) -> str:
-    return "unknown field" + closest(key, known)
+    hint = did_you_mean(key, known)
+    return f"unknown field ({hint})" if hint else "unknown field"
 
 
 _BAD = object()

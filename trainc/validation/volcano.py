@@ -14,10 +14,10 @@ import re
 
 from ..compiler.ir import Unit
 from ..errors import InputError
+from ..trainer.api import DNS_SUBDOMAIN
 from .base import error
 
 QUEUE = "scheduling.volcano.sh/queue-name"
-_QUEUE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")  # the CRD's spec.queue
 
 
 def check(unit: Unit, change) -> list[InputError]:
@@ -29,7 +29,7 @@ def check(unit: Unit, change) -> list[InputError]:
     if queue == "":
         message = "Volcano queue name must not be empty"
         errors.append(error(unit.trainjob.origin, ("spec", "annotations", QUEUE), message, at=_where(unit)))
-    elif queue is not None and not (len(queue) <= 253 and _QUEUE_NAME.fullmatch(queue)):
+    elif queue is not None and not (len(queue) <= 253 and re.fullmatch(DNS_SUBDOMAIN, queue)):
         message = f"Volcano queue name {queue!r} must be a lowercase RFC 1123 subdomain (a PodGroup's spec.queue)"
         errors.append(error(unit.trainjob.origin, ("spec", "annotations", QUEUE), message, at=_where(unit)))
     topology = policy.volcano.network_topology or {}

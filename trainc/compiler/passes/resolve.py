@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from ... import settings
-from ...errors import InputError
+from ...errors import InputError, did_you_mean
 from ...k8s.omitempty import JOBSET_SPEC, reencode
 from ...trainer.api import GROUP, RUNTIME_KINDS
 from ..ir import Unit
@@ -62,8 +61,5 @@ def not_found(catalog, ref, namespace: str) -> str:
 
 
 def _nearest(catalog, ref, namespace: str) -> str:
-    """`; did you mean "a", "b"?` naming the runtimes of that kind closest to the name, if any is close."""
-    import difflib
-
-    found = difflib.get_close_matches(ref.name, catalog.names(ref.kind, namespace), n=3, cutoff=0.6)
-    return f"; did you mean {', '.join(json.dumps(name) for name in found)}?" if found else ""
+    hint = did_you_mean(ref.name, catalog.names(ref.kind, namespace))
+    return f"; {hint}" if hint else ""
