@@ -18,6 +18,20 @@ from .api import Runtime
 Key = tuple  # (kind, namespace or None, name)
 
 
+SUPPORT_LABEL = "trainer.kubeflow.org/support"
+
+
+def deprecation(runtime: Runtime) -> str | None:
+    """`ClusterTrainingRuntime "X" is deprecated …` for a ClusterTrainingRuntime labeled `support: deprecated`
+    (upstream's IsSupportDeprecated), else None: the TrainJob webhook warns "Referenced " + this, the
+    ClusterTrainingRuntime webhook this as it is."""
+    if runtime.kind != "ClusterTrainingRuntime" or runtime.metadata.labels.get(SUPPORT_LABEL) != "deprecated":
+        return None
+    return (f'ClusterTrainingRuntime "{runtime.name}" is deprecated and will be removed in a future release of '
+            "Kubeflow Trainer. See runtime deprecation policy: "
+            "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy")
+
+
 def key_of(runtime: Runtime, default_namespace: str) -> Key:
     if runtime.kind == "TrainingRuntime":
         return (runtime.kind, runtime.metadata.namespace or default_namespace, runtime.name)

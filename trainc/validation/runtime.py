@@ -26,14 +26,11 @@ from ..compiler.ir import (
     containers,
 )
 from ..errors import InputError
+from ..trainer import catalog
 from ..trainer.api import Runtime
 from .base import error
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
-DEPRECATED_LABEL = "trainer.kubeflow.org/support"
-DEPRECATION_POLICY_URL = (
-    "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
-)
 REQUIRED_CONTAINER = {TRAINER: NODE, DATASET_INITIALIZER: DATASET_INITIALIZER, MODEL_INITIALIZER: MODEL_INITIALIZER}
 KEP_TRAINER_CONTAINERS = (NODE, KEP_TRAINER_CONTAINER, KEP_LAUNCHER_CONTAINER)
 
@@ -66,12 +63,7 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
 
 def warnings(runtime: Runtime, *, created: bool) -> list[str]:
     """The ClusterTrainingRuntime create warning (updates and TrainingRuntimes never warn)."""
-    if not created or runtime.kind != "ClusterTrainingRuntime" or _skipped(runtime):
+    message = catalog.deprecation(runtime)
+    if not created or message is None or _skipped(runtime):
         return []
-    if runtime.metadata.labels.get(DEPRECATED_LABEL) != "deprecated":
-        return []
-    message = (
-        f'ClusterTrainingRuntime "{runtime.name}" is deprecated and will be removed in a future release of '
-        f"Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_POLICY_URL}"
-    )
-    return ["warning: " + error(runtime.origin, (), message, at=("metadata", "labels", DEPRECATED_LABEL)).render()]
+    return ["warning: " + error(runtime.origin, (), message, at=("metadata", "labels", catalog.SUPPORT_LABEL)).render()]

@@ -8,6 +8,7 @@ from ... import settings
 from ...errors import InputError, did_you_mean
 from ...k8s.omitempty import JOBSET_SPEC, reencode
 from ...trainer.api import GROUP, RUNTIME_KINDS
+from ...trainer.catalog import deprecation
 from ..ir import Unit
 
 
@@ -20,12 +21,9 @@ def resolve(unit: Unit, ctx) -> Unit:
     if runtime is None:
         raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), not_found(ctx.catalog, ref, trainjob.namespace))
     notices = unit.notices
-    if runtime.kind == "ClusterTrainingRuntime" and runtime.metadata.labels.get("trainer.kubeflow.org/support") == "deprecated":
-        notices += (
-            f'warning: {trainjob.namespace}/{trainjob.name}: Referenced ClusterTrainingRuntime "{runtime.name}" is '
-            "deprecated and will be removed in a future release of Kubeflow Trainer. See runtime deprecation policy: "
-            "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy",
-        )
+    deprecated = deprecation(runtime)
+    if deprecated is not None:
+        notices += (f"warning: {trainjob.namespace}/{trainjob.name}: Referenced {deprecated}",)
     template = runtime.spec.template
     return replace(
         unit,
