@@ -217,6 +217,12 @@ def test_api_env(variable, expected):
             {"claims": [{"name": "gpu", "request": "large"}]},
             {"requests": {"cpu": "1"}},
         ),
+        # ...and reads only the runtime's limits and requests: its claims go too.
+        (
+            {"limits": {"cpu": "8"}, "claims": [{"name": "gpu"}, {"name": "nic"}]},
+            {"limits": {"cpu": "4"}},
+            {"limits": {"cpu": "4"}},
+        ),
     ],
     ids=[
         "gpu only overlays runtime cpu and memory",
@@ -227,6 +233,7 @@ def test_api_env(variable, expected):
         "runtime requests kept beside trainjob limits",
         "no runtime resources",
         "claims are not propagated",
+        "runtime claims are not propagated",
     ],
 )
 def test_merge_resources(base, override, expected):

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from trainc.k8s.strategic import JOBSET_SPEC, OBJECT_META, POD_SPEC, RESOURCE_REQUIREMENTS, MergeList, merge
+from trainc.k8s.strategic import JOBSET_SPEC, OBJECT_META, POD_SPEC, MergeList, merge
 
 
 def env(*specs):
@@ -405,14 +405,9 @@ def test_empty_patch_list_keeps_merge_lists_and_clears_replaced_lists():
     assert result == {"volumes": named("v"), "tolerations": []}
 
 
-def test_resource_requirements_schema_merges_claims_by_name():
+def test_container_resource_claims_are_replaced_in_a_patch():
     base = {"requests": {"cpu": "1"}, "claims": [{"name": "a"}, {"name": "b", "request": "r"}]}
     override = {"limits": {"nvidia.com/gpu": 4}, "claims": [{"name": "b", "request": "s"}]}
-    assert merge(base, override, RESOURCE_REQUIREMENTS) == {
-        "requests": {"cpu": "1"},
-        "limits": {"nvidia.com/gpu": 4},
-        "claims": [{"name": "a"}, {"name": "b", "request": "s"}],
-    }
     # core/v1 ResourceRequirements.claims is untagged, so inside a pod spec it is replaced.
     in_pod = patch_container({"resources": base}, {"resources": override})
     assert in_pod["resources"]["claims"] == override["claims"]

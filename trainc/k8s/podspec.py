@@ -89,10 +89,11 @@ def api_envs(variables) -> list:
 
 
 def merge_resources(base: dict | None, override: dict) -> dict:
-    """Strategic merge of ResourceRequirements: limits/requests merge per resource name.
-
-    Upstream keeps only limits and requests of the merged result (claims are dropped).
-    """
+    """The trainer container's resources with `resourcesPerNode` over them: limits/requests merge per resource
+    name, and `claims` are dropped, the runtime's and the TrainJob's alike. Upstream's
+    MergeResourceRequirements (pkg/util/trainingruntime) merges claims by name, but
+    pkg/runtime/core/trainingruntime.go gives it only the runtime's limits and requests and writes only the
+    merged limits and requests into the JobSet's container."""
     base = base or {}
     merged = {}
     for kind in ("limits", "requests"):

@@ -76,10 +76,6 @@ JOBSET_SPEC: dict[str, Any] = {
     "replicatedJobs": MergeList("name", {"template": JOB_TEMPLATE, "dependsOn": MergeList("name")}),
 }
 
-# trainer's resourceRequirementsPatchMeta (pkg/util/trainingruntime), used for resourcesPerNode:
-# limits/requests merge per resource name, claims merge by name (core/v1 leaves claims untagged).
-RESOURCE_REQUIREMENTS: dict[str, Any] = {"claims": MergeList("name")}
-
 _DIRECTIVE_KEYS = ("$patch", "$retainKeys")
 _DIRECTIVE_PREFIXES = ("$setElementOrder/", "$deleteFromPrimitiveList/")
 
