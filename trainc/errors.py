@@ -47,18 +47,23 @@ def did_you_mean(word: str, choices) -> str:
     return f"did you mean {', '.join(json.dumps(name) for name in found)}?" if found else ""
 
 
+class Name(str):
+    """A path part that selects a list item by its `name` key (`env[PET_NNODES]`), where an int selects by index."""
+
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key printed after a dot: ASCII, as `explain --field` reads it
+
+
 def render_path(path: Path) -> str:
-    """`spec.trainer.env[2].name`; map keys that are not identifiers go in brackets."""
+    """`spec.trainer.env[2].name`: the one way every message and command prints a field path (and
+    `trainc explain --field` reads it back, k8s/fieldpath.parse). A key that is not an ASCII word
+    (`labels[trainer.kubeflow.org/x]`, `[ä]`), an index and a Name go in brackets."""
     out = []
     for part in path:
+        word = isinstance(part, str) and not isinstance(part, Name) and WORD.fullmatch(part)
         if isinstance(part, str) and len(part) > SHOWN:
             part = part[:SHOWN] + "…"
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        elif part.replace("_", "a").replace("-", "a").isalnum() and not part[:1].isdigit():
-            out.append(f".{part}" if out else part)
-        else:
-            out.append(f"[{part}]")
+        out.append((f".{part}" if out else part) if word else f"[{part}]")
     return "".join(out)
 
 

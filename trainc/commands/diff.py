@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from .. import build
 from .. import inputs as inputset
 from ..compiler import mpikeys
-from ..errors import InputError, InputErrors, Origin, plural
+from ..errors import InputError, InputErrors, Name, Origin, plural, render_path
 from ..formats.limits import room_for_depth
 from ..formats.serialize import dump_all
 from ..k8s import fieldpath
@@ -259,7 +259,7 @@ def _changes(old, new, path: tuple):
             after = {item["name"]: item for item in new}
             for name in [*after, *(name for name in before if name not in after)]:
                 yield from _changes(before.get(name, _MISSING), after.get(name, _MISSING),
-                                    (*path, fieldpath.Name(name)))
+                                    (*path, Name(name)))
         else:
             for index in range(max(len(old), len(new))):
                 yield from _changes(old[index] if index < len(old) else _MISSING,
@@ -279,7 +279,7 @@ def _lines(value) -> list[str]:
 def hunk_lines(hunk) -> list[tuple[str, str]]:
     """(style, line) of one hunk: its path, then the old lines (-) and the new ones (+)."""
     path, old, new = hunk
-    out = [("path", f"@@ {fieldpath.render(path)} @@")] if path else []
+    out = [("path", f"@@ {render_path(path)} @@")] if path else []
     old, new = _shown(old), _shown(new, changed=isinstance(old, Hidden) and isinstance(new, Hidden))
     if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
         return out + _text_lines(old, new)

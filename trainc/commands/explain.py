@@ -17,7 +17,7 @@ from .. import build
 from ..compiler import sshkeys
 from ..compiler.emit import KUEUE_LABELS, TRAINJOB_LABEL
 from ..compiler.provenance import Provenance, Source
-from ..errors import render_path
+from ..errors import Name, render_path
 from ..formats.yamltext import locate
 from ..k8s import fieldpath
 
@@ -71,7 +71,7 @@ def _object_lines(obj: dict, unit, recorder: Provenance, parts) -> list[str]:
     for path, chain in _leaves(obj, shadow, (), []):
         if path[:len(target)] == target:
             described = _describe(obj, path, recorder.find(chain), unit)
-            lines.append(f"  {fieldpath.render(path)} {ARROW} {described}{_image_note(obj, path, described, unit)}")
+            lines.append(f"  {render_path(path)} {ARROW} {described}{_image_note(obj, path, described, unit)}")
     return sorted(lines)
 
 
@@ -99,7 +99,7 @@ def _leaves(node, shadow, path: tuple, chain: list):
         named = fieldpath.named(node)
         for index, value in enumerate(node):
             inner = shadow[index] if isinstance(shadow, list) and index < len(shadow) else None
-            step = fieldpath.Name(value["name"]) if named else index
+            step = Name(value["name"]) if named else index
             yield from _leaves(value, inner, (*path, step), [*chain, (shadow, index)])
     else:
         yield path, chain

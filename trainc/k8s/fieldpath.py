@@ -1,4 +1,5 @@
-"""Field paths with merge-key selectors, as `trainc diff` prints them and `trainc explain --field` reads them.
+"""Field paths with merge-key selectors, as `trainc diff` prints them (errors.render_path) and `trainc explain
+--field` reads them.
 
 `spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES].value`:
 a map key follows a dot (or goes in brackets, `labels[trainer.kubeflow.org/trainjob-name]`,
@@ -9,31 +10,13 @@ volumeMounts, ports, replicatedJobs, …), else by its index (`args[0]`).
 
 from __future__ import annotations
 
-import re
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-
-
-class Name(str):
-    """A list item selected by its `name` key."""
+from ..errors import WORD, Name
 
 
 def named(items: list) -> bool:
     """Whether every item is a map with a distinct string `name`, so items are selected by it."""
     names = [item.get("name") if isinstance(item, dict) else None for item in items]
     return all(isinstance(name, str) for name in names) and len(set(names)) == len(names)
-
-
-def render(path) -> str:
-    out = []
-    for part in path:
-        if isinstance(part, int) or isinstance(part, Name):
-            out.append(f"[{part}]")
-        elif _WORD.fullmatch(part):
-            out.append(f".{part}" if out else part)
-        else:
-            out.append(f"[{part}]")
-    return "".join(out)
 
 
 def parse(text: str) -> tuple:
@@ -49,7 +32,7 @@ def parse(text: str) -> tuple:
         else:
             if text[at] == "." and parts:
                 at += 1
-            match = _WORD.match(text, at)
+            match = WORD.match(text, at)
             if match is None:
                 raise ValueError(f"expected a field name at character {at + 1}")
             parts.append(match.group())
