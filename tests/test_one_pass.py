@@ -72,7 +72,7 @@ def test_a_runtime_defined_twice_and_a_schema_error_together(tmp_path):
     write(tmp_path, "job.yaml", trainjob(runtime="mine", extra="  suspend: maybe\n"))
     assert errors(run("validate", "job.yaml", "r2.yaml", "r1.yaml", cwd=tmp_path)) == [
         "job.yaml:9:12: spec.suspend: must be a boolean, not string",
-        "r2.yaml:4:9: metadata.name: ClusterTrainingRuntime 'mine' is defined twice (first in r1.yaml:4:9)",
+        "r2.yaml:4:9: metadata.name: ClusterTrainingRuntime mine is defined twice (first in r1.yaml:4:9)",
         "invalid: 2 errors",
     ]
 

@@ -22,3 +22,28 @@ def test_one_field_path_rendering_which_explain_reads_back():
     assert render_path(keys) == "spec.template.labels[trainer.kubeflow.org/x]._a-b[9lives][node][-x]"
     assert fieldpath.parse(render_path(keys)) == keys
     assert render_path(("env", 2, "name")) == "env[2].name"
+
+
+def test_one_scope_rule_for_trainer_objects():
+    from trainc.trainer.api import described, identity
+
+    assert identity("ClusterTrainingRuntime", "team-a", "r") == ("ClusterTrainingRuntime", None, "r")
+    assert identity("TrainingRuntime", "team-a", "r") == ("TrainingRuntime", "team-a", "r")
+    assert identity("TrainJob", "team-a", "j") == ("TrainJob", "team-a", "j")
+    assert described(*identity("ClusterTrainingRuntime", "team-a", "r")) == "ClusterTrainingRuntime r"
+    assert described("TrainingRuntime", "team-a", "r") == "TrainingRuntime team-a/r"
+
+
+def test_defined_twice_is_worded_once_for_trainjobs_runtimes_and_other_objects(tmp_path):
+    from test_cli import run, write
+
+    runtime = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata:\n  name: mine\n"
+               "  namespace: team-a\nspec:\n  template:\n    spec:\n      replicatedJobs:\n        - name: node\n"
+               "          template: {spec: {template: {spec: {containers: [{name: node, image: i}]}}}}\n")
+    config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team-a\n"
+    write(tmp_path, "a.yaml", runtime + "---\n" + config_map)
+    write(tmp_path, "b.yaml", runtime + "---\n" + config_map)
+    result = run("build", "a.yaml", "b.yaml", cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "b.yaml:4:9: metadata.name: TrainingRuntime team-a/mine is defined twice (first in a.yaml:4:9)" in (
+        result.stderr.splitlines())

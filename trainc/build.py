@@ -14,8 +14,7 @@ from . import validation
 from .compiler import emit, pipeline
 from .compiler.plugins import entrypoints
 from .compiler.provenance import Provenance
-from .errors import InputError, InputErrors, TraincError, caught
-from .formats import yamltext
+from .errors import InputError, InputErrors, TraincError, caught, defined_twice
 from .trainer import api, catalog
 from .trainer import unresolved as missing
 from .validation import kueue
@@ -202,7 +201,7 @@ def compile_one(trainjob, first, ctx, previous, runtimes) -> tuple[list, list, l
     if there is one."""
     key = (trainjob.namespace, trainjob.name)
     if first is not None:
-        message = f"TrainJob {key[0]}/{key[1]} is defined twice (first in {yamltext.name_place(first.origin)})"
+        message = defined_twice(api.described("TrainJob", *key), first.origin)
         return [InputError(trainjob.origin, ("metadata", "name"), message)], [], None
     admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
     problems, admitted = admission if admission is not None else (problems, None)

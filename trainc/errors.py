@@ -54,6 +54,13 @@ class Name(str):
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key printed after a dot: ASCII, as `explain --field` reads it
 
 
+def defined_twice(what: str, first: Origin) -> str:
+    """The one message for two inputs that are one object (`what`: `Kind namespace/name`, api.described)."""
+    from .formats.yamltext import name_place
+
+    return f"{what} is defined twice (first in {name_place(first)})"
+
+
 def render_path(path: Path) -> str:
     """`spec.trainer.env[2].name`: the one way every message and command prints a field path (and
     `trainc explain --field` reads it back, k8s/fieldpath.parse). A key that is not an ASCII word

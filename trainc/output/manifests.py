@@ -15,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..errors import InputError, InputErrors, Origin, one_line
+from ..errors import InputError, InputErrors, Origin, defined_twice, one_line
 from ..formats import jsontext, source, yamltext
 from ..formats.serialize import dump_all
 from ..trainer import api
@@ -181,8 +181,9 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
     for document in uncompiled:
         fate = "not output (--trainer-only)" if trainer_only else "passed through unchanged"
         manifests.notices.append(one_line(
-            f"notice: {document.origin.file}: {document.data['apiVersion']} {document.kind} "
-            f"{_identity(document)}: trainc does not compile this Trainer kind; {fate}"))
+            f"notice: {document.origin.file}: {document.data['apiVersion']} "
+            f"{api.described(document.kind, document.namespace, document.name)}: trainc does not compile this Trainer "
+            f"kind; {fate}"))
     if trainer_only:
         return manifests
     found = [*output.others, *output.uncompiled, *(output.runtime_inputs if include_runtimes else ())]
@@ -206,10 +207,6 @@ def _placed(origin: Origin, data: dict, namespace: str) -> Document:
     if not namespaced.takes_namespace(data):
         return Document(origin, data)
     return Document(origin, namespaced.given(data, namespace), namespace)
-
-
-def _identity(document: Document) -> str:
-    return f"{document.namespace}/{document.name}" if document.namespace else document.name
 
 
 def _identified(origin: Origin, data) -> InputError | None:
@@ -248,11 +245,11 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
     errors = []
     for document in documents:
         key = (document.group, document.kind, document.namespace, document.name)
-        where = f"{document.kind} {_identity(document)}"
+        where = api.described(document.kind, document.namespace, document.name)
         trainjob = rendered.get((*key[:2], document.namespace or namespace, key[3]))
         if key in seen:
             errors.append(InputError(document.origin, ("metadata", "name"),
-                                     f"{where} is defined twice (first in {yamltext.name_place(seen[key])})"))
+                                     defined_twice(where, seen[key])))
         elif trainjob is not None:
             errors.append(InputError(document.origin, ("metadata", "name"), f"{where} is also rendered for TrainJob "
                                                                             f"{trainjob.namespace}/{trainjob.name}"))

@@ -26,6 +26,17 @@ from ..k8s import podpaths
 GROUP = "trainer.kubeflow.org"
 VERSIONS = ("v1alpha1", "v2alpha1")
 RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+
+
+def identity(kind: str, namespace: str | None, name: str) -> tuple:
+    """(kind, namespace, name) naming one Trainer object in the cluster: a ClusterTrainingRuntime is
+    cluster-scoped (no namespace), a TrainJob and a TrainingRuntime are namespaced."""
+    return (kind, None if kind == "ClusterTrainingRuntime" else namespace, name)
+
+
+def described(kind: str, namespace: str | None, name: str) -> str:
+    """`Kind namespace/name`, or `Kind name` without a namespace: how every message names an object."""
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 DEFAULT_MANAGER = "trainer.kubeflow.org/trainjob-controller"
 KUEUE_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 

@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass
 from functools import cache, partial
 
-from ..errors import InputError, InputErrors, Origin
-from .api import Runtime
+from ..errors import InputError, InputErrors, Origin, defined_twice
+from .api import Runtime, described, identity
 
 Key = tuple  # (kind, namespace or None, name)
 
@@ -33,9 +33,7 @@ def deprecation(runtime: Runtime) -> str | None:
 
 
 def key_of(runtime: Runtime, default_namespace: str) -> Key:
-    if runtime.kind == "TrainingRuntime":
-        return (runtime.kind, runtime.metadata.namespace or default_namespace, runtime.name)
-    return (runtime.kind, None, runtime.name)
+    return identity(runtime.kind, runtime.metadata.namespace or default_namespace, runtime.name)
 
 
 @dataclass(frozen=True)
@@ -43,12 +41,12 @@ class Catalog:
     runtimes: dict  # Key -> Runtime, or a zero-argument loader for a bundled one
 
     def find(self, kind: str, namespace: str, name: str) -> Runtime | None:
-        found = self.runtimes.get((kind, namespace if kind == "TrainingRuntime" else None, name))
+        found = self.runtimes.get(identity(kind, namespace, name))
         return found() if callable(found) else found
 
     def names(self, kind: str, namespace: str | None) -> list[str]:
         """The names a runtimeRef of `kind` can find from `namespace`."""
-        scope = namespace if kind == "TrainingRuntime" else None
+        _, scope, _ = identity(kind, namespace, "")
         return sorted(n for k, ns, n in self.runtimes if k == kind and ns == scope)
 
     def namespaces_with(self, kind: str, name: str) -> list[str]:
@@ -101,8 +99,6 @@ def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool 
 
 def collect(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> tuple[Catalog, list]:
     """The catalog and the clashes found building it (the first of two clashing runtimes is kept)."""
-    from ..formats import yamltext
-
     runtimes, errors = {}, []
     if include_bundled:
         try:
@@ -114,11 +110,8 @@ def collect(user: list[Runtime], default_namespace: str, *, include_bundled: boo
     for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base) if r.origin else ()):
         key = key_of(runtime, default_namespace)
         if key in seen:
-            errors.append(
-                InputError(runtime.origin, ("metadata", "name"),
-                           f"{runtime.kind} {runtime.name!r} is defined twice (first in "
-                           f"{yamltext.name_place(seen[key].origin)})")
-            )
+            errors.append(InputError(runtime.origin, ("metadata", "name"),
+                                     defined_twice(described(*key), seen[key].origin)))
             continue
         seen[key] = runtimes[key] = runtime
     return Catalog(runtimes), errors

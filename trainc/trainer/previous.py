@@ -25,9 +25,7 @@ class PreviousError(ValueError):
 
 
 def key(obj) -> tuple:
-    """(kind, namespace, name); ClusterTrainingRuntimes have no namespace."""
-    namespace = None if obj.kind == "ClusterTrainingRuntime" else obj.metadata.namespace
-    return (obj.kind, namespace, obj.name)
+    return api.identity(obj.kind, obj.metadata.namespace, obj.name)
 
 
 @dataclass(frozen=True)
@@ -86,8 +84,8 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
         return
     found = key(parsed)
     if found in seen:
-        errors.append(InputError(origin, ("metadata", "name"), f"{parsed.kind} {parsed.name!r} has two previous "
-                                                               f"versions (first in {yamltext.name_place(seen[found])})"))
+        errors.append(InputError(origin, ("metadata", "name"), f"{api.described(*found)} has two previous versions "
+                                                               f"(first in {yamltext.name_place(seen[found])})"))
         return
     seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed
 

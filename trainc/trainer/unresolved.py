@@ -16,10 +16,6 @@ from . import api
 _REF = ("spec", "runtimeRef")
 
 
-def _key(kind, namespace, name) -> tuple:
-    return (kind, namespace if kind == "TrainingRuntime" else None, name)
-
-
 def doubtful(inputs, namespace: str):
     """A predicate: may the runtime `ref` names from `job_namespace` be one of the documents that failed?"""
     failed, anything = set(), inputs.unread
@@ -33,12 +29,12 @@ def doubtful(inputs, namespace: str):
             anything = True  # it may have been any runtime
             continue
         runtime_namespace = metadata.get("namespace")
-        failed.add(_key(kind, runtime_namespace if isinstance(runtime_namespace, str) else namespace, name))
+        failed.add(api.identity(kind, runtime_namespace if isinstance(runtime_namespace, str) else namespace, name))
 
     def check(ref, job_namespace: str, runtimes) -> bool:
         if runtimes.find(ref.kind, job_namespace, ref.name) is not None:
             return False
-        return anything or _key(ref.kind, job_namespace, ref.name) in failed
+        return anything or api.identity(ref.kind, job_namespace, ref.name) in failed
 
     return check
 
