@@ -47,3 +47,19 @@ def test_defined_twice_is_worded_once_for_trainjobs_runtimes_and_other_objects(t
     assert result.returncode == 1 and result.stdout == ""
     assert "b.yaml:4:9: metadata.name: TrainingRuntime team-a/mine is defined twice (first in a.yaml:4:9)" in (
         result.stderr.splitlines())
+
+
+def test_one_tree_walk_for_diff_hunks_and_update_checks():
+    from trainc.errors import Name
+    from trainc.k8s.treediff import MISSING, changes, first_change
+
+    old = {"env": [{"name": "A", "value": "1"}, {"name": "B"}], "n": 1, "tolerations": []}
+    new = {"env": [{"name": "B"}, {"name": "A", "value": "2"}], "n": 1.0}
+    # `trainc diff`: items by name, every difference, type-strict
+    assert list(changes(old, new, named=True)) == [
+        (("env", Name("A"), "value"), "1", "2"), (("n",), 1, 1.0), (("tolerations",), [], MISSING)]
+    # the API server's comparison: by index, [] is absent, 1 is 1.0
+    assert first_change(old, new, ("spec",)) == ("spec", "env", 0, "name")
+    assert first_change({"a": [], "b": None, "n": 1}, {"n": 1.0}) is None
+    assert first_change([{"name": "a"}], [{"name": "a"}, {"name": "b"}], ("spec", "replicatedJobs")) == (
+        "spec", "replicatedJobs", 1)

@@ -5,7 +5,7 @@ reads previous versions (a directory, or PATHS as the tree at a git revision
 holds them), and compiled with its own runtimes, falling back to the current
 ones as the JobSet update check does. Objects are matched by identity (group,
 kind, namespace, name), never by file;
-fields are compared by path, list items by their `name` (`fieldpath`).
+fields are compared by path, list items by their `name` (`treediff`).
 Nothing of a Secret but its name, type, labels and which keys it has reaches
 the output: its values (and annotations, which tools such as kubectl's
 last-applied-configuration fill with copies of them) are compared through an
@@ -29,10 +29,11 @@ from dataclasses import dataclass, field
 from .. import build
 from .. import inputs as inputset
 from ..compiler import mpikeys
-from ..errors import InputError, InputErrors, Name, Origin, plural, render_path
+from ..errors import InputError, InputErrors, Origin, plural, render_path
 from ..formats.limits import room_for_depth
 from ..formats.serialize import dump_all
-from ..k8s import fieldpath
+from ..k8s import treediff
+from ..k8s.treediff import MISSING
 from ..output import manifests
 from ..trainer import api
 from ..trainer import previous as previous_versions
@@ -47,7 +48,6 @@ UPDATED = "applying updates it in place"
 UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted it; refused once it runs"
 UNREADABLE = "unreadable at the base (its TrainJob did not compile there): applying creates it, or updates it"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
-_MISSING = object()
 _UNREADABLE = object()  # the old side of an object whose TrainJob did not compile at the base
 _SECRET_SHOWN = ("apiVersion", "kind", "type", "immutable")  # a Secret's fields that cannot hold its data
 _HMAC_KEY = secrets.token_bytes(32)  # this run's: digests never leave the process, nor compare across runs
@@ -62,7 +62,7 @@ class ObjectDiff:
     change: str  # added, removed or changed
     effect: str
     reasons: list = field(default_factory=list)  # why the cluster refuses the update
-    hunks: list = field(default_factory=list)  # (path, old or _MISSING, new or _MISSING)
+    hunks: list = field(default_factory=list)  # (path, old or MISSING, new or MISSING)
     until_admitted: list = field(default_factory=list)  # why it refuses the update once Kueue admits the job
 
     @property
@@ -170,10 +170,10 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
     comes from, `trainjob` the TrainJob a rendered one comes from."""
     kind, namespace, name = key[:3]
     if old is None:
-        return [ObjectDiff(kind, namespace, name, "added", CREATED, hunks=[((), _MISSING, _redact(new))])]
+        return [ObjectDiff(kind, namespace, name, "added", CREATED, hunks=[((), MISSING, _redact(new))])]
     if new is None:
-        return [ObjectDiff(kind, namespace, name, "removed", REMOVED, hunks=[((), _redact(old), _MISSING)])]
-    hunks = list(_changes(_redact(old), _redact(new), ()))
+        return [ObjectDiff(kind, namespace, name, "removed", REMOVED, hunks=[((), _redact(old), MISSING)])]
+    hunks = list(treediff.changes(_redact(old), _redact(new), named=True))
     if not hunks:
         return []
     reasons = list(refusals)
@@ -248,28 +248,8 @@ def _shown(value, changed: bool = False):
     return value
 
 
-def _changes(old, new, path: tuple):
-    """(path, old, new) for every place the trees differ; _MISSING where a side has nothing."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for name in [*new, *(name for name in old if name not in new)]:
-            yield from _changes(old.get(name, _MISSING), new.get(name, _MISSING), (*path, name))
-    elif isinstance(old, list) and isinstance(new, list):
-        if fieldpath.named(old) and fieldpath.named(new):
-            before = {item["name"]: item for item in old}
-            after = {item["name"]: item for item in new}
-            for name in [*after, *(name for name in before if name not in after)]:
-                yield from _changes(before.get(name, _MISSING), after.get(name, _MISSING),
-                                    (*path, Name(name)))
-        else:
-            for index in range(max(len(old), len(new))):
-                yield from _changes(old[index] if index < len(old) else _MISSING,
-                                    new[index] if index < len(new) else _MISSING, (*path, index))
-    elif old != new or type(old) is not type(new):
-        yield (path, old, new)
-
-
 def _lines(value) -> list[str]:
-    if value is _MISSING:
+    if value is MISSING:
         return []
     if value is _UNREADABLE:
         return ["(unreadable at the base)"]

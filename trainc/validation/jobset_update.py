@@ -27,6 +27,7 @@ from ..compiler import emit, pipeline
 from ..compiler.ir import Unit, ensure_pod_template, pod_template
 from ..errors import InputError, Origin, caught, render_path
 from ..formats.yamltext import locate
+from ..k8s.treediff import first_change
 from ..trainer import catalog
 from ..trainer.previous import Previous, key
 
@@ -56,7 +57,7 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
             f"Kueue's webhook refuses this update of JobSet {unit.name!r}: must not update queue name when job is "
             "unsuspended (the JobSet runs: it is not suspended)")))
     jobs = _kueue_changes_allowed(new, old) if new.get("suspend") or old.get("suspend") else new.get("replicatedJobs")
-    changed = _difference(jobs or [], old.get("replicatedJobs") or [], ("spec", "replicatedJobs"))
+    changed = first_change(old.get("replicatedJobs") or [], jobs or [], ("spec", "replicatedJobs"))
     if changed is not None:
         found.append(InputError(origin, (), (
             f"{where}: spec.replicatedJobs: field is immutable ({render_path(changed)} changed; only pod labels, "
@@ -76,8 +77,8 @@ def once_admitted(origin: Origin | None, new: dict, old: dict) -> list[InputErro
     name = (new.get("metadata") or {}).get("name")
     spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
     if old_spec.get("suspend") or spec.get("suspend"):  # else `check` refused any change already
-        changed = _difference(spec.get("replicatedJobs") or [], old_spec.get("replicatedJobs") or [],
-                              ("spec", "replicatedJobs"))
+        changed = first_change(old_spec.get("replicatedJobs") or [], spec.get("replicatedJobs") or [],
+                               ("spec", "replicatedJobs"))
         if changed is not None:
             found.append(InputError(origin, (), (
                 f"once Kueue admits JobSet {name!r} it runs unsuspended, whatever git says, and the JobSet webhook "
@@ -111,21 +112,3 @@ def _kueue_changes_allowed(new: dict, old: dict) -> list:
                 if name in source:
                     target[name] = source[name]
     return jobs
-
-
-def _difference(new, old, path: tuple) -> tuple | None:
-    """The path of the first place two JSON trees differ (Go's semantic equality: empty is absent)."""
-    if isinstance(new, dict) and isinstance(old, dict):
-        for name in [*new, *(name for name in old if name not in new)]:
-            found = _difference(new.get(name), old.get(name), (*path, name))
-            if found is not None:
-                return found
-        return None
-    if isinstance(new, list) and isinstance(old, list) and len(new) == len(old):
-        for index, (a, b) in enumerate(zip(new, old)):
-            found = _difference(a, b, (*path, index))
-            if found is not None:
-                return found
-        return None
-    empty = (None, [], {})
-    return None if new == old or (new in empty and old in empty) else path
