@@ -323,7 +323,7 @@ def _judge(command: str, args: list[str], result) -> str | None:
 def _from_objects(documents: list):
     """trainc.from_objects judged as a command: a TraincError is exit 1 with its lines on stderr."""
     import trainc
-    from trainc.compiler.emit import dump
+    from trainc.formats.serialize import dump_all as dump
     from trainc.errors import TraincError
 
     outcome = SimpleNamespace(exception=None, exc_info=None, exit_code=0, stdout="", stderr="")

@@ -16,8 +16,6 @@ from ..errors import InputError, InputErrors, Origin, defined_twice
 from .api import Runtime, described, identity
 
 Key = tuple  # (kind, namespace or None, name)
-
-
 SUPPORT_LABEL = "trainer.kubeflow.org/support"
 
 
