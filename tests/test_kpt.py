@@ -244,3 +244,25 @@ def test_kpt_runs_trainc_fn_with_the_project_configs_runtimes(tmp_path):
     environment = _kpt("eval", "--exec", FUNCTION, cwd=package, TRAINC_RUNTIMES=str(repo / "platform/runtimes"))
     assert environment.returncode == 0, environment.stderr
     assert rendered.read_text() == first
+
+
+def test_a_package_at_the_root_reads_the_configs_runtimes_once(tmp_path):
+    """A Kptfile at the repository root makes the config's runtimes items too: each file is read once (not
+    'defined twice'), under render (kpt gives the package path) and eval from the package."""
+    need(shutil.which("kpt") is not None, "kpt is not installed")
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo, ignore=shutil.ignore_patterns("README.md"))
+    (repo / "jobs/demo.yaml").write_text(TRAINJOB)
+    (repo / "platform/runtimes").mkdir(parents=True)
+    (repo / "platform/runtimes/my-torch.yaml").write_text(RUNTIME)
+    (repo / ".trainc.yaml").write_text("runtimes: [platform/runtimes]\n")
+    (repo / ".krmignore").write_text(".trainc.yaml\n")  # kpt refuses a package file that is no KRM resource
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    rendered = repo / "jobs/rendered/team-a/demo.yaml"
+    result = _kpt("render", ".", "--allow-exec", cwd=repo)  # kpt's directory: the config applies
+    assert result.returncode == 0, result.stderr
+    first = rendered.read_text()
+    rendered.unlink()
+    result = _kpt("eval", "--exec", FUNCTION, cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert rendered.read_text() == first

@@ -372,7 +372,8 @@ def test_passed_through_objects_that_set_no_namespace_get_the_packages_in_their_
     assert "  metadata:\n    name: b # kept\n    namespace: team-x\n" in text  # in place, the line's comment kept
     assert krm.run(text, None)[0] == text  # a second run changes nothing
     # a namespace YAML 1.1 reads as a boolean is quoted, so kubectl reads the string
-    text, output, _, errors = _run(f"kind: ResourceList\n{config.replace('NS', 'y')}items:\n{items}")
+    quoted = config.replace("NS", "'y'")
+    text, output, _, errors = _run(f"kind: ResourceList\n{quoted}items:\n{items}")
     assert errors == [] and output["items"][0]["metadata"] == {"namespace": "y", "name": "a"}
     assert '{namespace: "y", name: a}' in text
 

@@ -317,7 +317,8 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default",
         namespace = _namespace(origin, resource_list, namespace)
         notices: list[str] = []
         documents, trainer = _sources(origin, items, notices)
-        output = build_objects(documents, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed)
+        output = build_objects(documents, _runtime_files(runtime_paths, items), namespace=namespace,
+                               ssh_key_seed=ssh_key_seed)
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
             notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
@@ -332,6 +333,31 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default",
     body = "".join(texts) + (_block_entries(rendered) if rendered else "")
     results = [{"message": notice, "severity": "info"} for notice in notices]
     return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
+
+
+def _runtime_files(runtime_paths, items: list) -> list[str]:
+    """The files of `runtime_paths` that are not among the package's items: a runtime file reached both ways (a
+    package at the repository root holding the config's platform/runtimes) is read once, as build reads a file
+    reached through PATHS and --runtimes."""
+    if not runtime_paths:
+        return []
+    own = set()
+    for item in items:
+        if isinstance(item, dict) and item.get("kind") in api.RUNTIME_KINDS:
+            annotations = _annotations(item)
+            path, package = _first(annotations, _PATHS), annotations.get(_PACKAGE_PATH)
+            if path is not None:  # under the package path `kpt fn render` gives, else from where kpt runs
+                own.add(_file_identity(os.path.join(package, path) if isinstance(package, str) else path))
+    own.discard(None)
+    return [file for file in inputset.listed(runtime_paths) if file == "-" or _file_identity(file) not in own]
+
+
+def _file_identity(path: str) -> tuple | None:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _applied_sources(items: list, trainer: set) -> list[str]:
