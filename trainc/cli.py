@@ -550,7 +550,8 @@ def krm_function(ssh_key_seed, namespace, runtime_paths):
     TrainJobs and runtimes stay among the items, annotated
     config.kubernetes.io/local-config: "true"; the objects rendered for each
     TrainJob are added as <its directory>/rendered/<namespace>/<name>.yaml and
-    replaced on the next run. Other items pass through as they came. A
+    replaced on the next run. Other items pass through as they came, a
+    namespaced one that sets no namespace given the TrainJobs' (as build). A
     functionConfig ConfigMap may set `data.namespace` (nothing else); without
     it, the namespace the package's Kptfile gives its `exec: trainc fn` mutator
     (so `kpt fn eval` renders as `kpt fn render`), else -n. Runtimes come from

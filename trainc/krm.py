@@ -8,7 +8,8 @@ each TrainJob are added beside it, in `<its directory>/rendered/<namespace>/<nam
 (`config.kubernetes.io/path`), marked `trainc.kubeflow.org/rendered-from`. Items
 so marked are what an earlier run rendered: they are dropped and rendered anew,
 so running the function again changes nothing. Every other item comes back as
-the text it came in (`krmtext.py`).
+the text it came in (`krmtext.py`), a namespaced object that sets no namespace
+given the run's, as build places it (`namespaced.py`).
 
 Errors are KRM `results` (with `resourceRef` and the item's `file`) and, as
 everywhere in trainc, `file:line:col: field.path: message` lines on stderr,
