@@ -143,10 +143,12 @@ def admission(output: Output, namespace: str, documents=()) -> None:
     output.notices.extend(notices)
 
 
-def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
-    """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
+def build_objects(documents, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None) -> Output:
+    """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList, with the runtimes
+    of `runtime_paths` read as build reads --runtimes."""
     errors: list[InputError] = []
-    inputs = _load(documents, (), namespace, errors)
+    runtime_documents = inputset.Reader().documents(inputset.listed(runtime_paths), errors)
+    inputs = _load(documents, runtime_documents, namespace, errors)
     return _build(inputs, namespace, errors, None, ssh_key_seed=ssh_key_seed)
 
 

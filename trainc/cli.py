@@ -542,18 +542,25 @@ def status(file, output_format):
 @click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
               help="Namespace for TrainJobs that set none, unless the functionConfig or the package's Kptfile sets "
                    "one (env TRAINC_NAMESPACE).")
+@click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(), envvar="TRAINC_RUNTIMES",
+              help="File or directory of (Cluster)TrainingRuntimes besides the items, as build's --runtimes "
+                   "(env TRAINC_RUNTIMES, paths separated by ':'; else the project config's runtimes).")
 @_max_input_bytes
 @_settled
-def krm_function(ssh_key_seed, namespace):
+def krm_function(ssh_key_seed, namespace, runtime_paths):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
     TrainJobs and runtimes stay among the items, annotated
     config.kubernetes.io/local-config: "true"; the objects rendered for each
     TrainJob are added as <its directory>/rendered/<namespace>/<name>.yaml and
-    replaced on the next run. Other items pass through as they came. A
+    replaced on the next run. Other items pass through as they came, a
+    namespaced one that sets no namespace given the TrainJobs' (as build). A
     functionConfig ConfigMap may set `data.namespace` (nothing else); without
     it, the namespace the package's Kptfile gives its `exec: trainc fn` mutator
-    (so `kpt fn eval` renders as `kpt fn render`), else -n.
+    (so `kpt fn eval` renders as `kpt fn render`), else -n. Runtimes come from
+    the items and from --runtimes (TRAINC_RUNTIMES, the project config's
+    runtimes): kpt runs the function in its own working directory, so the
+    config is found from there, as for build.
     """
     from .commands import fn as krm
     from .formats import source
@@ -562,7 +569,7 @@ def krm_function(ssh_key_seed, namespace):
         text = source.read("-")
     except TraincError as error:
         _fail(error)
-    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed), namespace)
+    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed), namespace, runtime_paths)
     _emit(rendered)
     for line in notices + errors:
         click.echo(line, err=True)

@@ -8,7 +8,8 @@ each TrainJob are added beside it, in `<its directory>/rendered/<namespace>/<nam
 (`config.kubernetes.io/path`), marked `trainc.kubeflow.org/rendered-from`. Items
 so marked are what an earlier run rendered: they are dropped and rendered anew,
 so running the function again changes nothing. Every other item comes back as
-the text it came in (`krmtext.py`).
+the text it came in (`krmtext.py`), a namespaced object that sets no namespace
+given the run's, as build places it (`namespaced.py`).
 
 Errors are KRM `results` (with `resourceRef` and the item's `file`) and, as
 everywhere in trainc, `file:line:col: field.path: message` lines on stderr,
@@ -28,6 +29,7 @@ from ..compiler import mpikeys
 from ..errors import InputError, InputErrors, Origin, TraincError, one_line, render_path
 from ..formats import krmtext, source
 from ..formats.serialize import dump_all
+from ..k8s import namespaced
 from ..trainer import api
 
 HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
@@ -306,10 +308,12 @@ class _Report:
         return matches[0] if len(matches) == 1 else None
 
 
-def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, list[str], list[str]]:
+def run(text: str, ssh_key_seed=None, namespace: str = "default",
+        runtime_paths=()) -> tuple[str, list[str], list[str]]:
     """(ResourceList text, notices, error lines); error lines non-empty means failure. `ssh_key_seed` as
     for build_objects; `namespace` for TrainJobs that set none, unless the functionConfig or the Kptfile
-    sets one."""
+    sets one; `runtime_paths` the run's runtimes besides the items (the platform's, outside the package),
+    read as build's --runtimes."""
     report = _Report([])
     try:
         origin, resource_list = _resource_list(text)
@@ -317,13 +321,14 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, 
         namespace = _namespace(origin, resource_list, namespace)
         notices: list[str] = []
         documents, trainer = _sources(origin, items, notices)
-        output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
+        output = build_objects(documents, _runtime_files(runtime_paths, items), namespace=namespace,
+                               ssh_key_seed=ssh_key_seed)
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
             notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
         rendered = _rendered(output, items, kept)
-        texts = _item_texts(origin, text, items, kept, trainer)
+        texts = _item_texts(origin, text, items, kept, trainer, namespace)
     except TraincError as error:
         errors = error.errors if isinstance(error, InputErrors) else [error]
         results = [report.result(e) for e in errors if isinstance(e, InputError)]
@@ -332,6 +337,31 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, 
     body = "".join(texts) + (_block_entries(rendered) if rendered else "")
     results = [{"message": notice, "severity": "info"} for notice in notices]
     return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
+
+
+def _runtime_files(runtime_paths, items: list) -> list[str]:
+    """The files of `runtime_paths` that are not among the package's items: a runtime file reached both ways (a
+    package at the repository root holding the config's platform/runtimes) is read once, as build reads a file
+    reached through PATHS and --runtimes."""
+    if not runtime_paths:
+        return []
+    own = set()
+    for item in items:
+        if isinstance(item, dict) and item.get("kind") in api.RUNTIME_KINDS:
+            annotations = _annotations(item)
+            path, package = _first(annotations, _PATHS), annotations.get(_PACKAGE_PATH)
+            if path is not None:  # under the package path `kpt fn render` gives, else from where kpt runs
+                own.add(_file_identity(os.path.join(package, path) if isinstance(package, str) else path))
+    own.discard(None)
+    return [file for file in inputset.listed(runtime_paths) if file == "-" or _file_identity(file) not in own]
+
+
+def _file_identity(path: str) -> tuple | None:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _applied_sources(items: list, trainer: set) -> list[str]:
@@ -348,8 +378,9 @@ def _applied_sources(items: list, trainer: set) -> list[str]:
     return notices
 
 
-def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set) -> list[str]:
-    """The kept items' own text, Trainer sources annotated local-config unless they say otherwise."""
+def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set, namespace: str) -> list[str]:
+    """The kept items' own text, Trainer sources annotated local-config unless they say otherwise, and the
+    objects passed through that set no namespace given `namespace`, as build places them."""
     try:
         spans = krmtext.items(text)
     except krmtext.SharedText as shared:
@@ -360,7 +391,27 @@ def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set
         if LOCAL_CONFIG not in _annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
             raise InputError(_item_origin(origin, index), ("metadata", "annotations"),
                              "must be a mapping, to mark the item local-config")
+    for index in kept:
+        if index not in trainer and _takes_namespace(items[index]) and not spans[index].place(
+                namespaced.scalar(namespace)):
+            raise InputError(_item_origin(origin, index), ("metadata", "namespace"),
+                             "must be absent or a scalar on one line: trainc fn sets the package's namespace here")
     return [spans[index].text() for index in kept]
+
+
+def _takes_namespace(item) -> bool:
+    """Whether a passed-through item lands in the package's namespace (namespaced.py: one rule for every
+    route): a namespaced object that sets none. What kpt never applies is left alone: local-config items,
+    kpt's own kinds (the Kptfile), a `List` (kpt keeps it as one resource), files trainc does not read."""
+    if not (isinstance(item, dict) and isinstance(item.get("apiVersion"), str) and isinstance(item.get("kind"), str)
+            and isinstance(item.get("metadata"), dict)):
+        return False
+    annotations = _annotations(item)
+    if (annotations.get(LOCAL_CONFIG) == "true" or item["kind"] == "List"
+            or item["apiVersion"].partition("/")[0].endswith("kpt.dev")
+            or inputset.hidden_path(_first(annotations, _PATHS) or "")):
+        return False
+    return namespaced.takes_namespace(item)
 
 
 def _block_entries(objects: list[dict]) -> str:
