@@ -3,6 +3,7 @@ the wheel (the generators live in tools/, run from a checkout)."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,17 @@ GENERATORS = ("generate.py", "gotypes.py", "upstream-generate.py", "sdk-generate
 def test_trainc_has_at_most_a_dozen_top_level_modules():
     modules = sorted(path.name for path in (ROOT / "trainc").glob("*.py"))
     assert len(modules) <= 12, modules
+
+
+def test_cli_only_declares_the_verbs_whose_flows_live_in_commands():
+    """Each command of cli.py imports its flow and hands it the parameters: nothing of the flow stays there."""
+    tree = ast.parse((ROOT / "trainc" / "cli.py").read_text())
+    verbs = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+             and any(".command(" in ast.unparse(decorator) for decorator in node.decorator_list)]
+    assert len(verbs) >= 14
+    for verb in verbs:
+        body = [node for node in verb.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+        assert len(body) <= 3 and all(isinstance(node, (ast.ImportFrom, ast.Expr)) for node in body), verb.name
 
 
 def test_data_folders_hold_no_python():
