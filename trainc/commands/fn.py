@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+import sys
 from dataclasses import replace
+
+import click
 
 from .. import inputs as inputset
 from ..build import build_objects
@@ -31,6 +34,7 @@ from ..formats import krmtext, source
 from ..formats.serialize import dump_all
 from ..k8s import namespaced
 from ..trainer import api
+from . import EXIT_INVALID, fail, write_out
 
 HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
@@ -420,3 +424,17 @@ def _block_entries(objects: list[dict]) -> str:
 
 def _results(results: list[dict]) -> str:
     return dump_all([{"results": results}]).removeprefix("---\n") if results else ""
+
+
+def main(seed, namespace, runtime_paths=()) -> None:
+    """`trainc fn`: the ResourceList on stdin run through `run`, the result on stdout, errors also on stderr."""
+    try:
+        text = source.read("-")
+    except TraincError as error:
+        fail(error)
+    rendered, notices, errors = run(text, seed, namespace, runtime_paths)
+    write_out(rendered)
+    for line in notices + errors:
+        click.echo(line, err=True)
+    if errors:
+        sys.exit(EXIT_INVALID)

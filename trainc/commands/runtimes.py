@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .. import build
 from ..compiler.plugins import entrypoints
-from ..errors import InputError, InputErrors
+from ..errors import InputError, InputErrors, TraincError
 from ..formats import source
 from ..trainer import api, catalog
 
@@ -114,3 +114,26 @@ def show(found: list[Entry], wanted: str, kind: str | None) -> api.Runtime:
 
 def _spelled(entry: Entry) -> str:
     return f"{entry.key[1]}/{entry.key[2]}" if entry.key[1] else entry.key[2]
+
+
+def main_list(paths, runtime_paths, namespace) -> None:
+    """`trainc runtimes list`: the table, then the installed plugins."""
+    from . import fail, write_out
+
+    try:
+        found = entries(paths, runtime_paths, namespace)
+    except TraincError as error:
+        fail(error)
+    write_out(table(found) + plugins_line())
+
+
+def main_show(name, paths, runtime_paths, namespace, kind) -> None:
+    """`trainc runtimes show`: the runtime NAME names, as defaulted."""
+    from ..compiler.emit import dump
+    from . import fail, write_out
+
+    try:
+        runtime = show(entries(paths, runtime_paths, namespace), name, kind)
+    except TraincError as error:
+        fail(error)
+    write_out(dump([runtime.document]))

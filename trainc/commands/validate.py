@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from dataclasses import asdict, dataclass
 
+import click
+
 from ..errors import InputError, InputErrors, TraincError, one_line, plural, render_path
+from . import EXIT_INVALID, write_out
 
 # `severity: [FILE:LINE:COL: [FIELD.PATH: ]]MESSAGE`, as InputError.render() words a located one
 _NOTICE = re.compile(r"(warning|notice): (?:(.+?):(\d+):(\d+): (?:([^\s:\"']+): )?)?(.*)", re.DOTALL)
@@ -103,3 +107,37 @@ def _in_repository(file: str | None, roots: dict) -> str | None:
             root = os.path.dirname(root)
         roots[folder] = root if os.path.exists(os.path.join(root, ".git")) else None
     return file if roots[folder] is None else os.path.relpath(path, roots[folder]).replace(os.sep, "/")
+
+
+def main(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files,
+         config) -> None:
+    """`trainc validate`: `build` without writing, every problem reported (the exit status says if any)."""
+    from .. import build as builder
+    from .. import inputs, policy
+    from ..compiler import sshkeys
+    from ..output import manifests as passthrough
+    from .build import load_previous
+
+    if annotations and output_format == "json":
+        raise click.UsageError("--format github and -o json are two outputs: choose one")
+    reader = inputs.Reader()  # what --skip-other-files reads is read once
+    if skip_other_files:
+        paths = [path for path in paths if reader.may_hold_trainer(path)]
+    try:
+        before = load_previous(previous, paths, runtime_paths, namespace)
+        # `build` without writing: the output is discarded, so MPI keys come from a throwaway seed (no random key,
+        # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
+        output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
+                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), reader=reader)
+        output.notices += passthrough.select(output, namespace=namespace).notices
+        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
+                                       config=config)
+    except TraincError as error:
+        output, failure = None, error
+    stdout, stderr = outcome(output, failure if output is None else None, output_format, annotations)
+    if stdout:
+        write_out(stdout)
+    for line in stderr:
+        click.echo(line, err=True)
+    if output is None:
+        sys.exit(EXIT_INVALID)
