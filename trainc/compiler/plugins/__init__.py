@@ -1,1 +1,1 @@
-"""Framework and gang-scheduler plugins; `registry` lists them in their fixed order."""
+"""Framework and gang-scheduler plugins, each beside its webhook rules; `registry` holds one record per plugin, in order."""

@@ -1,6 +1,7 @@
 """PlainML: no framework policy (or XGBoost/Flux, which build on it): numNodes and env only.
 
-The registry decides when it runs (`registry.plain`); the frameworks that build on it share its helpers.
+It runs unless a framework that counts its own pods is active (the registry decides, from the records); the
+frameworks share its helpers.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ A record holds what a plugin does at each extension point; a plugin fills only t
 - `title`: how `trainc runtimes` names the policy (default: the name), formatted with what `active` returned.
 - `after_plain`: an ML framework that PlainML still runs before (XGBoost, Flux build on its numNodes and env).
 
-A new framework is one module here and one line in `ML_POLICIES`.
+A new framework is one module here and one line in `FRAMEWORKS`.
 """
 
 from __future__ import annotations
