@@ -1,1 +1,1 @@
-"""Framework and gang-scheduler plugins, each beside its webhook rules; `registry` holds one record per plugin, in order."""
+"""Framework and gang-scheduler plugins beside their webhook rules; `registry` holds one record each, in order."""
