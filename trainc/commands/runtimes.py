@@ -10,12 +10,11 @@ import json
 from dataclasses import dataclass
 
 from .. import build
-from ..compiler.plugins import entrypoints
+from ..compiler.plugins import entrypoints, registry
 from ..errors import InputError, InputErrors, TraincError
 from ..formats import source
 from ..trainer import api, catalog
 
-ML_POLICIES = (("torch", "Torch"), ("mpi", "MPI"), ("jax", "JAX"), ("xgboost", "XGBoost"), ("flux", "Flux"))
 HEADER = ("KIND", "NAMESPACE", "NAME", "POLICY", "SOURCE", "USED")
 
 
@@ -56,15 +55,11 @@ def entries(paths=(), runtime_paths=(), namespace: str = "default") -> list[Entr
 
 
 def policy(runtime: api.Runtime) -> str:
-    ml = runtime.spec.ml_policy
-    names = [label for field, label in ML_POLICIES if ml is not None and getattr(ml, field) is not None]
-    if ml is not None and ml.mpi is not None:
-        names = [f"MPI ({ml.mpi.mpi_implementation})" if n == "MPI" else n for n in names]
-    gang = runtime.spec.pod_group_policy
-    if gang is not None:
-        names += [name for name in ("coscheduling", "volcano") if getattr(gang, name) is not None]
+    """The runtime's frameworks and gang schedulers (PlainML when it has neither), then the plugins it asks for."""
+    names = [plugin.label(runtime) for plugin in registry.PLUGINS
+             if plugin is not registry.PLAIN and plugin.active(runtime) is not None] or [registry.PLAIN.title]
     asked = entrypoints.names(runtime.metadata.annotations.get(entrypoints.ANNOTATION, ""))
-    return ", ".join([*(names or ["PlainML"]), *(_plugin(name) for name in asked)])
+    return ", ".join([*names, *(_plugin(name) for name in asked)])
 
 
 def _plugin(name: str) -> str:

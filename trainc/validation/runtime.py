@@ -15,6 +15,7 @@ TrainingRuntime on create only (its ValidateUpdate admits anything).
 
 from __future__ import annotations
 
+from ..compiler.admission import error
 from ..compiler.ir import (
     ANCESTOR_LABEL,
     DATASET_INITIALIZER,
@@ -26,7 +27,6 @@ from ..compiler.ir import (
 )
 from ..errors import InputError
 from ..trainer.api import Runtime
-from .base import error
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
 DEPRECATED_LABEL = "trainer.kubeflow.org/support"
