@@ -25,7 +25,7 @@ from dataclasses import replace
 from .. import inputs as inputset
 from ..build import build_objects
 from ..compiler import mpikeys
-from ..errors import InputError, InputErrors, Origin, TraincError, one_line, render_path
+from ..errors import InputError, InputErrors, Notice, Origin, TraincError, one_line, render_path
 from ..formats import krmtext, source
 from ..formats.serialize import dump_all
 from ..trainer import api
@@ -249,12 +249,12 @@ def _identity(obj) -> tuple | None:
 
 
 class _Report:
-    """An error as a KRM result and as a stderr line, located in the user's file where it can be."""
+    """An error as a KRM result and as a stderr line (a notice as a line), located in the user's file where it can be."""
 
     def __init__(self, items: list):
         self.items, self.files = items, {}
 
-    def item_of(self, error: InputError):
+    def item_of(self, error: InputError | Notice):
         base = error.origin.base if error.origin is not None else ()
         if len(base) >= 2 and base[0] == "items" and isinstance(base[1], int) and base[1] < len(self.items):
             return self.items[base[1]]
@@ -278,19 +278,23 @@ class _Report:
             result["file"] = {"path": path, **({"index": int(index)} if index and index.isdigit() else {})}
         return result
 
-    def line(self, error: InputError) -> str:
-        item = self.item_of(error)
+    def line(self, problem: InputError | Notice) -> str:
+        """An error or a notice as a stderr line; a notice keeps its `severity: ` head."""
+        item = self.item_of(problem)
         if item is None:
-            return error.render()
-        field = error.origin.base[2:] + error.path
+            return problem.render()
+        field = problem.origin.base[2:] + problem.path
         found = self._in_user_file(item)
         if found is not None:
-            return InputError(found, field, error.message, key=error.key).render()
+            if isinstance(problem, InputError):
+                return InputError(found, field, problem.message, key=problem.key).render()
+            at = problem.origin.base[2:] + (problem.path if problem.at is None else problem.at)
+            return replace(problem, origin=found, path=field, at=at, mark=None).render()  # mark: in the stdin text
         path = _first(_annotations(item), _PATHS)
         if path is None:
-            return error.render()
-        where = render_path(field)
-        return one_line(f"{path}: {where}: {error.message}" if where else f"{path}: {error.message}")
+            return problem.render()
+        where, head = render_path(field), f"{problem.severity}: " if isinstance(problem, Notice) else ""
+        return head + one_line(f"{path}: {where}: {problem.message}" if where else f"{path}: {problem.message}")
 
     def _in_user_file(self, item) -> Origin | None:
         """The origin of the item's document in the user's file: the one file whose document at the item's
@@ -318,7 +322,8 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, 
         notices: list[str] = []
         documents, trainer = _sources(origin, items, notices)
         output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
-        notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
+        notices += [report.line(notice) for notice in output.notices]
+        notices += _applied_sources(items, trainer)  # after the compile checked their metadata
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
             notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]

@@ -24,9 +24,8 @@ from ..compiler.ir import (
     NODE,
     TRAINER,
 )
-from ..errors import InputError
+from ..errors import InputError, Notice
 from ..trainer.api import Runtime
-from .base import error
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
 DEPRECATED_LABEL = "trainer.kubeflow.org/support"
@@ -64,7 +63,7 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
     return errors
 
 
-def warnings(runtime: Runtime, *, created: bool) -> list[str]:
+def warnings(runtime: Runtime, *, created: bool) -> list[Notice]:
     """The ClusterTrainingRuntime create warning (updates and TrainingRuntimes never warn)."""
     if not created or runtime.kind != "ClusterTrainingRuntime" or _skipped(runtime):
         return []
@@ -74,4 +73,4 @@ def warnings(runtime: Runtime, *, created: bool) -> list[str]:
         f'ClusterTrainingRuntime "{runtime.name}" is deprecated and will be removed in a future release of '
         f"Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_POLICY_URL}"
     )
-    return ["warning: " + error(runtime.origin, (), message, at=("metadata", "labels", DEPRECATED_LABEL)).render()]
+    return [Notice("warning", runtime.origin, (), message, at=("metadata", "labels", DEPRECATED_LABEL))]
