@@ -94,8 +94,8 @@ def test_trainjob_on_a_deprecated_cluster_runtime_warns_with_upstreams_text(tmp_
     job = trainjob(tmp_path, "runtimeRef:\n  name: old\n", metadata="  name: job\n  namespace: team-a\n")
     notices = [notice.render() for notice in build([runtime, job]).notices]
     assert (
-        f'warning: {job}:8:11: team-a/job: Referenced ClusterTrainingRuntime "old" is deprecated and will be removed in a future '
-        f"release of Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_URL}"
+        f'warning: {job}:8:11: team-a/job: Referenced ClusterTrainingRuntime "old" is deprecated and will be removed '
+        f"in a future release of Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_URL}"
     ) in notices
 
 

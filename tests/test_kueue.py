@@ -56,8 +56,8 @@ def test_multikueue_renders_nothing_and_says_why():
     assert output.documents() == []
     # at spec.managedBy, so `trainc validate -o json` and `--format github` place it
     assert [notice.render() for notice in output.notices] == [
-        f"notice: {GOLDEN / 'kueue-multikueue' / 'trainjob.yaml'}:13:14: default/dispatched: managedBy kueue.x-k8s.io/multikueue: MultiKueue runs this TrainJob on a worker "
-        "cluster, so no objects are rendered for it"
+        f"notice: {GOLDEN / 'kueue-multikueue' / 'trainjob.yaml'}:13:14: default/dispatched: managedBy "
+        "kueue.x-k8s.io/multikueue: MultiKueue runs this TrainJob on a worker cluster, so no objects are rendered for it"
     ]
 
 

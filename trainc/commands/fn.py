@@ -162,9 +162,9 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
             continue  # an earlier run's output, or a file trainc does not read in a directory (`inputs.py`)
         if api.uncompiled(item):
             name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
-            notices.append(one_line(f"notice: {_first(_annotations(item), _PATHS) or origin.file}: "
-                                    f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
-                                    "Trainer kind; passed through unchanged"))
+            notices.append(Notice("notice", None, (), f"{_first(_annotations(item), _PATHS) or origin.file}: "
+                                  f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
+                                  "Trainer kind; passed through unchanged"))
             continue
         for member_origin, member in source.items(_item_origin(origin, index), item):
             if _is_trainer(member) and member is not item:
@@ -249,7 +249,7 @@ def _identity(obj) -> tuple | None:
 
 
 class _Report:
-    """An error as a KRM result and as a stderr line (a notice as a line), located in the user's file where it can be."""
+    """An error as a KRM result and as a stderr line (a notice as a line), in the user's file where it can be."""
 
     def __init__(self, items: list):
         self.items, self.files = items, {}
@@ -319,13 +319,13 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, 
         origin, resource_list = _resource_list(text)
         report.items = items = resource_list.get("items") or []
         namespace = _namespace(origin, resource_list, namespace)
-        notices: list[str] = []
+        notices: list[Notice] = []
         documents, trainer = _sources(origin, items, notices)
         output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
-        notices += [report.line(notice) for notice in output.notices]
-        notices += _applied_sources(items, trainer)  # after the compile checked their metadata
+        notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
+        lines = [report.line(notice) for notice in notices]
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
-            notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
+            lines.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
         rendered = _rendered(output, items, kept)
         texts = _item_texts(origin, text, items, kept, trainer)
@@ -335,19 +335,19 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, 
         return (HEADER + "items: []\n" + _results(results), [],
                 [report.line(e) if isinstance(e, InputError) else e.render() for e in errors])
     body = "".join(texts) + (_block_entries(rendered) if rendered else "")
-    results = [{"message": notice, "severity": "info"} for notice in notices]
-    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
+    results = [{"message": line, "severity": "info"} for line in lines]
+    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), lines, []
 
 
-def _applied_sources(items: list, trainer: set) -> list[str]:
+def _applied_sources(items: list, trainer: set) -> list[Notice]:
     """Notices for Trainer sources that keep `local-config` other than "true": kpt live apply applies them."""
     notices = []
     for index in sorted(trainer):
         value = _annotations(items[index]).get(LOCAL_CONFIG, "true")
         if value != "true":
             item = items[index]
-            notices.append(one_line(
-                f"notice: {_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
+            notices.append(Notice(
+                "notice", None, (), f"{_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
                 f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
                 "what trainc renders for it"))
     return notices

@@ -25,7 +25,8 @@ def resolve(unit: Unit, ctx) -> Unit:
         notices += (Notice(
             "warning", trainjob.origin, (), f'{trainjob.namespace}/{trainjob.name}: Referenced ClusterTrainingRuntime '
             f'"{runtime.name}" is deprecated and will be removed in a future release of Kubeflow Trainer. See runtime '
-            "deprecation policy: https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy",
+            "deprecation policy: "
+            "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy",
             at=("spec", "runtimeRef", "name"),
         ),)
     template = runtime.spec.template
