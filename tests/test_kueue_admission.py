@@ -158,8 +158,8 @@ def test_node_selectors_and_tolerations_choose_the_flavor(tmp_path):
 
 def test_a_job_that_fits_only_by_borrowing_gets_a_notice(tmp_path):
     output = build(inputs(tmp_path, 3))
-    assert [notice.render() for notice in output.notices] == [
-        "notice: team-a/train: Kueue admits it only by borrowing from cohort 'research' (ClusterQueue "
+    assert [notice.render() for notice in output.notices] == [  # at the queue-name label, as a refusal is
+        f"notice: {tmp_path / 'job.yaml'}:7:32: team-a/train: Kueue admits it only by borrowing from cohort 'research' (ClusterQueue "
         "'team-a-gpu' (of LocalQueue team-a/team-a-gpu), flavor 'a100': 24 nvidia.com/gpu > nominal quota 16): "
         "it waits until the cohort has that much unused"
     ]

@@ -297,11 +297,12 @@ def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError]
         if found.queue is None:
             continue
         problem, notice = admissible(found, queues)
+        path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
         if problem is not None:
-            path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
             errors.append(InputError(_located(found.origin), path, f"Kueue can never admit this TrainJob: {problem}"))
         elif notice is not None:
-            notices.append(Notice("notice", None, (), f"{found.namespace}/{found.name}: {notice}"))
+            notices.append(Notice("notice", _located(found.origin), (), f"{found.namespace}/{found.name}: {notice}",
+                                  at=path))
     return errors, notices
 
 
