@@ -32,7 +32,7 @@ import click
 from .. import build
 from .. import inputs as inputset
 from ..compiler import mpikeys, sshkeys
-from ..errors import InputError, InputErrors, Origin, TraincError, plural
+from ..errors import InputError, InputErrors, Notice, Origin, TraincError, plural
 from ..formats.limits import room_for_depth
 from ..formats.serialize import dump_all
 from ..k8s import fieldpath
@@ -89,9 +89,9 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                                              before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
     if notices is not None and problems:
-        notices.append(f"notice: --base {base}: {plural(len(unreadable), 'TrainJob')} not compiled there, their "
-                       "objects shown against nothing (unreadable at the base):")
-        notices.extend(f"notice:   {problem.render()}" for problem in problems)
+        notices.append(Notice("notice", None, (), f"--base {base}: {plural(len(unreadable), 'TrainJob')} not compiled "
+                              "there, their objects shown against nothing (unreadable at the base):"))
+        notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
         new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
                                     previous=before, reader=reader), {}

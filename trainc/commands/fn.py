@@ -29,7 +29,7 @@ import click
 from .. import inputs as inputset
 from ..build import build_objects
 from ..compiler import mpikeys
-from ..errors import InputError, InputErrors, Origin, TraincError, one_line, render_path
+from ..errors import InputError, InputErrors, Notice, Origin, TraincError, one_line, render_path
 from ..formats import krmtext, source
 from ..formats.serialize import dump_all
 from ..k8s import namespaced
@@ -168,9 +168,9 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
             continue  # an earlier run's output, or a file trainc does not read in a directory (`inputs.py`)
         if api.uncompiled(item):
             name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
-            notices.append(one_line(f"notice: {_first(_annotations(item), _PATHS) or origin.file}: "
-                                    f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
-                                    "Trainer kind; passed through unchanged"))
+            notices.append(Notice("notice", None, (), f"{_first(_annotations(item), _PATHS) or origin.file}: "
+                                  f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
+                                  "Trainer kind; passed through unchanged"))
             continue
         for member_origin, member in source.items(_item_origin(origin, index), item):
             if _is_trainer(member) and member is not item:
@@ -255,12 +255,12 @@ def _identity(obj) -> tuple | None:
 
 
 class _Report:
-    """An error as a KRM result and as a stderr line, located in the user's file where it can be."""
+    """An error as a KRM result and as a stderr line (a notice as a line), in the user's file where it can be."""
 
     def __init__(self, items: list):
         self.items, self.files = items, {}
 
-    def item_of(self, error: InputError):
+    def item_of(self, error: InputError | Notice):
         base = error.origin.base if error.origin is not None else ()
         if len(base) >= 2 and base[0] == "items" and isinstance(base[1], int) and base[1] < len(self.items):
             return self.items[base[1]]
@@ -284,19 +284,23 @@ class _Report:
             result["file"] = {"path": path, **({"index": int(index)} if index and index.isdigit() else {})}
         return result
 
-    def line(self, error: InputError) -> str:
-        item = self.item_of(error)
+    def line(self, problem: InputError | Notice) -> str:
+        """An error or a notice as a stderr line; a notice keeps its `severity: ` head."""
+        item = self.item_of(problem)
         if item is None:
-            return error.render()
-        field = error.origin.base[2:] + error.path
+            return problem.render()
+        field = problem.origin.base[2:] + problem.path
         found = self._in_user_file(item)
         if found is not None:
-            return InputError(found, field, error.message, key=error.key).render()
+            if isinstance(problem, InputError):
+                return InputError(found, field, problem.message, key=problem.key).render()
+            at = problem.origin.base[2:] + (problem.path if problem.at is None else problem.at)
+            return replace(problem, origin=found, path=field, at=at, mark=None).render()  # mark: in the stdin text
         path = _first(_annotations(item), _PATHS)
         if path is None:
-            return error.render()
-        where = render_path(field)
-        return one_line(f"{path}: {where}: {error.message}" if where else f"{path}: {error.message}")
+            return problem.render()
+        where, head = render_path(field), f"{problem.severity}: " if isinstance(problem, Notice) else ""
+        return head + one_line(f"{path}: {where}: {problem.message}" if where else f"{path}: {problem.message}")
 
     def _in_user_file(self, item) -> Origin | None:
         """The origin of the item's document in the user's file: the one file whose document at the item's
@@ -323,13 +327,14 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default",
         origin, resource_list = _resource_list(text)
         report.items = items = resource_list.get("items") or []
         namespace = _namespace(origin, resource_list, namespace)
-        notices: list[str] = []
+        notices: list[Notice] = []
         documents, trainer = _sources(origin, items, notices)
         output = build_objects(documents, _runtime_files(runtime_paths, items), namespace=namespace,
                                ssh_key_seed=ssh_key_seed)
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
+        lines = [report.line(notice) for notice in notices]
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
-            notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
+            lines.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
         rendered = _rendered(output, items, kept)
         texts = _item_texts(origin, text, items, kept, trainer, namespace)
@@ -339,8 +344,8 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default",
         return (HEADER + "items: []\n" + _results(results), [],
                 [report.line(e) if isinstance(e, InputError) else e.render() for e in errors])
     body = "".join(texts) + (_block_entries(rendered) if rendered else "")
-    results = [{"message": notice, "severity": "info"} for notice in notices]
-    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
+    results = [{"message": line, "severity": "info"} for line in lines]
+    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), lines, []
 
 
 def _runtime_files(runtime_paths, items: list) -> list[str]:
@@ -368,15 +373,15 @@ def _file_identity(path: str) -> tuple | None:
     return info.st_dev, info.st_ino
 
 
-def _applied_sources(items: list, trainer: set) -> list[str]:
+def _applied_sources(items: list, trainer: set) -> list[Notice]:
     """Notices for Trainer sources that keep `local-config` other than "true": kpt live apply applies them."""
     notices = []
     for index in sorted(trainer):
         value = _annotations(items[index]).get(LOCAL_CONFIG, "true")
         if value != "true":
             item = items[index]
-            notices.append(one_line(
-                f"notice: {_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
+            notices.append(Notice(
+                "notice", None, (), f"{_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
                 f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
                 "what trainc renders for it"))
     return notices

@@ -1,25 +1,21 @@
 """`trainc validate`'s results for machines: JSON records and GitHub Actions annotations.
 
-Errors come as InputErrors; warnings and notices as the lines the build prints
-(`warning: FILE:LINE:COL: message` or `notice: NS/NAME: message`), read back
-into the same record shape so every consumer sees one list.
+Errors come as InputErrors, warnings and notices as Notices: both carry their
+input, field path and message, turned into the same record shape so every
+consumer sees one list.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from dataclasses import asdict, dataclass
 
 import click
 
-from ..errors import InputError, InputErrors, TraincError, one_line, plural, render_path
+from ..errors import InputError, InputErrors, Notice, TraincError, one_line, plural, render_path
 from . import EXIT_INVALID, write_out
-
-# `severity: [FILE:LINE:COL: [FIELD.PATH: ]]MESSAGE`, as InputError.render() words a located one
-_NOTICE = re.compile(r"(warning|notice): (?:(.+?):(\d+):(\d+): (?:([^\s:\"']+): )?)?(.*)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -44,10 +40,9 @@ def _problem(error) -> Problem:
     return Problem(file, line, column, render_path(error.path), one_line(error.message), "error")
 
 
-def from_notice(text: str) -> Problem:
-    severity, file, line, column, field, message = _NOTICE.fullmatch(text).groups()
-    return Problem(file, int(line) if line else None, int(column) if column else None, field or "", message,
-                   severity)
+def from_notice(notice: Notice) -> Problem:
+    file, line, column = notice.position() or (None, None, None)
+    return Problem(file, line, column, render_path(notice.path), one_line(notice.message), notice.severity)
 
 
 def outcome(output, failure: TraincError | None, output_format: str, annotations: str | None) -> tuple[str, list]:
@@ -62,7 +57,7 @@ def outcome(output, failure: TraincError | None, output_format: str, annotations
     summary = (f"invalid: {plural(len(problems), 'error')}" if failure is not None else
                f"valid: {plural(output.trainjobs, 'TrainJob')}, {plural(output.runtimes, 'runtime')}")
     text = [failure.render()] if failure is not None else []
-    return (to_github(records) if annotations else ""), text + list(notices) + [summary]
+    return (to_github(records) if annotations else ""), text + [notice.render() for notice in notices] + [summary]
 
 
 def to_json(problems: list[Problem], summary: dict) -> str:

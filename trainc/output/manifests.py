@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..compiler import emit
-from ..errors import InputError, InputErrors, Origin, one_line
+from ..errors import InputError, InputErrors, Notice, Origin
 from ..formats import jsontext, source
 from ..formats.serialize import dump_all
 from ..trainer import api
@@ -152,14 +152,14 @@ def why_empty(output, paths) -> str | None:
             "--allow-empty if the app is meant to be empty")
 
 
-def only_runtimes(output, manifests: Manifests) -> list[str]:
+def only_runtimes(output, manifests: Manifests) -> list[Notice]:
     """A notice when the inputs hold documents but nothing is output because they are all runtimes (`trainc
     build runtimes/`), which only --include-runtimes outputs: an empty output, said rather than silent."""
     if manifests.first or manifests.jobs or manifests.last or not output.runtime_inputs:
         return []
     count = len(output.runtime_inputs)
-    return [f"notice: nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, which are used to "
-            "render TrainJobs but not output (--include-runtimes outputs them)"]
+    return [Notice("notice", None, (), f"nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, "
+                   "which are used to render TrainJobs but not output (--include-runtimes outputs them)")]
 
 
 def select(output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False,
@@ -174,8 +174,8 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
                         key=Document.order)
     for document in uncompiled:
         fate = "not output (--trainer-only)" if trainer_only else "passed through unchanged"
-        manifests.notices.append(one_line(
-            f"notice: {document.origin.file}: {document.data['apiVersion']} {document.kind} "
+        manifests.notices.append(Notice(
+            "notice", None, (), f"{document.origin.file}: {document.data['apiVersion']} {document.kind} "
             f"{_identity(document)}: trainc does not compile this Trainer kind; {fate}"))
     if trainer_only:
         return manifests

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from ..compiler.ir import Unit
 from ..compiler.plugins.registry import PLUGINS
-from ..errors import InputError
+from ..errors import InputError, Notice
 from ..k8s import openapi as schema
 from ..trainer.previous import Previous, tree
 from . import heredoc, immutable, initializers, jobset, jobset_update, patches, runtime
@@ -43,7 +43,7 @@ class Change(NamedTuple):
 JOBSET_RULES = (initializers.check, patches.check)  # upstream's JobSet plugin, before the policy plugins
 
 
-def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[str]]:
+def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[Notice]]:
     """(errors, warnings) for one user runtime."""
     old = previous.find(runtime_obj) if previous is not None else None
     if old is not None:
@@ -71,7 +71,7 @@ def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[lis
     return [found for rule in rules for found in rule(unit, change)], unit
 
 
-def trainjob_warnings(trainjob) -> list[str]:
+def trainjob_warnings(trainjob) -> list[Notice]:
     """Lints for an admitted TrainJob: what the cluster accepts but will not run as written."""
     return heredoc.warnings(trainjob)
 

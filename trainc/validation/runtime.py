@@ -15,7 +15,6 @@ TrainingRuntime on create only (its ValidateUpdate admits anything).
 
 from __future__ import annotations
 
-from ..compiler.admission import error
 from ..compiler.ir import (
     ANCESTOR_LABEL,
     DATASET_INITIALIZER,
@@ -25,7 +24,7 @@ from ..compiler.ir import (
     NODE,
     TRAINER,
 )
-from ..errors import InputError
+from ..errors import InputError, Notice
 from ..trainer.api import Runtime
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
@@ -64,7 +63,7 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
     return errors
 
 
-def warnings(runtime: Runtime, *, created: bool) -> list[str]:
+def warnings(runtime: Runtime, *, created: bool) -> list[Notice]:
     """The ClusterTrainingRuntime create warning (updates and TrainingRuntimes never warn)."""
     if not created or runtime.kind != "ClusterTrainingRuntime" or _skipped(runtime):
         return []
@@ -74,4 +73,4 @@ def warnings(runtime: Runtime, *, created: bool) -> list[str]:
         f'ClusterTrainingRuntime "{runtime.name}" is deprecated and will be removed in a future release of '
         f"Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_POLICY_URL}"
     )
-    return ["warning: " + error(runtime.origin, (), message, at=("metadata", "labels", DEPRECATED_LABEL)).render()]
+    return [Notice("warning", runtime.origin, (), message, at=("metadata", "labels", DEPRECATED_LABEL))]

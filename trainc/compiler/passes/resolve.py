@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from ... import settings
-from ...errors import InputError
+from ...errors import InputError, Notice
 from ...k8s.omitempty import JOBSET_SPEC, reencode
 from ...trainer.api import GROUP, RUNTIME_KINDS
 from ..ir import Unit
@@ -22,11 +22,13 @@ def resolve(unit: Unit, ctx) -> Unit:
         raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), not_found(ctx.catalog, ref, trainjob.namespace))
     notices = unit.notices
     if runtime.kind == "ClusterTrainingRuntime" and runtime.metadata.labels.get("trainer.kubeflow.org/support") == "deprecated":
-        notices += (
-            f'warning: {trainjob.namespace}/{trainjob.name}: Referenced ClusterTrainingRuntime "{runtime.name}" is '
-            "deprecated and will be removed in a future release of Kubeflow Trainer. See runtime deprecation policy: "
+        notices += (Notice(
+            "warning", trainjob.origin, (), f'{trainjob.namespace}/{trainjob.name}: Referenced ClusterTrainingRuntime '
+            f'"{runtime.name}" is deprecated and will be removed in a future release of Kubeflow Trainer. See runtime '
+            "deprecation policy: "
             "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy",
-        )
+            at=("spec", "runtimeRef", "name"),
+        ),)
     template = runtime.spec.template
     return replace(
         unit,
