@@ -92,10 +92,10 @@ spec:
 def test_trainjob_on_a_deprecated_cluster_runtime_warns_with_upstreams_text(tmp_path):
     runtime = write(tmp_path, "runtime.yaml", DEPRECATED.format(kind="ClusterTrainingRuntime"))
     job = trainjob(tmp_path, "runtimeRef:\n  name: old\n", metadata="  name: job\n  namespace: team-a\n")
-    notices = build([runtime, job]).notices
+    notices = [notice.render() for notice in build([runtime, job]).notices]
     assert (
-        'warning: team-a/job: Referenced ClusterTrainingRuntime "old" is deprecated and will be removed in a future '
-        f"release of Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_URL}"
+        f'warning: {job}:8:11: team-a/job: Referenced ClusterTrainingRuntime "old" is deprecated and will be removed '
+        f"in a future release of Kubeflow Trainer. See runtime deprecation policy: {DEPRECATION_URL}"
     ) in notices
 
 

@@ -241,9 +241,9 @@ def test_active_deadline_is_not_silently_dropped(tmp_path):
     name = write(tmp_path, "a.yaml", trainjob(extra="  activeDeadlineSeconds: 600\n"))
     result = run("build", name, cwd=tmp_path)
     assert result.returncode == 0 and "activeDeadlineSeconds" not in result.stdout
-    assert result.stderr == (
-        "notice: team-a/demo: spec.activeDeadlineSeconds is enforced by the TrainJob controller, not by the "
-        "JobSet (as upstream); with no TrainJob in the cluster nothing enforces it\n"
+    assert result.stderr == (  # at the field, as an error would be
+        "notice: a.yaml:9:26: team-a/demo: spec.activeDeadlineSeconds is enforced by the TrainJob controller, not by "
+        "the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it\n"
     )
 
 

@@ -20,7 +20,7 @@ CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 
 
 def inputs(case: str) -> list[str]:
-    """The case's *.yaml and *.json inputs (JSON as the Kubeflow SDK sends it, see golden/sdk-generate.py)."""
+    """The case's *.yaml and *.json inputs (JSON as the Kubeflow SDK sends it, see tools/golden/sdk-generate.py)."""
     found = [*(GOLDEN / case).glob("*.yaml"), *(GOLDEN / case).glob("*.json")]
     return sorted(str(p) for p in found if not p.name.endswith(".out.yaml"))
 

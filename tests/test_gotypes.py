@@ -1,4 +1,4 @@
-"""Runtime specs and patches re-encoded as upstream's Go types do (trainc/gotypes.py)."""
+"""Runtime specs and patches re-encoded as upstream's Go types do (trainc/k8s/omitempty.py)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,6 @@ def test_the_table_is_what_the_generator_makes_of_the_pinned_go_sources(tmp_path
             pytest.skip(f"the {mirror} mirror is not on this machine (a development check)")
         (tmp_path / f"{package}.go").write_bytes(shown.stdout)
         arguments.append(f"{package}={tmp_path / f'{package}.go'}")
-    generator = (ROOT / "schemas" / "gotypes.py").read_text()
-    (tmp_path / "gotypes.py").write_text(generator)
-    subprocess.run([sys.executable, str(tmp_path / "gotypes.py"), *arguments], check=True)
+    generator = ROOT / "tools" / "schemas" / "gotypes.py"
+    subprocess.run([sys.executable, str(generator), "--out", str(tmp_path / "gotypes.json"), *arguments], check=True)
     assert json.loads((tmp_path / "gotypes.json").read_text()) == json.loads((ROOT / "schemas" / "gotypes.json").read_text())

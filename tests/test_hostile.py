@@ -633,7 +633,7 @@ def test_fn_takes_a_resource_list_beside_empty_documents():
                                 "- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n---\n")
     assert errors == []
     assert yaml.load(output, Loader=yaml.CSafeLoader)["items"] == [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "default", "name": "x"}}]
 
 
 @pytest.mark.parametrize("unreadable", ["folder", "file"])

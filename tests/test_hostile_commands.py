@@ -66,7 +66,8 @@ def test_fn_passes_raw_characters_of_json_strings_on_as_yaml_reads_them(indent):
     """DEL, C1 controls and YAML's own line breaks may stand raw in a JSON string: escaped in the YAML out."""
     result = trainc("fn", stdin=json.dumps(RESOURCE_LIST, ensure_ascii=False, indent=indent))
     assert (result.returncode, result.stderr) == (0, "")
-    assert yaml.load(result.stdout, Loader=yaml.CSafeLoader)["items"] == RESOURCE_LIST["items"]
+    placed = [{**item, "metadata": {"namespace": "default", **item["metadata"]}} for item in RESOURCE_LIST["items"]]
+    assert yaml.load(result.stdout, Loader=yaml.CSafeLoader)["items"] == placed  # in -n's namespace, as build does
 
 
 def test_fn_after_a_byte_order_mark_with_flow_items():
@@ -75,7 +76,7 @@ def test_fn_after_a_byte_order_mark_with_flow_items():
     result = trainc("fn", stdin=text)
     assert (result.returncode, result.stderr) == (0, "")
     assert yaml.load(result.stdout, Loader=yaml.CSafeLoader)["items"] == [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}}]
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "default", "name": "a"}, "data": {"k": "v"}}]
 
 
 def trainjob_at(path: str) -> str:

@@ -37,13 +37,13 @@ def test_the_checked_in_catalog_is_current():
     expected = schema_export.catalog()
     assert sorted(p.name for p in CATALOG.iterdir()) == sorted(path.split("/")[1] for path in expected)
     for path, text in expected.items():
-        stale = f"{path} is stale: run python schemas/generate.py --catalog"
+        stale = f"{path} is stale: run python tools/schemas/generate.py --catalog"
         assert (ROOT / "schemas" / path).read_text() == text, stale
 
 
 def test_descriptions_are_those_of_the_crds():
     need(CRDS.is_dir(), f"the upstream CRDs ({CRDS}) are not beside this checkout")
-    spec = importlib.util.spec_from_file_location("generate", ROOT / "schemas" / "generate.py")
+    spec = importlib.util.spec_from_file_location("generate", ROOT / "tools" / "schemas" / "generate.py")
     generate = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generate)
     for name, file in generate.DESCRIBED.items():

@@ -1,5 +1,6 @@
 """`trainc fn` driven by the real kpt: `kpt fn eval --exec` and `kpt fn render` with a Kptfile pipeline,
-on a copy of the example package examples/kpt/ plus a runtime and a ConfigMap that must come back as written."""
+on a copy of the example package examples/kpt/ plus a runtime and a ConfigMap that must come back as written
+(given the package's namespace, as build places it)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ data:
   "quoted": 'single'
   flow: {a: [1, 2]}
 """
+# given the package's namespace (kpt writes it after the name), the rest byte for byte
+PLACED = SETTINGS.replace("# trailing comment\n", "# trailing comment\n  namespace: team-a\n")
 TRAINJOB = (EXAMPLE / "jobs/demo.yaml").read_text().replace(
     "name: torch-distributed", "name: my-torch\n    kind: TrainingRuntime")
 RUNTIME = (ROOT / "runtimes/torch-simple.yaml").read_text().replace(
@@ -61,7 +64,7 @@ def _local_config(text: str) -> str:
 
 
 def _check_hydrated(before: dict[str, str], after: dict[str, str]) -> None:
-    assert after["config/settings.yaml"] == SETTINGS and after["Kptfile"] == KPTFILE
+    assert after["config/settings.yaml"] == PLACED and after["Kptfile"] == KPTFILE
     assert _local_config(after["jobs/demo.yaml"]) == _local_config(after["runtimes/my-torch.yaml"]) == "true"
     assert after["jobs/demo.yaml"].startswith(TRAINJOB.split("metadata:")[0])  # its comments kept
     rendered = list(yaml.safe_load_all(after["jobs/rendered/team-a/demo.yaml"]))
@@ -207,3 +210,58 @@ def test_a_bad_function_config_points_at_the_kptfile_not_at_stdin(package):
     assert "<stdin>" not in result.stderr
     evaluated = _kpt("eval", "--exec", FUNCTION, "--", "nmespace=team-b", cwd=package)
     assert "<stdin>" not in evaluated.stderr and "functionConfig.data.nmespace: unknown setting" in evaluated.stderr
+
+
+def test_kpt_runs_trainc_fn_with_the_project_configs_runtimes(tmp_path):
+    """kpt runs an exec function in kpt's own working directory with kpt's environment (kpt's
+    internal/fnruntime/exec.go sets no Dir): `trainc fn` finds the project config from there, as build does,
+    and reads its `runtimes` (relative to the config, inside the root) besides the package's items."""
+    need(shutil.which("kpt") is not None, "kpt is not installed")
+    repo = tmp_path / "repo"
+    package = repo / "apps" / "training"
+    shutil.copytree(EXAMPLE, package, ignore=shutil.ignore_patterns("README.md"))
+    (package / "jobs/demo.yaml").write_text(TRAINJOB)
+    (repo / "platform/runtimes").mkdir(parents=True)
+    (repo / "platform/runtimes/my-torch.yaml").write_text(RUNTIME)
+    (repo / ".trainc.yaml").write_text("runtimes: [platform/runtimes]\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    rendered = package / "jobs/rendered/team-a/demo.yaml"
+    result = _kpt("render", "apps/training", "--allow-exec", cwd=repo)  # from the root
+    assert result.returncode == 0, result.stderr
+    first = rendered.read_text()
+    rendered.unlink()
+    result = _kpt("eval", "--exec", FUNCTION, cwd=package)  # from the package: the config is the repository's
+    assert result.returncode == 0, result.stderr
+    assert rendered.read_text() == first and yaml.safe_load(first)["kind"] == "JobSet"
+    (repo / ".trainc.yaml").write_text("runtimes: [../outside]\n")  # a repository names only its own files
+    (tmp_path / "outside").mkdir()
+    refused = _kpt("eval", "--exec", FUNCTION, cwd=package)
+    assert refused.returncode == 1 and ".trainc.yaml:1:12: runtimes[0]: ../../../outside resolves to" in refused.stderr
+    (repo / ".trainc.yaml").unlink()
+    missing = _kpt("eval", "--exec", FUNCTION, cwd=package)
+    assert missing.returncode == 1 and 'TrainingRuntime \\"my-torch\\" not found in namespace' in missing.stderr
+    environment = _kpt("eval", "--exec", FUNCTION, cwd=package, TRAINC_RUNTIMES=str(repo / "platform/runtimes"))
+    assert environment.returncode == 0, environment.stderr
+    assert rendered.read_text() == first
+
+
+def test_a_package_at_the_root_reads_the_configs_runtimes_once(tmp_path):
+    """A Kptfile at the repository root makes the config's runtimes items too: each file is read once (not
+    'defined twice'), under render (kpt gives the package path) and eval from the package."""
+    need(shutil.which("kpt") is not None, "kpt is not installed")
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo, ignore=shutil.ignore_patterns("README.md"))
+    (repo / "jobs/demo.yaml").write_text(TRAINJOB)
+    (repo / "platform/runtimes").mkdir(parents=True)
+    (repo / "platform/runtimes/my-torch.yaml").write_text(RUNTIME)
+    (repo / ".trainc.yaml").write_text("runtimes: [platform/runtimes]\n")
+    (repo / ".krmignore").write_text(".trainc.yaml\n")  # kpt refuses a package file that is no KRM resource
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    rendered = repo / "jobs/rendered/team-a/demo.yaml"
+    result = _kpt("render", ".", "--allow-exec", cwd=repo)  # kpt's directory: the config applies
+    assert result.returncode == 0, result.stderr
+    first = rendered.read_text()
+    rendered.unlink()
+    result = _kpt("eval", "--exec", FUNCTION, cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert rendered.read_text() == first

@@ -27,6 +27,8 @@ CONFIGMAP = """\
     version: 1.0
     "quoted": 'single'
 """
+# as it comes back: in the package's namespace (one namespace rule, as build places it), the rest as written
+PLACED = CONFIGMAP.replace("  metadata:\n", "  metadata:\n    namespace: team-x\n")
 
 RESOURCE_LIST = """\
 apiVersion: config.kubernetes.io/v1
@@ -60,7 +62,7 @@ def test_trainjobs_stay_as_local_config_and_rendered_objects_are_added_beside_th
     text, output, notices, errors = _run(RESOURCE_LIST.replace("NODES", "2"))
     assert errors == [] and notices == []
     assert [(i["kind"], i["metadata"].get("namespace")) for i in output["items"]] == [
-        ("ConfigMap", None), ("TrainJob", None), ("JobSet", "team-x")]
+        ("ConfigMap", "team-x"), ("TrainJob", None), ("JobSet", "team-x")]
     assert output["items"][1]["metadata"]["annotations"]["config.kubernetes.io/local-config"] == "true"
     assert output["items"][2]["metadata"]["annotations"] == {
         "config.kubernetes.io/path": "jobs/rendered/team-x/demo.yaml", "config.kubernetes.io/index": "0",
@@ -72,7 +74,7 @@ def test_trainjobs_stay_as_local_config_and_rendered_objects_are_added_beside_th
 
 def test_items_not_compiled_come_back_as_their_own_text():
     text, *_ = _run(RESOURCE_LIST.replace("NODES", "2"))
-    assert "\nitems:\n" + CONFIGMAP in text
+    assert "\nitems:\n" + PLACED in text
 
 
 def test_a_second_run_on_the_output_changes_nothing():
@@ -88,7 +90,7 @@ def test_rendered_objects_of_a_deleted_trainjob_are_dropped():
     assert "kind: JobSet" in without_trainjob
     output, data, _, errors = _run(without_trainjob)
     assert errors == [] and [i["kind"] for i in data["items"]] == ["ConfigMap"]
-    assert output == krm.HEADER + "items:\n" + CONFIGMAP
+    assert output == krm.HEADER + "items:\n" + PLACED
 
 
 @pytest.mark.parametrize(("metadata", "annotated"), [
@@ -304,6 +306,8 @@ def test_every_shape_of_resource_list_comes_back_item_for_item(text):
         if item["apiVersion"].startswith("trainer.kubeflow.org/"):
             item["metadata"]["annotations"] = {**(item["metadata"].get("annotations") or {}),
                                                "config.kubernetes.io/local-config": "true"}
+        else:  # passed through, in the run's namespace as build places it (set in the item's own text)
+            item["metadata"]["namespace"] = "default"
     trainjobs = sum(item["kind"] == "TrainJob" for item in expected)
     assert data["items"][:len(expected)] == expected
     assert [item["kind"] for item in data["items"][len(expected):]] == ["JobSet"] * trainjobs
@@ -323,7 +327,8 @@ def test_items_sharing_an_anchor_are_refused(items):
         "share anchors")
     alone = "kind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: &d {x: y}, " \
             "binaryData: *d}\n"
-    assert _run(alone)[3] == [] and _run(alone)[0] == alone.replace("kind: ResourceList", krm.HEADER.strip())
+    assert _run(alone)[3] == [] and _run(alone)[0] == alone.replace("kind: ResourceList", krm.HEADER.strip()).replace(
+        "metadata: {", "metadata: {namespace: default, ")
 
 
 def test_trainer_kinds_trainc_does_not_compile_pass_through_with_a_notice():
@@ -331,7 +336,8 @@ def test_trainer_kinds_trainc_does_not_compile_pass_through_with_a_notice():
                    "  metadata:\n    name: tune\n    annotations: {config.kubernetes.io/path: 'jobs/tune.yaml'}\n" \
                    "  spec: {on: yes}\n"
     text, output, notices, errors = _run("kind: ResourceList\nitems:\n" + optimization)
-    assert errors == [] and text == krm.HEADER + "items:\n" + optimization + (
+    placed = optimization.replace("  metadata:\n", "  metadata:\n    namespace: default\n")  # as build places it
+    assert errors == [] and text == krm.HEADER + "items:\n" + placed + (
         "results:\n- message: \"notice: jobs/tune.yaml: trainer.kubeflow.org/v1alpha1 OptimizationJob tune: trainc does "
         "not compile this Trainer kind; passed through unchanged\"\n  severity: info\n")
     assert notices == ["notice: jobs/tune.yaml: trainer.kubeflow.org/v1alpha1 OptimizationJob tune: trainc does not "
@@ -346,3 +352,42 @@ def test_a_source_that_says_it_is_not_local_config_is_kept_so_with_a_notice():
     assert errors == [] and output["items"][1]["metadata"]["annotations"]["config.kubernetes.io/local-config"] == "false"
     assert notices == ["notice: jobs/demo.yaml: TrainJob demo: config.kubernetes.io/local-config is 'false', so kpt "
                        "live apply applies it as well as what trainc renders for it"]
+
+
+def test_passed_through_objects_that_set_no_namespace_get_the_packages_in_their_own_text():
+    items = ("- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n"
+             "- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata:\n    name: b # kept\n    namespace: ''\n"
+             "- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: other}}\n"
+             "- {apiVersion: v1, kind: Namespace, metadata: {name: team-x}}\n"
+             "- {apiVersion: v1, kind: ConfigMap, metadata: {name: d, annotations: {config.kubernetes.io/local-config: "
+             "'true'}}}\n"
+             "- {apiVersion: kpt.dev/v1, kind: Kptfile, metadata: {name: pkg}}\n"
+             "- {apiVersion: v1, kind: ConfigMap, metadata: {name: e, annotations: {config.kubernetes.io/path: "
+             ".argocd-source.yaml}}}\n")
+    config = "functionConfig: {apiVersion: v1, kind: ConfigMap, data: {namespace: NS}}\n"
+    text, output, _, errors = _run(f"kind: ResourceList\n{config.replace('NS', 'team-x')}items:\n{items}")
+    assert errors == []
+    assert [(i["metadata"]["name"], i["metadata"].get("namespace")) for i in output["items"]] == [
+        ("a", "team-x"), ("b", "team-x"), ("c", "other"), ("team-x", None), ("d", None), ("pkg", None), ("e", None)]
+    assert "  metadata:\n    name: b # kept\n    namespace: team-x\n" in text  # in place, the line's comment kept
+    assert krm.run(text, None)[0] == text  # a second run changes nothing
+    # a namespace YAML 1.1 reads as a boolean is quoted, so kubectl reads the string
+    quoted = config.replace("NS", "'y'")
+    text, output, _, errors = _run(f"kind: ResourceList\n{quoted}items:\n{items}")
+    assert errors == [] and output["items"][0]["metadata"] == {"namespace": "y", "name": "a"}
+    assert '{namespace: "y", name: a}' in text
+
+
+def test_runtimes_come_from_the_runtime_paths_as_well_as_the_items(tmp_path):
+    (tmp_path / "custom.yaml").write_text((ROOT / "runtimes/torch-simple.yaml").read_text().replace(
+        "name: torch-simple", "name: platform-torch"))
+    (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: not-a-runtime}\n")
+    trainjob = ("kind: ResourceList\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
+                "  metadata: {name: demo}\n  spec: {runtimeRef: {name: platform-torch}}\n")
+    assert krm.run(trainjob, None)[2] == ['<stdin>:6:29: spec.runtimeRef.name: ClusterTrainingRuntime '
+                                          '"platform-torch" not found; looked in the inputs, --runtimes and the '
+                                          'bundled runtimes']
+    output, notices, errors = krm.run(trainjob, None, "team-x", (str(tmp_path),))
+    assert errors == [] and [item["kind"] for item in yaml.safe_load(output)["items"]] == ["TrainJob", "JobSet"]
+    assert notices == [f"notice: {tmp_path / 'other.yaml'}:2:7: a ConfigMap under --runtimes, not a runtime: "
+                       "ignored (only runtimes are read there)"]

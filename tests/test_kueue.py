@@ -54,9 +54,10 @@ def test_suspend_false_is_never_written(tmp_path):
 def test_multikueue_renders_nothing_and_says_why():
     output = build([str(GOLDEN / "kueue-multikueue" / "trainjob.yaml")])
     assert output.documents() == []
-    assert output.notices == [
-        "notice: default/dispatched: managedBy kueue.x-k8s.io/multikueue: MultiKueue runs this TrainJob on a worker "
-        "cluster, so no objects are rendered for it"
+    # at spec.managedBy, so `trainc validate -o json` and `--format github` place it
+    assert [notice.render() for notice in output.notices] == [
+        f"notice: {GOLDEN / 'kueue-multikueue' / 'trainjob.yaml'}:13:14: default/dispatched: managedBy "
+        "kueue.x-k8s.io/multikueue: MultiKueue runs this TrainJob on a worker cluster, so no objects are rendered for it"
     ]
 
 

@@ -158,8 +158,8 @@ def test_node_selectors_and_tolerations_choose_the_flavor(tmp_path):
 
 def test_a_job_that_fits_only_by_borrowing_gets_a_notice(tmp_path):
     output = build(inputs(tmp_path, 3))
-    assert output.notices == [
-        "notice: team-a/train: Kueue admits it only by borrowing from cohort 'research' (ClusterQueue "
+    assert [notice.render() for notice in output.notices] == [  # at the queue-name label, as a refusal is
+        f"notice: {tmp_path / 'job.yaml'}:7:32: team-a/train: Kueue admits it only by borrowing from cohort 'research' (ClusterQueue "
         "'team-a-gpu' (of LocalQueue team-a/team-a-gpu), flavor 'a100': 24 nvidia.com/gpu > nominal quota 16): "
         "it waits until the cohort has that much unused"
     ]
@@ -271,7 +271,7 @@ spec:
     assert "flavor 'a100': 40 nvidia.com/gpu > 36 = nominal quota 16 + at most 20 borrowed in cohort 'child';" \
         in refusal(inputs(tmp_path, 5, queues=tree))
     assert "36 nvidia.com/gpu > nominal quota 16" in build(inputs(tmp_path, 4, "limits: {nvidia.com/gpu: 9}",
-                                                                  queues=tree)).notices[0]
+                                                                  queues=tree)).notices[0].message
 
 
 def test_a_runtime_class_overhead_counts(tmp_path):

@@ -108,7 +108,7 @@ def test_random_key_is_announced_without_key_material(tmp_path):
     first, second = render(tmp_path, seed=None), render(tmp_path, seed=None)
     assert secret_of(first)["data"] != secret_of(second)["data"]
     assert len(first.notices) == 1
-    notice = first.notices[0]
+    notice = first.notices[0].render()
     assert notice.startswith("notice: team-a/ds: ") and "random" in notice
     assert "--ssh-key-seed FILE" in notice and "TRAINC_SSH_KEY_SEED_FILE" in notice
     data = secret_of(first)["data"]

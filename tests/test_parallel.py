@@ -58,7 +58,8 @@ def run(paths, workers, monkeypatch, **options):
     except TraincError as error:
         return ("error", error.render()), bool(forked)
     jobs = [(trainjob.namespace, trainjob.name, trainjob.origin.file, dump(objects)) for trainjob, objects in output.jobs]
-    return (jobs, output.notices, output.trainjobs, output.runtimes, output.files, output.inputs, output.others,
+    notices = [notice.render() for notice in output.notices]  # as printed: a worker sends them already placed
+    return (jobs, notices, output.trainjobs, output.runtimes, output.files, output.inputs, output.others,
             output.uncompiled, output.runtime_inputs), bool(forked)
 
 
@@ -73,6 +74,7 @@ def inputs(tmp_path):
 def test_parallel_output_is_the_serial_output(inputs, monkeypatch):
     serial, forked = run([str(inputs)], 1, monkeypatch)
     assert not forked and serial[0] != "error" and len(serial[0]) > 40 and serial[1] and serial[6] and serial[8]
+    assert any(".yaml:" in notice for notice in serial[1])  # notices placed at a line, found by the workers
     for workers in (2, 3):
         assert run([str(inputs)], workers, monkeypatch) == (serial, True)
 

@@ -1,7 +1,7 @@
 """TrainJobs made by the real Kubeflow SDK compile with every string it wrote intact.
 
 golden/sdk-*/ hold what `TrainerClient().train(...)` of the SDK's Kubernetes backend POSTs
-(golden/sdk-generate.py, run with the SDK installed): the JSON bytes themselves, or the same
+(tools/golden/sdk-generate.py, run with the SDK installed): the JSON bytes themselves, or the same
 object as YAML. The SDK's side is read here with `json`/`yaml.safe_load`, never with trainc's
 reader, and trainc's side is its rendered YAML read back the same way, so a string changed by
 reading, compiling or writing (a `bash -c` script with tabs, trailing blanks, emoji) fails.

@@ -1,5 +1,5 @@
 """Upstream's end-to-end build tests, ported: golden/upstream-*/ compiled by trainc must give the objects
-upstream's Go test expects (upstream-want.txt, written by golden/upstream-generate.py).
+upstream's Go test expects (upstream-want.txt, written by tools/golden/upstream-generate.py).
 
 The comparison is the Go test's own: objects in any order; the lists that test sorts before comparing
 (pkg/runtime/core/trainingruntime_test.go sorts env, volumes, mounts by name and tolerations by key)

@@ -46,7 +46,7 @@ def test_json_warnings_of_a_valid_run(tmp_path):
     assert (result.returncode, result.stderr) == (0, "")
     problems = json.loads(result.stdout)["problems"]
     assert [(p["severity"], p["file"], p["line"], p["column"]) for p in problems] == [
-        ("warning", "old.yaml", 5, 42), ("warning", None, None, None)]
+        ("warning", "old.yaml", 5, 42), ("warning", "a.yaml", 8, 11)]  # the TrainJob's spec.runtimeRef.name
     assert problems[1]["message"].startswith('team-a/demo: Referenced ClusterTrainingRuntime "old" is deprecated')
     assert json.loads(result.stdout)["summary"] == {"valid": True, "errors": 0, "warnings": 2}
 
@@ -76,10 +76,27 @@ def test_json_and_github_together_is_a_usage_error(tmp_path):
 
 def test_located_warnings_keep_their_field_path():
     from trainc.commands.validate import Problem, from_notice
+    from trainc.errors import Notice, Origin
 
-    assert from_notice("warning: a.yaml:14:7: spec.trainer.command[2]: line 2 opens a heredoc") == Problem(
-        "a.yaml", 14, 7, "spec.trainer.command[2]", "line 2 opens a heredoc", "warning")
-    assert from_notice('warning: a.yaml:5:42: ClusterTrainingRuntime "old" is deprecated') == Problem(
-        "a.yaml", 5, 42, "", 'ClusterTrainingRuntime "old" is deprecated', "warning")
-    assert from_notice("notice: team-a/demo: the SSH key is random") == Problem(
+    text = "kind: TrainJob\nspec:\n  trainer:\n    command: [a, b, 'x: y']\n  activeDeadlineSeconds: 60\n"
+    origin = Origin("a.yaml", text=text)
+    assert from_notice(Notice("warning", origin, ("spec", "trainer", "command", 2), "opens a heredoc",
+                              mark=(14, 7))) == Problem("a.yaml", 14, 7, "spec.trainer.command[2]", "opens a heredoc",
+                                                        "warning")
+    # a message that holds `word: ` is not split into a field (the old line parser took `x` for one)
+    assert from_notice(Notice("notice", origin, (), "x: y", at=("spec", "activeDeadlineSeconds"))) == Problem(
+        "a.yaml", 5, 26, "", "x: y", "notice")
+    assert from_notice(Notice("notice", None, (), "team-a/demo: the SSH key is random")) == Problem(
         None, None, None, "", "team-a/demo: the SSH key is random", "notice")
+
+
+def test_notices_keep_their_place_in_json_and_github(tmp_path):
+    write(tmp_path, "a.yaml", trainjob(extra="  activeDeadlineSeconds: 600\n"))
+    result = run("validate", "-o", "json", "a.yaml", cwd=tmp_path)
+    notice = json.loads(result.stdout)["problems"][0]
+    assert (notice["severity"], notice["file"], notice["line"], notice["column"], notice["field"]) == (
+        "notice", "a.yaml", 9, 26, "")
+    assert notice["message"].startswith("team-a/demo: spec.activeDeadlineSeconds is enforced by the TrainJob")
+    result = run("validate", "--format", "github", "a.yaml", cwd=tmp_path)
+    assert result.stdout.startswith("::notice file=a.yaml,line=9,col=26::team-a/demo: spec.activeDeadlineSeconds ")
+    assert result.stderr.startswith("notice: a.yaml:9:26: team-a/demo: spec.activeDeadlineSeconds is enforced ")

@@ -14,7 +14,7 @@ from . import validation
 from .compiler import emit, pipeline
 from .compiler.plugins import entrypoints
 from .compiler.provenance import Provenance
-from .errors import InputError, InputErrors, TraincError, caught, defined_twice
+from .errors import InputError, InputErrors, Notice, TraincError, caught, defined_twice
 from .trainer import api, catalog
 from .trainer import unresolved as missing
 from .validation import kueue
@@ -142,10 +142,12 @@ def admission(output: Output, namespace: str, documents=()) -> None:
     output.notices.extend(notices)
 
 
-def build_objects(documents, *, namespace: str = "default", ssh_key_seed=None) -> Output:
-    """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList."""
+def build_objects(documents, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None) -> Output:
+    """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList, with the runtimes
+    of `runtime_paths` read as build reads --runtimes."""
     errors: list[InputError] = []
-    inputs = _load(documents, (), namespace, errors)
+    runtime_documents = inputset.Reader().documents(inputset.listed(runtime_paths), errors)
+    inputs = _load(documents, runtime_documents, namespace, errors)
     return _build(inputs, namespace, errors, None, ssh_key_seed=ssh_key_seed)
 
 
@@ -208,30 +210,32 @@ def compile_one(trainjob, first, ctx, previous, runtimes) -> tuple[list, list, l
     if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
         return problems, [], None
     if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
-        return [], [f"notice: {key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob "
-                    "on a worker cluster, so no objects are rendered for it"], None
+        return [], [Notice("notice", trainjob.origin, (), f"{key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: "
+                           "MultiKueue runs this TrainJob on a worker cluster, so no objects are rendered for it",
+                           at=("spec", "managedBy"))], None
     unit, problems = caught(pipeline.finish, admitted, ctx)
     problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
     if problems:
         return problems, [], None
     notices = [*unit.notices, *validation.trainjob_warnings(trainjob)]
     if trainjob.spec.active_deadline_seconds is not None:
-        notices.append(
-            f"notice: {key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the TrainJob controller, "
-            "not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it"
-        )
+        notices.append(Notice(
+            "notice", trainjob.origin, (), f"{key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the "
+            "TrainJob controller, not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it",
+            at=("spec", "activeDeadlineSeconds"),
+        ))
     objects = emit.objects(unit)
     problems = entrypoints.check(unit, objects)  # house rules of installed plugins
     if problems:
         return problems, [], None
     ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
     if ttl is not None:
-        notices.append(
-            f"notice: {key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
+        notices.append(Notice(
+            "notice", trainjob.origin, (), f"{key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
             "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
             "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
             "trainc's README"
-        )
+        ))
     return [], notices, objects
 
 

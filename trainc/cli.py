@@ -1,8 +1,8 @@
-"""The `trainc` command line. Exit codes: 0 success, 1 invalid input, 2 usage."""
+"""The `trainc` command line: the click tree and the options commands share. Each verb's flow is its module in
+trainc/commands/ (exit codes there: 0 success, 1 invalid input, 2 usage)."""
 
 from __future__ import annotations
 
-import errno
 import functools
 import os
 import sys
@@ -11,15 +11,6 @@ import click
 
 from .errors import TraincError
 from .formats.limits import MAX_INPUT_BYTES
-
-EXIT_INVALID = 1
-EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means differences
-_CHUNK = 1 << 20  # characters of output encoded and written at a time
-
-
-def _fail(error: TraincError) -> None:
-    click.echo(error.render(), err=True)
-    sys.exit(EXIT_INVALID)
 
 
 def _seed(path: str | None, required: bool = False):
@@ -45,7 +36,9 @@ def _settled(function):
         try:
             resolved = settings.resolve(ctx, params)
         except TraincError as error:
-            _fail(error)
+            from .commands import fail
+
+            fail(error)
         ctx.meta[_SETTINGS] = resolved
         ctx.call_on_close(lambda: setattr(settings, "runtimes_words", settings.RUNTIMES_WORDS))
         params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
@@ -116,18 +109,6 @@ _previous = click.option(
     "--previous", metavar="REV_OR_DIR",
     help="Check PATHS as updates of their previous versions: a directory holding them, or a git revision to read "
          "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.")
-
-
-def _load_previous(previous, paths, runtime_paths, namespace):
-    """The previous versions --previous names (None without it); a REV_OR_DIR that is neither is a usage error."""
-    if previous is None:
-        return None
-    from .trainer import previous as previous_versions
-
-    try:
-        return previous_versions.load(previous, paths, namespace, runtime_paths)
-    except previous_versions.PreviousError as exc:
-        raise click.BadParameter(str(exc), param_hint="--previous") from None
 
 
 _policies = click.option(
@@ -229,96 +210,12 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
-    from . import parallel, policy
-    from .output import manifests as passthrough
+    from .commands import build as flow
 
     _QUICK_EXIT.append(True)
-    if check and output_dir is None:
-        raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
-    if output_dir == "-":
-        raise click.UsageError("--output-dir - would make a folder named '-': to print to stdout, leave --output-dir "
-                               "out (for a folder of that name, write ./-)")
-    if output_dir is not None and output_format != "yaml":
-        raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
-    seed = _seed(ssh_key_seed, require_ssh_key_seed)
-    try:
-        before = _load_previous(previous, paths, runtime_paths, namespace)
-        output = parallel.build(paths, runtime_paths, workers=workers or parallel.available_cores(),
-                                namespace=namespace, ssh_key_seed=seed, runtime_snapshot=runtime_snapshot,
-                                output_dir=output_dir, previous=before)
-        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
-                                       config=click.get_current_context().meta[_SETTINGS].config)
-        manifests = passthrough.select(output, namespace=namespace, trainer_only=trainer_only,
-                                       include_runtimes=include_runtimes, files=output_dir is not None)
-    except TraincError as error:
-        _fail(error)
-    for notice in (*seed.warnings, *output.notices, *manifests.notices, *passthrough.only_runtimes(output, manifests)):
-        click.echo(notice, err=True)
-    empty = passthrough.why_empty(output, paths)
-    if empty is not None and not allow_empty:
-        _fail(TraincError(f"Error: {empty}"))
-    if output_dir is None:
-        if output_format == "json":
-            from .formats.jsonlist import dump_list
-
-            _emit(dump_list(manifests.objects()))
-        else:
-            _emit(manifests.yaml())
-        return
-    from .output import outputdir
-
-    if check:
-        _check(outputdir.files(manifests), output_dir)
-        return
-    try:
-        for notice in outputdir.write(output_dir, outputdir.files(manifests)):
-            click.echo(notice, err=True)
-    except outputdir.OutputDirError as exc:
-        _fail(TraincError(f"Error: {exc}"))
-    _plain_key_notice(manifests.objects(), output_dir)
-
-
-def _plain_key_notice(objects, where: str) -> None:
-    """Said once when files about to be committed hold an MPI private key in clear."""
-    from .compiler.mpikeys import PLAIN_NOTICE, holds_plain_key
-
-    if holds_plain_key(objects):
-        click.echo(PLAIN_NOTICE.format(where=where), err=True)
-
-
-def _check(contents: dict, output_dir: str) -> None:
-    from .output import check as stale
-
-    found = stale.problems(contents, output_dir)
-    for line in found:
-        click.echo(line, err=True)
-    if found:
-        sys.exit(EXIT_INVALID)
-
-
-def _emit(text: str) -> None:
-    """The output on stdout, written whole to its descriptor: a full disk, a file size limit or a closed
-    stdout is an error line and exit 1, never a cut output with exit 0 nor a traceback."""
-    try:
-        if sys.stdout is None:
-            raise OSError(errno.EBADF, "stdout is closed")
-        try:
-            descriptor = sys.stdout.fileno()
-        except (AttributeError, ValueError, OSError):  # not a real file (a test's capture): its own write
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            return
-        sys.stdout.flush()
-        for start in range(0, len(text), _CHUNK):  # encoded a slice at a time: no second copy of a large output
-            data = memoryview(text[start:start + _CHUNK].encode("utf-8"))
-            while data:
-                data = data[os.write(descriptor, data):]
-    except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(EXIT_INVALID)
-    except OSError as exc:
-        click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_INVALID)
+    flow.main(paths, runtime_paths, namespace, output_format, output_dir, _seed(ssh_key_seed, require_ssh_key_seed),
+              trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, policy_paths, workers, check,
+              click.get_current_context().meta[_SETTINGS].config)
 
 
 @cli.command()
@@ -349,35 +246,10 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
     Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error (including
     a REV_OR_DIR that is neither a directory nor a git revision).
     """
-    from . import build as builder
-    from . import inputs, policy
-    from .commands import validate as report
-    from .compiler import sshkeys
-    from .output import manifests as passthrough
+    from .commands import validate as flow
 
-    if annotations and output_format == "json":
-        raise click.UsageError("--format github and -o json are two outputs: choose one")
-    reader = inputs.Reader()  # what --skip-other-files reads is read once
-    if skip_other_files:
-        paths = [path for path in paths if reader.may_hold_trainer(path)]
-    try:
-        before = _load_previous(previous, paths, runtime_paths, namespace)
-        # `build` without writing: the output is discarded, so MPI keys come from a throwaway seed (no random key,
-        # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
-        output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
-                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), reader=reader)
-        output.notices += passthrough.select(output, namespace=namespace).notices
-        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
-                                       config=click.get_current_context().meta[_SETTINGS].config)
-    except TraincError as error:
-        output, failure = None, error
-    stdout, stderr = report.outcome(output, failure if output is None else None, output_format, annotations)
-    if stdout:
-        _emit(stdout)
-    for line in stderr:
-        click.echo(line, err=True)
-    if output is None:
-        sys.exit(EXIT_INVALID)
+    flow.main(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files,
+              click.get_current_context().meta[_SETTINGS].config)
 
 
 @cli.command()
@@ -403,46 +275,9 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     ConfigMaps). Exit status as `kubectl diff`: 0 no changes, 1 changes,
     2 an error (invalid input included, unlike `build`'s 1).
     """
-    from .commands import diff as differ
-    from .compiler import sshkeys
-    from .trainer.previous import PreviousError
+    from .commands import diff as flow
 
-    if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
-        raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
-    seed = _seed(ssh_key_seed)
-    # without a seed both sides use one throwaway seed, so unchanged keys compare equal
-    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
-                                                                   mode=seed.mode, cert=seed.cert, scope=seed.scope)
-    notices: list[str] = []
-    try:
-        diffs = differ.compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
-                               trainer_only=trainer_only, notices=notices)
-        requests = _requests_delta(base, paths, runtime_paths, namespace, key_seed) if diffs else ()
-    except PreviousError as exc:
-        raise click.BadParameter(str(exc), param_hint="--base") from None
-    except TraincError as error:
-        click.echo(error.render(), err=True)
-        sys.exit(EXIT_DIFF_ERROR)
-    for warning in [*seed.warnings, *notices]:
-        click.echo(warning, err=True)
-    if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
-        click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
-                   "makes a new key every run", err=True)
-    if output_format == "markdown":
-        _emit(differ.markdown(diffs, requests))
-    else:
-        colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
-        _emit(differ.text(diffs, colored, requests))
-    sys.exit(1 if diffs else 0)
-
-
-def _requests_delta(base, paths, runtime_paths, namespace, seed) -> list:
-    """What the change adds or frees on each Kueue queue (`trainc summary --base`), for `diff`'s output."""
-    from . import build as builder
-    from .commands import summary as summarize
-
-    now = summarize.jobs(builder.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed))
-    return summarize.delta(summarize.base_jobs(base, paths, runtime_paths, namespace, seed), now)
+    flow.main(base, paths, runtime_paths, namespace, _seed(ssh_key_seed), output_format, color, trainer_only)
 
 
 @cli.command("summary")
@@ -460,27 +295,9 @@ def summary_command(paths, runtime_paths, namespace, base, output_format):
     queue ("+32 nvidia.com/gpu on team-a/team-a-gpu"). Invalid input: errors as
     `trainc build` reports them, exit 1.
     """
-    from . import build as builder
-    from .commands import summary as summarize
-    from .compiler import sshkeys
-    from .trainer.previous import PreviousError
+    from .commands import summary as flow
 
-    if base is not None and "-" in paths:
-        raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
-    seed = bytes(sshkeys.MIN_SEED_BYTES)  # keys do not count: a throwaway seed, no random key, no notice
-    try:
-        output = builder.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed)
-        found = summarize.jobs(output)
-        changes = None if base is None else summarize.delta(
-            summarize.base_jobs(base, paths, runtime_paths, namespace, seed), found)
-    except PreviousError as exc:
-        raise click.BadParameter(str(exc), param_hint="--base") from None
-    except TraincError as error:
-        _fail(error)
-    for notice in output.notices:  # Kueue's borrowing among them
-        click.echo(notice, err=True)
-    render = {"text": summarize.text, "markdown": summarize.markdown, "json": summarize.as_json}[output_format]
-    _emit(render(found, changes))
+    flow.main(paths, runtime_paths, namespace, base, output_format)
 
 
 @cli.command()
@@ -498,16 +315,9 @@ def explain(paths, runtime_paths, namespace, job, field):
     plain words go in brackets too (`labels[kueue.x-k8s.io/queue-name]`). Values are
     not printed. Invalid input: errors as `trainc build` reports them, exit 1.
     """
-    from .commands.explain import ExplainError
-    from .commands.explain import explain as explain_fields
+    from .commands import explain as flow
 
-    try:
-        text = explain_fields(paths, runtime_paths, namespace=namespace, job=job, field=field)
-    except ExplainError as exc:
-        raise click.BadParameter(str(exc), param_hint="--field" if field and "field" in str(exc) else "--job") from None
-    except TraincError as error:
-        _fail(error)
-    _emit(text)
+    flow.main(paths, runtime_paths, namespace, job, field)
 
 
 @cli.command()
@@ -527,14 +337,9 @@ def status(file, output_format):
     Failed, Complete or Suspended from those conditions, else Running while a job
     is active, else Created.
     """
-    from .commands import status as derive
-    from .formats.serialize import dump_all
+    from .commands import status as flow
 
-    try:
-        statuses = derive.read(file)
-    except TraincError as error:
-        _fail(error)
-    _emit(derive.table(statuses) if output_format == "table" else dump_all(statuses))
+    flow.main(file, output_format)
 
 
 @cli.command("fn")
@@ -543,32 +348,29 @@ def status(file, output_format):
 @click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
               help="Namespace for TrainJobs that set none, unless the functionConfig or the package's Kptfile sets "
                    "one (env TRAINC_NAMESPACE).")
+@click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(), envvar="TRAINC_RUNTIMES",
+              help="File or directory of (Cluster)TrainingRuntimes besides the items, as build's --runtimes "
+                   "(env TRAINC_RUNTIMES, paths separated by ':'; else the project config's runtimes).")
 @_max_input_bytes
 @_settled
-def krm_function(ssh_key_seed, namespace):
+def krm_function(ssh_key_seed, namespace, runtime_paths):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
     TrainJobs and runtimes stay among the items, annotated
     config.kubernetes.io/local-config: "true"; the objects rendered for each
     TrainJob are added as <its directory>/rendered/<namespace>/<name>.yaml and
-    replaced on the next run. Other items pass through as they came. A
+    replaced on the next run. Other items pass through as they came, a
+    namespaced one that sets no namespace given the TrainJobs' (as build). A
     functionConfig ConfigMap may set `data.namespace` (nothing else); without
     it, the namespace the package's Kptfile gives its `exec: trainc fn` mutator
-    (so `kpt fn eval` renders as `kpt fn render`), else -n.
+    (so `kpt fn eval` renders as `kpt fn render`), else -n. Runtimes come from
+    the items and from --runtimes (TRAINC_RUNTIMES, the project config's
+    runtimes): kpt runs the function in its own working directory, so the
+    config is found from there, as for build.
     """
-    from .commands import fn as krm
-    from .formats import source
+    from .commands import fn as flow
 
-    try:
-        text = source.read("-")
-    except TraincError as error:
-        _fail(error)
-    rendered, notices, errors = krm.run(text, _seed(ssh_key_seed), namespace)
-    _emit(rendered)
-    for line in notices + errors:
-        click.echo(line, err=True)
-    if errors:
-        sys.exit(EXIT_INVALID)
+    flow.main(_seed(ssh_key_seed), namespace, runtime_paths)
 
 
 @cli.group(invoke_without_command=True)
@@ -598,20 +400,18 @@ def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
     flags (and PATHS) the compiling commands take, so `trainc config -n team-a` shows
     their effect; a setting that cannot be used is an error, as in those commands.
     """
-    _emit("".join(line + "\n" for line in click.get_current_context().meta[_SETTINGS].lines()))
+    from .commands import config as flow
+
+    flow.main(click.get_current_context().meta[_SETTINGS])
 
 
 @runtimes.command("list")
 @_inputs(paths_required=False)
 def runtimes_list(paths, runtime_paths, namespace):
     """List the runtimes, sorted by kind, namespace and name."""
-    from .commands import runtimes as runtimes_cmd
+    from .commands import runtimes as flow
 
-    try:
-        found = runtimes_cmd.entries(paths, runtime_paths, namespace)
-    except TraincError as error:
-        _fail(error)
-    _emit(runtimes_cmd.table(found) + runtimes_cmd.plugins_line())
+    flow.main_list(paths, runtime_paths, namespace)
 
 
 @runtimes.command("show")
@@ -621,14 +421,9 @@ def runtimes_list(paths, runtime_paths, namespace):
               help="The kind, when a name is both.")
 def runtimes_show(name, paths, runtime_paths, namespace, kind):
     """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
-    from .commands import runtimes as runtimes_cmd
-    from .formats.serialize import dump_all
+    from .commands import runtimes as flow
 
-    try:
-        runtime = runtimes_cmd.show(runtimes_cmd.entries(paths, runtime_paths, namespace), name, kind)
-    except TraincError as error:
-        _fail(error)
-    _emit(dump_all([runtime.document]))
+    flow.main_show(name, paths, runtime_paths, namespace, kind)
 
 
 @cli.command("schema")
@@ -643,18 +438,18 @@ def json_schema(kind, api_version):
     patterns and ranges; `trainc validate` also checks the CEL rules and webhooks.
     The same schemas are in the repository under schemas/trainer.kubeflow.org/.
     """
-    from .commands import schema as schema_export
+    from .commands import schema as flow
 
-    _emit(schema_export.text(kind, api_version))
+    flow.main(kind, api_version)
 
 
 @cli.command()
 def version():
     """Print the versions of trainc, Python, PyYAML (and libyaml), the upstream Trainer revision
     trainc follows and the CRD schema versions it reads."""
-    from .commands import version as about
+    from .commands import version as flow
 
-    _emit(about.text())
+    flow.main()
 
 
 @cli.command()
@@ -669,7 +464,9 @@ def completion(shell):
     """
     from click.shell_completion import get_completion_class
 
-    _emit(get_completion_class(shell)(cli, {}, "trainc", "_TRAINC_COMPLETE").source())
+    from .commands import write_out
+
+    write_out(get_completion_class(shell)(cli, {}, "trainc", "_TRAINC_COMPLETE").source())
 
 
 @cli.command("run")
@@ -706,30 +503,10 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
     on --timeout or on bad input (nothing started), 130 on Ctrl-C; every pod is
     stopped before trainc exits.
     """
-    from . import run as local
+    from .commands import run as flow
 
-    mounted = {}
-    for mount in mounts:
-        name, equals, directory = mount.partition("=")
-        if not equals or not name or not os.path.isdir(directory):
-            raise click.BadParameter(f"{mount!r}: expected NAME=DIR with an existing DIR", param_hint="--mount")
-        mounted[name] = directory
-    mode = click.get_current_context().meta.get(_KEYS_META, {}).get("mode")
-    if mode != "seed":
-        from .compiler.mpikeys import EXTERNAL_NOTICE
-
-        click.echo(EXTERNAL_NOTICE.format(mode=mode), err=True)
-    try:
-        variables = local.read_env_file(env_file) if env_file else {}
-        code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,
-                                             mounted, max_pods))
-    except local.Usage as error:
-        raise click.UsageError(str(error)) from None
-    except TraincError as error:
-        _fail(error)
-    _emit(text)
-    sys.exit(code)
-
+    flow.main(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods,
+              click.get_current_context().meta.get(_KEYS_META, {}).get("mode"))
 
 _QUICK_EXIT = []  # a command that holds nothing to clean up at exit (build) appends to it
 

@@ -117,16 +117,51 @@ class InputError(TraincError):
         return self.origin.file, line, column
 
     def render(self) -> str:
-        position = self.position()
-        where = "" if position is None else "{}:{}:{}: ".format(*position)
-        field, message = render_path(self.path), shorten(self.message)
-        return one_line(f"{where}{field}: {message}" if field else f"{where}{message}")
+        return _located_line(self.position(), self.path, self.message)
+
+
+def _located_line(position: tuple[str, int, int] | None, path: Path, message: str) -> str:
+    """`file:line:col: field.path: message`, each part there when known, on one line."""
+    where = "" if position is None else "{}:{}:{}: ".format(*position)
+    field, message = render_path(path), shorten(message)
+    return one_line(f"{where}{field}: {message}" if field else f"{where}{message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A warning or notice for the user, kept as its parts (not as its printed line) so that `trainc validate`
+    reports its file, line and column as it does an error's, and a parallel build's workers send it back whole.
+
+    `path` is the field printed before the message (as in an error); `at` is the field the position points at
+    when it is not printed (the message names it, or the notice is about a whole object); `mark` a position
+    already known. A notice of no one input (origin None) prints as `severity: message`.
+    """
+
+    severity: str  # "warning" or "notice"
+    origin: Origin | None
+    path: Path
+    message: str
+    at: Path | None = None
+    mark: tuple[int, int] | None = None
+
+    def position(self) -> tuple[str, int, int] | None:
+        if self.origin is None:
+            return None
+        from .formats.yamltext import locate
+
+        line, column = self.mark or locate(self.origin, self.path if self.at is None else self.at)
+        return self.origin.file, line, column
+
+    def render(self) -> str:
+        return f"{self.severity}: " + _located_line(self.position(), self.path, self.message)
+
+    __str__ = render  # printed as rendered: every place that prints notices echoes them as they come
 
 
 class InputErrors(TraincError):
     """Several independent input errors, reported together in input order."""
 
-    def __init__(self, errors: list[InputError], notices: list[str] = ()):
+    def __init__(self, errors: list[InputError], notices: list[Notice] = ()):
         super().__init__(f"{len(errors)} errors")
         self.errors = errors
         self.notices = list(notices)  # warnings found on the way, for `trainc validate` to print as well

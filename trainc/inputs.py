@@ -31,8 +31,8 @@ import os
 import stat
 from dataclasses import dataclass
 
-from .errors import SHOWN, InputError, Origin, caught, one_line
-from .formats import source, yamltext
+from .errors import SHOWN, InputError, Notice, Origin, caught
+from .formats import source
 from .trainer import api
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -185,10 +185,9 @@ def runtimes_only(documents, notices: list) -> list:
             found.append((origin, data))
             continue
         named = isinstance(kind, str) and kind
-        line, column = yamltext.locate(origin, ("kind",) if named else ())
         what = f"a {kind[:SHOWN]}" if named else "a document"
-        notices.append(one_line(f"notice: {origin.file}:{line}:{column}: {what} under --runtimes, not a "
-                                "runtime: ignored (only runtimes are read there)"))
+        notices.append(Notice("notice", origin, (), f"{what} under --runtimes, not a runtime: ignored (only runtimes "
+                              "are read there)", at=("kind",) if named else ()))
     return found
 
 

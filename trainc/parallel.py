@@ -22,12 +22,13 @@ import signal
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from . import build as builder
 from . import inputs as inputset
 from .compiler import pipeline
-from .errors import InputErrors, Origin
+from .errors import InputErrors, Notice, Origin
 from .formats import limits, source
 from .formats.serialize import dump_all
 from .trainer import catalog
@@ -288,8 +289,18 @@ def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_s
             origin = trainjob.origin  # plain: quickest to copy
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
             objects = (marshal.dumps(objects), dump_all(objects))
-        compiled.append((position, problems, notices, trainjob, objects))
+        compiled.append((position, problems, [_placed(notice) for notice in notices], trainjob, objects))
     return compiled
+
+
+def _placed(notice: Notice) -> Notice:
+    """`notice` with its position found where its file's text is at hand, and sent without that text: the
+    parent would otherwise read every such file again, alone, to print the notices."""
+    position = notice.position()
+    if position is None:
+        return notice
+    origin = notice.origin
+    return replace(notice, origin=Origin(origin.file, origin.index, base=origin.base), mark=position[1:])
 
 
 class Placed(NamedTuple):

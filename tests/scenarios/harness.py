@@ -256,9 +256,10 @@ def argocd(repo: Path, app: App, seed: Path) -> Rendered:
 def kpt_objects(rendered: Rendered, repo: Path, app: App, env: dict[str, str]) -> Rendered:
     """What `kpt live apply` would apply from the package: kpt's own list of its resources (`kpt fn
     source`) less the Kptfile and the local-config ones, each with its text in the package's file and
-    without the rendered-from annotation (kpt's bookkeeping, not the object). kpt lists every YAML file of
-    the package, manifest or not (an `.argocd-source-<app>.yaml` too, until a `.krmignore` names it): those
-    are not objects, and the function must have let them be."""
+    without the rendered-from annotation (kpt's bookkeeping, not the object). `kpt fn source` lists every
+    YAML file of the package, manifest or not (an `.argocd-source-<app>.yaml` too, unless a `.krmignore`
+    names it, as the scenario's must: kpt refuses to run a pipeline over a file that is no KRM resource):
+    those are not objects."""
     if rendered.returncode != 0:
         return rendered
     listed = subprocess.run(["kpt", "fn", "source", app.path], cwd=repo, env=env, capture_output=True, text=True,

@@ -300,8 +300,10 @@ def test_diff_and_validate_read_each_step_of_the_history(suite, case):
     spec = next(s for s in SPECS[name]["history"] if s["name"] == step)
     diff, validate = history(suite, name)[step]
     assert diff.returncode == spec["diff"]["exit"], diff.output
-    lines = diff.stdout.splitlines()
+    body, _, requests = diff.stdout.partition("\nrequests change since the base:\n")  # Kueue's table ends it
+    lines = body.splitlines()
     assert lines and lines[-1] == spec["diff"]["summary"], diff.output
+    assert requests.splitlines() == [f"  {line}" for line in spec["diff"].get("requests", [])], diff.output
     for start in spec["diff"]["says"]:
         assert any(line.startswith(start) for line in lines), diff.output
     assert validate.returncode == spec["validate"]["exit"], validate.output

@@ -1,1 +1,48 @@
-"""commands"""
+"""The verbs, one module each: the flow of a command over `trainc.build` (cli.py only declares the flags).
+
+What they share is here: the exit codes, failing with an error line, and writing stdout whole.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+
+import click
+
+from ..errors import TraincError
+
+EXIT_INVALID = 1
+EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means differences
+_CHUNK = 1 << 20  # characters of output encoded and written at a time
+
+
+def fail(error: TraincError) -> None:
+    click.echo(error.render(), err=True)
+    sys.exit(EXIT_INVALID)
+
+
+def write_out(text: str) -> None:
+    """The output on stdout, written whole to its descriptor: a full disk, a file size limit or a closed
+    stdout is an error line and exit 1, never a cut output with exit 0 nor a traceback."""
+    try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "stdout is closed")
+        try:
+            descriptor = sys.stdout.fileno()
+        except (AttributeError, ValueError, OSError):  # not a real file (a test's capture): its own write
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+        sys.stdout.flush()
+        for start in range(0, len(text), _CHUNK):  # encoded a slice at a time: no second copy of a large output
+            data = memoryview(text[start:start + _CHUNK].encode("utf-8"))
+            while data:
+                data = data[os.write(descriptor, data):]
+    except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_INVALID)
+    except OSError as exc:
+        click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_INVALID)

@@ -24,12 +24,15 @@ import hmac
 import json
 import re
 import secrets
+import sys
 from dataclasses import dataclass, field
+
+import click
 
 from .. import build
 from .. import inputs as inputset
-from ..compiler import mpikeys
-from ..errors import InputError, InputErrors, Origin, plural, render_path
+from ..compiler import mpikeys, sshkeys
+from ..errors import InputError, InputErrors, Notice, Origin, TraincError, plural, render_path
 from ..formats.limits import room_for_depth
 from ..formats.serialize import dump_all
 from ..k8s import treediff
@@ -38,6 +41,7 @@ from ..output import manifests
 from ..trainer import api
 from ..trainer import previous as previous_versions
 from ..validation import jobset_update
+from . import EXIT_DIFF_ERROR, write_out
 from .summary import delta_markdown, delta_text
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
@@ -85,9 +89,9 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                                              before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
     if notices is not None and problems:
-        notices.append(f"notice: --base {base}: {plural(len(unreadable), 'TrainJob')} not compiled there, their "
-                       "objects shown against nothing (unreadable at the base):")
-        notices.extend(f"notice:   {problem.render()}" for problem in problems)
+        notices.append(Notice("notice", None, (), f"--base {base}: {plural(len(unreadable), 'TrainJob')} not compiled "
+                              "there, their objects shown against nothing (unreadable at the base):"))
+        notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
         new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
                                     previous=before, reader=reader), {}
@@ -323,3 +327,42 @@ def markdown(diffs: list[ObjectDiff], requests=()) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
+
+
+def main(base, paths, runtime_paths, namespace, seed, output_format, color, trainer_only) -> None:
+    """`trainc diff`: both sides built and compared; the exit status says whether anything changed."""
+    if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
+        raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
+    # without a seed both sides use one throwaway seed, so unchanged keys compare equal
+    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
+                                                                   mode=seed.mode, cert=seed.cert, scope=seed.scope)
+    notices: list[str] = []
+    try:
+        diffs = compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
+                        trainer_only=trainer_only, notices=notices)
+        requests = requests_delta(base, paths, runtime_paths, namespace, key_seed) if diffs else ()
+    except previous_versions.PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--base") from None
+    except TraincError as error:
+        click.echo(error.render(), err=True)
+        sys.exit(EXIT_DIFF_ERROR)
+    for warning in [*seed.warnings, *notices]:
+        click.echo(warning, err=True)
+    if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
+        click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
+                   "makes a new key every run", err=True)
+    if output_format == "markdown":
+        write_out(markdown(diffs, requests))
+    else:
+        colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
+        write_out(text(diffs, colored, requests))
+    sys.exit(1 if diffs else 0)
+
+
+def requests_delta(base, paths, runtime_paths, namespace, seed) -> list:
+    """What the change adds or frees on each Kueue queue (`trainc summary --base`), for `diff`'s output."""
+    from . import summary as summarize
+
+    now = summarize.jobs(build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed))
+    return summarize.delta(summarize.base_jobs(base, paths, runtime_paths, namespace, seed), now)
+

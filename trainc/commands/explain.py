@@ -13,13 +13,16 @@ Secret's key stays out of the output.
 
 from __future__ import annotations
 
+import click
+
 from .. import build
 from ..compiler import sshkeys
 from ..compiler.emit import KUEUE_LABELS, TRAINJOB_LABEL
 from ..compiler.provenance import Provenance, Source
-from ..errors import Name, render_path
+from ..errors import Name, TraincError, render_path
 from ..formats.yamltext import locate
 from ..k8s import fieldpath
+from . import fail, write_out
 
 ARROW = "←"
 
@@ -147,3 +150,14 @@ def _emitted(obj: dict, path: tuple, unit) -> tuple[Source, tuple]:
         return Source("trainc"), ()
     runtime = unit.runtime
     return Source(f"runtime {runtime.kind}/{runtime.name}", runtime.origin, ("spec", "template"), mirror=True), path
+
+
+def main(paths, runtime_paths, namespace, job, field) -> None:
+    """`trainc explain`: who wrote each field, on stdout; a --job or --field that names nothing is a usage error."""
+    try:
+        text = explain(paths, runtime_paths, namespace=namespace, job=job, field=field)
+    except ExplainError as exc:
+        raise click.BadParameter(str(exc), param_hint="--field" if field and "field" in str(exc) else "--job") from None
+    except TraincError as error:
+        fail(error)
+    write_out(text)

@@ -8,7 +8,8 @@ each TrainJob are added beside it, in `<its directory>/rendered/<namespace>/<nam
 (`config.kubernetes.io/path`), marked `trainc.kubeflow.org/rendered-from`. Items
 so marked are what an earlier run rendered: they are dropped and rendered anew,
 so running the function again changes nothing. Every other item comes back as
-the text it came in (`krmtext.py`).
+the text it came in (`krmtext.py`), a namespaced object that sets no namespace
+given the run's, as build places it (`namespaced.py`).
 
 Errors are KRM `results` (with `resourceRef` and the item's `file`) and, as
 everywhere in trainc, `file:line:col: field.path: message` lines on stderr,
@@ -20,15 +21,20 @@ from __future__ import annotations
 
 import os
 import posixpath
+import sys
 from dataclasses import replace
+
+import click
 
 from .. import inputs as inputset
 from ..build import build_objects
 from ..compiler import mpikeys
-from ..errors import InputError, InputErrors, Origin, TraincError, one_line, render_path
+from ..errors import InputError, InputErrors, Notice, Origin, TraincError, one_line, render_path
 from ..formats import krmtext, source
 from ..formats.serialize import dump_all
+from ..k8s import namespaced
 from ..trainer import api
+from . import EXIT_INVALID, fail, write_out
 
 HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
@@ -162,9 +168,9 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
             continue  # an earlier run's output, or a file trainc does not read in a directory (`inputs.py`)
         if api.uncompiled(item):
             name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
-            notices.append(one_line(f"notice: {_first(_annotations(item), _PATHS) or origin.file}: "
-                                    f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
-                                    "Trainer kind; passed through unchanged"))
+            notices.append(Notice("notice", None, (), f"{_first(_annotations(item), _PATHS) or origin.file}: "
+                                  f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
+                                  "Trainer kind; passed through unchanged"))
             continue
         for member_origin, member in source.items(_item_origin(origin, index), item):
             if _is_trainer(member) and member is not item:
@@ -249,12 +255,12 @@ def _identity(obj) -> tuple | None:
 
 
 class _Report:
-    """An error as a KRM result and as a stderr line, located in the user's file where it can be."""
+    """An error as a KRM result and as a stderr line (a notice as a line), in the user's file where it can be."""
 
     def __init__(self, items: list):
         self.items, self.files = items, {}
 
-    def item_of(self, error: InputError):
+    def item_of(self, error: InputError | Notice):
         base = error.origin.base if error.origin is not None else ()
         if len(base) >= 2 and base[0] == "items" and isinstance(base[1], int) and base[1] < len(self.items):
             return self.items[base[1]]
@@ -278,19 +284,23 @@ class _Report:
             result["file"] = {"path": path, **({"index": int(index)} if index and index.isdigit() else {})}
         return result
 
-    def line(self, error: InputError) -> str:
-        item = self.item_of(error)
+    def line(self, problem: InputError | Notice) -> str:
+        """An error or a notice as a stderr line; a notice keeps its `severity: ` head."""
+        item = self.item_of(problem)
         if item is None:
-            return error.render()
-        field = error.origin.base[2:] + error.path
+            return problem.render()
+        field = problem.origin.base[2:] + problem.path
         found = self._in_user_file(item)
         if found is not None:
-            return InputError(found, field, error.message, key=error.key).render()
+            if isinstance(problem, InputError):
+                return InputError(found, field, problem.message, key=problem.key).render()
+            at = problem.origin.base[2:] + (problem.path if problem.at is None else problem.at)
+            return replace(problem, origin=found, path=field, at=at, mark=None).render()  # mark: in the stdin text
         path = _first(_annotations(item), _PATHS)
         if path is None:
-            return error.render()
-        where = render_path(field)
-        return one_line(f"{path}: {where}: {error.message}" if where else f"{path}: {error.message}")
+            return problem.render()
+        where, head = render_path(field), f"{problem.severity}: " if isinstance(problem, Notice) else ""
+        return head + one_line(f"{path}: {where}: {problem.message}" if where else f"{path}: {problem.message}")
 
     def _in_user_file(self, item) -> Origin | None:
         """The origin of the item's document in the user's file: the one file whose document at the item's
@@ -306,50 +316,80 @@ class _Report:
         return matches[0] if len(matches) == 1 else None
 
 
-def run(text: str, ssh_key_seed=None, namespace: str = "default") -> tuple[str, list[str], list[str]]:
+def run(text: str, ssh_key_seed=None, namespace: str = "default",
+        runtime_paths=()) -> tuple[str, list[str], list[str]]:
     """(ResourceList text, notices, error lines); error lines non-empty means failure. `ssh_key_seed` as
     for build_objects; `namespace` for TrainJobs that set none, unless the functionConfig or the Kptfile
-    sets one."""
+    sets one; `runtime_paths` the run's runtimes besides the items (the platform's, outside the package),
+    read as build's --runtimes."""
     report = _Report([])
     try:
         origin, resource_list = _resource_list(text)
         report.items = items = resource_list.get("items") or []
         namespace = _namespace(origin, resource_list, namespace)
-        notices: list[str] = []
+        notices: list[Notice] = []
         documents, trainer = _sources(origin, items, notices)
-        output = build_objects(documents, namespace=namespace, ssh_key_seed=ssh_key_seed)
+        output = build_objects(documents, _runtime_files(runtime_paths, items), namespace=namespace,
+                               ssh_key_seed=ssh_key_seed)
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
+        lines = [report.line(notice) for notice in notices]
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
-            notices.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
+            lines.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
         kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
         rendered = _rendered(output, items, kept)
-        texts = _item_texts(origin, text, items, kept, trainer)
+        texts = _item_texts(origin, text, items, kept, trainer, namespace)
     except TraincError as error:
         errors = error.errors if isinstance(error, InputErrors) else [error]
         results = [report.result(e) for e in errors if isinstance(e, InputError)]
         return (HEADER + "items: []\n" + _results(results), [],
                 [report.line(e) if isinstance(e, InputError) else e.render() for e in errors])
     body = "".join(texts) + (_block_entries(rendered) if rendered else "")
-    results = [{"message": notice, "severity": "info"} for notice in notices]
-    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), notices, []
+    results = [{"message": line, "severity": "info"} for line in lines]
+    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), lines, []
 
 
-def _applied_sources(items: list, trainer: set) -> list[str]:
+def _runtime_files(runtime_paths, items: list) -> list[str]:
+    """The files of `runtime_paths` that are not among the package's items: a runtime file reached both ways (a
+    package at the repository root holding the config's platform/runtimes) is read once, as build reads a file
+    reached through PATHS and --runtimes."""
+    if not runtime_paths:
+        return []
+    own = set()
+    for item in items:
+        if isinstance(item, dict) and item.get("kind") in api.RUNTIME_KINDS:
+            annotations = _annotations(item)
+            path, package = _first(annotations, _PATHS), annotations.get(_PACKAGE_PATH)
+            if path is not None:  # under the package path `kpt fn render` gives, else from where kpt runs
+                own.add(_file_identity(os.path.join(package, path) if isinstance(package, str) else path))
+    own.discard(None)
+    return [file for file in inputset.listed(runtime_paths) if file == "-" or _file_identity(file) not in own]
+
+
+def _file_identity(path: str) -> tuple | None:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _applied_sources(items: list, trainer: set) -> list[Notice]:
     """Notices for Trainer sources that keep `local-config` other than "true": kpt live apply applies them."""
     notices = []
     for index in sorted(trainer):
         value = _annotations(items[index]).get(LOCAL_CONFIG, "true")
         if value != "true":
             item = items[index]
-            notices.append(one_line(
-                f"notice: {_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
+            notices.append(Notice(
+                "notice", None, (), f"{_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
                 f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
                 "what trainc renders for it"))
     return notices
 
 
-def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set) -> list[str]:
-    """The kept items' own text, Trainer sources annotated local-config unless they say otherwise."""
+def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set, namespace: str) -> list[str]:
+    """The kept items' own text, Trainer sources annotated local-config unless they say otherwise, and the
+    objects passed through that set no namespace given `namespace`, as build places them."""
     try:
         spans = krmtext.items(text)
     except krmtext.SharedText as shared:
@@ -360,7 +400,27 @@ def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set
         if LOCAL_CONFIG not in _annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
             raise InputError(_item_origin(origin, index), ("metadata", "annotations"),
                              "must be a mapping, to mark the item local-config")
+    for index in kept:
+        if index not in trainer and _takes_namespace(items[index]) and not spans[index].place(
+                namespaced.scalar(namespace)):
+            raise InputError(_item_origin(origin, index), ("metadata", "namespace"),
+                             "must be absent or a scalar on one line: trainc fn sets the package's namespace here")
     return [spans[index].text() for index in kept]
+
+
+def _takes_namespace(item) -> bool:
+    """Whether a passed-through item lands in the package's namespace (namespaced.py: one rule for every
+    route): a namespaced object that sets none. What kpt never applies is left alone: local-config items,
+    kpt's own kinds (the Kptfile), a `List` (kpt keeps it as one resource), files trainc does not read."""
+    if not (isinstance(item, dict) and isinstance(item.get("apiVersion"), str) and isinstance(item.get("kind"), str)
+            and isinstance(item.get("metadata"), dict)):
+        return False
+    annotations = _annotations(item)
+    if (annotations.get(LOCAL_CONFIG) == "true" or item["kind"] == "List"
+            or item["apiVersion"].partition("/")[0].endswith("kpt.dev")
+            or inputset.hidden_path(_first(annotations, _PATHS) or "")):
+        return False
+    return namespaced.takes_namespace(item)
 
 
 def _block_entries(objects: list[dict]) -> str:
@@ -369,3 +429,17 @@ def _block_entries(objects: list[dict]) -> str:
 
 def _results(results: list[dict]) -> str:
     return dump_all([{"results": results}]).removeprefix("---\n") if results else ""
+
+
+def main(seed, namespace, runtime_paths=()) -> None:
+    """`trainc fn`: the ResourceList on stdin run through `run`, the result on stdout, errors also on stderr."""
+    try:
+        text = source.read("-")
+    except TraincError as error:
+        fail(error)
+    rendered, notices, errors = run(text, seed, namespace, runtime_paths)
+    write_out(rendered)
+    for line in notices + errors:
+        click.echo(line, err=True)
+    if errors:
+        sys.exit(EXIT_INVALID)

@@ -9,12 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import build
-from ..compiler.plugins import entrypoints
-from ..errors import InputError, InputErrors, did_you_mean
+from ..compiler.plugins import entrypoints, registry
+from ..errors import InputError, InputErrors, TraincError, did_you_mean
 from ..formats import yamltext
 from ..trainer import api, catalog
 
-ML_POLICIES = (("torch", "Torch"), ("mpi", "MPI"), ("jax", "JAX"), ("xgboost", "XGBoost"), ("flux", "Flux"))
 HEADER = ("KIND", "NAMESPACE", "NAME", "POLICY", "SOURCE", "USED")
 
 
@@ -55,15 +54,11 @@ def entries(paths=(), runtime_paths=(), namespace: str = "default") -> list[Entr
 
 
 def policy(runtime: api.Runtime) -> str:
-    ml = runtime.spec.ml_policy
-    names = [label for field, label in ML_POLICIES if ml is not None and getattr(ml, field) is not None]
-    if ml is not None and ml.mpi is not None:
-        names = [f"MPI ({ml.mpi.mpi_implementation})" if n == "MPI" else n for n in names]
-    gang = runtime.spec.pod_group_policy
-    if gang is not None:
-        names += [name for name in ("coscheduling", "volcano") if getattr(gang, name) is not None]
+    """The runtime's frameworks and gang schedulers (PlainML when it has neither), then the plugins it asks for."""
+    names = [plugin.label(runtime) for plugin in registry.PLUGINS
+             if plugin is not registry.PLAIN and plugin.active(runtime) is not None] or [registry.PLAIN.title]
     asked = entrypoints.names(runtime.metadata.annotations.get(entrypoints.ANNOTATION, ""))
-    return ", ".join([*(names or ["PlainML"]), *(_plugin(name) for name in asked)])
+    return ", ".join([*names, *(_plugin(name) for name in asked)])
 
 
 def _plugin(name: str) -> str:
@@ -110,3 +105,26 @@ def show(found: list[Entry], wanted: str, kind: str | None) -> api.Runtime:
 
 def _spelled(entry: Entry) -> str:
     return f"{entry.key[1]}/{entry.key[2]}" if entry.key[1] else entry.key[2]
+
+
+def main_list(paths, runtime_paths, namespace) -> None:
+    """`trainc runtimes list`: the table, then the installed plugins."""
+    from . import fail, write_out
+
+    try:
+        found = entries(paths, runtime_paths, namespace)
+    except TraincError as error:
+        fail(error)
+    write_out(table(found) + plugins_line())
+
+
+def main_show(name, paths, runtime_paths, namespace, kind) -> None:
+    """`trainc runtimes show`: the runtime NAME names, as defaulted."""
+    from ..formats.serialize import dump_all
+    from . import fail, write_out
+
+    try:
+        runtime = show(entries(paths, runtime_paths, namespace), name, kind)
+    except TraincError as error:
+        fail(error)
+    write_out(dump_all([runtime.document]))

@@ -111,3 +111,10 @@ def catalog() -> dict:
     """{path: text} of every schema, in kubeconform's CRD catalog layout ({group}/{kind}_{version}.json)."""
     return {f"{api.GROUP}/{kind.lower()}_{version}.json": text(kind, version)
             for kind in KINDS for version in api.VERSIONS}
+
+
+def main(kind: str, version: str) -> None:
+    """`trainc schema`: KIND's JSON Schema on stdout."""
+    from . import write_out
+
+    write_out(text(kind, version))

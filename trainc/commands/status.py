@@ -26,6 +26,7 @@ import time
 from ..errors import InputError, InputErrors, Origin, TraincError, one_line
 from ..formats import source
 from ..k8s import openapi
+from . import fail, write_out
 
 JOBSET_GROUP = "jobset.x-k8s.io"
 TRAINJOB_API_VERSION = "trainer.kubeflow.org/v1alpha1"
@@ -189,3 +190,14 @@ def _aligned(rows: list[tuple]) -> str:
     rows = [tuple(one_line(cell) for cell in row) for row in rows]  # a JobSet's text cannot break rows
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "".join("   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n" for row in rows)
+
+
+def main(file, output_format) -> None:
+    """`trainc status`: the TrainJob statuses of the JobSets in FILE, as YAML or a table."""
+    from ..formats.serialize import dump_all
+
+    try:
+        statuses = read(file)
+    except TraincError as error:
+        fail(error)
+    write_out(table(statuses) if output_format == "table" else dump_all(statuses))

@@ -12,9 +12,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import click
+
 from .. import build
 from ..compiler.ir import NODE, TRAINER, pod_spec, step_of
+from ..errors import TraincError
 from ..validation import kueue
+from . import fail, write_out
 
 PROCESS_ENV = ("PET_NPROC_PER_NODE", "OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # torch, then MPI slots
 BINARY = ("memory", "ephemeral-storage")  # shown with binary suffixes (`256Gi`), as they are usually written
@@ -235,3 +239,26 @@ def base_jobs(base: str, paths, runtime_paths, namespace: str, ssh_key_seed) -> 
     old = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                        before.runtimes_then(current_runtimes), namespace, ssh_key_seed)[0]
     return jobs(old, before.others)
+
+
+def main(paths, runtime_paths, namespace, base, output_format) -> None:
+    """`trainc summary`: what the TrainJobs ask of the cluster, and with --base what the change adds or frees."""
+    from ..compiler import sshkeys
+    from ..trainer.previous import PreviousError
+
+    if base is not None and "-" in paths:
+        raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
+    seed = bytes(sshkeys.MIN_SEED_BYTES)  # keys do not count: a throwaway seed, no random key, no notice
+    try:
+        output = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed)
+        found = jobs(output)
+        changes = None if base is None else delta(
+            base_jobs(base, paths, runtime_paths, namespace, seed), found)
+    except PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--base") from None
+    except TraincError as error:
+        fail(error)
+    for notice in output.notices:  # Kueue's borrowing among them
+        click.echo(notice, err=True)
+    render = {"text": text, "markdown": markdown, "json": as_json}[output_format]
+    write_out(render(found, changes))

@@ -1,21 +1,21 @@
 """`trainc validate`'s results for machines: JSON records and GitHub Actions annotations.
 
-Errors come as InputErrors; warnings and notices as the lines the build prints
-(`warning: FILE:LINE:COL: message` or `notice: NS/NAME: message`), read back
-into the same record shape so every consumer sees one list.
+Errors come as InputErrors, warnings and notices as Notices: both carry their
+input, field path and message, turned into the same record shape so every
+consumer sees one list.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
+import sys
 from dataclasses import asdict, dataclass
 
-from ..errors import InputError, InputErrors, TraincError, one_line, plural, render_path
+import click
 
-# `severity: [FILE:LINE:COL: [FIELD.PATH: ]]MESSAGE`, as InputError.render() words a located one
-_NOTICE = re.compile(r"(warning|notice): (?:(.+?):(\d+):(\d+): (?:([^\s:\"']+): )?)?(.*)", re.DOTALL)
+from ..errors import InputError, InputErrors, Notice, TraincError, one_line, plural, render_path
+from . import EXIT_INVALID, write_out
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,9 @@ def _problem(error) -> Problem:
     return Problem(file, line, column, render_path(error.path), one_line(error.message), "error")
 
 
-def from_notice(text: str) -> Problem:
-    severity, file, line, column, field, message = _NOTICE.fullmatch(text).groups()
-    return Problem(file, int(line) if line else None, int(column) if column else None, field or "", message,
-                   severity)
+def from_notice(notice: Notice) -> Problem:
+    file, line, column = notice.position() or (None, None, None)
+    return Problem(file, line, column, render_path(notice.path), one_line(notice.message), notice.severity)
 
 
 def outcome(output, failure: TraincError | None, output_format: str, annotations: str | None) -> tuple[str, list]:
@@ -58,7 +57,7 @@ def outcome(output, failure: TraincError | None, output_format: str, annotations
     summary = (f"invalid: {plural(len(problems), 'error')}" if failure is not None else
                f"valid: {plural(output.trainjobs, 'TrainJob')}, {plural(output.runtimes, 'runtime')}")
     text = [failure.render()] if failure is not None else []
-    return (to_github(records) if annotations else ""), text + list(notices) + [summary]
+    return (to_github(records) if annotations else ""), text + [notice.render() for notice in notices] + [summary]
 
 
 def to_json(problems: list[Problem], summary: dict) -> str:
@@ -103,3 +102,37 @@ def _in_repository(file: str | None, roots: dict) -> str | None:
             root = os.path.dirname(root)
         roots[folder] = root if os.path.exists(os.path.join(root, ".git")) else None
     return file if roots[folder] is None else os.path.relpath(path, roots[folder]).replace(os.sep, "/")
+
+
+def main(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files,
+         config) -> None:
+    """`trainc validate`: `build` without writing, every problem reported (the exit status says if any)."""
+    from .. import build as builder
+    from .. import inputs, policy
+    from ..compiler import sshkeys
+    from ..output import manifests as passthrough
+    from .build import load_previous
+
+    if annotations and output_format == "json":
+        raise click.UsageError("--format github and -o json are two outputs: choose one")
+    reader = inputs.Reader()  # what --skip-other-files reads is read once
+    if skip_other_files:
+        paths = [path for path in paths if reader.may_hold_trainer(path)]
+    try:
+        before = load_previous(previous, paths, runtime_paths, namespace)
+        # `build` without writing: the output is discarded, so MPI keys come from a throwaway seed (no random key,
+        # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
+        output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
+                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), reader=reader)
+        output.notices += passthrough.select(output, namespace=namespace).notices
+        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
+                                       config=config)
+    except TraincError as error:
+        output, failure = None, error
+    stdout, stderr = outcome(output, failure if output is None else None, output_format, annotations)
+    if stdout:
+        write_out(stdout)
+    for line in stderr:
+        click.echo(line, err=True)
+    if output is None:
+        sys.exit(EXIT_INVALID)

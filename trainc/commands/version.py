@@ -32,3 +32,10 @@ def text() -> str:
         f"CRD schemas {', '.join(f'{GROUP}/{version}' for version in VERSIONS)}",
         *entrypoints.describe(),
     ))
+
+
+def main() -> None:
+    """`trainc version`: the versions on stdout."""
+    from . import write_out
+
+    write_out(text())

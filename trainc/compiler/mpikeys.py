@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import copy
 
-from ..errors import InputError
+from ..errors import InputError, Notice
 from . import emit, sshkeys
 
 SEED, EXTERNAL_SECRETS, SEALED_SECRETS = sshkeys.MODES
@@ -43,7 +43,7 @@ PLAIN_NOTICE = ("notice: {where} holds an MPI SSH private key in clear (--ssh-ke
                 "\"Keys and GitOps\")")
 
 
-def objects(unit, seed, name: str) -> tuple[list[dict], tuple[str, ...]]:
+def objects(unit, seed, name: str) -> tuple[list[dict], tuple[Notice, ...]]:
     """(objects, notices) that give TrainJob `unit` its Secret `name`; `seed` is the Context's ssh_key_seed."""
     mode = getattr(seed, "mode", SEED)
     if mode == EXTERNAL_SECRETS:
@@ -56,11 +56,11 @@ def objects(unit, seed, name: str) -> tuple[list[dict], tuple[str, ...]]:
         keys = sshkeys.derive_keypair(key_seed, unit.trainjob.namespace, unit.name, getattr(seed, "scope", None))
     else:
         keys = sshkeys.random_keypair()
-        notices = (
-            f"notice: {unit.trainjob.namespace}/{unit.name}: the SSH key in Secret {name} is random, "
+        notices = (Notice(
+            "notice", None, (), f"{unit.trainjob.namespace}/{unit.name}: the SSH key in Secret {name} is random, "
             "so it changes on every render; pass --ssh-key-seed FILE (or set TRAINC_SSH_KEY_SEED_FILE) "
             "to derive a stable one",
-        )
+        ),)
     return [{
         "apiVersion": "v1",
         "kind": "Secret",

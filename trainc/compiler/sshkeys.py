@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from ..errors import Notice
+
 # --ssh-keys: how MPI keys reach the cluster (mpikeys.py); the first is the default
 MODES = ("seed", "external-secrets", "sealed-secrets")
 MIN_SEED_BYTES = 32
@@ -111,9 +113,10 @@ class SeedFile:
             raise SeedError(f"{where} cannot be used: {exc}") from None
         warning = _exposed(status)
         if warning:
-            self.warnings.append(f"warning: the SSH key seed {where} is readable by group or others (mode "
-                                 f"{status.st_mode & 0o777:04o}); anyone who can read it can derive every MPI job's "
-                                 f"private key: {warning.format(self.path)}")
+            self.warnings.append(Notice(
+                "warning", None, (), f"the SSH key seed {where} is readable by group or others (mode "
+                f"{status.st_mode & 0o777:04o}); anyone who can read it can derive every MPI job's private key: "
+                f"{warning.format(self.path)}"))
         self._seed = seed
         return seed
 

@@ -6,7 +6,8 @@ ResourceList is YAML 1.2 (`on` is a key, `0644` a number written so), kubectl's
 reading is not, and comments and quoting would be lost. So every item is cut
 out of the input text by the composed node's positions (structure only: no
 scalar is resolved) and pasted into the output as it was; the one edit trainc
-makes to an item, an annotation on its sources, is inserted into that text.
+makes to an item, an annotation on its sources or the package's namespace on an
+object that sets none, is inserted into that text.
 """
 
 from __future__ import annotations
@@ -93,6 +94,27 @@ class Item:
         if isinstance(annotations, yaml.ScalarNode) and not annotations.style and annotations.value in _NULLS:
             return self._replace_null(metadata, annotations, f"{{{entry}}}")
         return isinstance(annotations, yaml.MappingNode) and self._insert(annotations, entry)
+
+    def place(self, namespace: str) -> bool:
+        """Set metadata.namespace to `namespace` (already written as a YAML scalar): inserted as metadata's first
+        key, or over an empty value written on one line; False when metadata is not a mapping or its namespace
+        is not a one-line scalar."""
+        metadata = _value(self.node, "metadata")
+        if not isinstance(metadata, yaml.MappingNode):
+            return False
+        present = _value(metadata, "namespace")
+        if present is None:
+            return self._insert(metadata, f"namespace: {namespace}")
+        if not isinstance(present, yaml.ScalarNode) or present.start_mark.line != present.end_mark.line:
+            return False
+        if not present.value and not present.style:  # `namespace:` with nothing after the colon
+            return self._replace_null(metadata, present, namespace)
+        line = present.start_mark.line - self.first_line
+        start, end = present.start_mark.column, present.end_mark.column
+        self.lines[line] = self.lines[line][:start] + namespace + self.lines[line][end:]
+        if line == len(self.lines) - 1:
+            self.end += len(namespace) - (end - start)
+        return True
 
     def _replace_null(self, mapping, null, text: str) -> bool:
         """`annotations:` or `annotations: null` becomes `annotations: {…}`."""

@@ -54,6 +54,11 @@ def given(data: dict, namespace: str) -> dict:
     return {**data, "metadata": {**data["metadata"], "namespace": namespace}}
 
 
+def scalar(namespace: str) -> str:
+    """The namespace as a YAML scalar: plain unless a YAML 1.1 or 1.2 reader would take it for another type."""
+    return namespace if _PLAIN.fullmatch(namespace) and namespace not in _WORDS else f'"{namespace}"'
+
+
 def insert(text: str, namespace: str) -> str | None:
     """The document `text` with `namespace: NAMESPACE` as the first key of its metadata, or None when its
     metadata is not a mapping written so that a line (block style) or an entry (flow style) can be added,
@@ -67,7 +72,7 @@ def insert(text: str, namespace: str) -> str | None:
         return None
     lines = text.splitlines(keepends=True)
     first = metadata.value[0][0].start_mark
-    value = namespace if _PLAIN.fullmatch(namespace) and namespace not in _WORDS else f'"{namespace}"'
+    value = scalar(namespace)
     if metadata.flow_style:
         line = metadata.start_mark.line
         column = lines[line].find("{", metadata.start_mark.column)

@@ -8,7 +8,7 @@ drops every non-pointer field holding its Go zero value on the way: a runtime's
 `tolerations: []` patches nothing. Pointers keep their zero (`parallelism: 0`),
 and so do fields without `omitempty` (`containers: []`). Which field is which
 comes from the Go sources upstream pins (schemas/gotypes.json, made by
-schemas/gotypes.py); anything those types do not reach is copied as is.
+tools/schemas/gotypes.py); anything those types do not reach is copied as is.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..errors import InputError, InputErrors, Origin, defined_twice, one_line
+from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
 from ..formats import jsontext, source, yamltext
 from ..formats.serialize import dump_all
 from ..trainer import api
@@ -158,14 +158,14 @@ def why_empty(output, paths) -> str | None:
             "--allow-empty if the app is meant to be empty")
 
 
-def only_runtimes(output, manifests: Manifests) -> list[str]:
+def only_runtimes(output, manifests: Manifests) -> list[Notice]:
     """A notice when the inputs hold documents but nothing is output because they are all runtimes (`trainc
     build runtimes/`), which only --include-runtimes outputs: an empty output, said rather than silent."""
     if manifests.first or manifests.jobs or manifests.last or not output.runtime_inputs:
         return []
     count = len(output.runtime_inputs)
-    return [f"notice: nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, which are used to "
-            "render TrainJobs but not output (--include-runtimes outputs them)"]
+    return [Notice("notice", None, (), f"nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, "
+                   "which are used to render TrainJobs but not output (--include-runtimes outputs them)")]
 
 
 def select(output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False,
@@ -180,8 +180,8 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
                         key=Document.order)
     for document in uncompiled:
         fate = "not output (--trainer-only)" if trainer_only else "passed through unchanged"
-        manifests.notices.append(one_line(
-            f"notice: {document.origin.file}: {document.data['apiVersion']} "
+        manifests.notices.append(Notice(
+            "notice", None, (), f"{document.origin.file}: {document.data['apiVersion']} "
             f"{api.described(document.kind, document.namespace, document.name)}: trainc does not compile this Trainer "
             f"kind; {fate}"))
     if trainer_only:

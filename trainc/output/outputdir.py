@@ -24,7 +24,7 @@ import secrets
 import stat
 from contextlib import contextmanager
 
-from ..errors import one_line
+from ..errors import Notice, one_line
 from .manifests import dump
 
 MANIFEST = ".trainc-manifest"
@@ -51,7 +51,7 @@ def files(manifests) -> dict[str, tuple[str, bool]]:
     return found
 
 
-def write(directory: str, contents: dict[str, tuple[str, bool]]) -> list[str]:
+def write(directory: str, contents: dict[str, tuple[str, bool]]) -> list[Notice]:
     """Make DIR hold exactly `contents` among the files trainc wrote there; raises OutputDirError. Returns
     notices: files the manifest listed that were left because they no longer carry trainc's header."""
     directory = directory.rstrip(os.sep) or os.sep  # `rendered/` is `rendered`
@@ -161,8 +161,8 @@ def _replace(root: int, directory: str, contents: dict) -> list[str]:
         os.replace(_stage(root, MANIFEST, text, False, manifest), MANIFEST, src_dir_fd=root, dst_dir_fd=root)
     except OSError as exc:
         raise OutputDirError(f"{manifest}: {exc.strerror}") from None
-    return [f"notice: {os.path.join(directory, relative)}: listed in {MANIFEST}, but not a file headed by "
-            "trainc's line (any more), so not trainc's to remove: left as it is" for relative in kept]
+    return [Notice("notice", None, (), f"{os.path.join(directory, relative)}: listed in {MANIFEST}, but not a file "
+                   "headed by trainc's line (any more), so not trainc's to remove: left as it is") for relative in kept]
 
 
 def _manifest(root: int, directory: str) -> set[str]:

@@ -7,7 +7,7 @@ This module stays light: a build with no policy anywhere returns before importin
 
 from __future__ import annotations
 
-from ..errors import InputErrors
+from ..errors import InputErrors, Notice
 
 _GROUP = "admissionregistration.k8s.io/"
 _KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
@@ -19,7 +19,7 @@ def is_policy(obj) -> bool:
 
 
 def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,
-          config: str | None = None) -> list[str]:
+          config: str | None = None) -> list[Notice]:
     """Warnings and notices of the policies' verdicts on `output` (a build.Output); raises InputErrors for
     denials and bad policy input. `previous` (validation.Previous) makes objects with a previous version
     UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the one the

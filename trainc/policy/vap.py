@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import InputError, Origin, one_line
+from ..errors import InputError, Notice, Origin
 from ..k8s import celengine
 from . import house, is_policy
 from .resources import Resources, group_version
@@ -396,15 +396,13 @@ class Admission:
                 outcome.errors.append(InputError(subject.origin, subject.path, f"{label}: ValidatingAdmissionPolicy "
                                                  f"'{policy}' with binding '{binding.name}' denied request: {message}"))
                 continue
-            where = InputError(subject.origin, subject.path, "").position()
-            place = "" if where is None else "{}:{}:{}: ".format(*where)
             if action == "Warn":
-                text = (f"warning: {place}{label}: Validation failed for ValidatingAdmissionPolicy '{policy}' with "
-                        f"binding '{binding.name}': {message}")
+                severity, text = "warning", (f"{label}: Validation failed for ValidatingAdmissionPolicy '{policy}' "
+                                             f"with binding '{binding.name}': {message}")
             else:
-                text = (f"notice: {place}{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
-                        f"'{binding.name}': validation failed: {message}")
-            outcome.notices.append(one_line(text))
+                severity, text = "notice", (f"{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
+                                            f"'{binding.name}': validation failed: {message}")
+            outcome.notices.append(Notice(severity, subject.origin, (), text, at=subject.path))
 
 
 def _message(rule: dict, expression: Expression, message_expression: Expression | None, data) -> str:

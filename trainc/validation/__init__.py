@@ -6,9 +6,10 @@ refuses what a cluster would refuse and `trainc validate` can say so alone:
 
 - every user runtime: the runtime webhook [RT] (`runtime`);
 - every TrainJob, against upstream's RuntimeInfo (runtime resolved and
-  patched, no plugin run): the TrainJob webhook rules [TJ], one module per
-  upstream plugin, run in `TRAINJOB_RULES` order (upstream runs its plugins in
-  Go map order; trainc pins this one);
+  patched, no plugin run): the TrainJob webhook rules [TJ] of upstream's JobSet
+  plugin (`initializers`, `patches`), then each active plugin's own (its
+  record's `validate`, beside its code in trainc.compiler.plugins), in registry
+  order (upstream runs its plugins in Go map order; trainc pins this one);
 - with previous versions (`--previous`), the CRD transition rules
   (`immutable`) first: the API server rejects those before any webhook runs;
 - every compiled JobSet: the JobSet webhook's name and size rules [JS]
@@ -24,23 +25,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..compiler.ir import Unit
-from ..errors import InputError
+from ..compiler.plugins.registry import PLUGINS
+from ..errors import InputError, Notice
 from ..k8s import openapi as schema
 from ..trainer.previous import Previous
-from . import (
-    flux,
-    heredoc,
-    immutable,
-    initializers,
-    jobset,
-    jobset_update,
-    mpi,
-    patches,
-    runtime,
-    torch,
-    volcano,
-    xgboost,
-)
+from . import heredoc, immutable, initializers, jobset, jobset_update, patches, runtime
 from .base import info
 
 
@@ -51,18 +40,10 @@ class Change(NamedTuple):
     old: dict
 
 
-TRAINJOB_RULES = (
-    initializers.check,
-    patches.check,
-    torch.check,
-    mpi.check,
-    xgboost.check,
-    flux.check,
-    volcano.check,
-)
+JOBSET_RULES = (initializers.check, patches.check)  # upstream's JobSet plugin, before the policy plugins
 
 
-def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[str]]:
+def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[Notice]]:
     """(errors, warnings) for one user runtime."""
     old = previous.find(runtime_obj) if previous is not None else None
     if old is not None:
@@ -86,10 +67,11 @@ def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[lis
         if errors:
             return errors, None
     unit = info(trainjob, ctx)
-    return [found for rule in TRAINJOB_RULES for found in rule(unit, change)], unit
+    rules = [*JOBSET_RULES, *(plugin.validate for plugin in PLUGINS if plugin.validate is not None and plugin.runs(unit))]
+    return [found for rule in rules for found in rule(unit, change)], unit
 
 
-def trainjob_warnings(trainjob) -> list[str]:
+def trainjob_warnings(trainjob) -> list[Notice]:
     """Lints for an admitted TrainJob: what the cluster accepts but will not run as written."""
     return heredoc.warnings(trainjob)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InputError
+from ..errors import Notice
 from ..formats import textpos
 from ..trainer.api import TrainJob
 
@@ -20,7 +20,7 @@ _OPERATOR = re.compile(r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)")
 _QUOTES = re.compile(r"[\"'\\]")  # any quoting in the word: the body is kept as written
 
 
-def warnings(trainjob: TrainJob) -> list[str]:
+def warnings(trainjob: TrainJob) -> list[Notice]:
     """One `warning:` line per trainer command or args entry holding an unquoted heredoc with `$` or backticks,
     at the file's line and column of the first of them (else, where the text cannot be mapped, at the field)."""
     trainer = trainjob.spec.trainer
@@ -50,7 +50,7 @@ def warnings(trainjob: TrainJob) -> list[str]:
                     message = (f"line {opened} opens an unquoted heredoc (<<{delimiter}) and its line {expanded} holds "
                                f"$ or a backtick, which bash expands before the code runs; quote the delimiter "
                                f"(<<'{delimiter}') to keep the code as written")
-                found.append("warning: " + InputError(trainjob.origin, path, message, mark=code).render())
+                found.append(Notice("warning", trainjob.origin, path, message, mark=code))
     return found
 
 

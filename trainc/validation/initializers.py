@@ -9,9 +9,9 @@ reports all three at `spec.runtimeRef`; trainc points at the initializer.
 
 from __future__ import annotations
 
+from ..compiler.admission import container_names, error
 from ..compiler.ir import DATASET_INITIALIZER, MODEL_INITIALIZER, Unit, pod_spec
 from ..errors import InputError
-from .base import container_names, error
 
 VOLUME = "initializer"
 SOURCES = (("dataset", DATASET_INITIALIZER, "datasetConfig"), ("model", MODEL_INITIALIZER, "modelConfig"))

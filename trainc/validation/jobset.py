@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import re
 
+from ..compiler.admission import error
 from ..compiler.ir import Unit, job_spec, pod_spec
 from ..errors import InputError
 from ..trainer.api import DNS_SUBDOMAIN
-from .base import domain_prefixed_path, error
+from .base import domain_prefixed_path
 
 MAX_INT32 = 2**31 - 1
 JOB_FAILURE_REASONS = ("BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",

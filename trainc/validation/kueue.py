@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
-from ..errors import InputError, Origin
+from ..errors import InputError, Notice, Origin
 from ..formats import source
 from ..k8s.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse
 
@@ -283,7 +283,7 @@ def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Or
     return Workload(namespace, name, queue, labelled, tuple(found), origin)
 
 
-def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[str]]:
+def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[Notice]]:
     """(errors, notices) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as `build.Output`
     holds them) against the Kueue objects among `documents` ((origin, object) pairs)."""
     queues, errors = read(documents, namespace)
@@ -298,11 +298,12 @@ def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError]
         if found.queue is None:
             continue
         problem, notice = admissible(found, queues)
+        path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
         if problem is not None:
-            path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
             errors.append(InputError(_located(found.origin), path, f"Kueue can never admit this TrainJob: {problem}"))
         elif notice is not None:
-            notices.append(f"notice: {found.namespace}/{found.name}: {notice}")
+            notices.append(Notice("notice", _located(found.origin), (), f"{found.namespace}/{found.name}: {notice}",
+                                  at=path))
     return errors, notices
 
 

@@ -18,9 +18,10 @@ cluster, so trainc does not check it.
 
 from __future__ import annotations
 
+from ..compiler.admission import container_names, error, patch_path, patch_specs
 from ..compiler.ir import DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, Unit, pod_spec
 from ..errors import InputError
-from .base import container_names, domain_prefixed_path, error, patch_path, patch_specs
+from .base import domain_prefixed_path
 
 PATH = ("spec", "runtimePatches")
 _NO_ENV = (DATASET_INITIALIZER, MODEL_INITIALIZER, NODE)

@@ -25,10 +25,9 @@ from ..compiler.ir import (
     TRAINER,
     containers,
 )
-from ..errors import InputError
+from ..errors import InputError, Notice
 from ..trainer import catalog
 from ..trainer.api import Runtime
-from .base import error
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
 REQUIRED_CONTAINER = {TRAINER: NODE, DATASET_INITIALIZER: DATASET_INITIALIZER, MODEL_INITIALIZER: MODEL_INITIALIZER}
@@ -61,9 +60,9 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
     return errors
 
 
-def warnings(runtime: Runtime, *, created: bool) -> list[str]:
+def warnings(runtime: Runtime, *, created: bool) -> list[Notice]:
     """The ClusterTrainingRuntime create warning (updates and TrainingRuntimes never warn)."""
     message = catalog.deprecation(runtime)
     if not created or message is None or _skipped(runtime):
         return []
-    return ["warning: " + error(runtime.origin, (), message, at=("metadata", "labels", catalog.SUPPORT_LABEL)).render()]
+    return [Notice("warning", runtime.origin, (), message, at=("metadata", "labels", catalog.SUPPORT_LABEL))]

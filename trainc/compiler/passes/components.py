@@ -26,7 +26,7 @@ def components(unit: Unit, ctx) -> Unit:
             ctx.provenance.record(unit.objects[-1], None, provenance.runtime(unit, "runtime snapshot"))
     installed = entrypoints.for_unit(unit)  # their objects come after the built-ins'
     for plugin in (*PLUGINS, *installed):
-        if plugin.build is not None:
+        if plugin.build is not None and plugin.runs(unit):
             built = len(unit.objects)
             unit = entrypoints.call(plugin, plugin.build, unit, ctx) if plugin in installed else plugin.build(unit, ctx)
             if ctx.provenance is not None:

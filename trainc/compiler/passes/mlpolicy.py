@@ -24,5 +24,6 @@ def mlpolicy(unit: Unit, ctx) -> Unit:
         counts[rjob["name"]] = max(count, 1)
     unit = replace(unit, counts=counts)
     for plugin in ML_POLICIES:
-        unit = plugin.enforce(unit, ctx)
+        if plugin.runs(unit):
+            unit = plugin.enforce(unit, ctx)
     return entrypoints.enforce(unit, ctx)

@@ -33,7 +33,8 @@ def podgroup(unit: Unit, ctx) -> Unit:
     requests = {rjob["name"]: pod_requests(pod_spec(rjob)) for rjob in unit.replicated_jobs}
     unit = replace(unit, pod_requests=requests)
     for plugin in GANG_SCHEDULERS:
-        unit = plugin.enforce(unit, ctx)
+        if plugin.runs(unit):
+            unit = plugin.enforce(unit, ctx)
     # only Coscheduling adds pod labels, only Volcano pod annotations
     for field, entries, by in (("labels", unit.pod_labels, "coscheduling plugin"),
                                ("annotations", unit.pod_annotations, "volcano plugin")):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ... import settings
-from ...errors import InputError, did_you_mean
+from ...errors import InputError, Notice, did_you_mean
 from ...k8s.omitempty import JOBSET_SPEC, reencode
 from ...trainer.api import GROUP, RUNTIME_KINDS
 from ...trainer.catalog import deprecation
@@ -23,7 +23,8 @@ def resolve(unit: Unit, ctx) -> Unit:
     notices = unit.notices
     deprecated = deprecation(runtime)
     if deprecated is not None:
-        notices += (f"warning: {trainjob.namespace}/{trainjob.name}: Referenced {deprecated}",)
+        message = f"{trainjob.namespace}/{trainjob.name}: Referenced {deprecated}"
+        notices += (Notice("warning", trainjob.origin, (), message, at=("spec", "runtimeRef", "name")),)
     template = runtime.spec.template
     return replace(
         unit,

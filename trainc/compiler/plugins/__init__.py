@@ -1,1 +1,1 @@
-"""Framework and gang-scheduler plugins; `registry` lists them in their fixed order."""
+"""Framework and gang-scheduler plugins beside their webhook rules; `registry` holds one record each, in order."""

@@ -21,15 +21,11 @@ POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 
 
 def enforce(unit: Unit, ctx) -> Unit:
-    if gang.policy(unit, "coscheduling") is None:
-        return unit
     return replace(unit, pod_labels={**unit.pod_labels, POD_GROUP_LABEL: unit.name})
 
 
 def build(unit: Unit, ctx) -> Unit:
-    policy = gang.policy(unit, "coscheduling")
-    if policy is None:
-        return unit
+    policy = unit.runtime.spec.pod_group_policy.coscheduling
     members, resources = gang.minimums(unit)
     if members == 0:
         raise InputError(unit.runtime.origin, ("spec", "template", "spec", "replicatedJobs"),

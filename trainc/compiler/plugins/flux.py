@@ -10,8 +10,12 @@ PlainML runs first and sets the node count and `trainer.env`.
 Broker settings start from upstream's defaults, then take same-named literal
 values of the trainer container's env, then the TrainJob's env (its value, ""
 for a valueFrom). Upstream dereferences `spec.trainer` and `trainer.numNodes`
-without checking; trainc reports their absence as an input error. The webhook
-rule reserving `flux-installer` is in trainc/validation/flux.py.
+without checking; trainc reports their absence as an input error.
+
+Its webhook rule (upstream Validate): the `node` job must not already have the
+`flux-installer` init container the plugin adds. Upstream reports it at
+`spec.trainer.initContainers`; trainc points at the runtimePatch that adds it,
+else at the runtime reference.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from dataclasses import replace
 from ...errors import InputError
 from ...k8s import podspec
 from .. import emit, ir, templates
-from ..ir import Unit
+from ..admission import error, patch_path, patch_specs
+from ..ir import Unit, pod_spec
 from ..provenance import Source
 
 CONFIG_DIR = "/etc/flux-config"
@@ -46,10 +51,28 @@ def curve_secret_name(unit: Unit) -> str:
     return f"{unit.name}-flux-curve"
 
 
+def validate(unit: Unit, change) -> list[InputError]:
+    return [
+        error(unit.trainjob.origin, ("spec", "trainer", "initContainers"), "InitContainer 'flux-installer' is reserved",
+              at=_where(unit))
+        for rjob in unit.replicated_jobs
+        if rjob.get("name") == ir.NODE
+        for container in pod_spec(rjob).get("initContainers") or ()
+        if container.get("name") == INSTALLER
+    ]
+
+
+def _where(unit: Unit) -> tuple:
+    for index, spec in patch_specs(unit.trainjob):
+        for j, rjob in enumerate(spec.get("replicatedJobs") or ()):
+            names = [c.get("name") for c in pod_spec(rjob).get("initContainers") or ()]
+            if rjob.get("name") == ir.NODE and INSTALLER in names:
+                return patch_path(index, "replicatedJobs", j, "template", "spec", "template", "spec",
+                                  "initContainers", names.index(INSTALLER))
+    return ("spec", "runtimeRef")
+
+
 def enforce(unit: Unit, ctx) -> Unit:
-    policy = unit.ml_policy
-    if policy is None or policy.flux is None:
-        return unit
     _require_num_nodes(unit)
     settings = broker_settings(unit)
     cm = config_map_name(unit)
@@ -94,9 +117,6 @@ def enforce(unit: Unit, ctx) -> Unit:
 
 
 def build(unit: Unit, ctx) -> Unit:
-    policy = unit.ml_policy
-    if policy is None or policy.flux is None:
-        return unit
     settings = broker_settings(unit)
     config_map = {
         "apiVersion": "v1",

@@ -1,4 +1,4 @@
-"""What both gang-scheduling plugins share: their policy, the gang's size, and the PodGroup object."""
+"""What both gang-scheduling plugins share: the gang's size and the PodGroup object."""
 
 from __future__ import annotations
 
@@ -8,12 +8,6 @@ from ...errors import InputError
 from ...k8s.quantity import Quantity
 from .. import emit
 from ..ir import Unit
-
-
-def policy(unit: Unit, name: str):
-    """The runtime's `podGroupPolicy.<name>`, or None."""
-    groups = unit.runtime.spec.pod_group_policy
-    return getattr(groups, name) if groups is not None else None
 
 
 def with_podgroup(unit: Unit, api_version: str, spec: dict) -> Unit:

@@ -10,27 +10,19 @@ from __future__ import annotations
 from ...k8s import podspec
 from .. import ir
 from ..ir import Unit
-from ..provenance import Source
 from . import plainml
 
 
 def enforce(unit: Unit, ctx) -> Unit:
-    policy = unit.ml_policy
-    if policy is None or policy.jax is None:
-        return unit
     unit = plainml.with_trainer_count(unit)
     container = ir.trainer_container(unit) if unit.trainer is not None else None
     if container is None:
         return unit
     nodes = unit.counts[ir.first_job_with_step(unit, ir.TRAINER)["name"]]
-    written = [
+    env = [
         podspec.value_env("JAX_NUM_PROCESSES", str(nodes)),
         podspec.field_env("JAX_PROCESS_ID", ir.COMPLETION_INDEX),
         podspec.value_env("JAX_COORDINATOR_ADDRESS", f"{ir.coordinator(unit)}:{ir.TRAINER_PORT}"),
     ]
-    podspec.add_env(container, *written)
-    written.append({"containerPort": ir.TRAINER_PORT})
-    podspec.add_ports(container, written[-1])
-    if ctx.provenance is not None:
-        ctx.provenance.items(written, Source("jax plugin"))
+    plainml.expose(container, env, ctx, "jax plugin")
     return unit

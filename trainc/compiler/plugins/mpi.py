@@ -16,6 +16,11 @@ launcher `I_MPI_HYDRA_HOST_FILE` (Intel) or `HYDRA_HOST_FILE` (MPICH) — the
 variables their Hydra process managers read the hostfile from, which OMPI_*
 names mean nothing to — plus the same ssh retry argument in their own variable
 and, for Intel, the slots as `I_MPI_PERHOST`.
+
+Its webhook rules (upstream Validate, spec §10): with runLauncherAsNode, a
+TrainJob asking for two or more nodes needs the runtime to have both a
+`launcher` and a `node` job; and the trainer must not set the OpenMPI env the
+plugin owns.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from dataclasses import replace
 from ...errors import InputError
 from ...k8s import podspec
 from .. import emit, ir, mpikeys, provenance, templates
+from ..admission import error, reserved_env
 from ..ir import NODE, Unit
 
 LAUNCHER = "launcher"
@@ -52,11 +58,24 @@ def hostfile_name(unit: Unit) -> str:
     return f"{unit.name}-mpi-hostfile"
 
 
+def validate(unit: Unit, change) -> list[InputError]:
+    if unit.trainer is None:
+        return []
+    errors = []
+    nodes = unit.trainer.num_nodes if unit.trainer.num_nodes is not None else 1
+    if nodes >= 2 and unit.ml_policy.mpi.run_launcher_as_node:
+        names = {rjob.get("name") for rjob in unit.replicated_jobs}
+        if LAUNCHER not in names or NODE not in names:
+            errors.append(error(
+                unit.trainjob.origin, ("spec", "trainer", "numNodes"),
+                "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have either launcher "
+                "and node",
+            ))
+    return errors + reserved_env(unit, RESERVED_ENV)
+
+
 def enforce(unit: Unit, ctx) -> Unit:
-    policy = unit.ml_policy
-    if policy is None or policy.mpi is None:
-        return unit
-    mpi = policy.mpi
+    mpi = unit.ml_policy.mpi
     trainer = unit.trainer
     if trainer is not None and trainer.num_nodes is not None and NODE in unit.counts:
         nodes = max(trainer.num_nodes - 1, 1) if mpi.run_launcher_as_node else trainer.num_nodes
@@ -98,9 +117,6 @@ def _slots_source(unit: Unit):
 
 
 def build(unit: Unit, ctx) -> Unit:
-    policy = unit.ml_policy
-    if policy is None or policy.mpi is None:
-        return unit
     keys, notices = mpikeys.objects(unit, ctx.ssh_key_seed, ssh_secret_name(unit))
     hostfile = {
         "apiVersion": "v1",

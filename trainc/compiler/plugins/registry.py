@@ -1,12 +1,22 @@
-"""Every plugin, in the one order trainc runs them (upstream runs them in Go map order).
+"""Every plugin, one record each, in the one order trainc runs them (upstream runs them in Go map order).
 
-A plugin implements only the extension points it needs: `enforce` mutates the
-unit for its policy (EnforceMLPolicy / EnforcePodGroupPolicy) and is a no-op when
-its policy is absent; `build` appends the objects it emits beside the JobSet
-to `unit.objects` (and any notice to `unit.notices`). Both take the unit and the
-pipeline Context (whose `provenance`, when set, they tell what they wrote) and return a Unit.
-`check(unit, objects)` returns messages about the rendered objects, each an error (a house rule); only
-installed plugins (`trainc.compiler.plugins.entrypoints`) use it.
+A record holds what a plugin does at each extension point; a plugin fills only those it needs:
+
+- `active(runtime)`: what the plugin acts on, the runtime's policy (or the gang scheduler's config), None
+  when the runtime does not ask for it. Callers run the other hooks only when it is not None (`runs`), so
+  no hook checks its policy again. An installed plugin has none: it runs wherever it is asked for by name.
+- `validate(unit, change)`: upstream's TrainJob webhook rules of the plugin (its Validate), run on the
+  RuntimeInfo before compiling (`trainc.validation`); InputErrors at upstream's field paths.
+- `enforce(unit, ctx)`: mutates the unit for its policy (EnforceMLPolicy / EnforcePodGroupPolicy).
+- `build(unit, ctx)`: appends the objects it emits beside the JobSet to `unit.objects` (and any notice to
+  `unit.notices`). enforce and build take the pipeline Context (whose `provenance`, when set, they tell
+  what they wrote) and return a Unit.
+- `check(unit, objects)`: messages about the rendered objects, each an error (a house rule); only
+  installed plugins (`trainc.compiler.plugins.entrypoints`) use it.
+- `title`: how `trainc runtimes` names the policy (default: the name), formatted with what `active` returned.
+- `after_plain`: an ML framework that PlainML still runs before (XGBoost, Flux build on its numNodes and env).
+
+A new framework is one module here and one line in `FRAMEWORKS`.
 """
 
 from __future__ import annotations
@@ -16,25 +26,57 @@ from dataclasses import dataclass
 
 from . import coscheduling, flux, jax, mpi, plainml, torch, volcano, xgboost
 
+ML, GANG = "ml_policy", "pod_group_policy"  # where a runtime spec holds the policies
+
 
 @dataclass(frozen=True)
 class Plugin:
     name: str
+    active: Callable | None = None
+    validate: Callable | None = None
     enforce: Callable | None = None
     build: Callable | None = None
     check: Callable | None = None
+    title: str = ""
+    after_plain: bool = False
+
+    def runs(self, unit) -> bool:
+        """Whether this plugin runs for the unit: its runtime asks for it (an installed one: it was asked for)."""
+        return self.active is None or self.active(unit.runtime) is not None
+
+    def label(self, runtime) -> str:
+        """How `trainc runtimes` names the policy of a runtime this plugin runs for."""
+        return (self.title or self.name).format(self.active(runtime))
 
 
-ML_POLICIES = (
-    Plugin("plainml", enforce=plainml.enforce),
-    Plugin("torch", enforce=torch.enforce),
-    Plugin("mpi", enforce=mpi.enforce, build=mpi.build),
-    Plugin("jax", enforce=jax.enforce),
-    Plugin("xgboost", enforce=xgboost.enforce),
-    Plugin("flux", enforce=flux.enforce, build=flux.build),
+def _policy(group: str, field: str) -> Callable:
+    """`active` of a built-in plugin: the runtime's `<group>.<field>` (mlPolicy.torch, podGroupPolicy.volcano)."""
+
+    def active(runtime):
+        policies = getattr(runtime.spec, group)
+        return getattr(policies, field) if policies is not None else None
+
+    return active
+
+
+def _plain(runtime):
+    """PlainML acts on the runtime spec (numNodes, env) unless a framework that does that itself is active."""
+    if any(plugin.active(runtime) is not None for plugin in FRAMEWORKS if not plugin.after_plain):
+        return None
+    return runtime.spec
+
+
+PLAIN = Plugin("plainml", _plain, enforce=plainml.enforce, title="PlainML")
+FRAMEWORKS = (
+    Plugin("torch", _policy(ML, "torch"), torch.validate, torch.enforce, title="Torch"),
+    Plugin("mpi", _policy(ML, "mpi"), mpi.validate, mpi.enforce, mpi.build, title="MPI ({0.mpi_implementation})"),
+    Plugin("jax", _policy(ML, "jax"), enforce=jax.enforce, title="JAX"),
+    Plugin("xgboost", _policy(ML, "xgboost"), xgboost.validate, xgboost.enforce, title="XGBoost", after_plain=True),
+    Plugin("flux", _policy(ML, "flux"), flux.validate, flux.enforce, flux.build, title="Flux", after_plain=True),
 )
+ML_POLICIES = (PLAIN, *FRAMEWORKS)
 GANG_SCHEDULERS = (
-    Plugin("coscheduling", enforce=coscheduling.enforce, build=coscheduling.build),
-    Plugin("volcano", enforce=volcano.enforce, build=volcano.build),
+    Plugin("coscheduling", _policy(GANG, "coscheduling"), enforce=coscheduling.enforce, build=coscheduling.build),
+    Plugin("volcano", _policy(GANG, "volcano"), volcano.validate, volcano.enforce, volcano.build),
 )
 PLUGINS = ML_POLICIES + GANG_SCHEDULERS  # builders run in this order: dependents before the JobSet

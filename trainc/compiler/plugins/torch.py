@@ -2,6 +2,11 @@
 
 Implements upstream's Torch plugin (spec §4): numProcPerNode is the TrainJob's
 value or `auto`, and `auto` without GPUs becomes the CPU count rounded up.
+
+Its webhook rules (upstream Validate, spec §10): no reserved PET_* env in the
+trainer, and every envInjection target container exists in the (patched)
+runtime template, as a container or an init container of the named job; with
+the torchtune entrypoint (`command: [tune, run]`), `torchtune.validate`.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import replace
 from ...errors import InputError
 from ...k8s import podspec
 from .. import ir, provenance
+from ..admission import container_names, error, reserved_env
 from ..ir import Unit
 from ..provenance import Source
 from . import plainml, torchtune
@@ -31,10 +37,27 @@ def proc_per_node(unit: Unit) -> tuple[int | str, int]:
     return "auto", gpus
 
 
+def validate(unit: Unit, change) -> list[InputError]:
+    errors = _env_injection(unit, unit.ml_policy.torch.env_injection)
+    if unit.trainer is not None:
+        errors += reserved_env(unit, RESERVED_ENV)
+        if unit.trainer.command == torchtune.ENTRYPOINT:
+            errors += torchtune.validate(unit)
+    return errors
+
+
+def _env_injection(unit: Unit, injection) -> list[InputError]:
+    jobs = {rjob.get("name"): container_names(rjob) for rjob in unit.replicated_jobs}
+    return [
+        error(unit.trainjob.origin, ("spec", "runtimeRef"),
+              f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template')
+        for target in (injection.targets if injection is not None else ())
+        for name in target.container_names
+        if name not in jobs.get(target.job_name, ())
+    ]
+
+
 def enforce(unit: Unit, ctx) -> Unit:
-    policy = unit.ml_policy
-    if policy is None or policy.torch is None:
-        return unit
     unit = plainml.with_trainer_count(unit)
     trainer_job = ir.first_job_with_step(unit, ir.TRAINER)
     nodes = unit.counts.get(trainer_job["name"], 1) if trainer_job is not None else 1
@@ -64,7 +87,7 @@ def enforce(unit: Unit, ctx) -> Unit:
             for variable, source in zip(pet + master, _sources(unit)):
                 ctx.provenance.record(variable, None, source)
             ctx.provenance.record(port, None, Source(BY))
-    injection = policy.torch.env_injection
+    injection = unit.ml_policy.torch.env_injection
     for target in injection.targets if injection is not None else ():
         for name in target.container_names:
             target_container = _find(unit, target.job_name, name)

@@ -11,8 +11,8 @@ joins both into the editors' JSON Schemas, checked in under
 future `runtimePatches[].opaqueRuntimeSpec`, so that trainc can reject it with
 a clear message rather than as an unknown field.
 
-    python schemas/generate.py ../shared/oracle/crds
-    python schemas/generate.py --catalog    # only the JSON Schemas, from what is checked in
+    python tools/schemas/generate.py ../shared/oracle/crds
+    python tools/schemas/generate.py --catalog    # only the JSON Schemas, from what is checked in
 """
 
 import json
@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "schemas"  # what it writes: data the package ships, apart from this generator
 CRDS = {
     "trainjob": "trainer.kubeflow.org_trainjobs.yaml",
     "trainingruntime": "trainer.kubeflow.org_trainingruntimes.yaml",
@@ -79,7 +81,7 @@ def _v1alpha1(crd_dir: str, file: str) -> dict:
 
 
 def main(crd_dir: str) -> None:
-    out = Path(__file__).parent
+    out = SCHEMAS
     for name, file in CRDS.items():
         schema = _opaque_patches(_strip(_v1alpha1(crd_dir, file)))
         _write(out / f"{name}.v1alpha1.json", schema)
@@ -91,11 +93,11 @@ def main(crd_dir: str) -> None:
 
 def catalog() -> None:
     """Write the JSON Schemas `trainc schema` prints, in kubeconform's layout."""
-    sys.path.insert(0, str(Path(__file__).parents[1]))
+    sys.path.insert(0, str(ROOT))
     from trainc.commands import schema as schema_export
 
     for path, text in schema_export.catalog().items():
-        target = Path(__file__).parent / path
+        target = SCHEMAS / path
         target.parent.mkdir(exist_ok=True)
         target.write_text(text)
 
@@ -104,4 +106,4 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--catalog"]:
         catalog()
     else:
-        main(sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).parents[2] / "shared/oracle/crds"))
+        main(sys.argv[1] if len(sys.argv) > 1 else str(ROOT.parent / "shared/oracle/crds"))

@@ -1,6 +1,6 @@
 """Regenerate the golden/sdk-* inputs with the real Kubeflow SDK (`pip install kubeflow`).
 
-Run with the SDK's own interpreter, never trainc's: `python golden/sdk-generate.py`.
+Run with the SDK's own interpreter, never trainc's: `python tools/golden/sdk-generate.py`.
 Each case calls `TrainerClient().train(...)` of the SDK's Kubernetes backend against a
 throwaway in-process stand-in for the API server on 127.0.0.1, which serves the bundled
 runtimes (runtimes/*.yaml) the way the real one would and records the exact bytes of the
@@ -61,8 +61,8 @@ from kubeflow.trainer.options import (
     TrainingRuntimeSpecPatch,
 )
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(ROOT, "golden")  # the case folders it writes
 NAMESPACE = "default"
 
 
@@ -288,7 +288,7 @@ def _provenance(case: str, form: str) -> str:
     how = "as yaml.safe_dump writes it" if form == "yaml" else "byte for byte (JSON has no comments: this note is beside it)"
     return (f"Produced by the Kubeflow SDK (PyPI kubeflow {importlib.metadata.version('kubeflow')}, kubeflow_trainer_api "
             f"{importlib.metadata.version('kubeflow_trainer_api')}): TrainerClient().train(...) of case "
-            f"{case!r} in golden/sdk-generate.py; the TrainJob it POSTed, {how}.\n")
+            f"{case!r} in tools/golden/sdk-generate.py; the TrainJob it POSTed, {how}.\n")
 
 
 def main() -> None:

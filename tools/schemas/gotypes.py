@@ -1,4 +1,4 @@
-"""Regenerate schemas/gotypes.json: how upstream's Go types re-encode a JobSet spec and a runtime patch.
+"""Regenerate schemas/gotypes.json (or --out FILE): how upstream's Go types re-encode a JobSet spec and a runtime patch.
 
 Upstream decodes a runtime's JobSet spec and each runtimePatch into Go structs and
 encodes them again (json.Marshal, runtime.DefaultUnstructuredConverter) before
@@ -15,7 +15,7 @@ roots, the fields that matter:
 
 Usage, with each argument `<package>=<Go file>` (e.g. from `git show v0.36.3:core/v1/types.go`):
 
-    python schemas/gotypes.py core=core.go batch=batch.go meta=meta.go jobset=jobset.go trainer=trainjob.go
+    python tools/schemas/gotypes.py core=core.go batch=batch.go meta=meta.go jobset=jobset.go trainer=trainjob.go
 
 Pinned by kubeflow/trainer's go.mod: k8s.io/api and k8s.io/apimachinery v0.36.3 (core/v1/types.go,
 batch/v1/types.go, pkg/apis/meta/v1/types.go), sigs.k8s.io/jobset v0.12.0
@@ -122,6 +122,9 @@ class Types:
 
 
 def main(arguments: list[str]) -> None:
+    target = Path(__file__).resolve().parents[2] / "schemas" / "gotypes.json"
+    if arguments[:1] == ["--out"]:
+        target, arguments = Path(arguments[1]), arguments[2:]
     sources = {}
     for argument in arguments:
         package, _, path = argument.partition("=")
@@ -130,7 +133,7 @@ def main(arguments: list[str]) -> None:
     for root in ROOTS.values():
         types.visit(root)
     out = {"roots": ROOTS, "types": dict(sorted(types.table.items()))}
-    (Path(__file__).parent / "gotypes.json").write_text(json.dumps(out, sort_keys=True, separators=(",", ":")) + "\n")
+    target.write_text(json.dumps(out, sort_keys=True, separators=(",", ":")) + "\n")
 
 
 if __name__ == "__main__":
