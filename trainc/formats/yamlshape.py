@@ -8,7 +8,7 @@ where, does not depend on the installed libyaml. That scanner gives only this
 verdict: everything else is libyaml's reading (`source.py`).
 The rule counts scanner levels, not data levels (`[a: [b: ...]]` nests two data
 levels per flow level), so data past MAX_DEPTH levels, syntax or aliases, is
-refused too, as JSON and in-memory data are (`depth.py`).
+refused too, as JSON and in-memory data are (`limits.py`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Trainer API as typed, defaulted models: TrainJob and (Cluster)TrainingRuntime.
 
 Documents are first checked and defaulted against the CRD schemas
-(`schema.py`), which are the single source of truth for what is valid; the
+(`k8s/openapi.py`), which are the single source of truth for what is valid; the
 models are the typed view the passes read. Embedded Kubernetes types
 (EnvVar, ResourceRequirements, the JobSet spec) stay plain data, because the
 passes rewrite them as trees.

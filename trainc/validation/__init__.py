@@ -1,7 +1,7 @@
 """Admission checks: what the API server and Trainer's webhooks would refuse (spec §10).
 
 The CRD schema and its CEL rules are checked when inputs are parsed
-(`schema.py`, `cel.py`); this package adds the rest, so that `trainc build`
+(`k8s/openapi.py`, `cel.py`); this package adds the rest, so that `trainc build`
 refuses what a cluster would refuse and `trainc validate` can say so alone:
 
 - every user runtime: the runtime webhook [RT] (`runtime`);
