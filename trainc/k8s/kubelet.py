@@ -68,6 +68,8 @@ class Store:
             kind = obj.get("kind")
             if kind in ("ConfigMap", "Secret") and isinstance(obj.get("metadata"), dict):
                 meta = obj["metadata"]
+                if not isinstance(meta.get("name"), str) or not isinstance(meta.get("namespace", namespace), str):
+                    continue  # no pod can name it; the output step refuses it
                 try:
                     self.found[(kind, meta.get("namespace", namespace), meta.get("name"))] = _data(obj)
                 except ValueError as exc:
