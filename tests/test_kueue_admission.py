@@ -285,3 +285,28 @@ def test_a_runtime_class_overhead_counts(tmp_path):
     assert errors == []
     (pod_set,) = kueue.workload("ns", "j", jobset, queues).pod_sets
     assert pod_set.total("cpu") == 1250
+
+
+@pytest.mark.parametrize("metadata, where, message", [
+    # a mapping for a name cannot key the LocalQueues; a missing one would be listed among them as None
+    ("{name: {a: 1}, namespace: team-a}", "60:18: metadata.name", "required for kubectl apply: a non-empty string"),
+    ("{namespace: team-a}", "60:11: metadata.name", "required for kubectl apply: a non-empty string"),
+    ("{name: team-a-gpu, namespace: [team-a]}", "60:41: metadata.namespace", "must be a string, not list"),
+])
+def test_a_kueue_object_without_a_usable_name_is_the_output_steps_error(tmp_path, metadata, where, message):
+    queues = QUEUES.replace("metadata:\n  name: team-a-gpu\n  namespace: team-a\n", f"metadata: {metadata}\n")
+    assert queues != QUEUES
+    assert refusal(inputs(tmp_path, 2, queues=queues)) == f"{tmp_path}/queues.yaml:{where}: {message}"
+
+
+def test_a_namespace_named_by_a_mapping_is_an_error_not_a_traceback(tmp_path):
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {team: a}\n---\n"
+    assert refusal(inputs(tmp_path, 2, queues=namespace + QUEUES)) == (
+        f"{tmp_path}/queues.yaml:4:9: metadata.name: required for kubectl apply: a non-empty string")
+
+
+def test_a_null_quota_item_is_an_error_at_it(tmp_path):
+    queues = QUEUES.replace("- {name: cpu, nominalQuota: \"0\"}", "- null", 1)
+    assert queues != QUEUES
+    assert refusal(inputs(tmp_path, 2, queues=queues)) == (
+        f"{tmp_path}/queues.yaml:54:9: spec.resourceGroups[0].flavors[0].resources[0]: must not be null")

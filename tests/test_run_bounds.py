@@ -232,3 +232,12 @@ def test_a_log_link_a_kept_run_left_is_not_followed(tmp_path):
     result = trainc("run", path, "--keep", keep)
     assert result.returncode == 1
     assert outside.read_text() == "precious\n"
+
+
+@pytest.mark.parametrize("name", ["{a: 1}", "[a]"])
+def test_a_config_map_named_by_a_mapping_or_list_is_left_out_of_the_run(tmp_path, name):
+    """No pod can name it (a reference's name is a string), so the run's store leaves it out."""
+    extra = f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  X: from-config\n"
+    result = trainc("run", "--dry-run", write(tmp_path, extra=extra))
+    assert result.returncode == 0, result.stderr
+    assert "demo-node-0-0" in result.stdout

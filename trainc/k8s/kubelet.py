@@ -67,6 +67,8 @@ class Store:
             kind = obj.get("kind")
             if kind in ("ConfigMap", "Secret") and isinstance(obj.get("metadata"), dict):
                 meta = obj["metadata"]
+                if not isinstance(meta.get("name"), str) or not isinstance(meta.get("namespace", namespace), str):
+                    continue  # no pod can name it: a reference names a ConfigMap or Secret by a string
                 try:
                     self.found[(kind, meta.get("namespace", namespace), meta.get("name"))] = _data(obj)
                 except ValueError as exc:

@@ -40,6 +40,7 @@ from ..compiler.passes.podgroup import pod_requests
 from ..errors import InputError, Notice, Origin
 from ..formats import source
 from ..k8s.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse
+from ..trainer import api
 
 GROUP = "kueue.x-k8s.io"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -191,6 +192,8 @@ def _mistakes(value, shape, path: tuple):
             yield path, "must be a list"
             return
         for index, item in enumerate(value):
+            if item is None:  # a list's item is no optional field: Kueue would read a null as an empty one
+                yield (*path, index), "must not be null"
             yield from _mistakes(item, shape[0], (*path, index))
     elif not isinstance(value, dict):
         yield path, "must be a mapping"
@@ -217,6 +220,10 @@ def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError
                              and kind in _QUEUE_KINDS):
             continue
         meta = obj["metadata"]
+        unnamed = _unnamed(origin, meta)
+        if unnamed is not None:  # the error the output step gives, before it could key the queues
+            errors.append(unnamed)
+            continue
         part = {"Namespace": ("metadata",), "RuntimeClass": ()}.get(kind, ("spec",))  # a RuntimeClass has no spec
         checked = obj.get(part[0]) or {} if part else obj
         problems = [InputError(origin, path, message) for path, message in _mistakes(checked, _SHAPES[kind], part)]
@@ -238,6 +245,16 @@ def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError
             (queues.cluster_queues if kind == "ClusterQueue" else queues.cohorts)[name] = _node(origin, kind, name,
                                                                                                 spec, obj)
     return queues, errors
+
+
+def _unnamed(origin: Origin, meta: dict) -> InputError | None:
+    """Why the object has no name and namespace to be found by (as kubectl apply requires), or None."""
+    name, namespace = meta.get("name"), meta.get("namespace")
+    if not isinstance(name, str) or not name:
+        return InputError(origin, ("metadata", "name"), "required for kubectl apply: a non-empty string")
+    if namespace is not None and api.namespace_problem(namespace) is not None:
+        return InputError(origin, ("metadata", "namespace"), api.namespace_problem(namespace))
+    return None
 
 
 def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
