@@ -55,15 +55,17 @@ def _write(manifests, output_dir: str, check: bool) -> None:
     """The rendered tree written to DIR (or, with --check, compared with it)."""
     from ..output import outputdir
 
+    contents = outputdir.files(manifests)
     if check:
-        _check(outputdir.files(manifests), output_dir)
+        _check(contents, output_dir)
         return
     try:
-        for notice in outputdir.write(output_dir, outputdir.files(manifests)):
+        for notice in outputdir.write(output_dir, contents):
             click.echo(notice, err=True)
     except outputdir.OutputDirError as exc:
         fail(TraincError(f"Error: {exc}"))
-    _plain_key_notice(manifests.objects(), output_dir)
+    if any(secret for _, secret in contents.values()):  # else no object is read back (a parallel build's are bytes)
+        _plain_key_notice(manifests.objects(), output_dir)
 
 
 def _plain_key_notice(objects, where: str) -> None:
