@@ -15,8 +15,7 @@ from .compiler import emit, pipeline
 from .compiler.plugins import entrypoints
 from .compiler.provenance import Provenance
 from .errors import InputError, InputErrors, Notice, TraincError, caught, defined_twice
-from .trainer import api, catalog
-from .trainer import unresolved as missing
+from .trainer import api, catalog, unresolved
 from .validation import kueue
 
 
@@ -155,8 +154,8 @@ def _build(inputs: _Inputs, namespace: str, errors: list, previous, keep=None, *
     runtimes, problems = catalog.collect(inputs.runtimes, namespace)
     errors.extend(problems)
     ctx = pipeline.Context(runtimes, **context)
-    doubtful = missing.doubtful(inputs, namespace)
-    errors.extend(missing.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
+    doubtful = unresolved.doubtful(inputs, namespace)
+    errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
     output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, errors, doubtful, keep)
     output.notices[:0] = inputs.notices
     if errors:

@@ -52,10 +52,10 @@ def _settled(function):
 
 def _input_limit(ctx, param, value: int) -> None:
     """The bound every reader of this run takes (`source.Budget`), back to the default when the command ends."""
-    from .formats import limits as depth
+    from .formats import limits
 
-    depth.input_bytes = value
-    ctx.call_on_close(lambda: setattr(depth, "input_bytes", MAX_INPUT_BYTES))
+    limits.input_bytes = value
+    ctx.call_on_close(lambda: setattr(limits, "input_bytes", MAX_INPUT_BYTES))
 
 
 _max_input_bytes = click.option(

@@ -110,7 +110,7 @@ def main(paths, runtime_paths, namespace, previous, policy_paths, output_format,
     from .. import build as builder
     from .. import inputs, policy
     from ..compiler import sshkeys
-    from ..output import manifests as passthrough
+    from ..output import manifests
     from .build import load_previous
 
     if annotations and output_format == "json":
@@ -124,7 +124,7 @@ def main(paths, runtime_paths, namespace, previous, policy_paths, output_format,
         # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
         output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
                                ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), reader=reader)
-        output.notices += passthrough.select(output, namespace=namespace).notices
+        output.notices += manifests.select(output, namespace=namespace).notices
         output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
                                        config=config)
     except TraincError as error:
