@@ -42,7 +42,7 @@ from ..trainer import api
 from ..trainer import previous as previous_versions
 from ..validation import jobset_update
 from . import EXIT_DIFF_ERROR, write_out
-from .summary import delta_markdown, delta_text
+from .summary import delta, delta_markdown, delta_text, jobs
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
 PASSED_REFUSED = "the cluster will refuse this update: delete and re-create the {kind}, or give it a new name"
@@ -75,7 +75,8 @@ class ObjectDiff:
 
 
 def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "default", ssh_key_seed=None,
-            trainer_only: bool = False, notices: list | None = None) -> list[ObjectDiff]:
+            trainer_only: bool = False, notices: list | None = None,
+            requests: list | None = None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `base` and now (the rendered objects
     and, unless `trainer_only`, what passes through), in (kind, namespace, name) order. TrainJobs of the base
     that do not compile there are unreadable: their objects now are shown against nothing, and `notices`
@@ -99,6 +100,8 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
         new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed, reader=reader)
         refusals = _refusals(exc.errors, new.jobs, current_runtimes)
     old.others, old.uncompiled = before.others, before.uncompiled
+    if requests is not None:  # from the two builds compared here: what the change adds on each Kueue queue
+        requests.extend(delta(jobs(old), jobs(new)))
     old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=namespace,
                                                                 trainer_only=trainer_only).objects()}
     new_manifests = manifests.select(new, namespace=namespace, trainer_only=trainer_only)
@@ -337,10 +340,10 @@ def main(base, paths, runtime_paths, namespace, seed, output_format, color, trai
     key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
                                                                    mode=seed.mode, cert=seed.cert, scope=seed.scope)
     notices: list[str] = []
+    requests: list = []
     try:
         diffs = compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
-                        trainer_only=trainer_only, notices=notices)
-        requests = requests_delta(base, paths, runtime_paths, namespace, key_seed) if diffs else ()
+                        trainer_only=trainer_only, notices=notices, requests=requests)
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -357,12 +360,3 @@ def main(base, paths, runtime_paths, namespace, seed, output_format, color, trai
         colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
         write_out(text(diffs, colored, requests))
     sys.exit(1 if diffs else 0)
-
-
-def requests_delta(base, paths, runtime_paths, namespace, seed) -> list:
-    """What the change adds or frees on each Kueue queue (`trainc summary --base`), for `diff`'s output."""
-    from . import summary as summarize
-
-    now = summarize.jobs(build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed))
-    return summarize.delta(summarize.base_jobs(base, paths, runtime_paths, namespace, seed), now)
-

@@ -185,7 +185,7 @@ def _non_specific_scalars(text: str) -> list:
             event = parser.get_event()
             if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
                 found.append((event.start_mark.line, event.start_mark.column))
-    except yaml.YAMLError:
+    except yaml.YAMLError:  # the text's own error is libyaml's to report, where the document is loaded
         pass
     finally:
         parser.dispose()

@@ -121,7 +121,7 @@ def _holder(root: int) -> str:
                 fields = line.split()  # `1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF`
                 if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
                     return f" (pid {fields[4]})"
-    except OSError:
+    except OSError:  # /proc/locks unreadable: the message only lacks the holder's pid
         pass
     return ""
 
@@ -266,7 +266,7 @@ def _remove(root: int, directory: str, relative: str) -> bool:
         if not stat.S_ISREG(os.lstat(name, dir_fd=folder_fd).st_mode) or not _headed(folder_fd, name):
             return False
         os.unlink(name, dir_fd=folder_fd)
-    except FileNotFoundError:
+    except FileNotFoundError:  # already gone: nothing of trainc's to remove
         pass
     except OSError as exc:
         raise OutputDirError(f"{os.path.join(directory, relative)}: cannot remove it: {exc.strerror}") from None

@@ -61,7 +61,7 @@ class Runner:
                     pod, phase, detail = self.events.get(timeout=POLL_SECONDS)
                     self.phase[pod.name] = phase
                     self.progress(f"pod {pod.name} {detail}")
-                except queue.Empty:
+                except queue.Empty:  # no pod changed phase in this tick: look at the state anyway
                     pass
                 state = self._state()
                 if state == "Running" and deadline is not None and time.monotonic() > deadline:
@@ -200,7 +200,7 @@ class Runner:
             if process is not None:
                 try:
                     process.wait(GRACE_SECONDS)
-                except subprocess.TimeoutExpired:
+                except subprocess.TimeoutExpired:  # past its grace period: killed below
                     pass
                 self._kill(process, signal.SIGKILL)
 
