@@ -121,15 +121,15 @@ def test_warning_points_into_a_block_scalar(tmp_path, style, position):
     "cat <<EOM\n\n      x $HOME\n\n      EOM",  # plain, folded the same way
 ])
 def test_positions_inside_flow_scalars_are_the_files(tmp_path, scalar):
-    from trainc.formats import source, textpos
+    from trainc.formats import position, source
 
     text = f"a:\n  b:\n    - {scalar}\n"
     (origin, document), = source.load_text(text, "f.yaml")
     value = document["a"]["b"][0]
-    found = textpos.locate(origin, ("a", "b", 0), value, value.index("$"))
+    found = position.in_value(origin, ("a", "b", 0), value, value.index("$"))
     lines = text.split("\n")
     assert lines[found[0] - 1][found[1] - 1:].startswith("$HOME"), (value, found)
-    assert textpos.locate(origin, ("a", "b", 0), value + "x", 0) is None  # another string: not mapped
+    assert position.in_value(origin, ("a", "b", 0), value + "x", 0) is None  # another string: not mapped
 
 
 def test_the_unquoted_one_of_two_heredocs_on_a_line_is_named(tmp_path):
@@ -144,7 +144,7 @@ def test_the_unquoted_one_of_two_heredocs_on_a_line_is_named(tmp_path):
 @pytest.mark.parametrize("indicator", ["|", "|-", "|+", ">", ">-", ">+"])
 def test_every_character_of_a_block_scalar_maps_to_itself(indicator):
     """Folded and literal blocks with leading and inner empty lines, more-indented and blank-led lines."""
-    from trainc.formats import source, textpos
+    from trainc.formats import position, source
 
     body = ["", "    first words", "    second line", "", "", "      more indented", "    back", "   ",
             "    last $x", ""]
@@ -153,7 +153,7 @@ def test_every_character_of_a_block_scalar_maps_to_itself(indicator):
     value = document["a"]["b"]
     lines = text.split("\n")
     for offset, char in enumerate(value.rstrip("\n")):  # (the breaks chomping keeps at the end are not mapped)
-        line, column = textpos.locate(origin, ("a", "b"), value, offset)
+        line, column = position.in_value(origin, ("a", "b"), value, offset)
         if char not in " \n":
             assert lines[line - 1][column - 1] == char, (offset, value)
 

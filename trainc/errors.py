@@ -1,7 +1,9 @@
 """Errors that point at the input: file, line, column and field path.
 
 Positions are looked up only when an error is rendered, so the hot path never
-pays for them (the document is re-composed by libyaml on demand).
+pays for them. Finding one reads text, which is the formats layer's (`formats/position.py`); this module sits
+below it and never imports it: the formats package installs its lookup in `locator` when it is imported,
+which it is before any input (any Origin with text) exists.
 """
 
 from __future__ import annotations
@@ -54,11 +56,18 @@ class Name(str):
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key printed after a dot: ASCII, as `explain --field` reads it
 
 
+def _no_text(origin, path, *, key: bool = False) -> tuple[int, int]:
+    return (1, 1)
+
+
+# (origin, path, *, key) -> 1-based (line, column): formats/position.locate once trainc.formats is imported
+locator = _no_text
+
+
 def defined_twice(what: str, first: Origin) -> str:
     """The one message for two inputs that are one object (`what`: `Kind namespace/name`, api.described)."""
-    from .formats.yamltext import name_place
-
-    return f"{what} is defined twice (first in {name_place(first)})"
+    line, column = locator(first, ("metadata", "name"))
+    return f"{what} is defined twice (first in {first.file}:{line}:{column})"
 
 
 def render_path(path: Path) -> str:
@@ -111,9 +120,7 @@ class InputError(TraincError):
         """(file, line, column) the error points at; None for an error of no input."""
         if self.origin is None:
             return None
-        from .formats.yamltext import locate
-
-        line, column = self.mark or locate(self.origin, self.path, key=self.key)
+        line, column = self.mark or locator(self.origin, self.path, key=self.key)
         return self.origin.file, line, column
 
     def render(self) -> str:
@@ -147,9 +154,7 @@ class Notice:
     def position(self) -> tuple[str, int, int] | None:
         if self.origin is None:
             return None
-        from .formats.yamltext import locate
-
-        line, column = self.mark or locate(self.origin, self.path if self.at is None else self.at)
+        line, column = self.mark or locator(self.origin, self.path if self.at is None else self.at)
         return self.origin.file, line, column
 
     def render(self) -> str:

@@ -20,7 +20,7 @@ from ..compiler import sshkeys
 from ..compiler.emit import KUEUE_LABELS, TRAINJOB_LABEL
 from ..compiler.provenance import Provenance, Source
 from ..errors import Name, TraincError, render_path
-from ..formats.yamltext import locate
+from ..formats.position import locate
 from ..k8s import fieldpath
 from . import fail, write_out
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .. import build
 from ..compiler.plugins import entrypoints, registry
 from ..errors import InputError, InputErrors, TraincError, did_you_mean
-from ..formats import yamltext
+from ..formats import position
 from ..trainer import api, catalog
 
 HEADER = ("KIND", "NAMESPACE", "NAME", "POLICY", "SOURCE", "USED")
@@ -39,7 +39,7 @@ def _user_runtimes(paths, runtime_paths, namespace: str) -> list:
 
 
 def _place(origin) -> str:
-    line, _ = yamltext.locate(origin, ())
+    line, _ = position.locate(origin, ())
     return f"{origin.file}:{line}"
 
 

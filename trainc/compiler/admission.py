@@ -12,7 +12,7 @@ rule, so the message matches the API server and the position is still useful.
 from __future__ import annotations
 
 from ..errors import InputError, Origin, Path
-from ..formats.yamltext import locate
+from ..formats.position import locate
 from ..trainer.api import TrainJob
 from .ir import Unit, pod_spec
 

@@ -107,7 +107,7 @@ def load(start: str | None = None, root: str | None = None) -> Config:
         field = () if os.path.basename(path) == FILE else ("tool", "trainc")
         raise InputError(origin, field, "must be a mapping of trainc settings", mark=where(field[1:], top=True)
                          if field else where(()))
-    from . import yamltext
+    from . import position
 
     base = os.path.dirname(path)
     values, positions = {}, {}
@@ -125,7 +125,7 @@ def load(start: str | None = None, root: str | None = None) -> Config:
         if is_path:
             items = [os.path.relpath(os.path.join(base, item)) for item in items]
         values[name] = items if is_list else items[0]
-        marks = [where((key, index) if is_list else (key,)) or yamltext.locate(origin, (key, index) if is_list else (key,))
+        marks = [where((key, index) if is_list else (key,)) or position.locate(origin, (key, index) if is_list else (key,))
                  for index in range(len(items))]
         positions[name] = ["{}:{}:{}".format(origin.file, *mark) for mark in marks]
     return Config(path, values, positions)

@@ -1,10 +1,9 @@
 """YAML text as libyaml reads it: the one loader, its line breaks, and where a field is written.
 
 Every YAML stream trainc reads is parsed and composed here (`Loader`); the
-same composed nodes tell an error where its field is (`locate`), so a position
-is found only when an error is printed. Nothing here imports `errors`: errors
-call `locate`, and the input reader (`source.py`) turns what fails here into
-errors, so the lowest layer never reaches back up.
+same composed nodes tell an error where its field is (`position.locate`), so a
+position is found only when an error is printed. The input reader (`source.py`)
+turns what fails here into errors.
 """
 
 from __future__ import annotations
@@ -13,15 +12,11 @@ import bisect
 import math
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import yaml
 
 from . import goyaml, jsontext, yamlshape
 from .limits import room_for_depth
-
-if TYPE_CHECKING:
-    from ..errors import Origin, Path
 
 if not hasattr(yaml, "CSafeLoader"):
     raise ImportError("trainc reads YAML with libyaml, and this PyYAML was built without it: install a PyYAML "
@@ -256,41 +251,6 @@ def key_of(node) -> str | None:
     if node.tag == goyaml.FLOAT and tag in (goyaml.INT, goyaml.FLOAT):
         return goyaml.key_text(float(value))
     return value if isinstance(value, str) else goyaml.key_text(value)
-
-
-def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False) -> tuple[int, int] | None:
-    """1-based (line, column) of the deepest node of `path` that exists in the document;
-    with `exact`, None unless the whole path is written in the text (`trainc explain` tells defaults apart)."""
-    if origin.text is None:
-        return None if exact else (1, 1)
-    path = origin.base + tuple(path)
-    if jsontext.is_json(origin.text):
-        return jsontext.locate(origin.text, origin.index, path, key, exact)
-    try:
-        node = composed(origin.text)[origin.index]
-    except (yaml.YAMLError, IndexError):
-        return None if exact else (1, 1)
-    found = node.start_mark
-    for depth, part in enumerate(path, 1):
-        child = key_mark = None
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            for key_node, value_node in node.value:
-                if key_of(key_node) == part:
-                    child, key_mark = value_node, key_node.start_mark
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            child = node.value[part]
-        if child is None:
-            if exact:
-                return None
-            break
-        node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
-    return (found.line + 1, found.column + 1)
-
-
-def name_place(origin: Origin) -> str:
-    """`FILE:LINE:COL` of an object's `metadata.name`, for a message about another object ("first in ...")."""
-    line, column = locate(origin, ("metadata", "name"))
-    return f"{origin.file}:{line}:{column}"
 
 
 @lru_cache(maxsize=8)  # every passed-through document of a file cuts the same text

@@ -66,7 +66,7 @@ def resolve(tree, parts) -> tuple | None:
 
 
 def indexes(tree, path) -> tuple | None:
-    """`path` with Names replaced by the items' indexes in `tree` (for yamltext.locate), None when absent."""
+    """`path` with Names replaced by the items' indexes in `tree` (for position.locate), None when absent."""
     out = []
     for part in path:
         if isinstance(part, Name) or (isinstance(part, str) and isinstance(tree, list)):

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
-from ..formats import jsontext, source, yamltext
+from ..formats import jsontext, position, source, yamltext
 from ..formats.serialize import dump_all
 from ..trainer import api
 
@@ -193,7 +193,7 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
                        key=Document.order)
     errors += _check_unique(documents, output.jobs, namespace, files)
     if errors:
-        raise InputErrors(sorted(errors, key=lambda error: error.position() or ("", 0, 0)))
+        raise InputErrors(sorted(errors, key=position.order))
     manifests.first = [d for d in documents if not d.last]
     manifests.last = [d for d in documents if d.last]
     return manifests
@@ -258,7 +258,7 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
         elif files and document.path().lower() in paths:  # lower: a case-insensitive file system too
             errors.append(InputError(document.origin, ("metadata", "name"),
                                      f"{where} would share the --output-dir file {document.path()} with an object "
-                                     f"in {yamltext.name_place(paths[document.path().lower()])}"))
+                                     f"in {position.name_place(paths[document.path().lower()])}"))
         seen.setdefault(key, document.origin)
         paths.setdefault(document.path().lower(), document.origin)
     return errors

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .. import inputs as inputset
 from ..errors import InputError, InputErrors, Origin, caught
-from ..formats import source, yamltext
+from ..formats import position, source
 from . import api
 
 
@@ -85,7 +85,7 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
     found = key(parsed)
     if found in seen:
         errors.append(InputError(origin, ("metadata", "name"), f"{api.described(*found)} has two previous versions "
-                                                               f"(first in {yamltext.name_place(seen[found])})"))
+                                                               f"(first in {position.name_place(seen[found])})"))
         return
     seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed
 

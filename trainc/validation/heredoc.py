@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..errors import Notice
-from ..formats import textpos
+from ..formats import position
 from ..trainer.api import TrainJob
 
 _OPERATOR = re.compile(r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)")
@@ -38,8 +38,8 @@ def warnings(trainjob: TrainJob) -> list[Notice]:
             for opened, delimiter, expanded in expanded_heredocs(text):
                 line = text[starts[expanded - 1]:starts[expanded] - 1]
                 column = min(at for at in (line.find("$"), line.find("`")) if at >= 0)
-                code = textpos.locate(trainjob.origin, path, text, starts[expanded - 1] + column)
-                operator = textpos.locate(trainjob.origin, path, text,
+                code = position.in_value(trainjob.origin, path, text, starts[expanded - 1] + column)
+                operator = position.in_value(trainjob.origin, path, text,
                                           starts[opened - 1] + _operator(text[starts[opened - 1]:starts[opened] - 1],
                                                                          delimiter))
                 if code is not None and operator is not None:

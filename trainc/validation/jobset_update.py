@@ -26,7 +26,7 @@ from dataclasses import replace
 from ..compiler import emit, pipeline
 from ..compiler.ir import Unit, ensure_pod_template, pod_template
 from ..errors import InputError, Origin, caught, render_path
-from ..formats.yamltext import locate
+from ..formats.position import locate
 from ..k8s.treediff import first_change
 from ..trainer import catalog
 from ..trainer.previous import Previous, key

@@ -1,4 +1,8 @@
-"""Where a character of a string value is in its file: a line of a script in a block scalar, say.
+"""Positions: where a field, an object's name or a character of a string value is in its file, the one place
+every `file:line:col` is looked up (errors and notices find theirs here when printed, through `errors.locator`).
+
+Positions are looked up only when a message is printed, so the hot path never pays for them: the document is
+composed again by libyaml on demand (`yamltext.composed`), or read by `jsontext` when the text is JSON.
 
 An error about a string's content (the SDK heredoc lint) points into the
 string, as editors and `--format github` need: the YAML scalar (literal or folded
@@ -23,7 +27,47 @@ _HEX = {"x": 2, "u": 4, "U": 8}
 _JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def locate(origin: Origin, path: Path, value: str, offset: int) -> tuple[int, int] | None:
+def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False) -> tuple[int, int] | None:
+    """1-based (line, column) of the deepest node of `path` that exists in the document;
+    with `exact`, None unless the whole path is written in the text (`trainc explain` tells defaults apart)."""
+    if origin.text is None:
+        return None if exact else (1, 1)
+    path = origin.base + tuple(path)
+    if jsontext.is_json(origin.text):
+        return jsontext.locate(origin.text, origin.index, path, key, exact)
+    try:
+        node = yamltext.composed(origin.text)[origin.index]
+    except (yaml.YAMLError, IndexError):
+        return None if exact else (1, 1)
+    found = node.start_mark
+    for depth, part in enumerate(path, 1):
+        child = key_mark = None
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            for key_node, value_node in node.value:
+                if yamltext.key_of(key_node) == part:
+                    child, key_mark = value_node, key_node.start_mark
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+        if child is None:
+            if exact:
+                return None
+            break
+        node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
+    return (found.line + 1, found.column + 1)
+
+
+def name_place(origin: Origin) -> str:
+    """`FILE:LINE:COL` of an object's `metadata.name`, for a message about another object ("first in ...")."""
+    line, column = locate(origin, ("metadata", "name"))
+    return f"{origin.file}:{line}:{column}"
+
+
+def order(error) -> tuple:
+    """A sort key putting errors (or notices) in input order: file, line, column; those of no input first."""
+    return error.position() or ("", 0, 0)
+
+
+def in_value(origin: Origin, path: Path, value: str, offset: int) -> tuple[int, int] | None:
     """1-based (line, column) in the file of character `offset` of `value`, the string read at `path`; None
     when the text there cannot be mapped to it (no text, not a string, a style not mapped here)."""
     text = origin.text
