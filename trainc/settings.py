@@ -42,13 +42,6 @@ _PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
 DESTINATION = "ARGOCD_APP_NAMESPACE"
 
 
-RUNTIMES_WORDS = "--runtimes"
-# How this run's messages name where runtimes come from besides the inputs ("runtime not found"): the plugin's
-# parameter under Argo CD, the config's key under pre-commit. Set per command (and back after it), as
-# depth.input_bytes is, so forked build workers see it too.
-runtimes_words = RUNTIMES_WORDS
-
-
 class SettingError(TraincError):
     """A setting that cannot be used, said in the terms of where it came from."""
 
@@ -95,6 +88,8 @@ class Settings:
         givens = self.values.get("runtimes")
         origin = givens[0].origin if givens else None
         if origin is None or origin == "--runtimes":
+            from .trainer.catalog import RUNTIMES_WORDS
+
             return RUNTIMES_WORDS
         if origin == "TRAINC_RUNTIMES":
             return origin
@@ -160,9 +155,17 @@ def resolve(ctx, params: dict) -> Settings:
         for path in params.get("paths", ()):
             if path != "-":
                 _check_path(settings, Given(path, "PATHS", True))
-    global runtimes_words
-    runtimes_words = settings.runtimes_words(route)
+    from .trainer import catalog
+
+    catalog.runtimes_words = settings.runtimes_words(route)
     return settings
+
+
+def forget_runtimes_words() -> None:
+    """After a command: messages name --runtimes again (`resolve` set the route's words)."""
+    from .trainer import catalog
+
+    catalog.runtimes_words = catalog.RUNTIMES_WORDS
 
 
 def _root(ctx) -> tuple[Given, bool]:

@@ -12,11 +12,16 @@ import os
 from dataclasses import dataclass
 from functools import cache, partial
 
-from ..errors import InputError, InputErrors, Origin, defined_twice
+from ..errors import InputError, InputErrors, Origin, defined_twice, did_you_mean
 from .api import Runtime, described, identity
 
 Key = tuple  # (kind, namespace or None, name)
 SUPPORT_LABEL = "trainer.kubeflow.org/support"
+RUNTIMES_WORDS = "--runtimes"
+# How this run's messages name where runtimes come from besides the inputs ("runtime not found"): the plugin's
+# parameter under Argo CD, the config's key under pre-commit. Set per command by `settings.resolve` (and back
+# after it), as depth.input_bytes is, so forked build workers see it too.
+runtimes_words = RUNTIMES_WORDS
 
 
 def deprecation(runtime: Runtime) -> str | None:
@@ -113,3 +118,27 @@ def collect(user: list[Runtime], default_namespace: str, *, include_bundled: boo
             continue
         seen[key] = runtimes[key] = runtime
     return Catalog(runtimes), errors
+
+
+def not_found(catalog: Catalog, ref, namespace: str) -> str:
+    """What a runtimeRef naming no runtime says: where trainc looked, where that name is, the nearest names."""
+    if ref.kind == "TrainingRuntime":
+        message = f'TrainingRuntime "{ref.name}" not found in namespace "{namespace}"'
+        elsewhere = catalog.namespaces_with("TrainingRuntime", ref.name)
+        if elsewhere:
+            message += (
+                f" (it exists in namespace {', '.join(repr(ns) for ns in elsewhere)}; a TrainingRuntime must be in"
+                " the TrainJob's namespace, or use a ClusterTrainingRuntime)"
+            )
+        message += f"; looked in the inputs, {runtimes_words} and the bundled runtimes"
+        return message + _nearest(catalog, ref, namespace)
+    message = (f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, {runtimes_words} and '
+               'the bundled runtimes')
+    if catalog.namespaces_with("TrainingRuntime", ref.name):
+        return message + f' (a TrainingRuntime "{ref.name}" exists: set runtimeRef.kind: TrainingRuntime)'
+    return message + _nearest(catalog, ref, namespace)
+
+
+def _nearest(catalog, ref, namespace: str) -> str:
+    hint = did_you_mean(ref.name, catalog.names(ref.kind, namespace))
+    return f"; {hint}" if hint else ""

@@ -9,9 +9,9 @@ names no runtime, since fixing the schema would not fix that.
 
 from __future__ import annotations
 
-from ..compiler.passes.resolve import not_found
 from ..errors import InputError
 from . import api
+from .catalog import not_found
 
 _REF = ("spec", "runtimeRef")
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ... import settings
-from ...errors import InputError, Notice, did_you_mean
+from ...errors import InputError, Notice
 from ...k8s.omitempty import JOBSET_SPEC, reencode
 from ...trainer.api import GROUP, RUNTIME_KINDS
-from ...trainer.catalog import deprecation
+from ...trainer.catalog import deprecation, not_found
 from ..ir import Unit
 
 
@@ -39,26 +38,3 @@ def resolve(unit: Unit, ctx) -> Unit:
 def _registry_key(ref) -> str:
     """Upstream's runtime registry key, Go's GroupKind.String(): `<kind>.<group>`, or the kind alone without a group."""
     return f"{ref.kind}.{ref.api_group}" if ref.api_group else ref.kind
-
-
-def not_found(catalog, ref, namespace: str) -> str:
-    if ref.kind == "TrainingRuntime":
-        message = f'TrainingRuntime "{ref.name}" not found in namespace "{namespace}"'
-        elsewhere = catalog.namespaces_with("TrainingRuntime", ref.name)
-        if elsewhere:
-            message += (
-                f" (it exists in namespace {', '.join(repr(ns) for ns in elsewhere)}; a TrainingRuntime must be in"
-                " the TrainJob's namespace, or use a ClusterTrainingRuntime)"
-            )
-        message += f"; looked in the inputs, {settings.runtimes_words} and the bundled runtimes"
-        return message + _nearest(catalog, ref, namespace)
-    message = (f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, {settings.runtimes_words} and '
-               'the bundled runtimes')
-    if catalog.namespaces_with("TrainingRuntime", ref.name):
-        return message + f' (a TrainingRuntime "{ref.name}" exists: set runtimeRef.kind: TrainingRuntime)'
-    return message + _nearest(catalog, ref, namespace)
-
-
-def _nearest(catalog, ref, namespace: str) -> str:
-    hint = did_you_mean(ref.name, catalog.names(ref.kind, namespace))
-    return f"; {hint}" if hint else ""
