@@ -9,7 +9,7 @@ from conftest import GOLDEN
 from trainc.build import build
 from trainc.output.manifests import dump
 from trainc.errors import InputErrors
-from trainc.trainer import previous
+from trainc.inputs import read_previous
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -104,7 +104,7 @@ def update(tmp_path, case: str, edit):
     (tmp_path / "previous" / "trainjob.yaml").write_text((folder / "trainjob.yaml").read_text())
     job = tmp_path / "trainjob.yaml"
     job.write_text(edit((folder / "trainjob.yaml").read_text()))
-    before = previous.load(str(tmp_path / "previous"), [], "default")
+    before = read_previous(str(tmp_path / "previous"), [], "default")
     return build([str(folder / "runtime.yaml"), str(job)], previous=before)
 
 

@@ -18,7 +18,8 @@ from trainc import validation
 from trainc.build import build
 from trainc.cli import cli
 from trainc.errors import InputErrors
-from trainc.trainer import catalog, previous
+from trainc.inputs import read_previous
+from trainc.trainer import catalog
 
 STEP = "trainer.kubeflow.org/trainjob-ancestor-step"
 
@@ -592,7 +593,7 @@ def previous_dir(tmp_path, *documents: str):
     folder = tmp_path / "previous"
     folder.mkdir(exist_ok=True)
     (folder / "old.yaml").write_text("---\n".join(documents))
-    return previous.load(str(folder), [], "default")
+    return read_previous(str(folder), [], "default")
 
 
 def test_previous_trainer_is_immutable(tmp_path):

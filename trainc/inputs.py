@@ -31,7 +31,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from .errors import SHOWN, InputError, Notice, Origin, caught
+from .errors import SHOWN, InputError, InputErrors, Notice, Origin, caught
 from .formats import source
 from .trainer import api
 
@@ -189,6 +189,37 @@ def runtimes_only(documents, notices: list) -> list:
         notices.append(Notice("notice", origin, (), f"{what} under --runtimes, not a runtime: ignored (only runtimes "
                               "are read there)", at=("kind",) if named else ()))
     return found
+
+
+def read_previous(rev_or_dir: str, paths, namespace: str = "default", runtime_paths=()):
+    """The previous versions (trainer/previous.Previous) of PATHS and --runtimes (of which only runtimes are read).
+
+    REV_OR_DIR is a directory holding the previous versions (searched like the inputs), or a git revision: PATHS
+    (and --runtimes) are then read as the tree at that revision holds them (`at_revision`), so a file deleted
+    since holds removed objects and a moved one its objects where they were. Raises PreviousError for a
+    REV_OR_DIR that is neither, InputErrors for previous versions that cannot be read."""
+    from .formats import position
+    from .trainer.previous import PreviousError, collect
+
+    errors: list = []
+    if os.path.isdir(rev_or_dir):
+        found, runtime_documents = Reader().documents(listed([rev_or_dir]), errors), []
+    else:
+        try:
+            texts, runtime_texts = at_revision(rev_or_dir, paths, runtime_paths)
+        except RevisionError as exc:
+            raise PreviousError(str(exc)) from None
+        found = documents(_decoded(texts), errors)
+        runtime_documents = documents(_decoded(runtime_texts), errors)
+    previous = collect([*found, *runtimes_only(runtime_documents, [])], namespace, errors)
+    if errors:
+        raise InputErrors(sorted(errors, key=position.order))
+    return previous
+
+
+def _decoded(texts) -> list:
+    """(label, reader of its text) for (label, bytes) pairs read at a revision."""
+    return [(label, lambda label=label, data=data: source.decode(data, label)) for label, data in texts]
 
 
 class RevisionError(ValueError):

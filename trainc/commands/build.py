@@ -90,9 +90,10 @@ def load_previous(previous, paths, runtime_paths, namespace):
     """The previous versions --previous names (None without it); a REV_OR_DIR that is neither is a usage error."""
     if previous is None:
         return None
-    from ..trainer import previous as previous_versions
+    from ..inputs import read_previous
+    from ..trainer.previous import PreviousError
 
     try:
-        return previous_versions.load(previous, paths, namespace, runtime_paths)
-    except previous_versions.PreviousError as exc:
+        return read_previous(previous, paths, namespace, runtime_paths)
+    except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--previous") from None

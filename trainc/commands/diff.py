@@ -84,7 +84,7 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
-    before = previous_versions.load(base, paths, namespace, runtime_paths)
+    before = inputset.read_previous(base, paths, namespace, runtime_paths)
     reader = inputset.Reader()  # the current inputs, read once for the compilations below
     current_runtimes = build.load(paths, runtime_paths, namespace, reader)[1]
     old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],

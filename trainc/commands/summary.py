@@ -231,10 +231,10 @@ def base_jobs(base: str, paths, runtime_paths, namespace: str, ssh_key_seed) -> 
     """The TrainJobs of PATHS at `base`, compiled as `trainc diff` compiles its base (`diff.compile_base`: with
     their own runtimes, else the current ones; those that do not compile there left out). Raises PreviousError
     for a base that is neither a directory nor a revision."""
-    from ..trainer import previous as previous_versions
+    from ..inputs import read_previous
     from .diff import compile_base
 
-    before = previous_versions.load(base, paths, namespace, runtime_paths)
+    before = read_previous(base, paths, namespace, runtime_paths)
     current_runtimes = build.load(paths, runtime_paths, namespace)[1]
     old = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                        before.runtimes_then(current_runtimes), namespace, ssh_key_seed)[0]

@@ -1,22 +1,17 @@
-"""The previous versions of the inputs, for update checks (`trainc validate --previous REV_OR_DIR`).
+"""The previous versions of the inputs, for update checks (`trainc validate --previous REV_OR_DIR`; read by
+`inputs.read_previous`).
 
-REV_OR_DIR is a directory holding the previous versions (searched like the
-inputs), or a git revision: PATHS (and --runtimes) are then read as the tree
-at that revision holds them (`inputs.at_revision`), so a file deleted since
-holds removed objects and a moved one its objects where they were. Objects are
-matched by identity (kind, namespace and name), never by file; an object
-without a previous version is being created. Previous versions are defaulted
-like the inputs, as the API server stored them.
+Objects are matched by identity (kind, namespace and name), never by file; an
+object without a previous version is being created. Previous versions are
+defaulted like the inputs, as the API server stored them.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-from .. import inputs as inputset
-from ..errors import InputError, InputErrors, Origin, caught
-from ..formats import position, source
+from ..errors import InputError, Origin, caught
+from ..formats import position
 from . import api
 
 
@@ -47,29 +42,13 @@ class Previous:
         return self.runtimes() + [runtime for runtime in current if key(runtime) not in known]
 
 
-def load(rev_or_dir: str, paths, namespace: str = "default", runtime_paths=()) -> Previous:
-    """The previous versions of PATHS and --runtimes (of which only runtimes are read); raises PreviousError for
-    a REV_OR_DIR that is neither, InputErrors for previous versions that cannot be read."""
-    errors: list = []
-    if os.path.isdir(rev_or_dir):
-        documents, runtime_documents = inputset.Reader().documents(inputset.listed([rev_or_dir]), errors), []
-    else:
-        try:
-            texts, runtime_texts = inputset.at_revision(rev_or_dir, paths, runtime_paths)
-        except inputset.RevisionError as exc:
-            raise PreviousError(str(exc)) from None
-        documents = inputset.documents(_decoded(texts), errors)
-        runtime_documents = inputset.documents(_decoded(runtime_texts), errors)
+def collect(documents, namespace: str, errors: list) -> Previous:
+    """The previous versions among (origin, document) pairs read by the input rule (`inputs.read_previous`);
+    their problems go to `errors`."""
     previous, seen = Previous(), {}
-    for origin, data in [*documents, *inputset.runtimes_only(runtime_documents, [])]:
+    for origin, data in documents:
         _add(origin, data, namespace, previous, seen, errors)
-    if errors:
-        raise InputErrors(sorted(errors, key=_place))
     return previous
-
-
-def _place(error: InputError) -> tuple:
-    return error.position() or ("", 0, 0)
 
 
 def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, errors: list) -> None:
@@ -88,8 +67,3 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
                                                                f"(first in {position.name_place(seen[found])})"))
         return
     seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed
-
-
-def _decoded(texts) -> list:
-    """(label, reader of its text) for (label, bytes) pairs read at a revision."""
-    return [(label, lambda label=label, data=data: source.decode(data, label)) for label, data in texts]
