@@ -13,6 +13,7 @@ from conftest import ROOT
 from trainc.build import build
 from trainc.cli import cli
 from trainc.commands import summary
+from trainc.validation import requests
 
 CASE = ("golden/summary-kueue-queues/queues.yaml", "golden/summary-kueue-queues/trainjobs.yaml")
 BASE = "tests/summary-base"
@@ -42,7 +43,7 @@ def test_summary_and_diff_delta_golden(output_format, snapshot, monkeypatch):
 
 def test_totals_count_every_pod_as_kueue_does(monkeypatch):
     monkeypatch.chdir(ROOT)
-    found = {job.name: job for job in summary.jobs(build(CASE))}
+    found = {job.name: job for job in requests.jobs(build(CASE))}
     llm = found["llm"]
     assert (llm.queue, llm.nodes, llm.processes) == ("team-a-gpu", 6, "auto")
     # limits stand in for the missing GPU request, as Kueue counts them
@@ -54,11 +55,11 @@ def test_totals_count_every_pod_as_kueue_does(monkeypatch):
 
 def test_delta_signs_and_removed_queues():
     def job(queue, gpus):
-        return summary.Job("ns", "j", queue, 1, "1", {}, {"nvidia.com/gpu": gpus})
+        return requests.Job("ns", "j", queue, 1, "1", {}, {"nvidia.com/gpu": gpus})
 
-    changes = summary.delta([job("a", 8), job("gone", 4)], [job("a", 40), job(None, 0)])
-    assert summary.delta_lines(changes) == ["+32 nvidia.com/gpu on ns/a", "-4 nvidia.com/gpu on ns/gone"]
-    assert summary.delta([job("a", 8)], [job("a", 8)]) == []
+    changes = requests.delta([job("a", 8), job("gone", 4)], [job("a", 40), job(None, 0)])
+    assert requests.delta_lines(changes) == ["+32 nvidia.com/gpu on ns/a", "-4 nvidia.com/gpu on ns/gone"]
+    assert requests.delta([job("a", 8)], [job("a", 8)]) == []
 
 
 def test_json_has_queues_and_delta(monkeypatch):

@@ -35,14 +35,15 @@ from ..compiler import mpikeys, sshkeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, plural, render_path
 from ..formats.limits import room_for_depth
 from ..formats.serialize import dump_all
+from ..formats.table import markdown as table
 from ..k8s import treediff
 from ..k8s.treediff import MISSING
 from ..output import manifests
 from ..trainer import api
 from ..trainer import previous as previous_versions
 from ..validation import jobset_update
+from ..validation.requests import delta, delta_markdown, delta_text, jobs
 from . import EXIT_DIFF_ERROR, write_out
-from .summary import delta, delta_markdown, delta_text, jobs
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
 PASSED_REFUSED = "the cluster will refuse this update: delete and re-create the {kind}, or give it a new name"
@@ -293,7 +294,7 @@ def summary(diffs: list[ObjectDiff]) -> str:
 
 
 def text(diffs: list[ObjectDiff], color: bool = False, requests=()) -> str:
-    """The diffs, then (when they change) the requests per Kueue queue (`summary.delta`)."""
+    """The diffs, then (when they change) the requests per Kueue queue (`requests.delta`)."""
     import click
 
     styles = {"title": {"bold": True}, "refused": {"fg": "red", "bold": True}, "reason": {"fg": "red"},
@@ -314,8 +315,8 @@ def markdown(diffs: list[ObjectDiff], requests=()) -> str:
     `diff` block per object."""
     if not diffs:
         return "**trainc diff**: no changes\n"
-    out = [f"**trainc diff**: {summary(diffs)}", "", "| Object | Change | Applying it |", "| --- | --- | --- |"]
-    out += [f"| `{_cell(diff.title)}` | {diff.change} | {_cell(diff.effect)} |" for diff in diffs]
+    rows = [(f"`{_code(diff.title)}`", diff.change, _code(diff.effect)) for diff in diffs]
+    out = [f"**trainc diff**: {summary(diffs)}", "", *table([("Object", "Change", "Applying it"), *rows])]
     out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
     for diff in diffs:
         out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
@@ -329,7 +330,12 @@ def markdown(diffs: list[ObjectDiff], requests=()) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
+    return _code(text).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """`text` without backticks, so it cannot close the code span it is shown in."""
+    return text.replace("`", "'")
 
 
 def main(base, paths, runtime_paths, namespace, seed, output_format, color, trainer_only) -> None:

@@ -12,6 +12,7 @@ from .. import build
 from ..compiler.plugins import entrypoints, registry
 from ..errors import InputError, InputErrors, TraincError, did_you_mean
 from ..formats import position
+from ..formats.table import aligned
 from ..trainer import api, catalog
 
 HEADER = ("KIND", "NAMESPACE", "NAME", "POLICY", "SOURCE", "USED")
@@ -83,9 +84,7 @@ def table(found: list[Entry]) -> str:
          f"no: shadowed by {e.shadowed_by}" if e.shadowed_by else "yes")
         for e in found
     ]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(HEADER) - 1)]
-    return "".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n"
-                   for row in rows)
+    return aligned(rows, gap="  ")
 
 
 def show(found: list[Entry], wanted: str, kind: str | None) -> api.Runtime:

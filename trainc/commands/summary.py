@@ -1,138 +1,24 @@
 """`trainc summary`: what the TrainJobs ask of the cluster, for a reviewer: nodes, processes, GPUs, CPUs and
 memory per TrainJob, Kueue queue and namespace, and with a base what a change adds or frees on each queue.
 
-Amounts are requests as Kueue counts them (`kueue.pod_sets`: every pod of every replicated job, limits
-standing in for missing requests, init containers by max, overhead), so the totals are what the queue's quota
-is charged. The base is read as `trainc diff` reads it (`trainer.previous`: a directory, or PATHS at a git
+Amounts are requests as Kueue counts them (`validation/requests.py`), so the totals are what the queue's quota
+is charged. The base is read as `trainc diff` reads it (`inputs.read_previous`: a directory, or PATHS at a git
 revision) and compiled the same way.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import click
 
 from .. import build
-from ..compiler.ir import NODE, TRAINER, pod_spec, step_of
 from ..errors import TraincError
-from ..validation import kueue
+from ..formats.table import aligned
+from ..formats.table import markdown as table
+from ..validation.requests import NO_QUEUE, Job, amount, delta, delta_markdown, delta_text, gpus, jobs, queue_name, \
+    signed, totals
 from . import fail, write_out
-
-PROCESS_ENV = ("PET_NPROC_PER_NODE", "OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # torch, then MPI slots
-BINARY = ("memory", "ephemeral-storage")  # shown with binary suffixes (`256Gi`), as they are usually written
-NO_QUEUE = "-"
-
-
-@dataclass(frozen=True)
-class Job:
-    namespace: str
-    name: str
-    queue: str | None  # the Kueue LocalQueue, None when Kueue does not manage it
-    nodes: int
-    processes: str
-    per_node: dict  # resource -> Kueue's integer, one trainer pod
-    total: dict  # resource -> Kueue's integer, every pod
-
-    @property
-    def queue_key(self) -> tuple:
-        return (self.namespace, self.queue or "")
-
-
-def queue_name(key: tuple) -> str:
-    """`team-a/team-a-gpu`, or `team-a (no queue)` for the TrainJobs Kueue does not manage."""
-    namespace, queue = key
-    return f"{namespace}/{queue}" if queue else f"{namespace} (no queue)"
-
-
-def jobs(output: build.Output, others=None) -> list[Job]:
-    """A Job per compiled TrainJob, in output order; `others` are the documents beside them (the output's own
-    by default), for LimitRanges and `default` LocalQueues."""
-    queues, _ = kueue.read(output.others if others is None else others)
-    found = []
-    for trainjob, objects in output.jobs:
-        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
-        if jobset is None:
-            continue
-        work = kueue.workload(trainjob.namespace, trainjob.name, jobset, queues)
-        trainer = _trainer(jobset, work.pod_sets)
-        total: dict = {}
-        for pod_set in work.pod_sets:
-            for resource in pod_set.requests:
-                total[resource] = total.get(resource, 0) + pod_set.total(resource)
-        per_node = {resource: max(0, kueue.value(resource, amount))
-                    for resource, amount in (trainer.requests if trainer else {}).items()}
-        found.append(Job(trainjob.namespace, trainjob.name, work.queue, trainer.count if trainer else 0,
-                         _processes(jobset, trainjob), per_node, total))
-    return found
-
-
-def _trainer(jobset: dict, pod_sets) -> kueue.PodSet | None:
-    """The pod set of the training nodes: `node` (an MPI launcher carries the trainer step label too), else the
-    replicated job of the trainer step, else the first."""
-    node = next((each for each in pod_sets if each.name == NODE), None)
-    if node is not None:
-        return node
-    rjobs = (jobset.get("spec") or {}).get("replicatedJobs") or []
-    for rjob, pod_set in zip(rjobs, pod_sets):
-        if step_of(rjob) == TRAINER:
-            return pod_set
-    return pod_sets[0] if pod_sets else None
-
-
-def _processes(jobset: dict, trainjob) -> str:
-    """Processes per node: what the rendered env tells torchrun or mpirun, else the TrainJob's numProcPerNode."""
-    for rjob in (jobset.get("spec") or {}).get("replicatedJobs") or ():
-        spec = pod_spec(rjob)
-        for container in spec.get("containers") or ():
-            for variable in container.get("env") or ():
-                if variable.get("name") in PROCESS_ENV and variable.get("value"):
-                    return str(variable["value"])
-    trainer = getattr(getattr(trainjob, "spec", None), "trainer", None)
-    procs = getattr(trainer, "num_proc_per_node", None)
-    return str(procs) if procs is not None else "1"
-
-
-def gpus(amounts: dict) -> int:
-    """GPUs of any vendor: every resource whose name holds `gpu`, as Trainer counts them."""
-    return sum(amount for resource, amount in amounts.items() if "gpu" in resource.lower())
-
-
-def amount(resource: str, value: int) -> str:
-    return kueue.show(resource, value, resource in BINARY or resource.startswith("hugepages-"))
-
-
-def totals(found: list[Job], key) -> dict:
-    """{key(job): {resource: total}} over `found`."""
-    out: dict = {}
-    for job in found:
-        into = out.setdefault(key(job), {})
-        for resource, value in job.total.items():
-            into[resource] = into.get(resource, 0) + value
-    return out
-
-
-def delta(before: list[Job], after: list[Job]) -> list[tuple[str, str, int]]:
-    """(queue, resource, change) for every queue whose totals change, sorted."""
-    old, new = totals(before, lambda job: job.queue_key), totals(after, lambda job: job.queue_key)
-    changes = []
-    for queue in sorted(old.keys() | new.keys()):
-        was, now = old.get(queue, {}), new.get(queue, {})
-        for resource in sorted(was.keys() | now.keys()):
-            change = now.get(resource, 0) - was.get(resource, 0)
-            if change:
-                changes.append((queue, resource, change))
-    return changes
-
-
-def delta_lines(changes) -> list[str]:
-    """`+32 nvidia.com/gpu on team-a/team-a-gpu`, one a change."""
-    return [f"{_signed(resource, change)} {resource} on {queue_name(queue)}" for queue, resource, change in changes]
-
-
-def _signed(resource: str, change: int) -> str:
-    return f"{'+' if change > 0 else '-'}{amount(resource, abs(change))}"
 
 
 def _resources(amounts: dict) -> str:
@@ -160,32 +46,14 @@ def _total_rows(found: list[Job]) -> tuple[list[tuple], list[tuple]]:
     return queues, namespaces
 
 
-def _aligned(rows: list[tuple]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "".join("   ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n" for row in rows)
-
-
 def text(found: list[Job], changes=None) -> str:
     """Aligned tables: one row per TrainJob, then the totals per queue and per namespace, then the delta."""
     if not found:
         out = "no TrainJobs\n"
     else:
         queues, namespaces = _total_rows(found)
-        out = _aligned(_job_rows(found)) + "\n" + _aligned(queues) + "\n" + _aligned(namespaces)
+        out = aligned(_job_rows(found)) + "\n" + aligned(queues) + "\n" + aligned(namespaces)
     return out + ("" if changes is None else "\n" + delta_text(changes))
-
-
-def delta_text(changes) -> str:
-    lines = delta_lines(changes)
-    return "".join(f"{line}\n" for line in ["requests change since the base:", *("  " + each for each in lines)]) \
-        if lines else "requests unchanged since the base\n"
-
-
-def _table(rows: list[tuple]) -> list[str]:
-    """A GitHub Markdown table; cells escaped so a name cannot break it."""
-    cells = [[cell.replace("|", "\\|") for cell in row] for row in rows]
-    return [f"| {' | '.join(cells[0])} |", f"|{'|'.join(' --- ' for _ in cells[0])}|",
-            *(f"| {' | '.join(row)} |" for row in cells[1:])]
 
 
 def markdown(found: list[Job], changes=None) -> str:
@@ -194,18 +62,10 @@ def markdown(found: list[Job], changes=None) -> str:
                                      else "no TrainJobs")]
     if found:
         queues, namespaces = _total_rows(found)
-        out += ["", *_table(_job_rows(found)), "", "Per queue:", "", *_table(queues), "", "Per namespace:", "",
-                *_table(namespaces)]
+        out += ["", *table(_job_rows(found)), "", "Per queue:", "", *table(queues), "", "Per namespace:", "",
+                *table(namespaces)]
     text = "\n".join(out) + "\n"
     return text + ("" if changes is None else "\n" + delta_markdown(changes))
-
-
-def delta_markdown(changes) -> str:
-    if not changes:
-        return "**Requests** unchanged since the base\n"
-    rows = [("Queue", "Resource", "Change")]
-    rows += [(queue_name(queue), resource, _signed(resource, change)) for queue, resource, change in changes]
-    return "\n".join(["**Requests** since the base:", "", *_table(rows)]) + "\n"
 
 
 def as_json(found: list[Job], changes=None) -> str:
@@ -223,7 +83,7 @@ def as_json(found: list[Job], changes=None) -> str:
     }
     if changes is not None:
         data["delta"] = [{"namespace": namespace, "queue": queue or None, "resource": resource,
-                          "change": _signed(resource, change)} for (namespace, queue), resource, change in changes]
+                          "change": signed(resource, change)} for (namespace, queue), resource, change in changes]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -8,14 +8,7 @@ This module stays light: a build with no policy anywhere returns before importin
 from __future__ import annotations
 
 from ..errors import InputErrors, Notice
-
-_GROUP = "admissionregistration.k8s.io/"
-_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
-
-
-def is_policy(obj) -> bool:
-    return (isinstance(obj, dict) and obj.get("kind") in _KINDS and isinstance(obj.get("apiVersion"), str)
-            and obj["apiVersion"].startswith(_GROUP))
+from .resources import is_policy
 
 
 def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,

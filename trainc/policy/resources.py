@@ -4,6 +4,8 @@ inputs add theirs; any other kind gets the lower-case plural, namespaced, as a R
 
 from __future__ import annotations
 
+_POLICY_GROUP = "admissionregistration.k8s.io/"
+_POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 _CLUSTER, _NAMESPACED = True, False
 _KNOWN = {
     ("", "Pod"): ("pods", _NAMESPACED), ("", "Service"): ("services", _NAMESPACED),
@@ -74,3 +76,9 @@ class Resources:
 
     def knows(self, group: str, kind: str) -> bool:
         return (group, kind) in self.known
+
+
+def is_policy(obj) -> bool:
+    """A ValidatingAdmissionPolicy or its binding (any version of the group)."""
+    return (isinstance(obj, dict) and obj.get("kind") in _POLICY_KINDS and isinstance(obj.get("apiVersion"), str)
+            and obj["apiVersion"].startswith(_POLICY_GROUP))

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError, Notice, Origin
 from ..k8s import celengine
-from . import house, is_policy
-from .resources import Resources, group_version
+from . import house
+from .resources import Resources, group_version, is_policy
 
 POLICY, BINDING = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"
 NAMES = ("object", "oldObject", "request", "params", "namespaceObject", "variables")

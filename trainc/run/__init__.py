@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .. import build
-from ..commands import status
+from ..trainer import status
 from ..errors import InputError, InputErrors
 from ..formats.serialize import dump_all
 from .plan import MAX_PODS, PlanError, plan

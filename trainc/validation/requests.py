@@ -1,0 +1,144 @@
+"""Kueue request accounting: what each compiled TrainJob's workload charges its queue (nodes, processes and
+requests per node and in total), the totals per queue, and what a change adds or frees on each queue, for
+`trainc summary` and `trainc diff`.
+
+Amounts are requests as Kueue counts them (`kueue.pod_sets`: every pod of every replicated job, limits
+standing in for missing requests, init containers by max, overhead), so the totals are what the queue's quota
+is charged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..compiler.ir import NODE, TRAINER, pod_spec, step_of
+from ..formats.table import markdown
+from . import kueue
+
+PROCESS_ENV = ("PET_NPROC_PER_NODE", "OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # torch, then MPI slots
+BINARY = ("memory", "ephemeral-storage")  # shown with binary suffixes (`256Gi`), as they are usually written
+NO_QUEUE = "-"
+
+
+@dataclass(frozen=True)
+class Job:
+    namespace: str
+    name: str
+    queue: str | None  # the Kueue LocalQueue, None when Kueue does not manage it
+    nodes: int
+    processes: str
+    per_node: dict  # resource -> Kueue's integer, one trainer pod
+    total: dict  # resource -> Kueue's integer, every pod
+
+    @property
+    def queue_key(self) -> tuple:
+        return (self.namespace, self.queue or "")
+
+
+def queue_name(key: tuple) -> str:
+    """`team-a/team-a-gpu`, or `team-a (no queue)` for the TrainJobs Kueue does not manage."""
+    namespace, queue = key
+    return f"{namespace}/{queue}" if queue else f"{namespace} (no queue)"
+
+
+def jobs(output, others=None) -> list[Job]:
+    """A Job per compiled TrainJob of `output` (a build.Output), in output order; `others` are the documents
+    beside them (the output's own by default), for LimitRanges and `default` LocalQueues."""
+    queues, _ = kueue.read(output.others if others is None else others)
+    found = []
+    for trainjob, objects in output.jobs:
+        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
+        if jobset is None:
+            continue
+        work = kueue.workload(trainjob.namespace, trainjob.name, jobset, queues)
+        trainer = _trainer(jobset, work.pod_sets)
+        total: dict = {}
+        for pod_set in work.pod_sets:
+            for resource in pod_set.requests:
+                total[resource] = total.get(resource, 0) + pod_set.total(resource)
+        per_node = {resource: max(0, kueue.value(resource, amount))
+                    for resource, amount in (trainer.requests if trainer else {}).items()}
+        found.append(Job(trainjob.namespace, trainjob.name, work.queue, trainer.count if trainer else 0,
+                         _processes(jobset, trainjob), per_node, total))
+    return found
+
+
+def _trainer(jobset: dict, pod_sets) -> kueue.PodSet | None:
+    """The pod set of the training nodes: `node` (an MPI launcher carries the trainer step label too), else the
+    replicated job of the trainer step, else the first."""
+    node = next((each for each in pod_sets if each.name == NODE), None)
+    if node is not None:
+        return node
+    rjobs = (jobset.get("spec") or {}).get("replicatedJobs") or []
+    for rjob, pod_set in zip(rjobs, pod_sets):
+        if step_of(rjob) == TRAINER:
+            return pod_set
+    return pod_sets[0] if pod_sets else None
+
+
+def _processes(jobset: dict, trainjob) -> str:
+    """Processes per node: what the rendered env tells torchrun or mpirun, else the TrainJob's numProcPerNode."""
+    for rjob in (jobset.get("spec") or {}).get("replicatedJobs") or ():
+        spec = pod_spec(rjob)
+        for container in spec.get("containers") or ():
+            for variable in container.get("env") or ():
+                if variable.get("name") in PROCESS_ENV and variable.get("value"):
+                    return str(variable["value"])
+    trainer = getattr(getattr(trainjob, "spec", None), "trainer", None)
+    procs = getattr(trainer, "num_proc_per_node", None)
+    return str(procs) if procs is not None else "1"
+
+
+def gpus(amounts: dict) -> int:
+    """GPUs of any vendor: every resource whose name holds `gpu`, as Trainer counts them."""
+    return sum(amount for resource, amount in amounts.items() if "gpu" in resource.lower())
+
+
+def amount(resource: str, value: int) -> str:
+    return kueue.show(resource, value, resource in BINARY or resource.startswith("hugepages-"))
+
+
+def totals(found: list[Job], key) -> dict:
+    """{key(job): {resource: total}} over `found`."""
+    out: dict = {}
+    for job in found:
+        into = out.setdefault(key(job), {})
+        for resource, value in job.total.items():
+            into[resource] = into.get(resource, 0) + value
+    return out
+
+
+def delta(before: list[Job], after: list[Job]) -> list[tuple[str, str, int]]:
+    """(queue, resource, change) for every queue whose totals change, sorted."""
+    old, new = totals(before, lambda job: job.queue_key), totals(after, lambda job: job.queue_key)
+    changes = []
+    for queue in sorted(old.keys() | new.keys()):
+        was, now = old.get(queue, {}), new.get(queue, {})
+        for resource in sorted(was.keys() | now.keys()):
+            change = now.get(resource, 0) - was.get(resource, 0)
+            if change:
+                changes.append((queue, resource, change))
+    return changes
+
+
+def delta_lines(changes) -> list[str]:
+    """`+32 nvidia.com/gpu on team-a/team-a-gpu`, one a change."""
+    return [f"{signed(resource, change)} {resource} on {queue_name(queue)}" for queue, resource, change in changes]
+
+
+def signed(resource: str, change: int) -> str:
+    return f"{'+' if change > 0 else '-'}{amount(resource, abs(change))}"
+
+
+def delta_text(changes) -> str:
+    lines = delta_lines(changes)
+    return "".join(f"{line}\n" for line in ["requests change since the base:", *("  " + each for each in lines)]) \
+        if lines else "requests unchanged since the base\n"
+
+
+def delta_markdown(changes) -> str:
+    if not changes:
+        return "**Requests** unchanged since the base\n"
+    rows = [("Queue", "Resource", "Change")]
+    rows += [(queue_name(queue), resource, signed(resource, change)) for queue, resource, change in changes]
+    return "\n".join(["**Requests** since the base:", "", *markdown(rows)]) + "\n"
