@@ -4,10 +4,7 @@ trainc renders a TrainJob that sets no namespace into `-n` (or the Argo CD desti
 config's). The ConfigMaps, PVCs and LocalQueues beside it, passed through, would otherwise land wherever the
 applier puts them (kubectl's current namespace), away from the JobSet that mounts or names them. So the same
 namespace is given to them, as `kubectl apply -n` and Argo CD's destination do to namespaced objects that set
-none, and cluster-scoped objects are left alone. trainc cannot ask a cluster which kinds are cluster-scoped:
-it knows Kubernetes' own and those of the APIs deployed beside TrainJobs (Kueue, Trainer, Volcano), and takes
-any other kind as namespaced, as Argo CD takes a kind it does not know (the API server drops a namespace given
-to a cluster-scoped object).
+none, and cluster-scoped objects are left alone (which kinds are: k8s/identity.py, the one table).
 
 The namespace is inserted into the document's own text, after its `metadata:` key's first line, so comments
 and quoting stay as written.
@@ -19,34 +16,15 @@ import re
 
 import yaml
 
+from .identity import cluster_scoped
+
 _PLAIN = re.compile(r"[a-z][a-z0-9-]*")
 _WORDS = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n"})  # YAML 1.1 and 1.2 non-strings
-
-CLUSTER_SCOPED = frozenset({
-    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("", "ComponentStatus"),
-    ("rbac.authorization.k8s.io", "ClusterRole"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"),
-    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"), ("storage.k8s.io", "CSINode"),
-    ("storage.k8s.io", "VolumeAttachment"), ("scheduling.k8s.io", "PriorityClass"),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-    ("networking.k8s.io", "IngressClass"), ("node.k8s.io", "RuntimeClass"),
-    ("certificates.k8s.io", "CertificateSigningRequest"), ("policy", "PodSecurityPolicy"),
-    ("flowcontrol.apiserver.k8s.io", "FlowSchema"), ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
-    ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
-    ("kueue.x-k8s.io", "ClusterQueue"), ("kueue.x-k8s.io", "ResourceFlavor"),
-    ("kueue.x-k8s.io", "WorkloadPriorityClass"), ("kueue.x-k8s.io", "AdmissionCheck"), ("kueue.x-k8s.io", "Cohort"),
-    ("kueue.x-k8s.io", "Topology"), ("kueue.x-k8s.io", "MultiKueueCluster"), ("kueue.x-k8s.io", "MultiKueueConfig"),
-    ("kueue.x-k8s.io", "ProvisioningRequestConfig"), ("scheduling.volcano.sh", "Queue"),
-})
-
 
 def takes_namespace(data: dict) -> bool:
     """Whether the object is namespaced (or of a kind trainc does not know) and sets no namespace."""
     group = data["apiVersion"].rpartition("/")[0]
-    return (group, data["kind"]) not in CLUSTER_SCOPED and not data["metadata"].get("namespace")
+    return not cluster_scoped(group, data["kind"]) and not data["metadata"].get("namespace")
 
 
 def given(data: dict, namespace: str) -> dict:

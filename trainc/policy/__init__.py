@@ -8,7 +8,7 @@ This module stays light: a build with no policy anywhere returns before importin
 from __future__ import annotations
 
 from ..errors import InputErrors, Notice
-from .resources import is_policy
+from ..k8s.identity import identity, is_policy
 
 
 def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,
@@ -36,10 +36,10 @@ def check(output, *, namespace: str = "default", previous=None, paths=(), house_
     outcome = vap.Outcome()
     for trainjob, objects in output.jobs:
         for obj in objects:
-            admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(vap.identity(obj, namespace))), outcome)
+            admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(identity(obj, namespace))), outcome)
     for origin, obj in inputs:
         if isinstance(obj, dict):
-            admission.admit(vap.Subject(obj, origin, (), old.get(vap.identity(obj, namespace))), outcome)
+            admission.admit(vap.Subject(obj, origin, (), old.get(identity(obj, namespace))), outcome)
     if outcome.errors:
         raise InputErrors(outcome.errors, notices=[*output.notices, *outcome.notices])
     return outcome.notices
@@ -58,9 +58,8 @@ def _previous_objects(previous, namespace: str) -> dict:
     and the objects the previous TrainJobs compile to (none for one that no longer compiles)."""
     from .. import build
     from ..errors import TraincError
-    from . import vap
 
-    found = {vap.identity(obj, namespace): obj for _, obj in (*previous.others, *previous.uncompiled)
+    found = {identity(obj, namespace): obj for _, obj in (*previous.others, *previous.uncompiled)
              if isinstance(obj, dict)}
     trainjobs = [obj for obj in previous.objects.values() if obj.kind == "TrainJob"]
     for trainjob in trainjobs:
@@ -70,5 +69,5 @@ def _previous_objects(previous, namespace: str) -> dict:
         except TraincError:
             continue
         for obj in compiled.documents():
-            found[vap.identity(obj, namespace)] = obj
+            found[identity(obj, namespace)] = obj
     return found

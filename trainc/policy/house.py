@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import InputError, Origin
-from .resources import group_version
+from ..k8s.identity import group_version
 
 
 @dataclass

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ..errors import InputError, Notice, Origin
 from ..k8s import celengine
 from . import house
-from .resources import Resources, group_version, is_policy
+from ..k8s.identity import Resources, group_version, is_policy
 
 POLICY, BINDING = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"
 NAMES = ("object", "oldObject", "request", "params", "namespaceObject", "variables")
@@ -245,14 +245,6 @@ class Outcome:
 
 class _Config(Exception):
     """A binding that cannot be evaluated (no params): a configuration error, under failurePolicy."""
-
-
-def identity(obj: dict, namespace: str) -> tuple:
-    """(group, kind, namespace, name): what an update replaces (a namespaced object without one is in
-    `namespace`, as kubectl -n puts it; a kind of unknown scope counts as namespaced)."""
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    group = group_version(obj.get("apiVersion") or "")[0]
-    return group, obj.get("kind"), metadata.get("namespace") or namespace, metadata.get("name")
 
 
 class Admission:

@@ -1,13 +1,20 @@
-"""Kind -> (resource, cluster-scoped) for admission matching: the API server matches resourceRules on
-resources, not kinds. The kinds trainc renders or commonly passes through are listed; CRDs among the
-inputs add theirs; any other kind gets the lower-case plural, namespaced, as a RESTMapper guesses."""
+"""Which object a manifest is and whether it lives in a namespace, as kustomize's kyaml/resid knows it: the one
+table of kinds trainc knows offline (Kubernetes' own and those of the APIs deployed beside TrainJobs: Trainer,
+JobSet, Kueue, Volcano, the scheduler plugins), each with its resource and scope.
+
+trainc cannot ask a cluster. Admission matches resourceRules on resources, not kinds; namespaces are given
+only to namespaced objects (k8s/namespaced.py); an update replaces the object of the same identity. CRDs among
+the inputs add their kinds (`Resources`); any other kind gets the lower-case plural and is namespaced, as a
+RESTMapper guesses and as Argo CD takes a kind it does not know (the API server drops a namespace given to a
+cluster-scoped object).
+"""
 
 from __future__ import annotations
 
 _POLICY_GROUP = "admissionregistration.k8s.io/"
 _POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 _CLUSTER, _NAMESPACED = True, False
-_KNOWN = {
+KINDS = {  # (group, kind) -> (resource, cluster-scoped)
     ("", "Pod"): ("pods", _NAMESPACED), ("", "Service"): ("services", _NAMESPACED),
     ("", "ConfigMap"): ("configmaps", _NAMESPACED), ("", "Secret"): ("secrets", _NAMESPACED),
     ("", "ServiceAccount"): ("serviceaccounts", _NAMESPACED), ("", "Endpoints"): ("endpoints", _NAMESPACED),
@@ -40,12 +47,51 @@ _KNOWN = {
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): ("validatingadmissionpolicies", _CLUSTER),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): (
         "validatingadmissionpolicybindings", _CLUSTER),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): ("mutatingwebhookconfigurations", _CLUSTER),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): (
+        "validatingwebhookconfigurations", _CLUSTER),
+    ("", "ComponentStatus"): ("componentstatuses", _CLUSTER),
+    ("apiregistration.k8s.io", "APIService"): ("apiservices", _CLUSTER),
+    ("storage.k8s.io", "CSIDriver"): ("csidrivers", _CLUSTER), ("storage.k8s.io", "CSINode"): ("csinodes", _CLUSTER),
+    ("storage.k8s.io", "VolumeAttachment"): ("volumeattachments", _CLUSTER),
+    ("networking.k8s.io", "IngressClass"): ("ingressclasses", _CLUSTER),
+    ("node.k8s.io", "RuntimeClass"): ("runtimeclasses", _CLUSTER),
+    ("certificates.k8s.io", "CertificateSigningRequest"): ("certificatesigningrequests", _CLUSTER),
+    ("policy", "PodSecurityPolicy"): ("podsecuritypolicies", _CLUSTER),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): ("flowschemas", _CLUSTER),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): ("prioritylevelconfigurations", _CLUSTER),
+    ("kueue.x-k8s.io", "AdmissionCheck"): ("admissionchecks", _CLUSTER),
+    ("kueue.x-k8s.io", "Cohort"): ("cohorts", _CLUSTER), ("kueue.x-k8s.io", "Topology"): ("topologies", _CLUSTER),
+    ("kueue.x-k8s.io", "MultiKueueCluster"): ("multikueueclusters", _CLUSTER),
+    ("kueue.x-k8s.io", "MultiKueueConfig"): ("multikueueconfigs", _CLUSTER),
+    ("kueue.x-k8s.io", "ProvisioningRequestConfig"): ("provisioningrequestconfigs", _CLUSTER),
+    ("kueue.x-k8s.io", "Workload"): ("workloads", _NAMESPACED),
+    ("scheduling.volcano.sh", "Queue"): ("queues", _CLUSTER),
+    ("trainer.kubeflow.org", "OptimizationJob"): ("optimizationjobs", _NAMESPACED),
+    ("bitnami.com", "SealedSecret"): ("sealedsecrets", _NAMESPACED),
+    ("external-secrets.io", "ExternalSecret"): ("externalsecrets", _NAMESPACED),
+    ("generators.external-secrets.io", "SSHKey"): ("sshkeys", _NAMESPACED),
 }
 
 
 def group_version(api_version: str) -> tuple[str, str]:
     group, _, version = api_version.rpartition("/")
     return group, version
+
+
+def cluster_scoped(group: str, kind: str) -> bool:
+    """Whether the kind is cluster-scoped; a kind trainc does not know is namespaced."""
+    return KINDS.get((group, kind), ("", _NAMESPACED))[1]
+
+
+def identity(obj: dict, namespace: str) -> tuple:
+    """(group, kind, namespace, name): which object in the cluster the manifest is, the one an update replaces. A
+    namespaced object without a namespace is in `namespace`, as kubectl -n puts it; a cluster-scoped one has
+    namespace "" whatever it sets (the API server drops it)."""
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    group, kind = group_version(obj.get("apiVersion") or "")[0], obj.get("kind")
+    scope = "" if cluster_scoped(group, kind) else metadata.get("namespace") or namespace
+    return group, kind, scope, metadata.get("name")
 
 
 def plural(kind: str) -> str:
@@ -61,7 +107,7 @@ class Resources:
     """The mapping in effect: the table, plus the CRDs among the inputs."""
 
     def __init__(self, objects=()):
-        self.known = dict(_KNOWN)
+        self.known = dict(KINDS)
         for obj in objects:
             if obj.get("kind") == "CustomResourceDefinition" and isinstance(obj.get("spec"), dict):
                 spec = obj["spec"]
@@ -72,7 +118,7 @@ class Resources:
 
     def of(self, group: str, kind: str) -> tuple[str, bool]:
         """(resource, cluster-scoped)."""
-        return self.known.get((group, kind)) or (plural(kind), _NAMESPACED)
+        return self.known.get((group, kind)) or (plural(kind), _NAMESPACED)  # as a RESTMapper guesses
 
     def knows(self, group: str, kind: str) -> bool:
         return (group, kind) in self.known
