@@ -41,7 +41,7 @@ from ..k8s.treediff import MISSING
 from ..output import manifests
 from ..trainer import api
 from ..trainer import previous as previous_versions
-from ..validation import jobset_update
+from ..validation import configdata, jobset_update
 from ..validation.requests import delta, delta_markdown, delta_text, jobs
 from . import EXIT_DIFF_ERROR, write_out
 
@@ -56,7 +56,6 @@ REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruni
 _UNREADABLE = object()  # the old side of an object whose TrainJob did not compile at the base
 _SECRET_SHOWN = ("apiVersion", "kind", "type", "immutable")  # a Secret's fields that cannot hold its data
 _HMAC_KEY = secrets.token_bytes(32)  # this run's: digests never leave the process, nor compare across runs
-_IMMUTABLE_DATA = ("data", "binaryData", "stringData", "immutable")
 
 
 @dataclass
@@ -185,10 +184,11 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
     if not hunks:
         return []
     reasons = list(refusals)
-    data = next((path for path, _, _ in hunks if path[0] in _IMMUTABLE_DATA), None)
-    if old.get("immutable") is True and data is not None:
+    refused = configdata.refused_change(old, [path for path, _, _ in hunks])
+    if refused is not None:
+        data, why = refused
         at, path = (origin, data[:2]) if origin is not None else (trainjob, ())  # a rendered one: its TrainJob
-        reasons.append(InputError(at, path, f"{kind} {name!r} is immutable: its data cannot change").render())
+        reasons.append(InputError(at, path, why).render())
     reasons += mpikeys.refusals(old, new)
     if reasons:
         effect, until_admitted = REFUSED if origin is None else PASSED_REFUSED.format(kind=kind), []
