@@ -30,34 +30,17 @@ from .. import inputs as inputset
 from ..build import build_objects
 from ..compiler import mpikeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, one_line, render_path
-from ..formats import krmtext, source
-from ..formats.serialize import dump_all
+from ..formats import krm, krmtext, source
+from ..formats.krm import HEADER, LOCAL_CONFIG
 from ..k8s import namespaced
 from ..trainer import api
 from . import EXIT_INVALID, fail, write_out
 
-HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
-LOCAL_CONFIG = "config.kubernetes.io/local-config"
 RENDERED_FROM = "trainc.kubeflow.org/rendered-from"
 RENDERED_DIR = "rendered"
 _TRAINER = api.GROUP + "/"
-# kyaml reads the internal.* spelling first and keeps the legacy one in step (the functions spec)
-_PATHS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
-_INDEXES = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
-_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"  # set by `kpt fn render`, not by `kpt fn eval`
 _CONFIG_KEYS = {"apiVersion", "kind", "metadata", "data"}
 _CONFIG_DATA = {"namespace"}
-
-
-def _resource_list(text: str) -> tuple[Origin, dict]:
-    documents = list(source.load_text(text, source.STDIN))
-    if len(documents) != 1 or not isinstance(documents[0][1], dict) or documents[0][1].get("kind") != "ResourceList":
-        origin = documents[0][0] if documents else Origin(source.STDIN)
-        raise InputError(origin, (), "expected one config.kubernetes.io/v1 ResourceList on stdin")
-    origin, resource_list = documents[0]
-    if not isinstance(resource_list.get("items") or [], list):
-        raise InputError(origin, ("items",), "must be a list")
-    return origin, resource_list
 
 
 def _namespace(origin: Origin, resource_list: dict, default: str) -> str:
@@ -78,11 +61,11 @@ def _namespace(origin: Origin, resource_list: dict, default: str) -> str:
     data = config.get("data") if isinstance(config, dict) else None
     in_kptfile = mutator is not None and data == mutator[2].get("configMap")
     # a host's ResourceList (items with paths) is no file of the user's: no `<stdin>` position then
-    hosted = any(_first(_annotations(item), _PATHS) is not None for item in items)
+    hosted = any(krm.first(krm.annotations(item), krm.PATHS) is not None for item in items)
 
     def problem(path: tuple, message: str, key: bool = False) -> InputError:
         if in_kptfile and path[:1] == ("data",):
-            return InputError(_item_origin(origin, mutator[0]),
+            return InputError(krm.item_origin(origin, mutator[0]),
                               ("pipeline", "mutators", mutator[1], "configMap") + path[1:], message, key=key)
         return InputError(None if hosted else origin, ("functionConfig",) + path, message, key=key)
 
@@ -115,7 +98,7 @@ def _kptfile_mutator(items: list) -> tuple[int, int, dict] | None:
     kpt hands functions the package's Kptfile as an item (its path `Kptfile`), under `fn eval` too."""
     for index, item in enumerate(items):
         if (not isinstance(item, dict) or item.get("apiVersion") != "kpt.dev/v1" or item.get("kind") != "Kptfile"
-                or _first(_annotations(item), _PATHS) != "Kptfile"):
+                or krm.first(krm.annotations(item), krm.PATHS) != "Kptfile"):
             continue
         pipeline = item.get("pipeline")
         mutators = pipeline.get("mutators") if isinstance(pipeline, dict) else None
@@ -135,23 +118,9 @@ def _mutator_namespace(origin: Origin, items: list, mutator) -> str | None:
     if namespace is None:
         return None
     if api.namespace_problem(namespace) is not None:
-        raise InputError(_item_origin(origin, mutator[0]), ("pipeline", "mutators", mutator[1], "configMap",
+        raise InputError(krm.item_origin(origin, mutator[0]), ("pipeline", "mutators", mutator[1], "configMap",
                                                              "namespace"), _BAD_NAMESPACE)
     return namespace
-
-
-def _annotations(item) -> dict:
-    metadata = item.get("metadata") if isinstance(item, dict) else None
-    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-    return annotations if isinstance(annotations, dict) else {}
-
-
-def _first(annotations: dict, keys: tuple) -> str | None:
-    return next((annotations[key] for key in keys if isinstance(annotations.get(key), str)), None)
-
-
-def _item_origin(origin: Origin, index: int) -> Origin:
-    return replace(origin, base=("items", index))
 
 
 def _is_trainer(obj) -> bool:
@@ -164,15 +133,15 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
     through with a notice, as in `trainc build`."""
     documents, trainer = [], set()
     for index, item in enumerate(items):
-        if RENDERED_FROM in _annotations(item) or inputset.hidden_path(_first(_annotations(item), _PATHS) or ""):
+        if RENDERED_FROM in krm.annotations(item) or inputset.hidden_path(krm.first(krm.annotations(item), krm.PATHS) or ""):
             continue  # an earlier run's output, or a file trainc does not read in a directory (`inputs.py`)
         if api.uncompiled(item):
             name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
-            notices.append(Notice("notice", None, (), f"{_first(_annotations(item), _PATHS) or origin.file}: "
+            notices.append(Notice("notice", None, (), f"{krm.first(krm.annotations(item), krm.PATHS) or origin.file}: "
                                   f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
                                   "Trainer kind; passed through unchanged"))
             continue
-        for member_origin, member in source.items(_item_origin(origin, index), item):
+        for member_origin, member in source.items(krm.item_origin(origin, index), item):
             if _is_trainer(member) and member is not item:
                 raise InputError(member_origin, (), "trainc fn reads Trainer objects as items of their own, not "
                                                     "inside a List (kpt keeps a List as one resource)")
@@ -185,11 +154,11 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
 def _rendered_path(trainjob, items: list) -> str:
     """`<directory of the TrainJob's file>/rendered/<namespace>/<name>.yaml`, normalised; a TrainJob whose path
     leads out of the package (absolute, or up past its top) is an error: kpt would write the file there."""
-    annotations = _annotations(items[trainjob.origin.base[1]])
-    given = _first(annotations, _PATHS) or ""
+    annotations = krm.annotations(items[trainjob.origin.base[1]])
+    given = krm.first(annotations, krm.PATHS) or ""
     directory = posixpath.normpath(posixpath.dirname(given) or ".")
     if directory.startswith("/") or directory == ".." or directory.startswith("../"):
-        key = next(key for key in _PATHS if annotations.get(key) == given)
+        key = next(key for key in krm.PATHS if annotations.get(key) == given)
         raise InputError(trainjob.origin, ("metadata", "annotations", key), (
             f"{given!r} is outside the package: trainc fn renders a TrainJob's objects beside its file, so only a "
             "relative path without '..' past the package's top can hold one"))
@@ -201,7 +170,7 @@ def _rendered(output, items: list, kept: list) -> list[dict]:
     """The rendered objects, each annotated with its place in the package and the TrainJob it came from;
     a file of the package that holds `kept` items is never rendered into (kpt would refuse two objects at
     one place)."""
-    taken = {_first(_annotations(items[index]), _PATHS): index for index in kept}
+    taken = {krm.first(krm.annotations(items[index]), krm.PATHS): index for index in kept}
     rendered = []
     for trainjob, objects in output.jobs:
         path = _rendered_path(trainjob, items)
@@ -209,7 +178,7 @@ def _rendered(output, items: list, kept: list) -> list[dict]:
             raise InputError(trainjob.origin, ("metadata", "name"), f"trainc fn renders this TrainJob into {path}, "
                                                                     "which holds other resources: move them")
         for index, obj in enumerate(objects):
-            place = {key: path for key in _PATHS} | {key: str(index) for key in _INDEXES}
+            place = {key: path for key in krm.PATHS} | {key: str(index) for key in krm.INDEXES}
             metadata = obj.setdefault("metadata", {})
             metadata["annotations"] = {**metadata.get("annotations", {}), **place,
                                        RENDERED_FROM: f"{trainjob.namespace}/{trainjob.name}"}
@@ -221,11 +190,11 @@ def _user_files(item) -> list[tuple[str, list]]:
     """(path to show, documents) of each file the item may have been read from: under the package path
     `kpt fn render` gives, or else relative to the current directory or one of its subdirectories (kpt
     runs exec functions where it was started, and `kpt fn eval jobs/` says nothing of `jobs/`)."""
-    annotations = _annotations(item)
-    path = _first(annotations, _PATHS)
+    annotations = krm.annotations(item)
+    path = krm.first(annotations, krm.PATHS)
     if path is None or os.path.isabs(path):
         return []
-    package = annotations.get(_PACKAGE_PATH)
+    package = annotations.get(krm.PACKAGE_PATH)
     if isinstance(package, str):
         candidates = [os.path.join(package, path)]
     else:
@@ -267,22 +236,7 @@ class _Report:
         return None
 
     def result(self, error: InputError) -> dict:
-        result = {"message": error.message, "severity": "error"}
-        item = self.item_of(error)
-        field = error.origin.base[2:] + error.path if item is not None else error.path
-        if isinstance(item, dict):
-            metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
-            reference = {"apiVersion": item.get("apiVersion"), "kind": item.get("kind"),
-                         "name": metadata.get("name"), "namespace": metadata.get("namespace")}
-            reference = {key: value for key, value in reference.items() if isinstance(value, str)}
-            if reference:
-                result["resourceRef"] = reference
-        if field:
-            result["field"] = {"path": render_path(field)}
-        path, index = _first(_annotations(item), _PATHS), _first(_annotations(item), _INDEXES)
-        if path is not None:
-            result["file"] = {"path": path, **({"index": int(index)} if index and index.isdigit() else {})}
-        return result
+        return krm.result(error, self.item_of(error))
 
     def line(self, problem: InputError | Notice) -> str:
         """An error or a notice as a stderr line; a notice keeps its `severity: ` head."""
@@ -296,7 +250,7 @@ class _Report:
                 return InputError(found, field, problem.message, key=problem.key).render()
             at = problem.origin.base[2:] + (problem.path if problem.at is None else problem.at)
             return replace(problem, origin=found, path=field, at=at, mark=None).render()  # mark: in the stdin text
-        path = _first(_annotations(item), _PATHS)
+        path = krm.first(krm.annotations(item), krm.PATHS)
         if path is None:
             return problem.render()
         where, head = render_path(field), f"{problem.severity}: " if isinstance(problem, Notice) else ""
@@ -308,7 +262,7 @@ class _Report:
         key = id(item)
         if key not in self.files:
             self.files[key] = _user_files(item)
-        index = _first(_annotations(item), _INDEXES) or "0"
+        index = krm.first(krm.annotations(item), krm.INDEXES) or "0"
         if not index.isdigit():
             return None
         matches = [documents[int(index)][0] for _, documents in self.files[key]
@@ -324,7 +278,7 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default",
     read as build's --runtimes."""
     report = _Report([])
     try:
-        origin, resource_list = _resource_list(text)
+        origin, resource_list = krm.read(text)
         report.items = items = resource_list.get("items") or []
         namespace = _namespace(origin, resource_list, namespace)
         notices: list[Notice] = []
@@ -335,17 +289,17 @@ def run(text: str, ssh_key_seed=None, namespace: str = "default",
         lines = [report.line(notice) for notice in notices]
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
             lines.append(mpikeys.PLAIN_NOTICE.format(where="the package's rendered/ files"))
-        kept = [index for index, item in enumerate(items) if RENDERED_FROM not in _annotations(item)]
+        kept = [index for index, item in enumerate(items) if RENDERED_FROM not in krm.annotations(item)]
         rendered = _rendered(output, items, kept)
         texts = _item_texts(origin, text, items, kept, trainer, namespace)
     except TraincError as error:
         errors = error.errors if isinstance(error, InputErrors) else [error]
         results = [report.result(e) for e in errors if isinstance(e, InputError)]
-        return (HEADER + "items: []\n" + _results(results), [],
+        return (HEADER + "items: []\n" + krm.results(results), [],
                 [report.line(e) if isinstance(e, InputError) else e.render() for e in errors])
-    body = "".join(texts) + (_block_entries(rendered) if rendered else "")
+    body = "".join(texts) + (krm.block_entries(rendered) if rendered else "")
     results = [{"message": line, "severity": "info"} for line in lines]
-    return HEADER + ("items:\n" + body if body else "items: []\n") + _results(results), lines, []
+    return HEADER + ("items:\n" + body if body else "items: []\n") + krm.results(results), lines, []
 
 
 def _runtime_files(runtime_paths, items: list) -> list[str]:
@@ -357,8 +311,8 @@ def _runtime_files(runtime_paths, items: list) -> list[str]:
     own = set()
     for item in items:
         if isinstance(item, dict) and item.get("kind") in api.RUNTIME_KINDS:
-            annotations = _annotations(item)
-            path, package = _first(annotations, _PATHS), annotations.get(_PACKAGE_PATH)
+            annotations = krm.annotations(item)
+            path, package = krm.first(annotations, krm.PATHS), annotations.get(krm.PACKAGE_PATH)
             if path is not None:  # under the package path `kpt fn render` gives, else from where kpt runs
                 own.add(_file_identity(os.path.join(package, path) if isinstance(package, str) else path))
     own.discard(None)
@@ -377,11 +331,11 @@ def _applied_sources(items: list, trainer: set) -> list[Notice]:
     """Notices for Trainer sources that keep `local-config` other than "true": kpt live apply applies them."""
     notices = []
     for index in sorted(trainer):
-        value = _annotations(items[index]).get(LOCAL_CONFIG, "true")
+        value = krm.annotations(items[index]).get(LOCAL_CONFIG, "true")
         if value != "true":
             item = items[index]
             notices.append(Notice(
-                "notice", None, (), f"{_first(_annotations(item), _PATHS) or 'item ' + str(index)}: {item.get('kind')} "
+                "notice", None, (), f"{krm.first(krm.annotations(item), krm.PATHS) or 'item ' + str(index)}: {item.get('kind')} "
                 f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
                 "what trainc renders for it"))
     return notices
@@ -393,17 +347,17 @@ def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set
     try:
         spans = krmtext.items(text)
     except krmtext.SharedText as shared:
-        raise InputError(_item_origin(origin, shared.index), (),
+        raise InputError(krm.item_origin(origin, shared.index), (),
                          "an alias of a node outside this item: trainc fn passes each item on as its own text, "
                          "so items cannot share anchors") from None
     for index in trainer:
-        if LOCAL_CONFIG not in _annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
-            raise InputError(_item_origin(origin, index), ("metadata", "annotations"),
+        if LOCAL_CONFIG not in krm.annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
+            raise InputError(krm.item_origin(origin, index), ("metadata", "annotations"),
                              "must be a mapping, to mark the item local-config")
     for index in kept:
         if index not in trainer and _takes_namespace(items[index]) and not spans[index].place(
                 namespaced.scalar(namespace)):
-            raise InputError(_item_origin(origin, index), ("metadata", "namespace"),
+            raise InputError(krm.item_origin(origin, index), ("metadata", "namespace"),
                              "must be absent or a scalar on one line: trainc fn sets the package's namespace here")
     return [spans[index].text() for index in kept]
 
@@ -415,20 +369,12 @@ def _takes_namespace(item) -> bool:
     if not (isinstance(item, dict) and isinstance(item.get("apiVersion"), str) and isinstance(item.get("kind"), str)
             and isinstance(item.get("metadata"), dict)):
         return False
-    annotations = _annotations(item)
+    annotations = krm.annotations(item)
     if (annotations.get(LOCAL_CONFIG) == "true" or item["kind"] == "List"
             or item["apiVersion"].partition("/")[0].endswith("kpt.dev")
-            or inputset.hidden_path(_first(annotations, _PATHS) or "")):
+            or inputset.hidden_path(krm.first(annotations, krm.PATHS) or "")):
         return False
     return namespaced.takes_namespace(item)
-
-
-def _block_entries(objects: list[dict]) -> str:
-    return dump_all([{"items": objects}]).removeprefix("---\nitems:\n")
-
-
-def _results(results: list[dict]) -> str:
-    return dump_all([{"results": results}]).removeprefix("---\n") if results else ""
 
 
 def main(seed, namespace, runtime_paths=()) -> None:
