@@ -9,16 +9,14 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tomllib
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import GOLDEN_SEED, ROOT, need
+from helpers import ARGOCD, MPI_JOB, PLUGIN, checkout, cmp_env, cmp_run, generate, rendered
 
-ARGOCD = ROOT / "examples" / "argocd"
-PLUGIN = yaml.safe_load((ARGOCD / "plugin.yaml").read_text())
 HEALTH = ARGOCD / "health" / "jobset.x-k8s.io" / "JobSet"
 DEFAULT_SEED = "/var/run/trainc/seed"
 
@@ -33,17 +31,6 @@ spec:
   trainer:
     numNodes: 2
     image: my/img:1
-"""
-MPI_JOB = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainJob
-metadata:
-  name: ds
-spec:
-  runtimeRef:
-    name: deepspeed-distributed
-  trainer:
-    numNodes: 2
 """
 CONFIGMAP = """\
 # settings the training reads
@@ -70,85 +57,11 @@ spec:
 # --- cmp-server -----------------------------------------------------------------------------------------------
 
 
-def parameter_env(parameters: list[dict]) -> dict[str, str]:
-    """The environment Argo CD makes of an Application's plugin parameters
-    (ApplicationSourcePluginParameters.Environ in pkg/apis/application/v1alpha1/types.go)."""
-
-    def escaped(name: str) -> str:
-        return re.sub("[^A-Z0-9_]", "_", name.upper())
-
-    env = {"ARGOCD_APP_PARAMETERS": json.dumps(parameters or None, separators=(",", ":"))}  # Go's nil: null
-    for parameter in parameters:
-        base = "PARAM_" + escaped(parameter["name"])
-        if "string" in parameter:
-            env[base] = parameter["string"]
-        for key, value in parameter.get("map", {}).items():
-            env[f"{base}_{escaped(key)}"] = value
-        for index, value in enumerate(parameter.get("array", [])):
-            env[f"{base}_{index}"] = value
-    return env
-
-
-def cmp_env(tmp_path, *, namespace="team-a", plugin_env=(), parameters=(), sidecar=None) -> dict[str, str]:
-    """What cmp-server gives the plugin's commands: its own environment (the sidecar's) plus the build
-    environment (reposerver/repository/repository.go newEnv, getPluginEnvs), the Application's plugin env
-    as ARGOCD_ENV_* and its parameters as PARAM_*."""
-    scripts = sysconfig.get_path("scripts")
-    need(Path(scripts, "trainc").exists(), f"trainc is not installed in {scripts}")
-    revision = "4f0c1d2e3b4a5968778695a4b3c2d1e0f9a8b7c6"
-    env = {"PATH": f"{scripts}:/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path), **(sidecar or {})}
-    env.update({
-        "ARGOCD_APP_NAME": "training",
-        "ARGOCD_APP_NAMESPACE": namespace,
-        "ARGOCD_APP_PROJECT_NAME": "default",
-        "ARGOCD_APP_REVISION": revision,
-        "ARGOCD_APP_REVISION_SHORT": revision[:7],
-        "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
-        "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
-        "ARGOCD_APP_SOURCE_PATH": "apps/training",
-        "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
-        "KUBE_VERSION": "1.32.0",
-        "KUBE_API_VERSIONS": "v1,apps/v1,batch/v1,jobset.x-k8s.io/v1alpha2,trainer.kubeflow.org/v1alpha1",
-    })
-    env.update({f"ARGOCD_ENV_{name}": value for name, value in plugin_env})
-    env.update(parameter_env(list(parameters)))
-    return env
-
-
-def checkout(tmp_path, files: dict[str, str], name="repo") -> Path:
-    """A fresh copy of the repository as cmp-server unpacks it for each request (file modes reset), and the
-    app's directory in it (ARGOCD_APP_SOURCE_PATH), where it runs every command."""
-    source = tmp_path / "source"
-    for path, text in files.items():
-        (source / path).parent.mkdir(parents=True, exist_ok=True)
-        (source / path).write_text(text)
-    (source / "apps" / "training").mkdir(parents=True, exist_ok=True)
-    work = tmp_path / name
-    shutil.copytree(source, work, copy_function=shutil.copyfile)
-    shutil.rmtree(source)
-    return work / "apps" / "training"
-
-
-def run(command: dict, app: Path, env: dict) -> subprocess.CompletedProcess:
-    """cmp-server's runCommand: exec(command[0], command[1:] + args) in the app's directory."""
-    argv = [*command["command"], *command.get("args", [])]
-    return subprocess.run(argv, cwd=app, env=env, capture_output=True, text=True, timeout=120)
-
-
 def discovers(app: Path, env: dict) -> bool:
     """cmp-server's matchRepository with find.command: a match is exit 0 and something on stdout."""
-    result = run(PLUGIN["spec"]["discover"]["find"], app, env)
+    result = cmp_run(PLUGIN["spec"]["discover"]["find"], app, env)
     assert result.returncode == 0, result.stderr
     return result.stdout.removesuffix("\n") != ""
-
-
-def generate(app: Path, env: dict) -> subprocess.CompletedProcess:
-    return run(PLUGIN["spec"]["generate"], app, env)
-
-
-def rendered(result: subprocess.CompletedProcess) -> list[dict]:
-    assert result.returncode == 0, result.stderr
-    return [document for document in yaml.safe_load_all(result.stdout) if document is not None]
 
 
 def kinds(documents: list[dict]) -> dict[tuple[str, str], str | None]:

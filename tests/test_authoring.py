@@ -14,7 +14,7 @@ import sys
 import pytest
 import yaml
 from conftest import need
-from test_run import environment, has_torch, status_of
+from helpers import environment, has_torch, status_of
 
 import trainc
 from trainc import authoring

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_cli import run, trainjob, write
+from helpers import run, trainjob, write
 
 
 def test_check(tmp_path):

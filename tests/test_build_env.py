@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
-from test_cli import trainjob, write
+from helpers import trainjob, write
 
 MPI_CASE = GOLDEN / "mpi-env-order"
 

@@ -6,40 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import yaml
 from conftest import ROOT, need
-
-TRAINJOB = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainJob
-metadata:
-  name: {name}
-  namespace: {namespace}
-spec:
-  runtimeRef:
-    name: {runtime}
-{extra}"""
-
-
-def trainjob(name="demo", namespace="team-a", runtime="torch-distributed", extra="  trainer:\n    numNodes: 2\n"):
-    return TRAINJOB.format(name=name, namespace=namespace, runtime=runtime, extra=extra)
-
-
-def run(*args, cwd=None, stdin=None):
-    return subprocess.run(
-        [sys.executable, "-m", "trainc", *args], capture_output=True, text=True, cwd=cwd, input=stdin, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-
-
-def write(tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return name
-
+from helpers import run, trainjob, write
 
 def assert_error(result, line: str):
     assert result.returncode == 1, result.stderr

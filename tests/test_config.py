@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from test_cli import run, trainjob, write
-from test_one_pass import RUNTIME
+from helpers import RUNTIME, run, trainjob, write
 
 
 def project(tmp_path):

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ROOT, need
-from test_cli import run
-from test_golden import inputs
+from helpers import golden_inputs, run
 
 from trainc.build import build
 from trainc.commands import diff
@@ -307,7 +306,7 @@ PASSTHROUGH_CASE, PASSTHROUGH_CHANGED = "audit-jobset-passthrough-defaults", "3f
 
 def case_inputs(case: str) -> list[str]:
     """A golden case's inputs (its directory also holds the expected output, which `build` would pass through)."""
-    return [os.path.relpath(path, ROOT) for path in inputs(case)]
+    return [os.path.relpath(path, ROOT) for path in golden_inputs(case)]
 
 
 def _history(*revisions: str) -> None:

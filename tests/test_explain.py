@@ -11,8 +11,7 @@ import os
 
 import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
-from test_cli import run, trainjob
-from test_golden import CASES, inputs, key_settings
+from helpers import GOLDEN_CASES, golden_inputs, key_settings, run, trainjob
 
 from trainc.build import build
 from trainc.commands.explain import explain
@@ -24,7 +23,7 @@ PET_NNODES = "spec.replicatedJobs[node].template.spec.template.spec.containers[n
 
 
 def relative(case: str) -> list[str]:
-    return [os.path.relpath(path, ROOT) for path in inputs(case)]
+    return [os.path.relpath(path, ROOT) for path in golden_inputs(case)]
 
 
 @pytest.mark.parametrize("case", EXPLAINED)
@@ -68,18 +67,18 @@ def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
 
 def test_values_are_never_printed():
     """An MPI case's Secret holds a private key: explain names its fields only."""
-    secret = next(obj for obj in build(inputs("mpi-env-order"), ssh_key_seed=GOLDEN_SEED).documents()
+    secret = next(obj for obj in build(golden_inputs("mpi-env-order"), ssh_key_seed=GOLDEN_SEED).documents()
                   if obj["kind"] == "Secret")
     text = (GOLDEN / "mpi-env-order" / "expected.explain.txt").read_text()
     assert "data.ssh-privatekey ← mpi plugin" in text
     assert all(value not in text for value in secret["data"].values()) and "BEGIN" not in text
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", GOLDEN_CASES)
 def test_recording_changes_no_output(case, golden):
     """Every golden case renders byte-identically with provenance recorded, and every leaf is accounted for."""
     recorder = Provenance()
-    output = build(inputs(case), ssh_key_seed=key_settings(case), provenance=recorder)
+    output = build(golden_inputs(case), ssh_key_seed=key_settings(case), provenance=recorder)
     assert manifests.select(output, namespace="default").yaml() == golden
     assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
 

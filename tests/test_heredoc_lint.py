@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 from conftest import GOLDEN, need
-from test_run import environment, has_torch, status_of
+from helpers import environment, has_torch, status_of
 
 from trainc import authoring
 from trainc.cli import cli

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import GOLDEN, ROOT, SHARED, need
 from jsonschema import Draft202012Validator
-from test_cli import run
+from helpers import run
 
 from trainc.commands import schema as schema_export
 from trainc.formats import source

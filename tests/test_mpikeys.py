@@ -20,8 +20,7 @@ from conftest import GOLDEN, GOLDEN_SEED, ORACLE, ROOT, need
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from test_argocd import MPI_JOB, checkout, cmp_env, generate, rendered
-from test_cli import run
+from helpers import MPI_JOB, checkout, cmp_env, generate, rendered, run
 
 from trainc.commands import diff as differ
 from trainc.compiler import mpikeys, sshkeys

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from test_cli import run, trainjob, write
+from helpers import run, trainjob, write
 
 CONFIGMAP = """\
 # settings the training reads

@@ -2,22 +2,7 @@
 
 from __future__ import annotations
 
-from test_cli import run, trainjob, write
-
-RUNTIME = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: ClusterTrainingRuntime
-metadata:
-  name: {name}
-spec:
-  mlPolicy: {{{policy}}}
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template: {{spec: {{template: {{spec: {{containers: [{{name: node, image: i}}]}}}}}}}}
-"""
-
+from helpers import RUNTIME, run, trainjob, write
 
 def errors(result) -> list[str]:
     assert result.returncode == 1 and result.stdout == ""

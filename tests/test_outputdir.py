@@ -10,15 +10,11 @@ import subprocess
 import sys
 
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
-from test_cli import run, trainjob, write
+from helpers import run, trainjob, tree, write
 
 from trainc.output import outputdir
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n{namespace}data:\n  a: b\n"
-
-
-def tree(folder) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
 def test_layout_headers_and_manifest(tmp_path):

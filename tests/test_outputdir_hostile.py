@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_cli import run, trainjob, write
-from test_outputdir import tree
+from helpers import run, trainjob, tree, write
 
 CONFIG_MAP = 'apiVersion: v1\nkind: {kind}\nmetadata:\n  name: "{name}"\ndata:\n  a: b\n'
 # RBAC's names are path segments (ValidateRBACName): the API server takes any name without '/' or '%'

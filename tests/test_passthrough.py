@@ -8,7 +8,7 @@ import subprocess
 
 import yaml
 from conftest import GOLDEN, need
-from test_cli import run, trainjob, write
+from helpers import run, trainjob, write
 
 from trainc.build import build
 from trainc.output.manifests import dump

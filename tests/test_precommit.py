@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, need
-from test_cli import trainjob
-from test_one_pass import RUNTIME
+from helpers import RUNTIME, trainjob
 
 
 def git(cwd, *args):

@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 from conftest import ROOT
-from test_cli import run
+from helpers import run
 
 BLOCK = re.compile(r"^```console\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 

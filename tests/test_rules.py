@@ -35,7 +35,7 @@ def test_one_scope_rule_for_trainer_objects():
 
 
 def test_defined_twice_is_worded_once_for_trainjobs_runtimes_and_other_objects(tmp_path):
-    from test_cli import run, write
+    from helpers import run, write
 
     runtime = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata:\n  name: mine\n"
                "  namespace: team-a\nspec:\n  template:\n    spec:\n      replicatedJobs:\n        - name: node\n"

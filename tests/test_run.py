@@ -9,53 +9,24 @@ argv and no process holding it may remain.
 from __future__ import annotations
 
 import base64
-import functools
-import importlib.util
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 import yaml
 from conftest import ROOT, need
+from helpers import environment, has_torch, status_of
 
 TIMEOUT = 120
-BIN = os.path.dirname(sys.executable)
-
-
-def has_torch() -> bool:
-    return importlib.util.find_spec("torch") is not None
-
-
 def trainc_run(*args, cwd=None, timeout=TIMEOUT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "trainc", "run", *map(str, args)], capture_output=True, text=True,
                           env=environment(), cwd=cwd, timeout=timeout)
-
-
-@functools.cache
-def python_bin() -> str:
-    """A directory whose `python` is this interpreter: its own (a virtualenv's), or one with a `python` link to it
-    (pods run `python`; a system install may name it python3 only)."""
-    if os.path.exists(os.path.join(BIN, "python")):
-        return BIN
-    directory = tempfile.mkdtemp(prefix="trainc-test-python-")
-    os.symlink(sys.executable, os.path.join(directory, "python"))
-    return directory
-
-
-def environment() -> dict:
-    return {**os.environ, "PATH": os.pathsep.join([python_bin(), BIN, os.environ.get("PATH", "")])}
-
-
-def status_of(stdout: str) -> dict:
-    """The TrainJob status document at the end of the output."""
-    return yaml.safe_load(stdout[stdout.rindex("---\napiVersion: trainer.kubeflow.org/v1alpha1"):])["status"]
 
 
 def condition(status: dict) -> tuple[str, str]:

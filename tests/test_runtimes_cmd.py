@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from test_cli import run, write
-from test_one_pass import RUNTIME
+from helpers import RUNTIME, run, write
 
 BUNDLED = """\
 KIND                    NAMESPACE  NAME                             POLICY         SOURCE   USED

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import GOLDEN_SEED, ROOT
-from test_cli import run
+from helpers import run
 
 from trainc.build import build
 

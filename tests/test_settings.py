@@ -11,8 +11,7 @@ import sys
 import pytest
 import yaml
 from conftest import ROOT
-from test_cli import trainjob, write
-from test_one_pass import RUNTIME
+from helpers import RUNTIME, trainjob, write
 
 MPI_CASE = ROOT / "golden" / "mpi-env-order"
 

@@ -12,7 +12,6 @@ from conftest import ROOT
 
 from trainc.build import build
 from trainc.cli import cli
-from trainc.commands import summary
 from trainc.validation import requests
 
 CASE = ("golden/summary-kueue-queues/queues.yaml", "golden/summary-kueue-queues/trainjobs.yaml")

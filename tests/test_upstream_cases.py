@@ -19,7 +19,7 @@ import base64
 import pytest
 import yaml
 from conftest import GOLDEN, GOLDEN_SEED
-from test_golden import inputs
+from helpers import golden_inputs
 
 from trainc.build import build
 
@@ -48,7 +48,7 @@ def normalize(value, sort: bool):
 
 
 def trainc_objects(case: str) -> list[dict]:
-    objects = build(inputs(case), ssh_key_seed=GOLDEN_SEED).documents()
+    objects = build(golden_inputs(case), ssh_key_seed=GOLDEN_SEED).documents()
     for obj in objects:
         obj["metadata"]["labels"].pop(TRAINJOB_LABEL)
         if not obj["metadata"]["labels"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from test_cli import run, trainjob, write
+from helpers import run, trainjob, write
 
 TYPO = trainjob(runtime="torch-distribute", extra="  trainer:\n    numNode: 2\n")
 DEPRECATED = """\

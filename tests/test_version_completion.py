@@ -11,7 +11,7 @@ import sys
 import pytest
 import yaml
 from conftest import ROOT, need
-from test_cli import run
+from helpers import run
 
 
 def test_version(tmp_path):

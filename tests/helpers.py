@@ -1,0 +1,256 @@
+"""What the test modules share, in one place: they import it from here, never from each other.
+
+The CLI as a user runs it (`run`, in a subprocess) on files written for the test (`write`) from one TrainJob
+(`trainjob`) and one ClusterTrainingRuntime (`RUNTIME`); the golden cases' inputs; the environment `trainc run`'s
+pods need; the Argo CD cmp-server as it runs the shipped plugin.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import yaml
+from conftest import GOLDEN, GOLDEN_SEED, ROOT, need
+
+# --- the CLI and its inputs ---------------------------------------------------------------------------------------
+
+TRAINJOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  runtimeRef:
+    name: {runtime}
+{extra}"""
+
+
+def trainjob(name="demo", namespace="team-a", runtime="torch-distributed", extra="  trainer:\n    numNodes: 2\n"):
+    return TRAINJOB.format(name=name, namespace=namespace, runtime=runtime, extra=extra)
+
+
+RUNTIME = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: {name}
+spec:
+  mlPolicy: {{{policy}}}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template: {{spec: {{template: {{spec: {{containers: [{{name: node, image: i}}]}}}}}}}}
+"""
+
+
+def run(*args, cwd=None, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "trainc", *args], capture_output=True, text=True, cwd=cwd, input=stdin, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return name
+
+
+def tree(folder) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+# --- golden cases -------------------------------------------------------------------------------------------------
+
+GOLDEN_CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+
+
+def golden_inputs(case: str) -> list[str]:
+    """The case's *.yaml and *.json inputs (JSON as the Kubeflow SDK sends it, see tools/golden/sdk-generate.py)."""
+    found = [*(GOLDEN / case).glob("*.yaml"), *(GOLDEN / case).glob("*.json")]
+    return sorted(str(p) for p in found if not p.name.endswith(".out.yaml"))
+
+
+def key_settings(case: str):
+    """The seed, and the --ssh-keys mode a case's `ssh-keys` file names (with the certificate beside it)."""
+    from trainc.compiler.sshkeys import SeedFile
+
+    mode = GOLDEN / case / "ssh-keys"
+    if not mode.exists():
+        return GOLDEN_SEED
+    return SeedFile(None, _seed=GOLDEN_SEED, mode=mode.read_text().strip(),
+                    cert=str(GOLDEN / case / "sealed-secrets-cert.pem"))
+
+
+# --- trainc run ---------------------------------------------------------------------------------------------------
+
+BIN = os.path.dirname(sys.executable)
+
+
+def has_torch() -> bool:
+    return importlib.util.find_spec("torch") is not None
+
+
+@functools.cache
+def python_bin() -> str:
+    """A directory whose `python` is this interpreter: its own (a virtualenv's), or one with a `python` link to it
+    (pods run `python`; a system install may name it python3 only)."""
+    if os.path.exists(os.path.join(BIN, "python")):
+        return BIN
+    directory = tempfile.mkdtemp(prefix="trainc-test-python-")
+    os.symlink(sys.executable, os.path.join(directory, "python"))
+    return directory
+
+
+def environment() -> dict:
+    return {**os.environ, "PATH": os.pathsep.join([python_bin(), BIN, os.environ.get("PATH", "")])}
+
+
+def status_of(stdout: str) -> dict:
+    """The TrainJob status document at the end of the output."""
+    return yaml.safe_load(stdout[stdout.rindex("---\napiVersion: trainer.kubeflow.org/v1alpha1"):])["status"]
+
+
+# --- Argo CD's cmp-server running the plugin ------------------------------------------------------------------------
+
+ARGOCD = ROOT / "examples" / "argocd"
+PLUGIN = yaml.safe_load((ARGOCD / "plugin.yaml").read_text())
+
+
+MPI_JOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: ds
+spec:
+  runtimeRef:
+    name: deepspeed-distributed
+  trainer:
+    numNodes: 2
+"""
+
+
+def parameter_env(parameters: list[dict]) -> dict[str, str]:
+    """The environment Argo CD makes of an Application's plugin parameters
+    (ApplicationSourcePluginParameters.Environ in pkg/apis/application/v1alpha1/types.go)."""
+
+    def escaped(name: str) -> str:
+        return re.sub("[^A-Z0-9_]", "_", name.upper())
+
+    env = {"ARGOCD_APP_PARAMETERS": json.dumps(parameters or None, separators=(",", ":"))}  # Go's nil: null
+    for parameter in parameters:
+        base = "PARAM_" + escaped(parameter["name"])
+        if "string" in parameter:
+            env[base] = parameter["string"]
+        for key, value in parameter.get("map", {}).items():
+            env[f"{base}_{escaped(key)}"] = value
+        for index, value in enumerate(parameter.get("array", [])):
+            env[f"{base}_{index}"] = value
+    return env
+
+
+def cmp_env(tmp_path, *, namespace="team-a", plugin_env=(), parameters=(), sidecar=None) -> dict[str, str]:
+    """What cmp-server gives the plugin's commands: its own environment (the sidecar's) plus the build
+    environment (reposerver/repository/repository.go newEnv, getPluginEnvs), the Application's plugin env
+    as ARGOCD_ENV_* and its parameters as PARAM_*."""
+    scripts = sysconfig.get_path("scripts")
+    need(Path(scripts, "trainc").exists(), f"trainc is not installed in {scripts}")
+    revision = "4f0c1d2e3b4a5968778695a4b3c2d1e0f9a8b7c6"
+    env = {"PATH": f"{scripts}:/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path), **(sidecar or {})}
+    env.update({
+        "ARGOCD_APP_NAME": "training",
+        "ARGOCD_APP_NAMESPACE": namespace,
+        "ARGOCD_APP_PROJECT_NAME": "default",
+        "ARGOCD_APP_REVISION": revision,
+        "ARGOCD_APP_REVISION_SHORT": revision[:7],
+        "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
+        "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
+        "ARGOCD_APP_SOURCE_PATH": "apps/training",
+        "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
+        "KUBE_VERSION": "1.32.0",
+        "KUBE_API_VERSIONS": "v1,apps/v1,batch/v1,jobset.x-k8s.io/v1alpha2,trainer.kubeflow.org/v1alpha1",
+    })
+    env.update({f"ARGOCD_ENV_{name}": value for name, value in plugin_env})
+    env.update(parameter_env(list(parameters)))
+    return env
+
+
+def checkout(tmp_path, files: dict[str, str], name="repo") -> Path:
+    """A fresh copy of the repository as cmp-server unpacks it for each request (file modes reset), and the
+    app's directory in it (ARGOCD_APP_SOURCE_PATH), where it runs every command."""
+    source = tmp_path / "source"
+    for path, text in files.items():
+        (source / path).parent.mkdir(parents=True, exist_ok=True)
+        (source / path).write_text(text)
+    (source / "apps" / "training").mkdir(parents=True, exist_ok=True)
+    work = tmp_path / name
+    shutil.copytree(source, work, copy_function=shutil.copyfile)
+    shutil.rmtree(source)
+    return work / "apps" / "training"
+
+
+def cmp_run(command: dict, app: Path, env: dict) -> subprocess.CompletedProcess:
+    """cmp-server's runCommand: exec(command[0], command[1:] + args) in the app's directory."""
+    argv = [*command["command"], *command.get("args", [])]
+    return subprocess.run(argv, cwd=app, env=env, capture_output=True, text=True, timeout=120)
+
+
+def generate(app: Path, env: dict) -> subprocess.CompletedProcess:
+    return cmp_run(PLUGIN["spec"]["generate"], app, env)
+
+
+def rendered(result: subprocess.CompletedProcess) -> list[dict]:
+    assert result.returncode == 0, result.stderr
+    return [document for document in yaml.safe_load_all(result.stdout) if document is not None]
+
+
+# --- one TrainJob through compiler passes ---------------------------------------------------------------------------
+
+STEP_RUNTIME = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: {name}
+spec:
+  mlPolicy: {{{policy}}}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          replicas: 1
+          template:
+            metadata:
+              labels: {{trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+            spec:
+              template:
+                spec:
+                  containers: [{{name: node, image: runtime/image:1, env: [{{name: FROM_RUNTIME, value: r}}]}}]
+"""
+
+
+def through(passes, job: str, runtime: str = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1"),
+            *, snapshot: bool = False):
+    """The unit of the TrainJob `job` (YAML text) after `passes` (from compiler/pipeline.py), its runtime the
+    ClusterTrainingRuntime `runtime` (YAML text; none of the bundled ones)."""
+    from trainc.compiler.ir import Unit
+    from trainc.compiler.pipeline import Context, run
+    from trainc.errors import Origin
+    from trainc.trainer import api, catalog
+
+    trainjob = api.parse(Origin("trainjob.yaml", 0, job), yaml.safe_load(job), "team-a")
+    found = api.parse(Origin("runtime.yaml", 0, runtime), yaml.safe_load(runtime), "team-a")
+    ctx = Context(catalog.build([found], "team-a", include_bundled=False), bytes(32), runtime_snapshot=snapshot)
+    return run(Unit(trainjob=trainjob), ctx, passes)
