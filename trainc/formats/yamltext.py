@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import yaml
 
-from . import goyaml, jsontext, yamlshape
+from . import goyaml, yamlshape
 from .limits import room_for_depth
 
 if not hasattr(yaml, "CSafeLoader"):
