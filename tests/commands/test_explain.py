@@ -2,7 +2,7 @@
 
 Exact output for a Torch, an MPI and a runtime-patch golden case is kept beside
 the case as golden/<case>/expected.explain.txt; after an intended change,
-regenerate with `TRAINC_UPDATE_EXPLAIN=1 pytest tests/test_explain.py` and review.
+regenerate with `TRAINC_UPDATE_EXPLAIN=1 pytest tests/commands/test_explain.py` and review.
 """
 
 from __future__ import annotations

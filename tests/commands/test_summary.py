@@ -1,6 +1,6 @@
 """`trainc summary` and the requests delta of `trainc diff`: golden outputs (text, Markdown, JSON) of
 golden/summary-kueue-queues against the base tests/summary-base, kept as snapshots
-(tests/__snapshots__/test_summary.ambr; `--snapshot-update` after an intended change)."""
+(tests/commands/__snapshots__/test_summary.ambr; `--snapshot-update` after an intended change)."""
 
 from __future__ import annotations
 
