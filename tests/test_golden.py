@@ -15,6 +15,7 @@ from conftest import GOLDEN, GOLDEN_SEED, ORACLE, need
 from trainc.build import build
 from trainc.compiler.sshkeys import SeedFile
 from trainc.output import manifests
+from trainc.trainer import releases
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 
@@ -34,11 +35,31 @@ def key_settings(case: str):
                     cert=str(GOLDEN / case / "sealed-secrets-cert.pem"))
 
 
+def release(case: str):
+    """The Trainer release a case renders for: its `trainer-version` file (as --trainer-version), else the
+    newest. Cases named <case>-v2.3 pin the older release where it renders differently."""
+    pin = GOLDEN / case / "trainer-version"
+    return releases.using(releases.named(pin.read_text().strip()) if pin.exists() else releases.DEFAULT)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case, golden):
     """What `trainc build` prints: the rendered objects and every other document passed through."""
-    output = build(inputs(case), ssh_key_seed=key_settings(case))
+    with release(case):
+        output = build(inputs(case), ssh_key_seed=key_settings(case))
     assert manifests.select(output, namespace="default").yaml() == golden
+
+
+def test_pinned_cases_differ_from_the_newest_release():
+    """A v2.3 variant exists only where the release changes the output, and the newest renders its case."""
+    pinned = [case for case in CASES if (GOLDEN / case / "trainer-version").exists()]
+    assert pinned
+    for case in pinned:
+        newest = case.removesuffix("-" + (GOLDEN / case / "trainer-version").read_text().strip())
+        assert newest in CASES and newest != case
+        output = build(inputs(case), ssh_key_seed=key_settings(case))
+        assert manifests.select(output, namespace="default").yaml() == (GOLDEN / newest / "expected.out.yaml").read_text()
+        assert (GOLDEN / newest / "expected.out.yaml").read_text() != (GOLDEN / case / "expected.out.yaml").read_text()
 
 
 def test_golden_outputs_validate_against_real_crds():
