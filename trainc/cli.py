@@ -272,8 +272,12 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 
 
 @cli.command()
-@click.option("--base", default="HEAD", show_default=True, metavar="REV_OR_DIR",
-              help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them.")
+@click.option("--base", metavar="REV_OR_DIR",
+              help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them "
+                   "(default: HEAD; with --base-trainer-version, PATHS as they are).")
+@click.option("--base-trainer-version", type=click.Choice(releases.NAMES), metavar="|".join(releases.NAMES),
+              help="Render the base at this Kubeflow Trainer release, the new side at --trainer-version: the upgrade "
+                   "report, every rendered object with its verdict, suspended and queued jobs called out.")
 @_inputs
 @_ssh_key_seed
 @_ssh_keys
@@ -282,7 +286,8 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
 @click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
-def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, color, trainer_only):
+def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_seed, output_format, color,
+         trainer_only):
     """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
 
     Both sides are what `trainc build` prints (the rendered objects and what
@@ -296,7 +301,8 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     """
     from .commands import diff as flow
 
-    flow.main(base, paths, runtime_paths, namespace, _seed(ssh_key_seed), output_format, color, trainer_only)
+    flow.main(base, paths, runtime_paths, namespace, _seed(ssh_key_seed), output_format, color, trainer_only,
+              base_trainer_version)
 
 
 @cli.command("summary")

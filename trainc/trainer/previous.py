@@ -34,6 +34,7 @@ class Previous:
     objects: dict = field(default_factory=dict)  # key -> the parsed previous TrainJob or runtime
     others: list = field(default_factory=list)  # (origin, object) of other API groups, as `build` passes them
     uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
+    release: object = None  # the Trainer release their objects were rendered at (releases.Release); None: this run's
 
     def find(self, obj) -> dict | None:
         return self.trees.get(key(obj))
@@ -47,11 +48,15 @@ class Previous:
         return self.runtimes() + [runtime for runtime in current if key(runtime) not in known]
 
 
-def load(rev_or_dir: str, paths, namespace: str = "default", runtime_paths=()) -> Previous:
-    """The previous versions of PATHS and --runtimes (of which only runtimes are read); raises PreviousError for
-    a REV_OR_DIR that is neither, InputErrors for previous versions that cannot be read."""
+def load(rev_or_dir: str | None, paths, namespace: str = "default", runtime_paths=(), reader=None) -> Previous:
+    """The previous versions of PATHS and --runtimes (of which only runtimes are read); None: PATHS as they are
+    (read by `reader`), for a change of Trainer release alone. Raises PreviousError for a REV_OR_DIR that is
+    neither, InputErrors for previous versions that cannot be read."""
     errors: list = []
-    if os.path.isdir(rev_or_dir):
+    if rev_or_dir is None:
+        found, reader = inputset.files(paths, runtime_paths), reader or inputset.Reader()
+        documents, runtime_documents = reader.documents(found.inputs, errors), reader.documents(found.runtimes, errors)
+    elif os.path.isdir(rev_or_dir):
         documents, runtime_documents = inputset.Reader().documents(inputset.listed([rev_or_dir]), errors), []
     else:
         try:
