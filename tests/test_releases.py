@@ -124,3 +124,20 @@ def test_every_bundled_runtime_passes_the_v24_rule():
         bundled = load()
         with releases.using(V24):
             assert runtime_rules.name_lengths(bundled) == [], bundled.name
+
+
+def test_the_python_api_takes_the_release(tmp_path):
+    import trainc
+
+    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+                                       "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n")
+
+    def launcher_env(**options) -> list[str]:
+        jobset = next(obj for obj in trainc.objects([str(tmp_path / "job.yaml")], ssh_key_seed=GOLDEN_SEED, **options)
+                      if obj["kind"] == "JobSet")
+        launcher = next(rjob for rjob in jobset["spec"]["replicatedJobs"] if rjob["name"] == "launcher")
+        return [entry["name"] for entry in launcher["template"]["spec"]["template"]["spec"]["containers"][0]["env"]]
+
+    assert "PRTE_MCA_prte_default_hostfile" in launcher_env()
+    assert not any(name.startswith("PRTE_") for name in launcher_env(trainer_version="v2.3"))
+    assert releases.selected is V24
