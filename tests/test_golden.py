@@ -58,8 +58,9 @@ def test_pinned_cases_differ_from_the_newest_release():
         newest = case.removesuffix("-" + (GOLDEN / case / "trainer-version").read_text().strip())
         assert newest in CASES and newest != case
         output = build(inputs(case), ssh_key_seed=key_settings(case))
-        assert manifests.select(output, namespace="default").yaml() == (GOLDEN / newest / "expected.out.yaml").read_text()
-        assert (GOLDEN / newest / "expected.out.yaml").read_text() != (GOLDEN / case / "expected.out.yaml").read_text()
+        newest_output = (GOLDEN / newest / "expected.out.yaml").read_text()
+        assert manifests.select(output, namespace="default").yaml() == newest_output
+        assert newest_output != (GOLDEN / case / "expected.out.yaml").read_text()
 
 
 def test_golden_outputs_validate_against_real_crds():

@@ -60,7 +60,8 @@ def test_v24_puts_the_trainjobs_image_on_the_mpi_nodes_but_never_its_command_or_
     names = [entry["name"] for entry in new["launcher"]["env"]]
     assert names[names.index("OMPI_MCA_plm_rsh_args") + 1:] == list(PRTE)
     values = {entry["name"]: entry["value"] for entry in new["launcher"]["env"]}
-    assert (values["PRTE_MCA_prte_keep_fqdn_hostnames"], values["OMPI_MCA_orte_keep_fqdn_hostnames"]) == ("false", "true")
+    assert values["PRTE_MCA_prte_keep_fqdn_hostnames"] == "false"
+    assert values["OMPI_MCA_orte_keep_fqdn_hostnames"] == "true"
     assert values["PRTE_MCA_prte_set_default_slots"] == values["OMPI_MCA_orte_set_default_slots"] == "2"
     assert values["PRTE_MCA_plm_ssh_args"] == values["OMPI_MCA_plm_rsh_args"]
     assert values["PRTE_MCA_prte_default_hostfile"] == values["OMPI_MCA_orte_default_hostfile"]
@@ -141,3 +142,23 @@ def test_the_python_api_takes_the_release(tmp_path):
     assert "PRTE_MCA_prte_default_hostfile" in launcher_env()
     assert not any(name.startswith("PRTE_") for name in launcher_env(trainer_version="v2.3"))
     assert releases.selected is V24
+
+
+def test_forked_build_workers_render_for_the_selected_release(tmp_path, monkeypatch):
+    from trainc import parallel
+
+    for index in range(4):
+        (tmp_path / f"job{index}.yaml").write_text(
+            f"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: ds{index}\nspec:\n"
+            "  runtimeRef:\n    name: deepspeed-distributed\n")
+    monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
+    forked = []
+    real = parallel._build
+    monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(True) or real(*args, **kwargs))
+    for release, present in ((V23, False), (V24, True)):
+        with releases.using(release):
+            output = parallel.build([str(tmp_path)], (), workers=2, ssh_key_seed=GOLDEN_SEED)
+        text = str(output.documents())
+        assert ("PRTE_MCA_prte_default_hostfile" in text) is present
+        assert text.count("OMPI_MCA_orte_default_hostfile") == 4
+    assert forked

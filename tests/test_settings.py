@@ -90,7 +90,8 @@ def test_trainer_version_is_pinned_by_the_project_and_overridden_by_flag_and_env
         assert "PRTE_MCA_prte_keep_fqdn_hostnames" in override.stdout
     assert "../.trainc.yaml:1:18\ttrainer-version=v2.3" in run_env("config", cwd=repo / "jobs").stdout
     version = run_env("version", cwd=repo / "jobs").stdout
-    assert "Kubeflow Trainer releases v2.3, v2.4; rendering for v2.3 (../.trainc.yaml:1:18: trainer-version)\n" in version
+    assert "Kubeflow Trainer releases v2.3, v2.4; rendering for v2.3 (../.trainc.yaml:1:18: trainer-version)\n" \
+        in version
 
 
 def test_a_trainer_version_trainc_does_not_render_is_an_error_where_it_is_written(tmp_path):

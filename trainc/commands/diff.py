@@ -107,7 +107,9 @@ def compare(paths, runtime_paths=(), *, base: str | None = "HEAD", namespace: st
         old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                                                  before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
     if notices is not None and problems:
-        notices.append(Notice("notice", None, (), f"--base {base}: {plural(len(unreadable), 'TrainJob')} not compiled "
+        where = f"--base {base}" if base is not None else \
+            f"--base-trainer-version {(base_release or releases.selected).name}"
+        notices.append(Notice("notice", None, (), f"{where}: {plural(len(unreadable), 'TrainJob')} not compiled "
                               "there, their objects shown against nothing (unreadable at the base):"))
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
