@@ -84,7 +84,7 @@ def test_plugin_config_is_what_cmp_server_accepts():
                                   "array", "map"}
     announced = {parameter["name"]: parameter for parameter in PLUGIN["spec"]["parameters"]["static"]}
     assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "ssh-keys", "sealed-secrets-cert",
-                              "allow-empty"}
+                              "trainer-version", "allow-empty"}
     assert announced["runtimes"]["collectionType"] == "array"
     assert announced["ssh-key-seed-file"]["string"] == DEFAULT_SEED
     script = PLUGIN["spec"]["generate"]["args"][0]
@@ -181,6 +181,21 @@ def test_a_namespace_other_than_the_destination_is_an_error_naming_both(tmp_path
                              "destination namespace, or make both the same\n")
     agreeing = generate(app, cmp_env(tmp_path, namespace="team-b", **override))
     assert kinds(rendered(agreeing))[("JobSet", "demo")] == "team-b"
+
+
+def test_the_trainer_version_parameter_overrides_the_repositorys_pin(tmp_path):
+    """The repository pins v2.3 (no PRTE env on the MPI launcher); an Application's trainer-version wins."""
+    app = checkout(tmp_path, {".trainc.yaml": "trainer-version: v2.3\n",
+                              "apps/training/ds.yaml": MPI_JOB})
+    seed = tmp_path / "seed"
+    seed.write_bytes(GOLDEN_SEED)
+    pinned = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_FILE": str(seed)}))
+    assert pinned.returncode == 0, pinned.stderr
+    assert "OMPI_MCA_orte_default_hostfile" in pinned.stdout and "PRTE_MCA_" not in pinned.stdout
+    newest = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_FILE": str(seed)},
+                                   parameters=[{"name": "trainer-version", "string": "v2.4"}]))
+    assert newest.returncode == 0, newest.stderr
+    assert "PRTE_MCA_prte_default_hostfile" in newest.stdout
 
 
 def test_the_namespace_parameter_serves_an_application_without_a_destination_namespace(tmp_path):

@@ -11,16 +11,31 @@ import sys
 
 import pytest
 from conftest import GOLDEN, ORACLE, need
-from helpers import GOLDEN_CASES, golden_inputs, key_settings
+from helpers import GOLDEN_CASES, golden_inputs, golden_release, key_settings
 
 from trainc.build import build
 from trainc.output import manifests
+from trainc.trainer import releases
 
 @pytest.mark.parametrize("case", GOLDEN_CASES)
 def test_golden(case, golden):
     """What `trainc build` prints: the rendered objects and every other document passed through."""
-    output = build(golden_inputs(case), ssh_key_seed=key_settings(case))
+    with golden_release(case):
+        output = build(golden_inputs(case), ssh_key_seed=key_settings(case))
     assert manifests.select(output, namespace="default").yaml() == golden
+
+
+def test_pinned_cases_differ_from_the_newest_release():
+    """A v2.3 variant exists only where the release changes the output, and the newest renders its case."""
+    pinned = [case for case in GOLDEN_CASES if (GOLDEN / case / "trainer-version").exists()]
+    assert pinned
+    for case in pinned:
+        newest = case.removesuffix("-" + (GOLDEN / case / "trainer-version").read_text().strip())
+        assert newest in GOLDEN_CASES and newest != case
+        output = build(golden_inputs(case), ssh_key_seed=key_settings(case))
+        newest_output = (GOLDEN / newest / "expected.out.yaml").read_text()
+        assert manifests.select(output, namespace="default").yaml() == newest_output
+        assert newest_output != (GOLDEN / case / "expected.out.yaml").read_text()
 
 
 def test_golden_outputs_validate_against_real_crds():

@@ -45,15 +45,17 @@ def test_config_shows_each_value_and_where_it_came_from(tmp_path):
                              "../.trainc.yaml\tconfig=../.trainc.yaml\n"
                              "../.trainc.yaml:1:12\truntimes=../platform\n"
                              "../.trainc.yaml:2:12\tnamespace=team-a\n"
-                             "../.trainc.yaml:3:13\toutput-dir=../rendered\n")
+                             "../.trainc.yaml:3:13\toutput-dir=../rendered\n"
+                             "default\ttrainer-version=v2.4\n"
+                             "trainc\ttrainer-versions=v2.3,v2.4\n")
 
 
 def test_config_flags_and_environment_win_and_say_so(tmp_path):
     repo = repository(tmp_path, "namespace: team-a\nruntimes: [platform]\n")
     result = run_env("config", "-n", "team-b", "--ssh-key-seed", "seed", cwd=repo, TRAINC_RUNTIMES="jobs:platform")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[2:] == ["TRAINC_RUNTIMES\truntimes=jobs", "TRAINC_RUNTIMES\truntimes=platform",
-                                              "--namespace\tnamespace=team-b", "--ssh-key-seed\tssh-key-seed=seed"]
+    assert result.stdout.splitlines()[2:-2] == ["TRAINC_RUNTIMES\truntimes=jobs", "TRAINC_RUNTIMES\truntimes=platform",
+                                                "--namespace\tnamespace=team-b", "--ssh-key-seed\tssh-key-seed=seed"]
     bare = run_env("config", cwd=repo)
     assert ".trainc.yaml:1:12\tnamespace=team-a" in bare.stdout and "runtimes=platform" in bare.stdout
 
@@ -61,13 +63,46 @@ def test_config_flags_and_environment_win_and_say_so(tmp_path):
 def test_config_under_the_argocd_route_names_the_applications_parameters(tmp_path):
     repo = repository(tmp_path)
     result = run_env("config", cwd=repo / "jobs", TRAINC_ROUTE="argocd", TRAINC_ROOT=str(repo),
-                     ARGOCD_APP_NAMESPACE="team-a", PARAM_RUNTIMES_0="../platform")
+                     ARGOCD_APP_NAMESPACE="team-a", PARAM_RUNTIMES_0="../platform", PARAM_TRAINER_VERSION="v2.3")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         f"TRAINC_ROOT\troot={repo}",
         "PARAM_RUNTIMES_0 (the plugin parameter runtimes)\truntimes=../platform",
         "ARGOCD_APP_NAMESPACE (the Application's destination namespace)\tnamespace=team-a",
+        "PARAM_TRAINER_VERSION (the plugin parameter trainer-version)\ttrainer-version=v2.3",
+        "trainc\ttrainer-versions=v2.3,v2.4",
     ]
+
+
+def test_trainer_version_is_pinned_by_the_project_and_overridden_by_flag_and_environment(tmp_path):
+    """The project's pin renders its MPI launcher without the v2.4 PRTE env; the environment and the flag win over
+    it, and `trainc version` says which release is in effect and where it was set."""
+    repo = repository(tmp_path, "trainer-version: v2.3\n")
+    write(repo, "jobs/mpi.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: ds\n"
+                                 "spec:\n  runtimeRef:\n    name: deepspeed-distributed\n  trainer:\n    numNodes: 2\n")
+    pinned = run_env("build", "mpi.yaml", cwd=repo / "jobs")
+    assert pinned.returncode == 0, pinned.stderr
+    assert "OMPI_MCA_orte_default_hostfile" in pinned.stdout and "PRTE_MCA" not in pinned.stdout
+    for override in (run_env("build", "--trainer-version", "v2.4", "mpi.yaml", cwd=repo / "jobs"),
+                     run_env("build", "mpi.yaml", cwd=repo / "jobs", TRAINC_TRAINER_VERSION="v2.4")):
+        assert override.returncode == 0, override.stderr
+        assert "PRTE_MCA_prte_keep_fqdn_hostnames" in override.stdout
+    assert "../.trainc.yaml:1:18\ttrainer-version=v2.3" in run_env("config", cwd=repo / "jobs").stdout
+    version = run_env("version", cwd=repo / "jobs").stdout
+    assert "Kubeflow Trainer releases v2.3, v2.4; rendering for v2.3 (../.trainc.yaml:1:18: trainer-version)\n" \
+        in version
+
+
+def test_a_trainer_version_trainc_does_not_render_is_an_error_where_it_is_written(tmp_path):
+    repo = repository(tmp_path, "namespace: team-a\ntrainer-version: v2.5\n")
+    result = run_env("build", "job.yaml", cwd=repo / "jobs")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("../.trainc.yaml:2:18: trainer-version: 'v2.5' is not a Kubeflow Trainer release trainc "
+                             "renders for (supported: v2.3, v2.4)\n")
+    plugin = run_env("config", cwd=repo / "jobs", TRAINC_ROUTE="argocd", TRAINC_ROOT=str(repo),
+                     PARAM_TRAINER_VERSION="2.4")
+    assert plugin.returncode == 1
+    assert plugin.stderr.startswith("PARAM_TRAINER_VERSION (the plugin parameter trainer-version): '2.4' is not")
 
 
 def test_an_unknown_route_is_an_error(tmp_path):
@@ -224,7 +259,7 @@ def test_root_bounds_the_config_lookup(tmp_path):
     result = run_env("config", cwd=repo / "apps" / "app", TRAINC_ROOT=str(repo))
     assert "../../.trainc.yaml:1:12\tnamespace=team-r" in result.stdout
     assert run_env("config", cwd=repo / "apps" / "app", TRAINC_ROOT=str(repo / "apps")).stdout.splitlines()[1:] == [
-        "default\tnamespace=default"]
+        "default\tnamespace=default", "default\ttrainer-version=v2.4", "trainc\ttrainer-versions=v2.3,v2.4"]
     missing = run_env("--root", str(tmp_path / "nowhere"), "config", cwd=tmp_path)
     assert (missing.returncode, missing.stderr) == (1, f"--root: {tmp_path / 'nowhere'}: not a directory\n")
 

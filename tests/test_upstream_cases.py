@@ -22,6 +22,7 @@ from conftest import GOLDEN, GOLDEN_SEED
 from helpers import golden_inputs
 
 from trainc.build import build
+from trainc.trainer import releases
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "upstream-want.txt").is_file())
 # trainingruntime_test.go's cmpopts.SortSlices: env, volumes and volumeMounts by name, tolerations by key.
@@ -48,7 +49,9 @@ def normalize(value, sort: bool):
 
 
 def trainc_objects(case: str) -> list[dict]:
-    objects = build(golden_inputs(case), ssh_key_seed=GOLDEN_SEED).documents()
+    """At Trainer v2.3, the release of the revision upstream-want.txt was read at (8c0f505)."""
+    with releases.using(releases.named("v2.3")):
+        objects = build(golden_inputs(case), ssh_key_seed=GOLDEN_SEED).documents()
     for obj in objects:
         obj["metadata"]["labels"].pop(TRAINJOB_LABEL)
         if not obj["metadata"]["labels"]:

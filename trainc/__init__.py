@@ -9,11 +9,15 @@ __all__ = ["from_objects", "objects", "render"]
 
 
 def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-            runtime_snapshot: bool = False) -> list[dict]:
-    """The rendered objects for every TrainJob under `paths` (files, directories or "-"), as `trainc build`."""
+            runtime_snapshot: bool = False, trainer_version: str | None = None) -> list[dict]:
+    """The rendered objects for every TrainJob under `paths` (files, directories or "-"), as `trainc build`;
+    `trainer_version` is the Kubeflow Trainer release to render for ("v2.3", "v2.4"; default the newest)."""
     from .build import build as _build
+    from .trainer import releases
 
-    output = _build(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
+    with releases.using(releases.named(trainer_version) if trainer_version else releases.DEFAULT):
+        output = _build(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed,
+                        runtime_snapshot=runtime_snapshot)
     return output.documents()
 
 

@@ -137,7 +137,7 @@ def admission(output: Output, namespace: str, documents=()) -> None:
     ((origin, object) pairs): its refusals raised as the build's errors, its notices added (kueue.py)."""
     errors, notices = kueue.check(output.jobs, [*output.others, *documents], namespace)
     if errors:
-        raise InputErrors(sorted(errors, key=error_place), notices=output.notices)
+        raise InputErrors(sorted(errors, key=error_place), notices=[*output.notices, *notices])
     output.notices.extend(notices)
 
 

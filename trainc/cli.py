@@ -11,6 +11,7 @@ import click
 
 from .errors import TraincError
 from .formats.limits import MAX_INPUT_BYTES
+from .trainer import releases
 
 
 def _seed(path: str | None, required: bool = False):
@@ -45,6 +46,8 @@ def _settled(function):
         ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
         if "plugins" in params:
             _plugins(ctx, params.pop("plugins"))
+        if "trainer_version" in params:
+            _release(ctx, params.pop("trainer_version"))
         return function(**params)
 
     return settled
@@ -80,6 +83,21 @@ def _plugins(ctx, value) -> None:
             raise click.BadParameter(str(exc), param_hint="--plugin") from None
 
 
+def _release(ctx, name: str) -> None:
+    """The Kubeflow Trainer release this run renders for (`trainc.trainer.releases`), back to the newest when the
+    command ends."""
+    from .trainer import releases
+
+    releases.selected = releases.named(name)
+    ctx.call_on_close(lambda: setattr(releases, "selected", releases.DEFAULT))
+
+
+_trainer_version = click.option(
+    "--trainer-version", type=click.Choice(releases.NAMES), default=releases.DEFAULT.name, show_default=True,
+    envvar="TRAINC_TRAINER_VERSION",
+    help="The Kubeflow Trainer release to render for, as the cluster runs it (env TRAINC_TRAINER_VERSION; pin it "
+         "in the project config so an upgrade of trainc changes nothing until the pin does).")
+
 _plugin = click.option(
     "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.compiler.plugins) to run for every TrainJob "
                             "(env TRAINC_PLUGINS, names separated by spaces).")
@@ -100,6 +118,7 @@ def _inputs(command=None, *, paths_required=True):
                           "none (env TRAINC_NAMESPACE)."),
         _max_input_bytes,
         _plugin,
+        _trainer_version,
     )):
         command = option(command)
     return command
@@ -253,8 +272,12 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 
 
 @cli.command()
-@click.option("--base", default="HEAD", show_default=True, metavar="REV_OR_DIR",
-              help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them.")
+@click.option("--base", metavar="REV_OR_DIR",
+              help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them "
+                   "(default: HEAD; with --base-trainer-version, PATHS as they are).")
+@click.option("--base-trainer-version", type=click.Choice(releases.NAMES), metavar="|".join(releases.NAMES),
+              help="Render the base at this Kubeflow Trainer release, the new side at --trainer-version: the upgrade "
+                   "report, every rendered object with its verdict, suspended and queued jobs called out.")
 @_inputs
 @_ssh_key_seed
 @_ssh_keys
@@ -263,7 +286,8 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
 @click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
-def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, color, trainer_only):
+def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_seed, output_format, color,
+         trainer_only):
     """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
 
     Both sides are what `trainc build` prints (the rendered objects and what
@@ -277,7 +301,8 @@ def diff(base, paths, runtime_paths, namespace, ssh_key_seed, output_format, col
     """
     from .commands import diff as flow
 
-    flow.main(base, paths, runtime_paths, namespace, _seed(ssh_key_seed), output_format, color, trainer_only)
+    flow.main(base, paths, runtime_paths, namespace, _seed(ssh_key_seed), output_format, color, trainer_only,
+              base_trainer_version)
 
 
 @cli.command("summary")
@@ -352,6 +377,7 @@ def status(file, output_format):
               help="File or directory of (Cluster)TrainingRuntimes besides the items, as build's --runtimes "
                    "(env TRAINC_RUNTIMES, paths separated by ':'; else the project config's runtimes).")
 @_max_input_bytes
+@_trainer_version
 @_settled
 def krm_function(ssh_key_seed, namespace, runtime_paths):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
@@ -444,12 +470,14 @@ def json_schema(kind, api_version):
 
 
 @cli.command()
-def version():
+@_trainer_version
+def version(trainer_version):
     """Print the versions of trainc, Python, PyYAML (and libyaml), the upstream Trainer revision
-    trainc follows and the CRD schema versions it reads."""
+    trainc follows, the CRD schema versions it reads, and the Kubeflow Trainer releases it renders for with
+    the one in effect (--trainer-version, its environment variable or the project config)."""
     from .commands import version as flow
 
-    flow.main()
+    flow.main(click.get_current_context(), trainer_version)
 
 
 @cli.command()

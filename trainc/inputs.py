@@ -191,8 +191,9 @@ def runtimes_only(documents, notices: list) -> list:
     return found
 
 
-def read_previous(rev_or_dir: str, paths, namespace: str = "default", runtime_paths=()):
-    """The previous versions (trainer/previous.Previous) of PATHS and --runtimes (of which only runtimes are read).
+def read_previous(rev_or_dir: str | None, paths, namespace: str = "default", runtime_paths=(), reader=None):
+    """The previous versions (trainer/previous.Previous) of PATHS and --runtimes (of which only runtimes are read);
+    None: PATHS as they are (read by `reader`), for a change of Trainer release alone.
 
     REV_OR_DIR is a directory holding the previous versions (searched like the inputs), or a git revision: PATHS
     (and --runtimes) are then read as the tree at that revision holds them (`at_revision`), so a file deleted
@@ -202,7 +203,10 @@ def read_previous(rev_or_dir: str, paths, namespace: str = "default", runtime_pa
     from .trainer.previous import PreviousError, collect
 
     errors: list = []
-    if os.path.isdir(rev_or_dir):
+    if rev_or_dir is None:
+        inputs, reader = files(paths, runtime_paths), reader or Reader()
+        found, runtime_documents = reader.documents(inputs.inputs, errors), reader.documents(inputs.runtimes, errors)
+    elif os.path.isdir(rev_or_dir):
         found, runtime_documents = Reader().documents(listed([rev_or_dir]), errors), []
     else:
         try:

@@ -35,6 +35,7 @@ SETTINGS = {
     "policy_paths": ("policy-paths", None, "--policies"),
     "ssh_keys": ("ssh-keys", "TRAINC_SSH_KEYS", "--ssh-keys"),
     "sealed_secrets_cert": ("sealed-secrets-cert", "TRAINC_SEALED_SECRETS_CERT", "--sealed-secrets-cert"),
+    "trainer_version": ("trainer-version", "TRAINC_TRAINER_VERSION", "--trainer-version"),
 }
 LISTS = ("runtime_paths", "plugins", "policy_paths")  # the settings that take several values
 _PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
@@ -145,6 +146,12 @@ def resolve(ctx, params: dict) -> Settings:
 
         if given.value not in MODES:
             raise given.error(f"{given.value!r} is not one of {', '.join(MODES)}")
+    for given in settings.values.get("trainer-version", []):  # the config's and the plugin's: not through click
+        from .trainer import releases
+
+        if given.value not in releases.NAMES:
+            raise given.error(f"{given.value!r} is not a Kubeflow Trainer release trainc renders for (supported: "
+                              f"{', '.join(releases.NAMES)})")
     for key in ("runtimes", "policy-paths"):
         for given in settings.values.get(key, []):
             _check_path(settings, given, exists=True)
@@ -224,6 +231,11 @@ def _plugin(name: str) -> list[Given]:
                 return [Given(environ[var], f"{var} ({what})")]
         if os.environ.get(DESTINATION):
             return [Given(os.environ[DESTINATION], f"{DESTINATION} (the Application's destination namespace)")]
+    if name == "trainer_version":
+        for var, what in (("PARAM_TRAINER_VERSION", "the plugin parameter trainer-version"),
+                          ("ARGOCD_ENV_TRAINC_TRAINER_VERSION", "the Application's plugin env TRAINC_TRAINER_VERSION")):
+            if environ.get(var):
+                return [Given(environ[var], f"{var} ({what})")]
     return []
 
 

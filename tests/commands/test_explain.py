@@ -11,12 +11,13 @@ import os
 
 import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
-from helpers import GOLDEN_CASES, golden_inputs, key_settings, run, trainjob
+from helpers import GOLDEN_CASES, golden_inputs, golden_release, key_settings, run, trainjob
 
 from trainc.build import build
 from trainc.commands.explain import explain
 from trainc.compiler.provenance import Provenance
 from trainc.output import manifests
+from trainc.trainer import releases
 
 EXPLAINED = ("torch-env-order", "mpi-env-order", "patch-two-managers-node-selector", "patch-sidecar-volumes-env")
 PET_NNODES = "spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]"
@@ -78,7 +79,8 @@ def test_values_are_never_printed():
 def test_recording_changes_no_output(case, golden):
     """Every golden case renders byte-identically with provenance recorded, and every leaf is accounted for."""
     recorder = Provenance()
-    output = build(golden_inputs(case), ssh_key_seed=key_settings(case), provenance=recorder)
+    with golden_release(case):
+        output = build(golden_inputs(case), ssh_key_seed=key_settings(case), provenance=recorder)
     assert manifests.select(output, namespace="default").yaml() == golden
     assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
 
@@ -94,16 +96,20 @@ def test_readme_examples_are_tested_output(tmp_path):
 
 
 def test_mpi_node_image_says_the_trainer_image_reaches_only_the_launcher(tmp_path):
-    """Upstream applies spec.trainer.image to the `trainer` ancestor step's job only: DeepSpeed's node pods keep
-    the runtime's image, and explain says so there (and only there)."""
+    """Until v2.4 upstream applies spec.trainer.image to the `trainer` ancestor step's job only: DeepSpeed's node
+    pods keep the runtime's image, and explain says so there (and only there); from v2.4 the override writes it."""
     (tmp_path / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
                                       "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n"
                                       "  trainer:\n    image: example.com/mine:1\n    numNodes: 2\n")
-    lines = [line for line in explain([str(tmp_path / "ds.yaml")]).splitlines() if line.endswith("image") or
-             "reaches only the launcher" in line]
-    note = (f"; spec.trainer.image ({tmp_path}/ds.yaml:9:12) reaches only the launcher, as upstream: these MPI node "
-            "pods run the runtime's image, which must hold the same code and packages")
+    with releases.using(releases.named("v2.3")):
+        lines = [line for line in explain([str(tmp_path / "ds.yaml")]).splitlines() if line.endswith("image") or
+                 "reaches only the launcher" in line]
+    note = (f"; spec.trainer.image ({tmp_path}/ds.yaml:9:12) reaches only the launcher, as upstream until v2.4 "
+            "(--trainer-version): these MPI node pods run the runtime's image, which must hold the same code and "
+            "packages")
     assert [line.split(" ← ")[0].strip() for line in lines] == [
         "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image"]
     assert lines[0].endswith(note)
-    assert "containers[node].image ← trainer override" in explain([str(tmp_path / "ds.yaml")])
+    newest = explain([str(tmp_path / "ds.yaml")])
+    assert "reaches only the launcher" not in newest
+    assert "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image ← trainer override" in newest

@@ -25,6 +25,7 @@ def test_version(tmp_path):
         f"PyYAML {yaml.__version__} ({libyaml})\n"
         "upstream kubeflow/trainer 8c0f505 (k8s.io/api v0.36.3, sigs.k8s.io/jobset v0.12.0)\n"
         "CRD schemas trainer.kubeflow.org/v1alpha1, trainer.kubeflow.org/v2alpha1\n"
+        "Kubeflow Trainer releases v2.3, v2.4; rendering for v2.4 (default)\n"
     )
 
 

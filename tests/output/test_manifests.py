@@ -34,7 +34,7 @@ def manifest(kind: str, name: str, namespace: str | None = None, api_version: st
 # rest, and webhooks last.
 APP = {
     "webhook.yaml": manifest("ValidatingWebhookConfiguration", "guard", api_version="admissionregistration.k8s.io/v1"),
-    "queue.yaml": manifest("LocalQueue", "q", "team-a", "kueue.x-k8s.io/v1beta1", "spec:\n  clusterQueue: cq\n"),
+    "queue.yaml": manifest("LocalQueue", "q", "team-a", "kueue.x-k8s.io/v1beta2", "spec:\n  clusterQueue: cq\n"),
     "deploy.yaml": manifest("Deployment", "board", "team-a", "apps/v1"),
     "pvc.yaml": manifest("PersistentVolumeClaim", "data", "team-a"),
     "svc.yaml": manifest("Service", "board", "team-a"),

@@ -212,7 +212,7 @@ def argocd_environment(repo: Path, app: App, seed: Path) -> dict[str, str]:
            "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
            "ARGOCD_APP_SOURCE_PATH": app.path, "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
            "KUBE_VERSION": "1.32.0",
-           "KUBE_API_VERSIONS": "v1,batch/v1,jobset.x-k8s.io/v1alpha2,kueue.x-k8s.io/v1beta1,"
+           "KUBE_API_VERSIONS": "v1,batch/v1,jobset.x-k8s.io/v1alpha2,kueue.x-k8s.io/v1beta2,"
                                 "scheduling.x-k8s.io/v1alpha1,trainer.kubeflow.org/v1alpha1"}
     override = repo / app.path / f".argocd-source-{app.name}.yaml"
     plugin = (yaml.safe_load(override.read_text()) or {}).get("plugin", {}) if override.exists() else {}

@@ -15,7 +15,7 @@ from trainc.build import build
 from trainc.errors import InputErrors
 
 QUEUES = """\
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata:
   name: a100
@@ -23,7 +23,7 @@ spec:
   nodeLabels:
     gpu: a100
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata:
   name: h100
@@ -35,12 +35,12 @@ spec:
     value: h100
     effect: NoSchedule
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata:
   name: team-a-gpu
 spec:
-  cohort: research
+  cohortName: research
   namespaceSelector: {}
   resourceGroups:
   - coveredResources: [cpu, memory, nvidia.com/gpu]
@@ -56,12 +56,12 @@ spec:
       - {name: memory, nominalQuota: 2Ti}
       - {name: nvidia.com/gpu, nominalQuota: 16}
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata:
   name: team-b-gpu
 spec:
-  cohort: research
+  cohortName: research
   namespaceSelector: {}
   resourceGroups:
   - coveredResources: [cpu, memory, nvidia.com/gpu]
@@ -72,7 +72,7 @@ spec:
       - {name: memory, nominalQuota: "0"}
       - {name: nvidia.com/gpu, nominalQuota: 32, lendingLimit: 12}
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
 metadata:
   name: team-a-gpu
@@ -188,7 +188,7 @@ def test_an_uncovered_resource_is_an_error(tmp_path):
 
 
 def test_a_cluster_queue_without_namespace_selector_admits_nothing(tmp_path):
-    closed = QUEUES.replace("  cohort: research\n  namespaceSelector: {}\n", "  cohort: research\n", 1)
+    closed = QUEUES.replace("  cohortName: research\n  namespaceSelector: {}\n", "  cohortName: research\n", 1)
     assert refusal(inputs(tmp_path, 1, queues=closed)).endswith(
         "ClusterQueue 'team-a-gpu' (of LocalQueue team-a/team-a-gpu) admits workloads of no namespace (it sets no "
         "namespaceSelector)")
@@ -247,16 +247,16 @@ def test_hierarchical_cohorts_lend_their_own_quota_and_their_childrens(tmp_path)
     """team-a-gpu (16) in cohort `child` (team-b lends 32 - 20 = 12) under `root`, which holds 8 of its own:
     at most 36, as Kueue's potentialAvailable."""
     tree = QUEUES.replace("nominalQuota: 16, borrowingLimit: 8", "nominalQuota: 16").replace(
-        "lendingLimit: 12", "lendingLimit: 12").replace("cohort: research", "cohort: child") + """\
+        "lendingLimit: 12", "lendingLimit: 12").replace("cohortName: research", "cohortName: child") + """\
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: Cohort
 metadata:
   name: child
 spec:
   parentName: root
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: Cohort
 metadata:
   name: root
@@ -310,3 +310,27 @@ def test_a_null_quota_item_is_an_error_at_it(tmp_path):
     assert queues != QUEUES
     assert refusal(inputs(tmp_path, 2, queues=queues)) == (
         f"{tmp_path}/queues.yaml:54:9: spec.resourceGroups[0].flavors[0].resources[0]: must not be null")
+
+
+def test_v1beta1_objects_are_still_read_with_a_warning_naming_kueue_020(tmp_path):
+    """Kueue 0.20 serves only v1beta2; a repository still on v1beta1 (spec.cohort) is read as an older Kueue reads
+    it, the same arithmetic, and every such object is warned about at its apiVersion."""
+    old = QUEUES.replace("kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1").replace("cohortName:", "cohort:")
+    output = build(inputs(tmp_path, 2, queues=old))
+    warnings = [notice.render() for notice in output.notices]
+    assert len(warnings) == QUEUES.count("apiVersion: kueue.x-k8s.io/")
+    assert warnings[2] == (f"warning: {tmp_path}/queues.yaml:21:13: apiVersion: Kueue 0.20 no longer serves "
+                           "kueue.x-k8s.io/v1beta1 (kubernetes-sigs/kueue #14558): write kueue.x-k8s.io/v1beta2 and "
+                           "spec.cohortName for spec.cohort; read here as Kueue before 0.20 reads it")
+    assert refusal(inputs(tmp_path, 5, queues=old)) == refusal(inputs(tmp_path, 5))  # the cohort is read from cohort
+
+
+@pytest.mark.parametrize("version, wrong, right", [("v1beta2", "cohort", "cohortName"),
+                                                   ("v1beta1", "cohortName", "cohort")])
+def test_the_other_versions_cohort_field_is_an_unknown_field(tmp_path, version, wrong, right):
+    text = QUEUES.replace("kueue.x-k8s.io/v1beta2", f"kueue.x-k8s.io/{version}").replace("cohortName:", f"{wrong}:")
+    with pytest.raises(InputErrors) as caught:
+        build(inputs(tmp_path, 2, queues=text))
+    assert [error.render() for error in caught.value.errors][0] == (
+        f"{tmp_path}/queues.yaml:26:3: spec.{wrong}: unknown field in kueue.x-k8s.io/{version}: its name there is "
+        f"{right}")

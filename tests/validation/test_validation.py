@@ -13,6 +13,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import GOLDEN_SEED
+from helpers import HEAD, STEP, TRAINER_ONLY, errors, job_template, runtime
 
 from trainc import validation
 from trainc.build import build
@@ -21,62 +22,8 @@ from trainc.errors import InputErrors
 from trainc.inputs import read_previous
 from trainc.trainer import catalog
 
-STEP = "trainer.kubeflow.org/trainjob-ancestor-step"
 
 
-def job_template(name: str, step: str | None = None, containers=("node",), init_containers=(), mounts=()) -> dict:
-    """A replicated job; `mounts` are volume names mounted by every container."""
-    pod = {"containers": [{"name": c, "image": "img", **({"volumeMounts": [{"name": v, "mountPath": f"/{v}"}
-                                                                             for v in mounts]} if mounts else {})}
-                          for c in containers]}
-    if init_containers:
-        pod["initContainers"] = [{"name": c, "image": "img"} for c in init_containers]
-    template = {"spec": {"template": {"spec": pod}}}
-    if step:
-        template["metadata"] = {"labels": {STEP: step}}
-    return {"name": name, "template": template}
-
-
-def runtime(*jobs: dict, ml_policy=None, annotations=None, pod_group_policy=None, name="rt") -> str:
-    spec = {"template": {"spec": {"replicatedJobs": list(jobs)}}}
-    if annotations:
-        spec["template"]["metadata"] = {"annotations": annotations}
-    if ml_policy is not None:
-        spec["mlPolicy"] = ml_policy
-    if pod_group_policy is not None:
-        spec["podGroupPolicy"] = pod_group_policy
-    return yaml.safe_dump({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
-                           "metadata": {"name": name}, "spec": spec}, sort_keys=False)
-
-
-TRAINER_ONLY = runtime(job_template("node", "trainer"))
-
-# The TrainJob header every test shares: lines 1-8, `spec` children at column 3.
-HEAD = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainJob
-metadata:
-  name: job
-spec:
-  runtimeRef:
-    name: rt
-    kind: TrainingRuntime
-"""
-
-
-def errors(tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous=None) -> list[str]:
-    """The rendered errors of building job.yaml (+ runtime.yaml), paths relative to tmp_path."""
-    paths = []
-    if runtime_text is not None:
-        (tmp_path / "runtime.yaml").write_text(runtime_text)
-        paths.append(str(tmp_path / "runtime.yaml"))
-    (tmp_path / "job.yaml").write_text(textwrap.dedent(job))
-    paths.append(str(tmp_path / "job.yaml"))
-    try:
-        build(paths, ssh_key_seed=GOLDEN_SEED, previous=previous)
-    except InputErrors as caught:
-        return [e.render().replace(f"{tmp_path}/", "") for e in caught.errors]
-    return []
 
 
 # --- [RT] runtime webhook ---------------------------------------------------------------------

@@ -14,6 +14,11 @@ HMAC under a key drawn for this run only, and shown as `(hidden)`, or
 the value again. Whether the cluster refuses an update is the `--previous`
 check itself (TrainJob transition rules, the JobSet webhook's update rules),
 plus the API server's rule that an immutable Secret or ConfigMap keeps its data.
+
+With `--base-trainer-version`, the base is rendered at that Kubeflow Trainer release (and the inputs as they
+are, unless --base is given): the upgrade report for the pull request that changes a project's pin. Every
+rendered object gets a verdict, unchanged ones too, and a JobSet that is suspended or waits in a Kueue queue
+is called out: the v2.4 release note says an MPI job suspended before the upgrade cannot resume after it.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import json
 import re
 import secrets
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import click
 
@@ -39,7 +44,7 @@ from ..formats.table import markdown as table
 from ..k8s import treediff
 from ..k8s.treediff import MISSING
 from ..output import manifests
-from ..trainer import api
+from ..trainer import api, releases
 from ..trainer import previous as previous_versions
 from ..validation import configdata, jobset_update
 from ..validation.requests import delta, delta_markdown, delta_text, jobs
@@ -51,6 +56,13 @@ RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the
 CREATED = "applying creates it"
 UPDATED = "applying updates it in place"
 UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted it; refused once it runs"
+UPGRADE_REFUSED = ("refused in place: delete and re-create it (a running job starts over), or wait until it "
+                   "finishes and delete it then")
+UNCHANGED = "the upgrade leaves it as it is"
+SUSPENDED = ("suspended (spec.suspend): the controller of the new release cannot resume it, its JobSet being "
+             "immutable; re-create it after the upgrade")
+QUEUED = ("managed by Kueue (queue {queue!r}): suspended until Kueue admits it, so one still queued at the "
+          "upgrade cannot start after it; re-create it after the upgrade")
 UNREADABLE = "unreadable at the base (its TrainJob did not compile there): applying creates it, or updates it"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
 _UNREADABLE = object()  # the old side of an object whose TrainJob did not compile at the base
@@ -68,29 +80,36 @@ class ObjectDiff:
     reasons: list = field(default_factory=list)  # why the cluster refuses the update
     hunks: list = field(default_factory=list)  # (path, old or MISSING, new or MISSING)
     until_admitted: list = field(default_factory=list)  # why it refuses the update once Kueue admits the job
+    waiting: list = field(default_factory=list)  # upgrade report: why this job, suspended or queued, breaks
 
     @property
     def title(self) -> str:
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
 
 
-def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "default", ssh_key_seed=None,
+def compare(paths, runtime_paths=(), *, base: str | None = "HEAD", namespace: str = "default", ssh_key_seed=None,
             trainer_only: bool = False, notices: list | None = None,
-            requests: list | None = None) -> list[ObjectDiff]:
+            requests: list | None = None, base_release=None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `base` and now (the rendered objects
     and, unless `trainer_only`, what passes through), in (kind, namespace, name) order. TrainJobs of the base
     that do not compile there are unreadable: their objects now are shown against nothing, and `notices`
-    gets why.
+    gets why. With `base_release` (a `releases.Release`) the base is rendered at that release, PATHS as they
+    are when `base` is None, and every rendered object has a verdict (the upgrade report).
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
-    before = inputset.read_previous(base, paths, namespace, runtime_paths)
     reader = inputset.Reader()  # the current inputs, read once for the compilations below
+    before = inputset.read_previous(base, paths, namespace, runtime_paths, reader)
+    if base_release is not None:
+        before = replace(before, release=base_release)
     current_runtimes = build.load(paths, runtime_paths, namespace, reader)[1]
-    old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                                             before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
+    with releases.using(base_release or releases.selected):
+        old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
+                                                 before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
     if notices is not None and problems:
-        notices.append(Notice("notice", None, (), f"--base {base}: {plural(len(unreadable), 'TrainJob')} not compiled "
+        where = f"--base {base}" if base is not None else \
+            f"--base-trainer-version {(base_release or releases.selected).name}"
+        notices.append(Notice("notice", None, (), f"{where}: {plural(len(unreadable), 'TrainJob')} not compiled "
                               "there, their objects shown against nothing (unreadable at the base):"))
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
@@ -120,7 +139,34 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
                                           passed.get(key), rendered.get(key)))
         else:  # a runtime: not rendered, but an update the cluster refuses
             found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
+    if base_release is not None:
+        found = _upgrade_verdicts(found, new_manifests.jobs)
     return found
+
+
+def _upgrade_verdicts(found: list[ObjectDiff], jobs) -> list[ObjectDiff]:
+    """The upgrade report's: every rendered object, unchanged ones too; a refused update's remedy for a running
+    fleet; a JobSet suspended or queued in Kueue called out, whatever its verdict (the controller cannot resume
+    one whose update is refused)."""
+    verdicts = {(diff.kind, diff.namespace, diff.name): diff for diff in found}
+    for trainjob, objects in jobs:
+        for obj in objects:
+            key = _key(obj)[:3]
+            diff = verdicts.setdefault(key, ObjectDiff(*key, "unchanged", UNCHANGED))
+            if diff.effect == REFUSED:
+                diff.effect = UPGRADE_REFUSED
+            if key[0] == "JobSet":
+                diff.waiting = _waiting(trainjob, obj)
+    return sorted(verdicts.values(), key=lambda diff: (diff.kind, diff.namespace, diff.name))
+
+
+def _waiting(trainjob, jobset: dict) -> list[str]:
+    """Why a JobSet breaks if it is waiting when the cluster is upgraded: suspended, or queued in Kueue."""
+    out = [SUSPENDED] if trainjob.spec.suspend else []
+    queue = ((jobset.get("metadata") or {}).get("labels") or {}).get(jobset_update.QUEUE_LABEL)
+    if queue is not None:
+        out.append(QUEUED.format(queue=queue))
+    return out
 
 
 def compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) -> tuple:
@@ -285,48 +331,62 @@ def _text_lines(old: str, new: str) -> list[tuple[str, str]]:
 
 def summary(diffs: list[ObjectDiff]) -> str:
     counts = {change: sum(d.change == change for d in diffs) for change in ("added", "changed", "removed")}
+    unchanged = sum(d.change == "unchanged" for d in diffs)
+    if unchanged:
+        counts["unchanged"] = unchanged
     refused = sum(bool(d.reasons) for d in diffs)
     until_admitted = sum(bool(d.until_admitted) for d in diffs)
+    waiting = sum(bool(d.waiting) for d in diffs)
     text = ", ".join(f"{count} {change}" for change, count in counts.items())
     verdicts = [f"{refused} refused by the cluster"] * bool(refused)
     verdicts += [f"{until_admitted} refused once Kueue admits it"] * bool(until_admitted)
+    verdicts += [f"{waiting} suspended or queued"] * bool(waiting)
     return f"{text} ({'; '.join(verdicts)})" if verdicts else text
 
 
-def text(diffs: list[ObjectDiff], color: bool = False, requests=()) -> str:
-    """The diffs, then (when they change) the requests per Kueue queue (`requests.delta`)."""
+def text(diffs: list[ObjectDiff], color: bool = False, requests=(), heading: str = "") -> str:
+    """The diffs, then (when they change) the requests per Kueue queue (`requests.delta`); `heading` first."""
     import click
 
     styles = {"title": {"bold": True}, "refused": {"fg": "red", "bold": True}, "reason": {"fg": "red"},
               "path": {"fg": "cyan"}, "old": {"fg": "red"}, "new": {"fg": "green"}, "plain": {}}
-    out = []
+    out = [click.style(heading, bold=True) if color else heading, ""] if heading else []
     for diff in diffs:
         lines = [("title", f"{diff.title} {diff.change}: {diff.effect}")]
-        lines += [("reason", f"! {reason}") for reason in [*diff.reasons, *diff.until_admitted]]
+        lines += [("reason", f"! {reason}") for reason in [*diff.reasons, *diff.until_admitted, *diff.waiting]]
         lines += [line for hunk in diff.hunks for line in hunk_lines(hunk)]
         out += [click.style(line, **styles[style]) if color else line for style, line in lines]
         out.append("")
-    out.append(summary(diffs) if diffs else "no changes")
+    out.append(summary(diffs) if diffs else "no changes")  # an upgrade report lists unchanged objects too
     return "\n".join(out) + "\n" + ("\n" + delta_text(requests) if requests else "")
 
 
-def markdown(diffs: list[ObjectDiff], requests=()) -> str:
+def markdown(diffs: list[ObjectDiff], requests=(), heading: str = "") -> str:
     """A pull-request comment: a summary table, the change of requests per Kueue queue (if any), then one fenced
-    `diff` block per object."""
+    `diff` block per object that changes; `heading` (the upgrade report's releases) in the first line."""
+    title = f"**trainc diff** ({heading})" if heading else "**trainc diff**"
     if not diffs:
-        return "**trainc diff**: no changes\n"
-    rows = [(f"`{_code(diff.title)}`", diff.change, _code(diff.effect)) for diff in diffs]
-    out = [f"**trainc diff**: {summary(diffs)}", "", *table([("Object", "Change", "Applying it"), *rows])]
+        return f"{title}: no changes\n"
+    rows = [(f"`{_code(diff.title)}`", diff.change, _code(" ".join([diff.effect, *_short(diff.waiting)])))
+            for diff in diffs]
+    out = [f"{title}: {summary(diffs)}", "", *table([("Object", "Change", "Applying it"), *rows])]
     out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
     for diff in diffs:
+        if diff.change == "unchanged":
+            continue
         out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
-        reasons = [*diff.reasons, *diff.until_admitted]
+        reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting]
         out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
         body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
         longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
         fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
         out += [fence + "diff", *body, fence]
     return "\n".join(out) + "\n"
+
+
+def _short(waiting: list[str]) -> list[str]:
+    """The table's word for a waiting job (the section below says why)."""
+    return ["**(" + reason.split(" (")[0].split(":")[0] + ")**" for reason in waiting]
 
 
 def _cell(text: str) -> str:
@@ -338,8 +398,13 @@ def _code(text: str) -> str:
     return text.replace("`", "'")
 
 
-def main(base, paths, runtime_paths, namespace, seed, output_format, color, trainer_only) -> None:
-    """`trainc diff`: both sides built and compared; the exit status says whether anything changed."""
+def main(base, paths, runtime_paths, namespace, seed, output_format, color, trainer_only,
+         base_trainer_version=None) -> None:
+    """`trainc diff`: both sides built and compared; the exit status says whether anything changed. With
+    `base_trainer_version` the base is rendered at that release (the inputs as they are without `base`)."""
+    base_release = releases.named(base_trainer_version) if base_trainer_version is not None else None
+    if base is None and base_release is None:
+        base = "HEAD"
     if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
@@ -349,7 +414,7 @@ def main(base, paths, runtime_paths, namespace, seed, output_format, color, trai
     requests: list = []
     try:
         diffs = compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
-                        trainer_only=trainer_only, notices=notices, requests=requests)
+                        trainer_only=trainer_only, notices=notices, requests=requests, base_release=base_release)
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -360,9 +425,18 @@ def main(base, paths, runtime_paths, namespace, seed, output_format, color, trai
     if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
                    "makes a new key every run", err=True)
+    heading = "" if base_release is None else upgrade_heading(base_release, releases.selected, diffs)
     if output_format == "markdown":
-        write_out(markdown(diffs, requests))
+        write_out(markdown(diffs, requests, heading))
     else:
         colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
-        write_out(text(diffs, colored, requests))
-    sys.exit(1 if diffs else 0)
+        write_out(text(diffs, colored, requests, heading))
+    sys.exit(1 if any(diff.change != "unchanged" for diff in diffs) else 0)
+
+
+def upgrade_heading(base, target, diffs: list[ObjectDiff]) -> str:
+    """The upgrade report's first line: the releases, and the target's release note when a job it names waits."""
+    heading = f"Kubeflow Trainer {base.name} -> {target.name}"
+    if target.note and any(diff.waiting and diff.reasons for diff in diffs):
+        heading += f"; its release note: {target.note}"
+    return heading

@@ -79,16 +79,17 @@ def _object_lines(obj: dict, unit, recorder: Provenance, parts) -> list[str]:
 
 
 def _image_note(obj: dict, path: tuple, described: str, unit) -> str:
-    """Why an MPI node pod's trainer container keeps the runtime's image although the TrainJob sets one: as
-    upstream, spec.trainer.image reaches only the job of the `trainer` ancestor step (the launcher)."""
+    """Why an MPI node pod's trainer container keeps the runtime's image although the TrainJob sets one: until
+    Trainer v2.4, spec.trainer.image reaches only the job of the `trainer` ancestor step (the launcher)."""
     trainer = unit.trainjob.spec.trainer
     if (obj["kind"] != "JobSet" or path[-1:] != ("image",) or path[-2:-1] != ("node",) or trainer is None
             or trainer.image is None or unit.ml_policy is None or unit.ml_policy.mpi is None
             or described.startswith("trainer override")):
         return ""
     at = "{}:{}".format(*locate(unit.trainjob.origin, ("spec", "trainer", "image")))
-    return (f"; spec.trainer.image ({unit.trainjob.origin.file}:{at}) reaches only the launcher, as upstream: "
-            "these MPI node pods run the runtime's image, which must hold the same code and packages")
+    return (f"; spec.trainer.image ({unit.trainjob.origin.file}:{at}) reaches only the launcher, as upstream until "
+            "v2.4 (--trainer-version): these MPI node pods run the runtime's image, which must hold the same code and "
+            "packages")
 
 
 def _leaves(node, shadow, path: tuple, chain: list):

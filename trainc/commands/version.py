@@ -19,9 +19,11 @@ def _pyyaml() -> str:
     return f"PyYAML {yaml.__version__} (libyaml {_yaml.get_version_string()})"
 
 
-def text() -> str:
-    """The versions, then a line per installed plugin (the `trainc.compiler.plugins` entry points)."""
+def text(release: str | None = None, origin: str | None = None) -> str:
+    """The versions, then a line per installed plugin (the `trainc.compiler.plugins` entry points); `release`:
+    the one in effect, set at `origin` (without it, `origin` says why it is not known)."""
     from ..compiler.plugins import entrypoints
+    from ..trainer import releases
     from ..trainer.api import GROUP, VERSIONS
 
     return "".join(line + "\n" for line in (
@@ -30,12 +32,21 @@ def text() -> str:
         _pyyaml(),
         f"upstream {UPSTREAM} ({UPSTREAM_PINS})",
         f"CRD schemas {', '.join(f'{GROUP}/{version}' for version in VERSIONS)}",
+        f"Kubeflow Trainer releases {', '.join(releases.NAMES)}; rendering for {release or 'an unknown release'} "
+        f"({origin or 'default'})",
         *entrypoints.describe(),
     ))
 
 
-def main() -> None:
-    """`trainc version`: the versions on stdout."""
+def main(ctx, trainer_version: str) -> None:
+    """`trainc version`: the versions on stdout, with the release in effect as the settings resolve it."""
+    from .. import settings
+    from ..errors import TraincError
     from . import write_out
 
-    write_out(text())
+    try:  # a bug report needs the versions even when the project config is broken: said on the line instead
+        resolved = settings.resolve(ctx, {"trainer_version": trainer_version})
+    except TraincError as error:
+        write_out(text(None, error.render()))
+        return
+    write_out(text(resolved.value("trainer_version"), resolved.origin("trainer-version")))

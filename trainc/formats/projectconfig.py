@@ -29,6 +29,7 @@ KEYS = {
     "ssh-keys": ("ssh_keys", False, False),
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
     "policy-paths": ("policy_paths", True, True),
+    "trainer-version": ("trainer_version", False, False),
 }
 HOUSE_RULES = "policies"  # a list of house rules, read with their positions by trainc.policy.house
 

@@ -29,6 +29,7 @@ class Previous:
     objects: dict = field(default_factory=dict)  # key -> the parsed previous TrainJob or runtime
     others: list = field(default_factory=list)  # (origin, object) of other API groups, as `build` passes them
     uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
+    release: object = None  # the Trainer release their objects were rendered at (releases.Release); None: this run's
 
     def find(self, obj) -> dict | None:
         return self.trees.get(key(obj))

@@ -51,7 +51,8 @@ def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[I
         if errors:
             return errors, []
     created = old is None
-    return runtime.check(runtime_obj, created=created), runtime.warnings(runtime_obj, created=created)
+    errors = runtime.name_lengths(runtime_obj, old) + runtime.check(runtime_obj, created=created)
+    return errors, runtime.warnings(runtime_obj, created=created)
 
 
 def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[list[InputError], Unit | None]:

@@ -6,7 +6,8 @@ templates' labels, annotations, nodeSelector, tolerations and schedulingGates
 (what Kueue sets) while the JobSet is suspended before or after the update; and
 any change of managedBy. The JobSet in the cluster is the one the previous
 TrainJob compiles to, with the previous runtimes (those the previous version
-holds, else the current ones). A previous TrainJob that does not compile has no
+holds, else the current ones), at the Trainer release it was rendered at (`Previous.release`:
+an upgrade of the release re-renders every JobSet). A previous TrainJob that does not compile has no
 JobSet to compare with.
 
 Kueue's own JobSet webhook (jobframework's update validation) refuses a change
@@ -28,7 +29,7 @@ from ..compiler.ir import Unit, ensure_pod_template, pod_template
 from ..errors import InputError, Origin, caught, render_path
 from ..formats.position import locate
 from ..k8s.treediff import first_change
-from ..trainer import catalog
+from ..trainer import catalog, releases
 from ..trainer.previous import Previous, key
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -43,7 +44,8 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
         return []
     old_runtimes = previous.runtimes_then(runtimes)
     old_ctx = replace(ctx, catalog=catalog.build(old_runtimes, old_trainjob.namespace), provenance=None)
-    old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
+    with releases.using(previous.release or releases.selected):
+        old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
     if problems or old_unit is None:
         return []
     new_jobset, old_jobset = emit.jobset(unit), emit.jobset(old_unit)

@@ -23,6 +23,13 @@ never be admitted, with the arithmetic:
 A workload that fits only beyond the nominal quota gets a notice: it waits
 until its cohort has that much unused.
 
+Kueue's objects are read in `kueue.x-k8s.io/v1beta2` (Kueue 0.20 serves no other version) and in v1beta1,
+which earlier Kueues serve: a ClusterQueue's cohort is `spec.cohortName` in v1beta2 and `spec.cohort` in
+v1beta1 (kubernetes-sigs/kueue apis/kueue/v1beta1/clusterqueue_conversion.go; the other fields trainc reads
+keep their names, and `flavorFungibility.whenCanBorrow: Borrow` became `MayStopSearch`, both meaning "not
+TryNextFlavor" here). The other version's name is an unknown field, as kubectl's strict validation says; a
+v1beta1 object gets a warning at its apiVersion, since Kueue 0.20 refuses it (#14558).
+
 Requests are counted as Kueue counts a JobSet workload: one pod set per
 replicated job of replicas x min(parallelism, completions) pods; each pod's
 requests after Kueue's adjustments (LimitRange defaults of the namespace
@@ -46,6 +53,9 @@ GROUP = "kueue.x-k8s.io"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 DEFAULT_QUEUE = "default"  # the LocalQueue Kueue's webhook assigns to a job without the label
 _QUEUE_KINDS = ("ClusterQueue", "LocalQueue", "ResourceFlavor", "Cohort")
+SERVED = "v1beta2"  # the version Kueue 0.20 serves
+OLD = "v1beta1"  # no longer served from Kueue 0.20 (kubernetes-sigs/kueue #14558)
+COHORT_FIELD = {SERVED: "cohortName", OLD: "cohort"}  # a ClusterQueue's cohort, per version
 _TAINT_EFFECTS = ("NoSchedule", "NoExecute")  # what the flavor assigner checks taints for
 _PODS = "pods"
 
@@ -205,10 +215,10 @@ def _mistakes(value, shape, path: tuple):
             yield from _mistakes(value.get(key), field_shape, (*path, key))
 
 
-def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError]]:
+def read(documents, namespace: str = "default", warnings: list | None = None) -> tuple[Queues, list[InputError]]:
     """The Kueue objects, LimitRanges, RuntimeClasses and Namespaces among (origin, object) documents (the
     inputs, and any policy files), with an error for each field trainc reads that is not of the type Kueue or the API server
-    takes (such an object is left out)."""
+    takes (such an object is left out); `warnings` gets one per Kueue object of a version Kueue 0.20 refuses."""
     queues, errors = Queues(), []
     for origin, obj in documents:
         if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
@@ -227,6 +237,14 @@ def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError
         part = {"Namespace": ("metadata",), "RuntimeClass": ()}.get(kind, ("spec",))  # a RuntimeClass has no spec
         checked = obj.get(part[0]) or {} if part else obj
         problems = [InputError(origin, path, message) for path, message in _mistakes(checked, _SHAPES[kind], part)]
+        version = api_version.rpartition("/")[2] if not core else None
+        if kind == "ClusterQueue" and version in COHORT_FIELD:
+            problems += _cohort_field(origin, version, checked)
+        if version == OLD and warnings is not None:
+            warnings.append(Notice("warning", origin, ("apiVersion",), (
+                f"Kueue 0.20 no longer serves {GROUP}/{OLD} (kubernetes-sigs/kueue #14558): write {GROUP}/{SERVED}"
+                + (" and spec.cohortName for spec.cohort" if kind == "ClusterQueue" else "")
+                + "; read here as Kueue before 0.20 reads it")))
         errors += problems
         if problems:
             continue
@@ -247,6 +265,15 @@ def read(documents, namespace: str = "default") -> tuple[Queues, list[InputError
     return queues, errors
 
 
+def _cohort_field(origin: Origin, version: str, spec) -> list[InputError]:
+    """The other version's cohort field, which this version does not have (kubectl: unknown field)."""
+    other = COHORT_FIELD[OLD if version == SERVED else SERVED]
+    if not isinstance(spec, dict) or other not in spec:
+        return []
+    return [InputError(origin, ("spec", other), f"unknown field in {GROUP}/{version}: its name there is "
+                                                f"{COHORT_FIELD[version]}", key=True)]
+
+
 def _unnamed(origin: Origin, meta: dict) -> InputError | None:
     """Why the object has no name and namespace to be found by (as kubectl apply requires), or None."""
     name, namespace = meta.get("name"), meta.get("namespace")
@@ -258,7 +285,8 @@ def _unnamed(origin: Origin, meta: dict) -> InputError | None:
 
 
 def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
-    parent = spec.get("cohortName", spec.get("cohort")) if kind == "ClusterQueue" else spec.get(
+    version = obj["apiVersion"].rpartition("/")[2]
+    parent = spec.get(COHORT_FIELD.get(version, "cohortName")) if kind == "ClusterQueue" else spec.get(
         "parentName", spec.get("parent"))
     node = Node(kind, name, parent or None, origin=origin, document=obj)
     for group in spec.get("resourceGroups") or ():
@@ -303,10 +331,10 @@ def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Or
 def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[Notice]]:
     """(errors, notices) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as `build.Output`
     holds them) against the Kueue objects among `documents` ((origin, object) pairs)."""
-    queues, errors = read(documents, namespace)
+    notices: list = []
+    queues, errors = read(documents, namespace, notices)
     if errors or not queues.present:
-        return errors, []
-    notices = []
+        return errors, notices
     for trainjob, objects in jobs:
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
         if jobset is None:

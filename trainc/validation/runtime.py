@@ -11,9 +11,17 @@ objectSelector). Creating a deprecated ClusterTrainingRuntime warns.
 
 As upstream, a ClusterTrainingRuntime is checked on create and update, a
 TrainingRuntime on create only (its ValidateUpdate admits anything).
+
+From Trainer v2.4 (#4394, `releases.Release.replicated_job_name_max`) a runtime's replicatedJobs[].name
+is at most 20 characters (the bundled runtimes' longest is `dataset-initializer`, 19). The release note calls
+it API validation: trainc checks it whatever the webhook label says, on create, and on update only for a name
+the previous version did not have (the API server's validation ratcheting). PR #4394's text was not found:
+the message is Kubernetes' MaxLenError wording at the name's field path, inferred.
 """
 
 from __future__ import annotations
+
+import json
 
 from ..compiler.ir import (
     ANCESTOR_LABEL,
@@ -26,7 +34,7 @@ from ..compiler.ir import (
     containers,
 )
 from ..errors import InputError, Notice
-from ..trainer import catalog
+from ..trainer import catalog, releases
 from ..trainer.api import Runtime
 
 SKIP_LABEL = "trainer.kubeflow.org/webhook-validation"
@@ -56,6 +64,25 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
             errors.append(InputError(
                 runtime.origin, path + ("template", "spec", "template", "spec", "containers"),
                 f"must contain the required container for the ancestor: {ancestor}",
+            ))
+    return errors
+
+
+def name_lengths(runtime: Runtime, old: dict | None = None) -> list[InputError]:
+    """The selected release's limit on replicatedJobs[].name; names `old` (the previous version) has pass."""
+    limit = releases.selected.replicated_job_name_max
+    if limit is None:
+        return []
+    template = ((old or {}).get("spec") or {}).get("template") or {}
+    kept = {rjob.get("name") for rjob in (template.get("spec") or {}).get("replicatedJobs") or ()}
+    errors = []
+    for index, rjob in enumerate(runtime.spec.template.spec.get("replicatedJobs") or ()):
+        name = rjob.get("name")
+        if isinstance(name, str) and len(name) > limit and name not in kept:
+            errors.append(InputError(
+                runtime.origin, ("spec", "template", "spec", "replicatedJobs", index, "name"),
+                f"Invalid value: {json.dumps(name)}: must be no more than {limit} characters (from Kubeflow Trainer "
+                f"{releases.selected.name})",
             ))
     return errors
 

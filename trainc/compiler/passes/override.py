@@ -5,12 +5,15 @@ runtime's on every trainer-step `node` container (a set but empty list removes
 them); env is upserted after the plugins' env, so a user value wins;
 resourcesPerNode is strategically merged (only when the runtime has an
 mlPolicy). With MPI runLauncherAsNode the job named `node` also gets env and
-resources, but not image/command/args.
+resources, but not image/command/args; from Trainer v2.4 (`releases.Release.image_on_mpi_nodes`, #4301)
+the MPI `node` job's container gets the image too (never command or args: it must keep running sshd,
+issue #4030), with or without runLauncherAsNode.
 """
 
 from __future__ import annotations
 
 from ...k8s import podspec
+from ...trainer import releases
 from .. import provenance
 from ..ir import NODE, TRAINER, Unit, main_container, step_of
 from ..provenance import TRAINER_OVERRIDE as BY
@@ -22,14 +25,22 @@ def override(unit: Unit, ctx) -> Unit:
     if trainer is None:
         return unit
     policy = unit.ml_policy
-    launcher_as_node = policy is not None and policy.mpi is not None and policy.mpi.run_launcher_as_node
+    mpi = policy is not None and policy.mpi is not None
+    launcher_as_node = mpi and policy.mpi.run_launcher_as_node
     command = unit.command if unit.command is not None else trainer.command
     args = None if unit.args_consumed else trainer.args  # Flux folded them into its command
     for rjob in unit.replicated_jobs:
         is_trainer = step_of(rjob, unit.kep) == TRAINER
         is_node = launcher_as_node and rjob.get("name") == NODE
         container = main_container(rjob, unit.kep)
-        if container is None or not (is_trainer or is_node):
+        mpi_node = mpi and releases.selected.image_on_mpi_nodes and _mpi_node(rjob, unit)
+        if container is None:
+            continue
+        if mpi_node and not is_trainer and trainer.image is not None:
+            container["image"] = trainer.image
+            if ctx.provenance is not None:
+                ctx.provenance.record(container, "image", _source(unit, "image"))
+        if not (is_trainer or is_node):
             continue
         if is_trainer:
             for field, value in (("image", trainer.image), ("command", command), ("args", args)):
@@ -49,6 +60,13 @@ def override(unit: Unit, ctx) -> Unit:
                 ctx.provenance.overlay(container["resources"], trainer.resources_per_node,
                                        Source(BY, unit.trainjob.origin, ("spec", "trainer", "resourcesPerNode"), True))
     return unit
+
+
+def _mpi_node(rjob: dict, unit: Unit) -> bool:
+    """An MPI node job as #4301 reaches it: named `node`, its ancestor label absent (or trainer, which gets the
+    image anyway). #4301's code is not among what trainc was read against: the rule is its issue's (#4030) and
+    the earlier attempt's (#4050) description; that a node job with another ancestor is left alone is inferred."""
+    return rjob.get("name") == NODE and step_of(rjob, unit.kep) in (None, TRAINER)
 
 
 def _source(unit: Unit, field: str) -> Source:

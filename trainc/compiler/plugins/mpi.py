@@ -17,10 +17,14 @@ variables their Hydra process managers read the hostfile from, which OMPI_*
 names mean nothing to — plus the same ssh retry argument in their own variable
 and, for Intel, the slots as `I_MPI_PERHOST`.
 
+From Trainer v2.4 (`releases.Release.prte_env`, #4029) the OpenMPI launcher also gets Open MPI 5's
+PRTE_MCA_* variables beside the ORTE ones, which Open MPI 5 ignores (a job would run every rank on the
+launcher); Open MPI 4 ignores the PRTE ones.
+
 Its webhook rules (upstream Validate, spec §10): with runLauncherAsNode, a
 TrainJob asking for two or more nodes needs the runtime to have both a
 `launcher` and a `node` job; and the trainer must not set the OpenMPI env the
-plugin owns.
+plugin owns (from v2.4 the PRTE names too).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import replace
 
 from ...errors import InputError
 from ...k8s import podspec
+from ...trainer import releases
 from .. import emit, ir, mpikeys, provenance, templates
 from ..admission import error, reserved_env
 from ..ir import NODE, Unit
@@ -46,7 +51,16 @@ RESERVED_ENV = (
     "OMPI_MCA_orte_keep_fqdn_hostnames",
     "OMPI_MCA_orte_set_default_slots",
 )
-SLOTS_ENV = ("OMPI_MCA_orte_set_default_slots", "I_MPI_PERHOST")  # the launcher env that carries the slots
+# Trainer v2.4 (#4029): Open MPI 5's names, in the order of the PR's table. That they follow the four ORTE
+# variables on the launcher in this order is inferred from the PR text ("alongside the existing ORTE ones");
+# v2.4's code is not among what trainc was read against.
+PRTE_RESERVED_ENV = (
+    "PRTE_MCA_prte_default_hostfile",
+    "PRTE_MCA_prte_keep_fqdn_hostnames",
+    "PRTE_MCA_prte_set_default_slots",
+    "PRTE_MCA_plm_ssh_args",
+)
+SLOTS_ENV = ("OMPI_MCA_orte_set_default_slots", "PRTE_MCA_prte_set_default_slots", "I_MPI_PERHOST")  # carry the slots
 HOSTFILE_TEMPLATES = {"OpenMPI": "hostfile-openmpi.j2", "Intel": "hostfile-hydra.j2", "MPICH": "hostfile-hydra.j2"}
 
 
@@ -71,7 +85,8 @@ def validate(unit: Unit, change) -> list[InputError]:
                 "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have either launcher "
                 "and node",
             ))
-    return errors + reserved_env(unit, RESERVED_ENV)
+    reserved = RESERVED_ENV + (PRTE_RESERVED_ENV if releases.selected.prte_env else ())
+    return errors + reserved_env(unit, reserved)
 
 
 def enforce(unit: Unit, ctx) -> Unit:
@@ -177,11 +192,21 @@ def _launcher_env(unit: Unit, slots: int) -> list:
     implementation = unit.ml_policy.mpi.mpi_implementation
     env = podspec.value_env
     if implementation == "OpenMPI":
-        return [
+        orte = [
             env("OMPI_MCA_orte_default_hostfile", HOSTFILE_PATH),
             env("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
             env("OMPI_MCA_orte_set_default_slots", str(slots)),
             env("OMPI_MCA_plm_rsh_args", SSH_RETRY_ARGS),
+        ]
+        if not releases.selected.prte_env:
+            return orte
+        return orte + [
+            env("PRTE_MCA_prte_default_hostfile", HOSTFILE_PATH),
+            # deliberately not the ORTE value (#4029): the hostfile's short <pod>.<service> names never match
+            # what PRTE resolves for itself, and with runLauncherAsNode it would ssh to its own entry
+            env("PRTE_MCA_prte_keep_fqdn_hostnames", "false"),
+            env("PRTE_MCA_prte_set_default_slots", str(slots)),
+            env("PRTE_MCA_plm_ssh_args", SSH_RETRY_ARGS),
         ]
     if implementation == "Intel":
         return [

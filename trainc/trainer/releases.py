@@ -1,0 +1,62 @@
+"""The Kubeflow Trainer releases trainc renders for: one record per release, one field per behavior that differs.
+
+A project pins its release (`trainer-version` in `.trainc.yaml`) so that upgrading trainc never changes a
+rendered object until the pin changes; the code that owns a behavior asks `selected` for its switch, so the
+releases differ in these fields and nowhere else. `trainc diff --base-trainer-version` renders both and says
+what the upgrade does to the objects in the cluster (docs/guides/upgrading.md).
+
+v2.4's code is newer than the upstream revision the rest of trainc was read against (UPSTREAM-BEHAVIOR.md
+§14): its fields come from the v2.4.0 release notes and the PR texts named beside each one.
+
+`selected` is this run's release: the command sets it from its settings (and back when it ends), as
+`entrypoints.requested` is set, so forked build workers see it too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    # kubeflow/trainer #4029 (issue #4028): the MPI launcher also gets Open MPI 5's PRTE_MCA_* env, and those
+    # names are reserved as the OMPI_MCA_* ones are.
+    prte_env: bool
+    # #4301 (issue #4030): the TrainJob's image also reaches the MPI node containers (command and args do not).
+    image_on_mpi_nodes: bool
+    # #4394: the longest runtime replicatedJobs[].name the API accepts (None: only the JobSet's own limits).
+    replicated_job_name_max: int | None
+    # the release note: an MPI TrainJob suspended before the upgrade cannot resume after it.
+    note: str = ""
+
+
+RELEASES = (
+    Release("v2.3", prte_env=False, image_on_mpi_nodes=False, replicated_job_name_max=None),
+    Release("v2.4", prte_env=True, image_on_mpi_nodes=True, replicated_job_name_max=20,
+            note="suspended MPI TrainJobs created before the upgrade cannot resume after it (their JobSets are "
+                 "immutable and would need the PRTE_MCA_* env)"),
+)
+NAMES = tuple(release.name for release in RELEASES)
+DEFAULT = RELEASES[-1]  # the newest
+selected: Release = DEFAULT
+
+
+def named(name: str) -> Release:
+    """The release called `name`; raises ValueError naming the supported ones."""
+    for release in RELEASES:
+        if release.name == name:
+            return release
+    raise ValueError(f"{name!r} is not a Kubeflow Trainer release trainc renders for (supported: {', '.join(NAMES)})")
+
+
+@contextlib.contextmanager
+def using(release: Release):
+    """Render with `release` inside the block (the base side of an upgrade report, a golden case's pin)."""
+    global selected
+    before, selected = selected, release
+    try:
+        yield release
+    finally:
+        selected = before
