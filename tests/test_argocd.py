@@ -173,7 +173,7 @@ def test_plugin_config_is_what_cmp_server_accepts():
     assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "ssh-keys", "sealed-secrets-cert",
                               "allow-empty"}
     assert announced["runtimes"]["collectionType"] == "array"
-    assert announced["ssh-key-seed-file"]["string"] == DEFAULT_SEED
+    assert announced["ssh-key-seed-file"]["string"] == Path(DEFAULT_SEED).name  # a name in the seed directory
     script = PLUGIN["spec"]["generate"]["args"][0]
     assert "TRAINC_ROUTE=argocd" in script  # trainc.settings reads the namespace and runtimes parameters
     readers = script + (ROOT / "trainc" / "settings.py").read_text()
@@ -317,9 +317,8 @@ def test_paths_from_the_repository_or_the_application_stay_in_the_repository(tmp
     result = generate(app, cmp_env(tmp_path, **override))
     assert (result.returncode, result.stdout) == (1, ""), result.stdout
     assert result.stderr.startswith(f"{origin}: "), result.stderr
-    assert f"resolves to {other}, outside the repository being rendered ({app.parent.parent}, the root from " \
-           "TRAINC_ROOT)" in result.stderr
-    assert "CANARY" not in result.stderr
+    assert f"outside the repository being rendered ({app.parent.parent}, the root from TRAINC_ROOT)" in result.stderr
+    assert "CANARY" not in result.stderr and f"{other}/" not in result.stderr
 
 
 def test_the_sidecars_own_runtimes_may_be_anywhere(tmp_path):
@@ -417,15 +416,18 @@ def test_an_mpi_job_without_the_seed_names_the_variable_and_the_secret(tmp_path)
     assert "Secret trainc-ssh-key-seed" in result.stderr and "ssh-key-seed-file" in result.stderr
 
 
-@pytest.mark.parametrize("how", ["parameter", "sidecar-env"])
+@pytest.mark.parametrize("how", ["parameter", "absolute-parameter", "seed-dir", "sidecar-env"])
 def test_an_mpi_job_with_the_seed_renders_the_same_every_time(tmp_path, how):
     seed = tmp_path / "mounted" / "seed"
     seed.parent.mkdir()
     seed.write_bytes(GOLDEN_SEED)
-    if how == "parameter":
-        options = {"parameters": [{"name": "ssh-key-seed-file", "string": str(seed)}]}
-    else:
-        options = {"sidecar": {"TRAINC_SSH_KEY_SEED_FILE": str(seed)}}
+    in_dir = {"TRAINC_SSH_KEY_SEED_DIR": str(seed.parent)}
+    options = {
+        "parameter": {"parameters": [{"name": "ssh-key-seed-file", "string": "seed"}], "sidecar": in_dir},
+        "absolute-parameter": {"parameters": [{"name": "ssh-key-seed-file", "string": str(seed)}], "sidecar": in_dir},
+        "seed-dir": {"sidecar": in_dir},
+        "sidecar-env": {"sidecar": {"TRAINC_SSH_KEY_SEED_FILE": str(seed)}},
+    }[how]
     outputs = []
     for attempt in ("first", "second"):
         app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB}, name=attempt)

@@ -41,6 +41,7 @@ def _settled(function):
             fail(error)
         ctx.meta[_SETTINGS] = resolved
         ctx.call_on_close(lambda: setattr(settings, "runtimes_words", settings.RUNTIMES_WORDS))
+        ctx.call_on_close(lambda: setattr(settings, "run_root", None))
         params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
         ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
         if "plugins" in params:

@@ -95,9 +95,27 @@ def listed(paths, seen: set | None = None) -> list[str]:
 
 def _walk(top: str):
     """(folder, name) of every manifest-named file under `top`, hidden directories not entered."""
+    from . import settings
+
+    allowed = None if settings.run_root is None else (os.path.realpath(settings.run_root), os.path.realpath(top))
     for folder, directories, names in os.walk(top, onerror=_unlisted):
         directories[:] = [name for name in directories if not hidden(name)]
-        yield from ((folder, name) for name in names if manifest_name(name))
+        for name in names:
+            if manifest_name(name):
+                if allowed is not None:
+                    _confined(os.path.join(folder, name), allowed)
+                yield folder, name
+
+
+def _confined(path: str, allowed: tuple[str, str]) -> None:
+    """A link met in a directory is a path the repository names: it must resolve inside the run's root or the
+    directory walked, and is refused, before its target is looked at, in words that say nothing of it."""
+    if not os.path.islink(path):
+        return
+    real = os.path.realpath(path)
+    if not any(os.path.commonpath([real, top]) == top for top in allowed):
+        raise InputError(Origin(_joined(*os.path.split(path))), (), f"a symbolic link to outside the repository "
+                         f"being rendered ({allowed[0]}): trainc reads only the repository's own files")
 
 
 def _regular_file(path: str) -> tuple[int, int] | None:
