@@ -100,6 +100,8 @@ def _walk(top: str):
     allowed = None if settings.run_root is None else (os.path.realpath(settings.run_root), os.path.realpath(top))
     for folder, directories, names in os.walk(top, onerror=_unlisted):
         directories[:] = [name for name in directories if not hidden(name)]
+        for name in sorted(directories) if allowed is not None else ():  # links to directories: not entered,
+            _confined(os.path.join(folder, name), allowed)  # but one leading outside is refused as a file's is
         for name in names:
             if manifest_name(name):
                 if allowed is not None:
