@@ -46,6 +46,8 @@ def _settled(function):
         ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
         if "plugins" in params:
             _plugins(ctx, params.pop("plugins"))
+        if "as_user" in params:
+            _admitted_as(ctx, params.pop("as_user"), params.pop("as_groups"))
         return function(**params)
 
     return settled
@@ -81,6 +83,18 @@ def _plugins(ctx, value) -> None:
             raise click.BadParameter(str(exc), param_hint="--plugin") from None
 
 
+def _admitted_as(ctx, user: str | None, groups: tuple) -> None:
+    """The identity admission policies see (request.userInfo, authorizer checks), for this command."""
+    from . import policy
+    from .k8s.celauthz import impersonated
+
+    if groups and not user:
+        raise click.UsageError("--as-group (TRAINC_AS_GROUPS, as-groups) needs --as (TRAINC_AS, as): groups of "
+                               "whom?")
+    policy.user = impersonated(user, groups) if user else policy.NOBODY
+    ctx.call_on_close(lambda: setattr(policy, "user", policy.NOBODY))
+
+
 _plugin = click.option(
     "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.compiler.plugins) to run for every TrainJob "
                             "(env TRAINC_PLUGINS, names separated by spaces).")
@@ -112,10 +126,22 @@ _previous = click.option(
          "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.")
 
 
-_policies = click.option(
-    "--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
-    help="ValidatingAdmissionPolicies, their bindings and params (files or directories), evaluated against "
-         "every output object; they do not pass through. Repeatable.")
+def _policies(command):
+    """--policies and the identity they admit as (--as, --as-group, as kubectl's)."""
+    for option in reversed((
+        click.option("--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
+                     help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
+                          "authorizer checks read (files or directories), evaluated against every output object; "
+                          "they do not pass through. Repeatable."),
+        click.option("--as", "as_user", metavar="USER", envvar="TRAINC_AS",
+                     help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
+                          "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller)."),
+        click.option("--as-group", "as_groups", multiple=True, metavar="GROUP", envvar="TRAINC_AS_GROUPS",
+                     help="A group of that user, as kubectl --as-group; repeatable (env TRAINC_AS_GROUPS, separated "
+                          "by spaces)."),
+    )):
+        command = option(command)
+    return command
 
 _ssh_key_seed = click.option(
     "--ssh-key-seed", type=click.Path(), envvar="TRAINC_SSH_KEY_SEED_FILE",

@@ -39,8 +39,10 @@ SETTINGS = {
     "policy_paths": ("policy-paths", None, "--policies"),
     "ssh_keys": ("ssh-keys", "TRAINC_SSH_KEYS", "--ssh-keys"),
     "sealed_secrets_cert": ("sealed-secrets-cert", "TRAINC_SEALED_SECRETS_CERT", "--sealed-secrets-cert"),
+    "as_user": ("as", "TRAINC_AS", "--as"),
+    "as_groups": ("as-groups", "TRAINC_AS_GROUPS", "--as-group"),
 }
-LISTS = ("runtime_paths", "plugins", "policy_paths")  # the settings that take several values
+LISTS = ("runtime_paths", "plugins", "policy_paths", "as_groups")  # the settings that take several values
 _PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
                      ("ARGOCD_ENV_TRAINC_NAMESPACE", "the Application's plugin env TRAINC_NAMESPACE"))
 DESTINATION = "ARGOCD_APP_NAMESPACE"
@@ -48,6 +50,10 @@ DESTINATION = "ARGOCD_APP_NAMESPACE"
 # `{project}` replaced by the app's AppProject, which Argo CD 3.0+ sets from spec.project and an app cannot.
 SEED_DIR, DEFAULT_SEED_DIR, DEFAULT_SEED_NAME = "TRAINC_SSH_KEY_SEED_DIR", "/var/run/trainc", "seed"
 PROJECT = "ARGOCD_APP_PROJECT_NAME"
+# Who applies an Argo CD app's objects, for admission policies: its application controller (the install's
+# ServiceAccount in the argocd namespace). The sidecar's TRAINC_AS / TRAINC_AS_GROUPS say otherwise; neither
+# the repository nor the Application chooses it.
+CONTROLLER = "system:serviceaccount:argocd:argocd-application-controller"
 _PLUGIN_SEED = (("PARAM_SSH_KEY_SEED_FILE", "the plugin parameter ssh-key-seed-file"),
                 ("ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE", "the Application's plugin env TRAINC_SSH_KEY_SEED_FILE"))
 _PLUGIN_CERT = (("PARAM_SEALED_SECRETS_CERT", "the plugin parameter sealed-secrets-cert"),
@@ -147,6 +153,10 @@ def resolve(ctx, params: dict) -> Settings:
             givens = plugin
         elif source is ParameterSource.ENVIRONMENT:
             givens = [Given(item, envvar) for item in items]
+        elif route and name == "as_user":  # the GitOps controller applies, whatever the repository says
+            givens = [Given(CONTROLLER, "default under the Argo CD plugin (its application controller)")]
+        elif route and name == "as_groups":
+            givens = []
         elif route and name == "ssh_key_seed":  # the operator's, never the repository's
             folder, origin = _seed_dir()
             givens = [Given(os.path.join(folder, DEFAULT_SEED_NAME), f"the seed {DEFAULT_SEED_NAME!r} in {origin}")]

@@ -29,6 +29,8 @@ KEYS = {
     "ssh-keys": ("ssh_keys", False, False),
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
     "policy-paths": ("policy_paths", True, True),
+    "as": ("as_user", False, False),
+    "as-groups": ("as_groups", False, True),
 }
 HOUSE_RULES = "policies"  # a list of house rules, read with their positions by trainc.policy.house
 
