@@ -586,6 +586,89 @@ def test_a_link_inside_the_repository_is_read(tmp_path):
     assert ("ConfigMap", "train-settings") in kinds(rendered(generate(app, cmp_env(tmp_path))))
 
 
+# --- who applies, for admission policies (issue 22, findings 12 and 13) ------------------------------------
+
+CONTROLLER = "system:serviceaccount:argocd:argocd-application-controller"
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: gitops-only
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [jobset.x-k8s.io]
+        apiVersions: ["*"]
+        operations: [CREATE]
+        resources: [jobsets]
+  validations:
+    - expression: EXPRESSION
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: gitops-only
+spec:
+  policyName: gitops-only
+  validationActions: [Deny]
+"""
+ONLY_CONTROLLER = POLICY.replace("EXPRESSION", f"request.userInfo.username == '{CONTROLLER}'")
+MAY_CREATE = POLICY.replace("EXPRESSION", "authorizer.requestResource.check('create').allowed()")
+CONTROLLER_RBAC = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: jobsets
+rules:
+  - apiGroups: [jobset.x-k8s.io]
+    resources: [jobsets]
+    verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: controller-jobsets
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: jobsets}
+subjects:
+  - {kind: ServiceAccount, name: argocd-application-controller, namespace: argocd}
+"""
+
+
+@pytest.mark.parametrize("setup, status", [
+    ({}, 0),
+    ({"files": {".trainc.yaml": "as: someone\n"}}, 0),  # the repository does not say who applies it
+    ({"sidecar": {"TRAINC_AS": "system:serviceaccount:gitops:flux"}}, 1),  # the operator does
+], ids=["controller", "repository-config", "sidecar"])
+def test_policies_see_the_application_controller_apply(tmp_path, setup, status):
+    """'Only the GitOps controller creates JobSets' denied every sync: userInfo was empty."""
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+                              "apps/training/policy.yaml": ONLY_CONTROLLER, **setup.get("files", {})})
+    result = generate(app, cmp_env(tmp_path, sidecar=setup.get("sidecar")))
+    assert result.returncode == status, result.stderr
+    if status:
+        assert "denied request: failed expression: request.userInfo.username" in result.stderr
+
+
+def test_an_authorizer_policy_renders_and_is_answered_by_the_apps_rbac(tmp_path):
+    """A policy using authorizer failed every sync as 'compilation failed'. Without RBAC objects the check is a
+    notice (in the sidecar's log) and the app renders; with them it is answered for the controller."""
+    files = {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "apps/training/policy.yaml": MAY_CREATE}
+    result = generate(checkout(tmp_path, files, name="bare"), cmp_env(tmp_path))
+    assert ("JobSet", "demo") in kinds(rendered(result))
+    assert "notice: policy.yaml:14:19: spec.validations[0].expression: ValidatingAdmissionPolicy 'gitops-only': not " \
+           "evaluated: its authorizer check needs the RBAC objects" in result.stderr
+    granted = generate(checkout(tmp_path, {**files, "apps/training/rbac.yaml": CONTROLLER_RBAC}, name="granted"),
+                       cmp_env(tmp_path))
+    assert ("RoleBinding", "controller-jobsets") in kinds(rendered(granted)) and "not evaluated" not in granted.stderr
+    other = CONTROLLER_RBAC.replace("argocd-application-controller", "someone-else")
+    denied = generate(checkout(tmp_path, {**files, "apps/training/rbac.yaml": other}, name="denied"),
+                      cmp_env(tmp_path))
+    assert (denied.returncode, denied.stdout) == (1, "")
+    assert "ValidatingAdmissionPolicy 'gitops-only' with binding 'gitops-only' denied request: failed expression: " \
+           "authorizer.requestResource.check('create').allowed()" in denied.stderr
+
+
 # --- health check ---------------------------------------------------------------------------------------------
 
 HEALTH_CASES = yaml.safe_load((HEALTH / "health_test.yaml").read_text())["tests"]
