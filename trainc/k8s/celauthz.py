@@ -109,6 +109,8 @@ def _selector(check, selector: str) -> dict:
 def _check(check, verb: str) -> dict:
     check = _of(check, "resource", "path")
     authorize = _authorizers.get(check["handle"])
+    if authorize is None:  # a value kept past its admission run: nothing answers it
+        raise ValueError(f"{NOT_EVALUATED}: no authorizer")
     if check[_MARK] == "path":
         attributes = Attributes(verb, path=check["path"])
     else:
