@@ -506,6 +506,14 @@ def test_a_seed_directory_keyed_by_project_needs_the_project(tmp_path):
            "ARGOCD_APP_PROJECT_NAME" in result.stderr
 
 
+def test_a_relative_seed_directory_would_be_the_repositorys(tmp_path):
+    app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB, "apps/training/seeds/seed": "x" * 64})
+    result = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_DIR": "seeds"}))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("TRAINC_SSH_KEY_SEED_DIR: 'seeds' is not an absolute path: the seed directory is the "
+                             "sidecar's, never the repository's\n")
+
+
 def test_the_repositorys_config_does_not_choose_the_seed_under_the_plugin(tmp_path):
     """A repository's `ssh-key-seed` is for its own CI: under the plugin the seed is the sidecar's."""
     top = seeds(tmp_path)

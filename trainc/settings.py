@@ -314,6 +314,9 @@ def _seed_dir() -> tuple[str, str]:
     template = os.environ.get(SEED_DIR) or DEFAULT_SEED_DIR
     origin = f"{SEED_DIR} (the sidecar's seed directory)" if os.environ.get(SEED_DIR) else \
         f"the sidecar's seed directory {DEFAULT_SEED_DIR} (set by {SEED_DIR})"
+    if not os.path.isabs(template):  # relative to the app's path, it would be the repository's
+        raise SettingError(one_line(f"{SEED_DIR}: {template!r} is not an absolute path: the seed directory is the "
+                                    "sidecar's, never the repository's"))
     if "{project}" in template:
         project = os.environ.get(PROJECT) or ""
         if not project or "/" in project or project in (".", "..") or "\0" in project:
