@@ -417,11 +417,13 @@ def runtimes(ctx):
 @_inputs(paths_required=False)
 @_ssh_key_seed
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
-def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
+@_policies
+def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir, policy_paths):
     """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
 
     One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, the project config read,
-    then runtimes, namespace, ssh-key-seed and output-dir. ORIGIN is the flag, the
+    then runtimes, namespace, ssh-key-seed, output-dir, policy-paths and the identity
+    policies admit as (as, as-groups). ORIGIN is the flag, the
     environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's
     parameter or destination (under TRAINC_ROUTE=argocd), or `default`. Takes the
     flags (and PATHS) the compiling commands take, so `trainc config -n team-a` shows
