@@ -291,7 +291,7 @@ def _check_path(settings: Settings, given: Given, exists: bool = False) -> None:
     path, root = given.value, settings.root.value
     if "\0" in path:  # no file system takes it: said here, not as a traceback of whoever opens it
         raise given.error(f"{path}: a path cannot hold a NUL character")
-    if given.confined and not inside(path, root):
+    if given.confined and not _inside(path, root):
         raise given.error(f"{path}: outside the repository being rendered ({root}, the root from "
                           f"{settings.root.origin}), symbolic links followed: a repository's settings name only "
                           "its own files")
@@ -299,7 +299,7 @@ def _check_path(settings: Settings, given: Given, exists: bool = False) -> None:
         raise given.error(f"{path}: no such file or directory")
 
 
-def inside(path: str, top: str) -> bool:
+def _inside(path: str, top: str) -> bool:
     """Whether `path` is `top` or below it both as written (`..` taken as written, before any file is looked
     at) and with every symbolic link resolved."""
     if "\0" in path:
@@ -313,7 +313,7 @@ def _seed_dir() -> tuple[str, str]:
     """The app's seed directory and how messages name it."""
     template = os.environ.get(SEED_DIR) or DEFAULT_SEED_DIR
     origin = f"{SEED_DIR} (the sidecar's seed directory)" if os.environ.get(SEED_DIR) else \
-        f"the sidecar's seed directory {DEFAULT_SEED_DIR} (set by {SEED_DIR})"
+        f"the sidecar's seed directory {DEFAULT_SEED_DIR} (the default of {SEED_DIR})"
     if not os.path.isabs(template):  # relative to the app's path, it would be the repository's
         raise SettingError(one_line(f"{SEED_DIR}: {template!r} is not an absolute path: the seed directory is the "
                                     "sidecar's, never the repository's"))
@@ -332,7 +332,7 @@ def _named_seed(given: Given) -> Given:
     folder, origin = _seed_dir()
     name = given.value
     path = name if os.path.isabs(name) else os.path.join(folder, name)
-    if not inside(path, folder) or os.path.abspath(path) == os.path.abspath(folder):
+    if not _inside(path, folder) or os.path.abspath(path) == os.path.abspath(folder):
         raise given.error(f"{name}: not a seed of this app: an Application names a seed file of its seed directory "
                           f"{folder} ({origin}), by its name there; files elsewhere are never read")
     return Given(path, given.origin)
