@@ -97,7 +97,7 @@ def _walk(top: str):
     """(folder, name) of every manifest-named file under `top`, hidden directories not entered."""
     from . import settings
 
-    allowed = None if settings.run_root is None else (os.path.realpath(settings.run_root), os.path.realpath(top))
+    allowed = None if settings.run_root is None else _repository_of(os.path.realpath(top), settings.run_root)
     for folder, directories, names in os.walk(top, onerror=_unlisted):
         directories[:] = [name for name in directories if not hidden(name)]
         for name in sorted(directories) if allowed is not None else ():  # links to directories: not entered,
@@ -109,15 +109,23 @@ def _walk(top: str):
                 yield folder, name
 
 
-def _confined(path: str, allowed: tuple[str, str]) -> None:
-    """A link met in a directory is a path the repository names: it must resolve inside the run's root or the
-    directory walked, and is refused, before its target is looked at, in words that say nothing of it."""
-    if not os.path.islink(path):
-        return
-    real = os.path.realpath(path)
-    if not any(os.path.commonpath([real, top]) == top for top in allowed):
+def _repository_of(top: str, root: str) -> str:
+    """The repository a walked directory belongs to: the run's root, or for a directory outside it (one the
+    command line names) its own git root, else itself."""
+    from .formats.projectconfig import _git_root
+
+    root = os.path.realpath(root)
+    if os.path.commonpath([top, root]) == root:
+        return root
+    return os.path.realpath(_git_root(top) or top)
+
+
+def _confined(path: str, allowed: str) -> None:
+    """A link met in a directory is a path the repository names: it must resolve inside the repository, and is
+    refused, before its target is looked at, in words that say nothing of it."""
+    if os.path.islink(path) and os.path.commonpath([os.path.realpath(path), allowed]) != allowed:
         raise InputError(Origin(_joined(*os.path.split(path))), (), f"a symbolic link to outside the repository "
-                         f"being rendered ({allowed[0]}): trainc reads only the repository's own files")
+                         f"being rendered ({allowed}): trainc reads only the repository's own files")
 
 
 def _regular_file(path: str) -> tuple[int, int] | None:
