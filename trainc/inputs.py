@@ -109,23 +109,24 @@ def _walk(top: str):
                 yield folder, name
 
 
-def _repository_of(top: str, root: str) -> str:
-    """The repository a walked directory belongs to: the run's root, or for a directory outside it (one the
-    command line names) its own git root, else itself."""
+def _repository_of(top: str, root: str) -> tuple[str, ...]:
+    """Where links in a walked directory may lead: the run's root, and for a directory outside it (one the
+    command line names) its own git repository, else itself."""
     from .formats.projectconfig import _git_root
 
     root = os.path.realpath(root)
     if os.path.commonpath([top, root]) == root:
-        return root
-    return os.path.realpath(_git_root(top) or top)
+        return (root,)
+    return root, os.path.realpath(_git_root(top) or top)
 
 
-def _confined(path: str, allowed: str) -> None:
+def _confined(path: str, allowed: tuple[str, ...]) -> None:
     """A link met in a directory is a path the repository names: it must resolve inside the repository, and is
     refused, before its target is looked at, in words that say nothing of it."""
-    if os.path.islink(path) and os.path.commonpath([os.path.realpath(path), allowed]) != allowed:
+    if os.path.islink(path) and not any(os.path.commonpath([os.path.realpath(path), top]) == top
+                                        for top in allowed):
         raise InputError(Origin(_joined(*os.path.split(path))), (), f"a symbolic link to outside the repository "
-                         f"being rendered ({allowed}): trainc reads only the repository's own files")
+                         f"being rendered ({allowed[-1]}): trainc reads only the repository's own files")
 
 
 def _regular_file(path: str) -> tuple[int, int] | None:
