@@ -86,7 +86,7 @@ def test_plugin_config_is_what_cmp_server_accepts():
     assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "ssh-keys", "sealed-secrets-cert",
                               "trainer-version", "allow-empty"}
     assert announced["runtimes"]["collectionType"] == "array"
-    assert announced["ssh-key-seed-file"]["string"] == DEFAULT_SEED
+    assert announced["ssh-key-seed-file"]["string"] == Path(DEFAULT_SEED).name  # a name in the seed directory
     script = PLUGIN["spec"]["generate"]["args"][0]
     assert "TRAINC_ROUTE=argocd" in script  # trainc.settings reads the namespace and runtimes parameters
     readers = script + (ROOT / "trainc" / "settings.py").read_text()
@@ -245,9 +245,8 @@ def test_paths_from_the_repository_or_the_application_stay_in_the_repository(tmp
     result = generate(app, cmp_env(tmp_path, **override))
     assert (result.returncode, result.stdout) == (1, ""), result.stdout
     assert result.stderr.startswith(f"{origin}: "), result.stderr
-    assert f"resolves to {other}, outside the repository being rendered ({app.parent.parent}, the root from " \
-           "TRAINC_ROOT)" in result.stderr
-    assert "CANARY" not in result.stderr
+    assert f"outside the repository being rendered ({app.parent.parent}, the root from TRAINC_ROOT)" in result.stderr
+    assert "CANARY" not in result.stderr and f"{other}/" not in result.stderr
 
 
 def test_the_sidecars_own_runtimes_may_be_anywhere(tmp_path):
@@ -345,15 +344,18 @@ def test_an_mpi_job_without_the_seed_names_the_variable_and_the_secret(tmp_path)
     assert "Secret trainc-ssh-key-seed" in result.stderr and "ssh-key-seed-file" in result.stderr
 
 
-@pytest.mark.parametrize("how", ["parameter", "sidecar-env"])
+@pytest.mark.parametrize("how", ["parameter", "absolute-parameter", "seed-dir", "sidecar-env"])
 def test_an_mpi_job_with_the_seed_renders_the_same_every_time(tmp_path, how):
     seed = tmp_path / "mounted" / "seed"
     seed.parent.mkdir()
     seed.write_bytes(GOLDEN_SEED)
-    if how == "parameter":
-        options = {"parameters": [{"name": "ssh-key-seed-file", "string": str(seed)}]}
-    else:
-        options = {"sidecar": {"TRAINC_SSH_KEY_SEED_FILE": str(seed)}}
+    in_dir = {"TRAINC_SSH_KEY_SEED_DIR": str(seed.parent)}
+    options = {
+        "parameter": {"parameters": [{"name": "ssh-key-seed-file", "string": "seed"}], "sidecar": in_dir},
+        "absolute-parameter": {"parameters": [{"name": "ssh-key-seed-file", "string": str(seed)}], "sidecar": in_dir},
+        "seed-dir": {"sidecar": in_dir},
+        "sidecar-env": {"sidecar": {"TRAINC_SSH_KEY_SEED_FILE": str(seed)}},
+    }[how]
     outputs = []
     for attempt in ("first", "second"):
         app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB}, name=attempt)
@@ -363,6 +365,244 @@ def test_an_mpi_job_with_the_seed_renders_the_same_every_time(tmp_path, how):
         assert "random" not in result.stderr
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1]
+
+
+# --- what an Application may name (issue 22, finding 6) -----------------------------------------------------
+
+SEED_REFUSED = ("{origin}: {name}: not a seed of this app: an Application names a seed file of its seed directory "
+                "{folder} (TRAINC_SSH_KEY_SEED_DIR (the sidecar's seed directory)), by its name there; files "
+                "elsewhere are never read\n")
+
+
+def seeds(tmp_path) -> Path:
+    """The operator's seed directory keyed by AppProject: a seed for the project `default` and one for team-b."""
+    top = tmp_path / "seeds"
+    for project, byte in (("default", b"a"), ("team-b", b"b")):
+        (top / project).mkdir(parents=True)
+        (top / project / "seed").write_bytes(byte * 64)
+    return top
+
+
+def seed_parameter(name: str, how: str) -> dict:
+    if how == "parameter":
+        return {"parameters": [{"name": "ssh-key-seed-file", "string": name}]}
+    return {"plugin_env": [("TRAINC_SSH_KEY_SEED_FILE", name)]}
+
+
+SEED_ORIGINS = {"parameter": "PARAM_SSH_KEY_SEED_FILE (the plugin parameter ssh-key-seed-file)",
+                "plugin-env": "ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE (the Application's plugin env "
+                              "TRAINC_SSH_KEY_SEED_FILE)"}
+
+
+@pytest.mark.parametrize("how", ["parameter", "plugin-env"])
+@pytest.mark.parametrize("name", ["/etc/passwd", "../team-b/seed", "TEAM_B_ABSOLUTE", "../../../../../../etc/passwd",
+                                  "REPOSITORY_FILE", "..", "."])
+def test_an_application_names_only_a_seed_of_its_own_seed_directory(tmp_path, how, name):
+    """/etc/passwd, another project's seed, a `..` escape or a file of the repository is never the seed: the
+    sync fails before anything reads it, and nothing is rendered (today /etc/passwd renders with exit 0)."""
+    top = seeds(tmp_path)
+    app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB, "apps/training/seed.bin": "x" * 64})
+    name = name.replace("TEAM_B_ABSOLUTE", str(top / "team-b" / "seed")).replace(
+        "REPOSITORY_FILE", str(app / "seed.bin"))
+    sidecar = {"TRAINC_SSH_KEY_SEED_DIR": f"{top}/{{project}}"}
+    result = generate(app, cmp_env(tmp_path, sidecar=sidecar, **seed_parameter(name, how)))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == SEED_REFUSED.format(origin=SEED_ORIGINS[how], name=name, folder=top / "default")
+
+
+def test_each_project_renders_with_its_own_seed(tmp_path):
+    top = seeds(tmp_path)
+    sidecar = {"TRAINC_SSH_KEY_SEED_DIR": f"{top}/{{project}}"}
+    keys = {}
+    for project in ("default", "team-b"):
+        app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB}, name=project)
+        env = {**cmp_env(tmp_path, sidecar=sidecar, parameters=[{"name": "ssh-key-seed-file", "string": "seed"}]),
+               "ARGOCD_APP_PROJECT_NAME": project}
+        (secret,) = [d for d in rendered(generate(app, env)) if d["kind"] == "Secret"]
+        keys[project] = secret["data"]["ssh-privatekey"]
+    assert keys["default"] != keys["team-b"]
+
+
+def test_a_seed_directory_keyed_by_project_needs_the_project(tmp_path):
+    top = seeds(tmp_path)
+    app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB})
+    env = cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_DIR": f"{top}/{{project}}"})
+    del env["ARGOCD_APP_PROJECT_NAME"]  # Argo CD before 3.0
+    result = generate(app, env)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "TRAINC_SSH_KEY_SEED_DIR is keyed by AppProject ({project}), but Argo CD set no usable " \
+           "ARGOCD_APP_PROJECT_NAME" in result.stderr
+
+
+def test_a_relative_seed_directory_would_be_the_repositorys(tmp_path):
+    app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB, "apps/training/seeds/seed": "x" * 64})
+    result = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_DIR": "seeds"}))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("TRAINC_SSH_KEY_SEED_DIR: 'seeds' is not an absolute path: the seed directory is the "
+                             "sidecar's, never the repository's\n")
+
+
+def test_the_repositorys_config_does_not_choose_the_seed_under_the_plugin(tmp_path):
+    """A repository's `ssh-key-seed` is for its own CI: under the plugin the seed is the sidecar's."""
+    top = seeds(tmp_path)
+    app = checkout(tmp_path, {".trainc.yaml": "ssh-key-seed: repo-seed\n", "repo-seed": "r" * 64,
+                              "apps/training/ds.yaml": MPI_JOB})
+    env = cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_DIR": str(top / "team-b")})
+    (secret,) = [d for d in rendered(generate(app, env)) if d["kind"] == "Secret"]
+    from trainc.compiler import sshkeys
+
+    expected = sshkeys.derive_keypair(b"b" * 64, "team-a", "ds").private_pem
+    assert secret["data"]["ssh-privatekey"] == __import__("base64").b64encode(expected).decode()
+
+
+TARGETS = {  # what a refused path may name in the sidecar: none of it may show in the message
+    "missing": lambda path: None,
+    "file": lambda path: path.write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: theirs}\n"
+                                         "stringData: {password: CANARY}\n"),
+    "directory": lambda path: path.mkdir(),
+    "empty-file": lambda path: path.write_text(""),
+    "link": lambda path: path.symlink_to("/etc/passwd"),
+    "fifo": lambda path: __import__("os").mkfifo(path),
+}
+
+
+@pytest.mark.parametrize("setting", ["seed-parameter", "seed-plugin-env", "runtimes", "cert", "config-runtimes",
+                                     "config-policies", "config-cert"])
+def test_a_refused_path_says_nothing_about_its_file(tmp_path, setting):
+    """The same message, byte for byte, whether the file named outside exists, is a directory, a FIFO, a link
+    or empty: an app cannot probe the sidecar's files through the plugin's errors."""
+    top = seeds(tmp_path)
+    outcomes = {}
+    for kind, make in TARGETS.items():
+        target = tmp_path / "sidecar" / "target.yaml"
+        if target.parent.exists():
+            shutil.rmtree(target.parent)
+        target.parent.mkdir()
+        make(target)
+        files = {"apps/training/ds.yaml": MPI_JOB}
+        options = {"sidecar": {"TRAINC_SSH_KEY_SEED_DIR": str(top / "default")}}
+        if setting.startswith("seed-"):
+            options.update(seed_parameter(str(target), setting.removeprefix("seed-")))
+        elif setting == "runtimes":
+            options["parameters"] = [{"name": "runtimes", "array": [str(target)]}]
+        elif setting == "cert":
+            options["parameters"] = [{"name": "ssh-keys", "string": "sealed-secrets"},
+                                     {"name": "sealed-secrets-cert", "string": str(target)}]
+        else:
+            key = {"config-runtimes": "runtimes: [TARGET]", "config-policies": "policy-paths: [TARGET]",
+                   "config-cert": "sealed-secrets-cert: TARGET\nssh-keys: sealed-secrets"}[setting]
+            files[".trainc.yaml"] = key.replace("TARGET", str(target)) + "\n"
+        app = checkout(tmp_path, files, name=f"repo-{kind}")
+        result = generate(app, cmp_env(tmp_path, **options))
+        assert (result.returncode, result.stdout) == (1, ""), kind
+        outcomes[kind] = result.stderr.replace(str(app.parent.parent), "ROOT")
+    assert len(set(outcomes.values())) == 1, outcomes
+    assert "CANARY" not in outcomes["file"] and "/etc/passwd" not in outcomes["link"]
+
+
+@pytest.mark.parametrize("target", ["file", "missing", "directory"])
+def test_a_link_in_the_app_to_another_checkout_is_refused(tmp_path, target):
+    """A symlinked manifest in the app's path leading to another app's checkout in cmp-server's /tmp is an
+    error naming the link, whatever it leads to; the other app's Secret is never passed through."""
+    other = tmp_path / "other"
+    other.mkdir()
+    TARGETS[target](other / "secret.yaml")
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    (app / "theirs.yaml").symlink_to(other / "secret.yaml")
+    result = generate(app, cmp_env(tmp_path))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (f"theirs.yaml:1:1: a symbolic link to outside the repository being rendered "
+                             f"({app.parent.parent}): trainc reads only the repository's own files\n")
+
+
+def test_a_link_inside_the_repository_is_read(tmp_path):
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+                              "shared/settings.yaml": CONFIGMAP})
+    (app / "settings.yaml").symlink_to(app.parent.parent / "shared" / "settings.yaml")
+    assert ("ConfigMap", "train-settings") in kinds(rendered(generate(app, cmp_env(tmp_path))))
+
+
+# --- who applies, for admission policies (issue 22, findings 12 and 13) ------------------------------------
+
+CONTROLLER = "system:serviceaccount:argocd:argocd-application-controller"
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: gitops-only
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [jobset.x-k8s.io]
+        apiVersions: ["*"]
+        operations: [CREATE]
+        resources: [jobsets]
+  validations:
+    - expression: EXPRESSION
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: gitops-only
+spec:
+  policyName: gitops-only
+  validationActions: [Deny]
+"""
+ONLY_CONTROLLER = POLICY.replace("EXPRESSION", f"request.userInfo.username == '{CONTROLLER}'")
+MAY_CREATE = POLICY.replace("EXPRESSION", "authorizer.requestResource.check('create').allowed()")
+CONTROLLER_RBAC = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: jobsets
+rules:
+  - apiGroups: [jobset.x-k8s.io]
+    resources: [jobsets]
+    verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: controller-jobsets
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: jobsets}
+subjects:
+  - {kind: ServiceAccount, name: argocd-application-controller, namespace: argocd}
+"""
+
+
+@pytest.mark.parametrize("setup, status", [
+    ({}, 0),
+    ({"files": {".trainc.yaml": "as: someone\n"}}, 0),  # the repository does not say who applies it
+    ({"sidecar": {"TRAINC_AS": "system:serviceaccount:gitops:flux"}}, 1),  # the operator does
+], ids=["controller", "repository-config", "sidecar"])
+def test_policies_see_the_application_controller_apply(tmp_path, setup, status):
+    """'Only the GitOps controller creates JobSets' denied every sync: userInfo was empty."""
+    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+                              "apps/training/policy.yaml": ONLY_CONTROLLER, **setup.get("files", {})})
+    result = generate(app, cmp_env(tmp_path, sidecar=setup.get("sidecar")))
+    assert result.returncode == status, result.stderr
+    if status:
+        assert "denied request: failed expression: request.userInfo.username" in result.stderr
+
+
+def test_an_authorizer_policy_renders_and_is_answered_by_the_apps_rbac(tmp_path):
+    """A policy using authorizer failed every sync as 'compilation failed'. Without RBAC objects the check is a
+    notice (in the sidecar's log) and the app renders; with them it is answered for the controller."""
+    files = {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "apps/training/policy.yaml": MAY_CREATE}
+    result = generate(checkout(tmp_path, files, name="bare"), cmp_env(tmp_path))
+    assert ("JobSet", "demo") in kinds(rendered(result))
+    assert "notice: policy.yaml:14:19: spec.validations[0].expression: ValidatingAdmissionPolicy 'gitops-only': not " \
+           "evaluated: its authorizer check needs the RBAC objects" in result.stderr
+    granted = generate(checkout(tmp_path, {**files, "apps/training/rbac.yaml": CONTROLLER_RBAC}, name="granted"),
+                       cmp_env(tmp_path))
+    assert ("RoleBinding", "controller-jobsets") in kinds(rendered(granted)) and "not evaluated" not in granted.stderr
+    other = CONTROLLER_RBAC.replace("argocd-application-controller", "someone-else")
+    denied = generate(checkout(tmp_path, {**files, "apps/training/rbac.yaml": other}, name="denied"),
+                      cmp_env(tmp_path))
+    assert (denied.returncode, denied.stdout) == (1, "")
+    assert "ValidatingAdmissionPolicy 'gitops-only' with binding 'gitops-only' denied request: failed expression: " \
+           "authorizer.requestResource.check('create').allowed()" in denied.stderr
 
 
 # --- health check ---------------------------------------------------------------------------------------------

@@ -170,8 +170,7 @@ def test_the_generator_reads_nothing_outside_the_repository(kubectl, tmp_path, a
     repo = _repository(tmp_path, args, config)
     result = _build(str(repo / "apps" / "app"), cwd=repo / "apps" / "app")
     assert result.returncode == 1 and result.stdout == ""
-    assert f"{origin} resolves to {tmp_path / 'outside'}, outside the repository being rendered ({repo}, the " \
-           "root from TRAINC_ROOT)" in result.stderr
+    assert f"{origin}: outside the repository being rendered ({repo}, the root from TRAINC_ROOT)" in result.stderr
     assert "CANARY" not in result.stderr
 
 
@@ -183,5 +182,4 @@ def test_outside_a_git_repository_the_kustomization_is_the_root(kubectl, tmp_pat
         "argsOneLiner: jobs/", "argsOneLiner: jobs/ --runtimes ../platform"))
     result = _build(str(app), cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
-    assert f"--runtimes: ../platform resolves to {tmp_path / 'platform'}, outside the repository being rendered " \
-           f"({app}, the root from TRAINC_ROOT)" in result.stderr
+    assert f"--runtimes: ../platform: outside the repository being rendered ({app}, the root from TRAINC_ROOT)" in result.stderr

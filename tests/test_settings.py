@@ -71,6 +71,10 @@ def test_config_under_the_argocd_route_names_the_applications_parameters(tmp_pat
         "ARGOCD_APP_NAMESPACE (the Application's destination namespace)\tnamespace=team-a",
         "PARAM_TRAINER_VERSION (the plugin parameter trainer-version)\ttrainer-version=v2.3",
         "trainc\ttrainer-versions=v2.3,v2.4",
+        "the seed 'seed' in the sidecar's seed directory /var/run/trainc (the default of TRAINC_SSH_KEY_SEED_DIR)"
+        "\tssh-key-seed=/var/run/trainc/seed",
+        "default under the Argo CD plugin (its application controller)"
+        "\tas=system:serviceaccount:argocd:argocd-application-controller",
     ]
 
 
@@ -238,10 +242,10 @@ def test_with_root_command_line_paths_stay_inside_and_the_environment_may_not(tm
     write(tmp_path, "elsewhere/runtimes.yaml", RUNTIME.format(name="mine", policy="torch: {}"))
     refused = run_env("--root", str(repo), "build", "--runtimes", "../elsewhere", "jobs", cwd=repo)
     assert (refused.returncode, refused.stdout) == (1, "")
-    assert refused.stderr.startswith(f"--runtimes: ../elsewhere resolves to {tmp_path / 'elsewhere'}, outside the "
-                                     f"repository being rendered ({repo}, the root from --root)")
+    assert refused.stderr.startswith(f"--runtimes: ../elsewhere: outside the repository being rendered ({repo}, the "
+                                     "root from --root)")
     outside_path = run_env("--root", str(repo / "jobs"), "build", "platform", cwd=repo)
-    assert outside_path.returncode == 1 and outside_path.stderr.startswith("PATHS: platform resolves to ")
+    assert outside_path.returncode == 1 and outside_path.stderr.startswith("PATHS: platform: outside the repository ")
     # the operator's environment is not the repository's word
     allowed = run_env("--root", str(repo), "build", "jobs", cwd=repo, TRAINC_RUNTIMES=str(tmp_path / "elsewhere"))
     assert allowed.returncode == 0, allowed.stderr

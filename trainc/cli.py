@@ -42,12 +42,15 @@ def _settled(function):
             fail(error)
         ctx.meta[_SETTINGS] = resolved
         ctx.call_on_close(settings.forget_runtimes_words)
+        ctx.call_on_close(lambda: setattr(settings, "run_root", None))
         params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
         ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
         if "plugins" in params:
             _plugins(ctx, params.pop("plugins"))
         if "trainer_version" in params:
             _release(ctx, params.pop("trainer_version"))
+        if "as_user" in params:
+            _admitted_as(ctx, params.pop("as_user"), params.pop("as_groups"))
         return function(**params)
 
     return settled
@@ -98,6 +101,18 @@ _trainer_version = click.option(
     help="The Kubeflow Trainer release to render for, as the cluster runs it (env TRAINC_TRAINER_VERSION; pin it "
          "in the project config so an upgrade of trainc changes nothing until the pin does).")
 
+def _admitted_as(ctx, user: str | None, groups: tuple) -> None:
+    """The identity admission policies see (request.userInfo, authorizer checks), for this command."""
+    from . import policy
+    from .k8s.celauthz import impersonated
+
+    if groups and not user:
+        raise click.UsageError("--as-group (TRAINC_AS_GROUPS, as-groups) needs --as (TRAINC_AS, as): groups of "
+                               "whom?")
+    policy.user = impersonated(user, groups) if user else policy.NOBODY
+    ctx.call_on_close(lambda: setattr(policy, "user", policy.NOBODY))
+
+
 _plugin = click.option(
     "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.compiler.plugins) to run for every TrainJob "
                             "(env TRAINC_PLUGINS, names separated by spaces).")
@@ -130,10 +145,22 @@ _previous = click.option(
          "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.")
 
 
-_policies = click.option(
-    "--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
-    help="ValidatingAdmissionPolicies, their bindings and params (files or directories), evaluated against "
-         "every output object; they do not pass through. Repeatable.")
+def _policies(command):
+    """--policies and the identity they admit as (--as, --as-group, as kubectl's)."""
+    for option in reversed((
+        click.option("--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
+                     help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
+                          "authorizer checks read (files or directories), evaluated against every output object; "
+                          "they do not pass through. Repeatable."),
+        click.option("--as", "as_user", metavar="USER", envvar="TRAINC_AS",
+                     help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
+                          "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller)."),
+        click.option("--as-group", "as_groups", multiple=True, metavar="GROUP", envvar="TRAINC_AS_GROUPS",
+                     help="A group of that user, as kubectl --as-group; repeatable (env TRAINC_AS_GROUPS, separated "
+                          "by spaces)."),
+    )):
+        command = option(command)
+    return command
 
 _ssh_key_seed = click.option(
     "--ssh-key-seed", type=click.Path(), envvar="TRAINC_SSH_KEY_SEED_FILE",
@@ -416,11 +443,13 @@ def runtimes(ctx):
 @_inputs(paths_required=False)
 @_ssh_key_seed
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
-def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
+@_policies
+def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir, policy_paths):
     """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
 
     One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, the project config read,
-    then runtimes, namespace, ssh-key-seed and output-dir. ORIGIN is the flag, the
+    then runtimes, namespace, ssh-key-seed, output-dir, policy-paths and the identity
+    policies admit as (as, as-groups). ORIGIN is the flag, the
     environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's
     parameter or destination (under TRAINC_ROUTE=argocd), or `default`. Takes the
     flags (and PATHS) the compiling commands take, so `trainc config -n team-a` shows

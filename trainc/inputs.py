@@ -95,9 +95,38 @@ def listed(paths, seen: set | None = None) -> list[str]:
 
 def _walk(top: str):
     """(folder, name) of every manifest-named file under `top`, hidden directories not entered."""
+    from . import settings
+
+    allowed = None if settings.run_root is None else _repository_of(os.path.realpath(top), settings.run_root)
     for folder, directories, names in os.walk(top, onerror=_unlisted):
         directories[:] = [name for name in directories if not hidden(name)]
-        yield from ((folder, name) for name in names if manifest_name(name))
+        for name in sorted(directories) if allowed is not None else ():  # links to directories: not entered,
+            _confined(os.path.join(folder, name), allowed)  # but one leading outside is refused as a file's is
+        for name in names:
+            if manifest_name(name):
+                if allowed is not None:
+                    _confined(os.path.join(folder, name), allowed)
+                yield folder, name
+
+
+def _repository_of(top: str, root: str) -> tuple[str, ...]:
+    """Where links in a walked directory may lead: the run's root, and for a directory outside it (one the
+    command line names) its own git repository, else itself."""
+    from .formats.projectconfig import _git_root
+
+    root = os.path.realpath(root)
+    if os.path.commonpath([top, root]) == root:
+        return (root,)
+    return root, os.path.realpath(_git_root(top) or top)
+
+
+def _confined(path: str, allowed: tuple[str, ...]) -> None:
+    """A link met in a directory is a path the repository names: it must resolve inside the repository, and is
+    refused, before its target is looked at, in words that say nothing of it."""
+    if os.path.islink(path) and not any(os.path.commonpath([os.path.realpath(path), top]) == top
+                                        for top in allowed):
+        raise InputError(Origin(_joined(*os.path.split(path))), (), f"a symbolic link to outside the repository "
+                         f"being rendered ({allowed[-1]}): trainc reads only the repository's own files")
 
 
 def _regular_file(path: str) -> tuple[int, int] | None:

@@ -14,7 +14,11 @@ naming both.
 Paths written in a repository (the project config) or in an Application (the plugin's parameters), and,
 with --root, every path on the command line, must resolve inside the root, symlinks followed: a repository
 must not read the files of the machine rendering it (other apps' checkouts in cmp-server's /tmp). The
-environment is the operator's (a sidecar's TRAINC_RUNTIMES) and may point anywhere.
+environment is the operator's (a sidecar's TRAINC_RUNTIMES) and may point anywhere. Under the plugin the SSH
+key seed is never a file of the repository: an Application names one of the seeds the operator put in the
+sidecar's seed directory (TRAINC_SSH_KEY_SEED_DIR, keyed by AppProject with `{project}`), and nothing else.
+A refused path is refused before anything looks at its file, in words that say nothing of it (whether it
+exists, its type, mode or size, where a link leads).
 """
 
 from __future__ import annotations
@@ -36,11 +40,30 @@ SETTINGS = {
     "ssh_keys": ("ssh-keys", "TRAINC_SSH_KEYS", "--ssh-keys"),
     "sealed_secrets_cert": ("sealed-secrets-cert", "TRAINC_SEALED_SECRETS_CERT", "--sealed-secrets-cert"),
     "trainer_version": ("trainer-version", "TRAINC_TRAINER_VERSION", "--trainer-version"),
+    "as_user": ("as", "TRAINC_AS", "--as"),
+    "as_groups": ("as-groups", "TRAINC_AS_GROUPS", "--as-group"),
 }
-LISTS = ("runtime_paths", "plugins", "policy_paths")  # the settings that take several values
+LISTS = ("runtime_paths", "plugins", "policy_paths", "as_groups")  # the settings that take several values
 _PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
                      ("ARGOCD_ENV_TRAINC_NAMESPACE", "the Application's plugin env TRAINC_NAMESPACE"))
 DESTINATION = "ARGOCD_APP_NAMESPACE"
+# The seeds an Application may name under the plugin: the operator's directory (the sidecar's environment),
+# `{project}` replaced by the app's AppProject, which Argo CD 3.0+ sets from spec.project and an app cannot.
+SEED_DIR, DEFAULT_SEED_DIR, DEFAULT_SEED_NAME = "TRAINC_SSH_KEY_SEED_DIR", "/var/run/trainc", "seed"
+PROJECT = "ARGOCD_APP_PROJECT_NAME"
+# Who applies an Argo CD app's objects, for admission policies: its application controller (the install's
+# ServiceAccount in the argocd namespace). The sidecar's TRAINC_AS / TRAINC_AS_GROUPS say otherwise; neither
+# the repository nor the Application chooses it.
+CONTROLLER = "system:serviceaccount:argocd:argocd-application-controller"
+_PLUGIN_SEED = (("PARAM_SSH_KEY_SEED_FILE", "the plugin parameter ssh-key-seed-file"),
+                ("ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE", "the Application's plugin env TRAINC_SSH_KEY_SEED_FILE"))
+_PLUGIN_CERT = (("PARAM_SEALED_SECRETS_CERT", "the plugin parameter sealed-secrets-cert"),
+                ("ARGOCD_ENV_TRAINC_SEALED_SECRETS_CERT", "the Application's plugin env TRAINC_SEALED_SECRETS_CERT"))
+
+
+# The root of this command's run (set per command, and back after it): a link met while walking a directory
+# must resolve inside it or inside that directory (`inputs.listed`).
+run_root: str | None = None
 
 
 class SettingError(TraincError):
@@ -128,6 +151,13 @@ def resolve(ctx, params: dict) -> Settings:
             givens = plugin
         elif source is ParameterSource.ENVIRONMENT:
             givens = [Given(item, envvar) for item in items]
+        elif route and name == "as_user":  # the GitOps controller applies, whatever the repository says
+            givens = [Given(CONTROLLER, "default under the Argo CD plugin (its application controller)")]
+        elif route and name == "as_groups":
+            givens = []
+        elif route and name == "ssh_key_seed":  # the operator's, never the repository's
+            folder, origin = _seed_dir()
+            givens = [Given(os.path.join(folder, DEFAULT_SEED_NAME), f"the seed {DEFAULT_SEED_NAME!r} in {origin}")]
         else:
             givens = _configured(found, name, key) or [Given(item, "default") for item in items if item is not None]
         settings.values[key] = givens
@@ -165,6 +195,8 @@ def resolve(ctx, params: dict) -> Settings:
     from .trainer import catalog
 
     catalog.runtimes_words = settings.runtimes_words(route)
+    global run_root
+    run_root = settings.root.value
     return settings
 
 
@@ -225,6 +257,14 @@ def _plugin(name: str) -> list[Given]:
                           ("ARGOCD_ENV_TRAINC_RUNTIMES", "the Application's plugin env TRAINC_RUNTIMES")):
             if environ.get(var):
                 return [Given(item, f"{var} ({what})", True) for item in environ[var].split(":") if item]
+    if name == "ssh_key_seed":
+        for var, what in _PLUGIN_SEED:
+            if environ.get(var):
+                return [_named_seed(Given(environ[var], f"{var} ({what})"))]
+    if name == "sealed_secrets_cert":
+        for var, what in _PLUGIN_CERT:
+            if environ.get(var):
+                return [Given(environ[var], f"{var} ({what})", True)]
     if name == "namespace":
         for var, what in _PLUGIN_NAMESPACE:
             if environ.get(var):
@@ -264,15 +304,53 @@ def _stdout_wanted(ctx) -> bool:
 
 
 def _check_path(settings: Settings, given: Given, exists: bool = False) -> None:
-    path = given.value
+    """A path's checks, confinement first: a path outside the root is refused in the same words whatever
+    its file is, before its file is looked at."""
+    path, root = given.value, settings.root.value
     if "\0" in path:  # no file system takes it: said here, not as a traceback of whoever opens it
         raise given.error(f"{path}: a path cannot hold a NUL character")
+    if given.confined and not _inside(path, root):
+        raise given.error(f"{path}: outside the repository being rendered ({root}, the root from "
+                          f"{settings.root.origin}), symbolic links followed: a repository's settings name only "
+                          "its own files")
     if exists and not os.path.exists(path):
         raise given.error(f"{path}: no such file or directory")
-    if not given.confined:
-        return
-    real, root = os.path.realpath(path), settings.root.value
-    if os.path.commonpath([real, root]) != root:
-        raise given.error(f"{path} resolves to {real}, outside the repository being rendered ({root}, the root "
-                          f"from {settings.root.origin}): a repository's settings name only its own files")
 
+
+def _inside(path: str, top: str) -> bool:
+    """Whether `path` is `top` or below it both as written (`..` taken as written, before any file is looked
+    at) and with every symbolic link resolved."""
+    if "\0" in path:
+        return False
+    top = os.path.abspath(top)
+    written, real, real_top = os.path.abspath(path), os.path.realpath(path), os.path.realpath(top)
+    return os.path.commonpath([written, top]) == top and os.path.commonpath([real, real_top]) == real_top
+
+
+def _seed_dir() -> tuple[str, str]:
+    """The app's seed directory and how messages name it."""
+    template = os.environ.get(SEED_DIR) or DEFAULT_SEED_DIR
+    origin = f"{SEED_DIR} (the sidecar's seed directory)" if os.environ.get(SEED_DIR) else \
+        f"the sidecar's seed directory {DEFAULT_SEED_DIR} (the default of {SEED_DIR})"
+    if not os.path.isabs(template):  # relative to the app's path, it would be the repository's
+        raise SettingError(one_line(f"{SEED_DIR}: {template!r} is not an absolute path: the seed directory is the "
+                                    "sidecar's, never the repository's"))
+    if "{project}" in template:
+        project = os.environ.get(PROJECT) or ""
+        if not project or "/" in project or project in (".", "..") or "\0" in project:
+            raise SettingError(one_line(f"{SEED_DIR} is keyed by AppProject ({{project}}), but Argo CD set no "
+                                        f"usable {PROJECT} (Argo CD 3.0 and later set it): {project!r}"))
+        template = template.replace("{project}", project)
+    return template, origin
+
+
+def _named_seed(given: Given) -> Given:
+    """The seed an Application names: a file of its seed directory (a name there, or a path inside it), else
+    refused in words that say nothing about the file named."""
+    folder, origin = _seed_dir()
+    name = given.value
+    path = name if os.path.isabs(name) else os.path.join(folder, name)
+    if not _inside(path, folder) or os.path.abspath(path) == os.path.abspath(folder):
+        raise given.error(f"{name}: not a seed of this app: an Application names a seed file of its seed directory "
+                          f"{folder} ({origin}), by its name there; files elsewhere are never read")
+    return Given(path, given.origin)

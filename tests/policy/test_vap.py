@@ -471,3 +471,169 @@ def test_a_rendered_jobset_update_sees_the_jobset_the_previous_trainjob_renders(
     same, _ = run(tmp_path, queued, same_queue + "---\n" + binding(), args=("--previous", str(old)),
                   command="validate")
     assert same.exit_code == 0, same.stderr
+
+
+# --- who applies: request.userInfo and authorizer checks (issue 22, findings 12 and 13) --------------------------
+
+CONTROLLER = "system:serviceaccount:argocd:argocd-application-controller"
+ONLY_CONTROLLER = _policy_with(f"request.userInfo.username == '{CONTROLLER}'").replace(
+    'resources: ["*"]', "resources: [jobsets]")
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "config"])
+def test_request_user_info_is_who_applies(tmp_path, monkeypatch, how):
+    """'Only the GitOps controller creates JobSets' denied everything: userInfo was empty, with no way to say who
+    applies. --as (TRAINC_AS, the config's `as`) says it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    denied, _ = run(tmp_path, trainjob(), ONLY_CONTROLLER + "---\n" + binding())
+    assert denied.exit_code == 1 and f"failed expression: request.userInfo.username == '{CONTROLLER}'" in denied.stderr
+    args, env = {"flag": ((f"--as={CONTROLLER}",), {}), "env": ((), {"TRAINC_AS": CONTROLLER}),
+                 "config": ((), {})}[how]
+    if how == "config":
+        (tmp_path / ".trainc.yaml").write_text(f"as: {CONTROLLER}\n")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    allowed, _ = run(tmp_path, trainjob(), ONLY_CONTROLLER + "---\n" + binding(), args=args)
+    assert allowed.exit_code == 0, allowed.stderr
+
+
+@pytest.mark.parametrize("args, groups", [
+    ((f"--as={CONTROLLER}",), ["system:serviceaccounts", "system:serviceaccounts:argocd", "system:authenticated"]),
+    (("--as=alice",), ["system:authenticated"]),
+    (("--as=alice", "--as-group=ml", "--as-group=ops"), ["ml", "ops", "system:authenticated"]),
+    (("--as=system:anonymous",), []),
+], ids=["service-account", "user", "groups", "anonymous"])
+def test_the_groups_are_those_kubectl_as_gets(tmp_path, args, groups):
+    """The impersonation filter's user info: a service account's groups, and system:authenticated."""
+    policy = _policy_with("false").replace('resources: ["*"]', "resources: [jobsets]") + \
+        "      messageExpression: \"request.userInfo.groups.join(',')\"\n"
+    result, _ = run(tmp_path, trainjob(), policy + "---\n" + binding(), args=args)
+    assert result.exit_code == 1
+    message = result.stderr.strip().splitlines()[0].rpartition("denied request: ")[2]
+    assert message == (",".join(groups) or "failed expression: false")
+
+
+def test_as_group_without_as_is_a_usage_error(tmp_path):
+    result, _ = run(tmp_path, trainjob(), args=("--as-group=ml",))
+    assert result.exit_code == 2 and "--as-group (TRAINC_AS_GROUPS, as-groups) needs --as" in result.stderr
+
+
+CHECK = "authorizer.group('jobset.x-k8s.io').resource('jobsets').namespace(object.metadata.namespace).check('create')"
+
+
+@pytest.mark.parametrize("failure, effect", [
+    ("Fail", "the cluster answers it, and under its failurePolicy Fail a check that errors there denies the request"),
+    ("Ignore", "its failurePolicy Ignore skips a check that errors, as here"),
+])
+def test_an_authorizer_check_without_rbac_objects_is_a_notice_at_the_expression(tmp_path, failure, effect):
+    """A valid policy using authorizer was 'compilation failed' and failed every build: now the check is not
+    evaluated, said once at its expression with what the failurePolicy makes of it, and the build goes on."""
+    policy = _policy_with(f"{CHECK}.allowed()", failure).replace('resources: ["*"]', "resources: [jobsets]")
+    result, paths = run(tmp_path, trainjob(), trainjob("other"), policy + "---\n" + binding())
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"notice: {paths[2]}:14:19: spec.validations[0].expression: ValidatingAdmissionPolicy 'gpu-cap': not "
+        "evaluated: its authorizer check needs the RBAC objects (Roles, ClusterRoles and their bindings) among the "
+        f"inputs or --policies, and there are none; skipped here ({effect})"]
+    # what the check does not decide still is: the rest of the policy is evaluated
+    mixed = policy.replace(f"{CHECK}.allowed()", f"object.metadata.name == 'demo' || {CHECK}.allowed()")
+    denied, _ = run(tmp_path, trainjob("other"), mixed + "---\n" + binding())
+    assert denied.exit_code == 0 and "not evaluated" in denied.stderr
+    decided, _ = run(tmp_path, trainjob("demo"), mixed + "---\n" + binding())
+    assert decided.exit_code == 0 and "not evaluated" not in decided.stderr
+
+
+ROLE = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: jobset-editor
+  labels: {LABELS}
+rules:
+  - apiGroups: [jobset.x-k8s.io]
+    resources: [jobsets, "*/status"]
+    verbs: [create, update]
+  - apiGroups: [""]
+    resources: [configmaps]
+    resourceNames: [settings]
+    verbs: ["*"]
+  - nonResourceURLs: ["/metrics", "/debug/*"]
+    verbs: [get]
+"""
+AGGREGATED = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ml-admin
+aggregationRule:
+  clusterRoleSelectors:
+    - matchLabels: {ml.example.com/aggregate: "true"}
+rules: []
+"""
+
+
+def rbac_binding(kind, name, role="jobset-editor", subject="kind: Group\n    name: ml", namespace="team-a"):
+    where = f"\n  namespace: {namespace}" if kind == "RoleBinding" else ""
+    return (f"apiVersion: rbac.authorization.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}{where}\nroleRef:\n"
+            f"  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: {role}\nsubjects:\n  - {subject}\n")
+
+
+def decision(tmp_path, check: str, *rbac: str, args=("--as=alice", "--as-group=ml")) -> str:
+    """`allowed reason` of `check` for the JobSet team-a/demo, as a policy that always denies reports it."""
+    policy = _policy_with("false").replace('resources: ["*"]', "resources: [jobsets]") + \
+        f"      messageExpression: \"string({check}.allowed()) + ' ' + {check}.reason() + '.'\"\n"
+    rbac_file = tmp_path / "rbac.yaml"
+    rbac_file.write_text("---\n".join(rbac))
+    result, _ = run(tmp_path, trainjob(), policy + "---\n" + binding(), args=(*args, f"--policies={rbac_file}"))
+    assert result.exit_code == 1, result.stderr
+    return result.stderr.strip().splitlines()[0].rpartition("denied request: ")[2]
+
+
+ROLE_PLAIN = ROLE.replace("{LABELS}", "{}")
+SA = "kind: ServiceAccount\n    name: argocd-application-controller\n    namespace: argocd"
+
+
+@pytest.mark.parametrize("check, rbac, expected", [
+    (CHECK, [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "ml-jobsets")],
+     'true RBAC: allowed by ClusterRoleBinding "ml-jobsets" of ClusterRole "jobset-editor" to Group "ml".'),
+    (CHECK, [ROLE_PLAIN, rbac_binding("RoleBinding", "ml-jobsets")],
+     'true RBAC: allowed by RoleBinding "ml-jobsets/team-a" of ClusterRole "jobset-editor" to Group "ml".'),
+    (CHECK, [ROLE_PLAIN, rbac_binding("RoleBinding", "ml-jobsets", namespace="team-b")], "false ."),
+    (CHECK, [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "bob", subject="kind: User\n    name: bob")], "false ."),
+    (CHECK.replace("'create'", "'delete'"), [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
+    (CHECK.replace(".check", ".subresource('status').check"), [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
+     'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".'),
+    ("authorizer.group('').resource('configmaps').namespace('team-a').name('settings').check('delete')",
+     [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
+     'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".'),
+    ("authorizer.group('').resource('configmaps').namespace('team-a').name('other').check('get')",
+     [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
+    ("authorizer.path('/debug/pprof').check('get')", [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
+     'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".'),
+    ("authorizer.path('/healthz').check('get')", [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
+    ("authorizer.requestResource.check('create')", [ROLE_PLAIN, rbac_binding("RoleBinding", "b")],
+     'true RBAC: allowed by RoleBinding "b/team-a" of ClusterRole "jobset-editor" to Group "ml".'),
+    (CHECK.replace("authorizer.", "authorizer.serviceAccount('argocd', 'argocd-application-controller')."),
+     [ROLE_PLAIN, rbac_binding("RoleBinding", "ctl", subject=SA)],
+     'true RBAC: allowed by RoleBinding "ctl/team-a" of ClusterRole "jobset-editor" to ServiceAccount '
+     '"argocd-application-controller/argocd".'),
+    (CHECK, [ROLE.replace("{LABELS}", '{ml.example.com/aggregate: "true"}'), AGGREGATED,
+             rbac_binding("ClusterRoleBinding", "admins", role="ml-admin")],
+     'true RBAC: allowed by ClusterRoleBinding "admins" of ClusterRole "ml-admin" to Group "ml".'),
+    (CHECK, [ROLE_PLAIN, AGGREGATED, rbac_binding("ClusterRoleBinding", "admins", role="ml-admin")], "false ."),
+], ids=["cluster-role-binding", "role-binding", "role-binding-elsewhere", "other-user", "verb", "subresource",
+        "resource-name", "other-resource-name", "non-resource-prefix", "non-resource-other", "request-resource",
+        "service-account", "aggregated", "not-aggregated"])
+def test_authorizer_checks_are_answered_as_the_rbac_authorizer_answers(tmp_path, check, rbac, expected):
+    assert decision(tmp_path, check, *rbac) == expected
+
+
+def test_the_rbac_objects_among_the_inputs_answer_too(tmp_path):
+    policy = _policy_with(f"{CHECK}.allowed()").replace('resources: ["*"]', "resources: [jobsets]")
+    inputs = (trainjob(), policy + "---\n" + binding(), ROLE_PLAIN + "---\n" + rbac_binding("RoleBinding", "ml"))
+    denied, _ = run(tmp_path, *inputs, args=("--as=alice",))
+    assert denied.exit_code == 1 and f"failed expression: {CHECK}.allowed()" in denied.stderr
+    allowed, _ = run(tmp_path, *inputs, args=("--as=alice", "--as-group=ml"))
+    assert allowed.exit_code == 0, allowed.stderr
+    assert "kind: RoleBinding" in allowed.stdout  # they are the app's objects: they pass through

@@ -30,6 +30,8 @@ KEYS = {
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
     "policy-paths": ("policy_paths", True, True),
     "trainer-version": ("trainer_version", False, False),
+    "as": ("as_user", False, False),
+    "as-groups": ("as_groups", False, True),
 }
 HOUSE_RULES = "policies"  # a list of house rules, read with their positions by trainc.policy.house
 

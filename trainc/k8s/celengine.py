@@ -223,8 +223,12 @@ def _kubernetes():
 
 @cache
 def _env(names: tuple[str, ...]):
-    return cel.NewEnv(variables={name: _DYN for name in names},
-                      extensions=[ext_strings.ExtStrings(), ext_optional.ExtOptional(), _kubernetes()])
+    extensions = [ext_strings.ExtStrings(), ext_optional.ExtOptional(), _kubernetes()]
+    if "authorizer" in names:  # admission policies' authorizer library (celauthz), only where it is declared
+        from . import celauthz
+
+        extensions.append(celauthz.library())
+    return cel.NewEnv(variables={name: _DYN for name in names}, extensions=extensions)
 
 
 @lru_cache(maxsize=4096)

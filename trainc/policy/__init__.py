@@ -10,6 +10,11 @@ from __future__ import annotations
 from ..errors import InputErrors, Notice
 from ..k8s.identity import identity, is_policy
 
+# Who applies the objects: request.userInfo, and whom authorizer checks ask about (username, groups). Set
+# per command from its settings (--as, --as-group, the config, the route), and back after it.
+NOBODY = ("", ())
+user = NOBODY
+
 
 def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,
           config: str | None = None) -> list[Notice]:
@@ -31,15 +36,18 @@ def check(output, *, namespace: str = "default", previous=None, paths=(), house_
     errors += problems
     if errors:
         raise InputErrors(errors, notices=output.notices)
-    admission = vap.Admission(bindings, everything, namespace, rules)
+    admission = vap.Admission(bindings, everything, namespace, rules, user)
     old = _previous_objects(previous, namespace) if previous is not None else {}
     outcome = vap.Outcome()
-    for trainjob, objects in output.jobs:
-        for obj in objects:
-            admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(identity(obj, namespace))), outcome)
-    for origin, obj in inputs:
-        if isinstance(obj, dict):
-            admission.admit(vap.Subject(obj, origin, (), old.get(identity(obj, namespace))), outcome)
+    try:
+        for trainjob, objects in output.jobs:
+            for obj in objects:
+                admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(identity(obj, namespace))), outcome)
+        for origin, obj in inputs:
+            if isinstance(obj, dict):
+                admission.admit(vap.Subject(obj, origin, (), old.get(identity(obj, namespace))), outcome)
+    finally:
+        outcome.notices += admission.notices()
     if outcome.errors:
         raise InputErrors(outcome.errors, notices=[*output.notices, *outcome.notices])
     return outcome.notices

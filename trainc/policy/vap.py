@@ -10,6 +10,11 @@ validationActions (Deny: an error; Warn: a warning; Audit: a notice). A CEL erro
 `Ignore`. Messages are the API server's. Policy input the API server would refuse to store (an expression
 that does not compile, a paramKind no input or built-in kind has, a binding to a missing policy) is an
 error at its own place.
+
+`request.userInfo` is the identity trainc admits as (`--as`, `--as-group`, the config's `as`, under the
+Argo CD plugin its application controller); `authorizer` checks are answered by the RBAC objects among the
+inputs and --policies (`rbac`). Without any, such a check is not evaluated: a notice at the expression says
+so and what its failurePolicy makes of it, and the expression is skipped.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import InputError, Notice, Origin
-from ..k8s import celengine
-from . import house
+from ..k8s import celauthz, celengine
 from ..k8s.identity import Resources, group_version, is_policy
+from . import house, rbac
 
 POLICY, BINDING = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"
-NAMES = ("object", "oldObject", "request", "params", "namespaceObject", "variables")
+NAMES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer",
+         "authorizer.requestResource")
 _ACTIONS = ("Deny", "Warn", "Audit")
 
 
@@ -41,6 +47,7 @@ class Subject:
 class Expression:
     text: str
     program: object
+    path: tuple = ()  # where it is written in its policy, for a notice about it
 
 
 @dataclass
@@ -86,7 +93,7 @@ def _get(node, path: tuple, kind, required=False, default=None):
 
 def _compile(text, path) -> Expression:
     try:
-        return Expression(text, celengine.compile(text, NAMES))
+        return Expression(text, celengine.compile(text, NAMES), path)
     except celengine.CompileError as exc:
         raise _Bad(path, f"compilation failed: {exc}") from None
 
@@ -248,8 +255,11 @@ class _Config(Exception):
 
 
 class Admission:
-    def __init__(self, bindings: list[Binding], objects: list, namespace: str, rules=()):
+    def __init__(self, bindings: list[Binding], objects: list, namespace: str, rules=(), user=("", ())):
         self.bindings, self.default_namespace, self.rules = bindings, namespace, rules
+        self.user, self.groups = user[0], list(user[1])
+        self.authorizer = celauthz.register(rbac.RBAC(objects, namespace).authorize)
+        self.unevaluated: dict = {}  # (policy, expression path) -> (Policy, Expression): said once each
         self.resources = Resources(objects)
         self.namespaces = {}
         self.params: dict = {}  # (group, kind) -> [objects]
@@ -280,7 +290,7 @@ class Admission:
         request = {"kind": {"group": group, "version": version, "kind": kind},
                    "resource": {"group": group, "version": version, "resource": resource},
                    "name": name, "namespace": namespace, "operation": operation,
-                   "userInfo": {"username": "", "groups": []}, "dryRun": False}
+                   "userInfo": {"username": self.user, "groups": self.groups}, "dryRun": False}
         labels = metadata.get("labels") or {}
         if subject.old is not None and not labels:
             labels = (subject.old.get("metadata") or {}).get("labels") or {}
@@ -302,7 +312,8 @@ class Admission:
                 continue
             if data is None:
                 data = {"object": obj, "oldObject": subject.old, "request": request,
-                        "namespaceObject": namespace_object}
+                        "namespaceObject": namespace_object,
+                        **celauthz.values(self.authorizer, self.user, self.groups, request)}
             try:
                 params = self._params(binding, namespace)
             except _Config as exc:
@@ -354,6 +365,8 @@ class Admission:
                 if celengine.evaluate(condition.program, bound) is False:
                     return []
             except celengine.EvalError as exc:
+                if self._unanswered(policy, condition, exc):
+                    return []
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
@@ -373,6 +386,8 @@ class Admission:
                     raise celengine.EvalError(used[0])
                 allowed = celengine.evaluate(expression.program, bound)
             except celengine.EvalError as exc:
+                if self._unanswered(policy, expression, exc):
+                    continue
                 if policy.failure == "Fail":
                     messages.append(str(exc) if used else f"expression '{expression.text}' resulted in error: {exc}")
                 continue
@@ -380,6 +395,32 @@ class Admission:
                 continue
             messages.append(_message(rule, expression, message_expression, bound))
         return messages
+
+    def _unanswered(self, policy: Policy, expression: Expression, error: celengine.EvalError) -> bool:
+        """Whether `error` is an authorizer check no RBAC object can answer (then noted once, not acted on)."""
+        if celauthz.NOT_EVALUATED not in str(error):
+            return False
+        self.unevaluated.setdefault((policy.name, expression.path), (policy, expression))
+        return True
+
+    def notices(self) -> list[Notice]:
+        """One notice per expression whose authorizer check was not evaluated, at the expression."""
+        self.close()
+        found = []
+        for (name, path), (policy, expression) in sorted(self.unevaluated.items(), key=lambda item: item[0]):
+            if policy.failure == "Fail":
+                effect = ("the cluster answers it, and under its failurePolicy Fail a check that errors there "
+                          "denies the request")
+            else:
+                effect = "its failurePolicy Ignore skips a check that errors, as here"
+            found.append(Notice("notice", policy.origin, path, f"ValidatingAdmissionPolicy '{name}': not evaluated: "
+                                f"its authorizer check needs the RBAC objects (Roles, ClusterRoles and their "
+                                f"bindings) among the inputs or --policies, and there are none; skipped here ("
+                                f"{effect})"))
+        return found
+
+    def close(self) -> None:
+        celauthz.release(self.authorizer)
 
     def _act(self, binding: Binding, actions, message: str, subject: Subject, label: str, outcome: Outcome):
         policy = binding.policy.name
