@@ -12,7 +12,8 @@ What a cluster gives a pod, reproduced with namespaces (the test runs as root):
   plus its rendered `dnsConfig.searches`). /etc/resolv.conf points at nothing, so no name
   resolves by any other way.
 - volumes: the rendered Secret and ConfigMap items at their rendered mountPaths with their
-  rendered modes, owned root:<fsGroup>; the process runs as the container's runAsUser.
+  rendered modes, owned root:<fsGroup>; a /tmp of its own; the process runs as the
+  container's runAsUser.
 - processes: node pods run their rendered command (sshd); the launcher runs its rendered
   command and args with its rendered env and nothing else but the image's PATH and HOME.
   Everything runs in one PID namespace killed at the end, and its holder exits by itself
@@ -39,6 +40,10 @@ HOLD_SECONDS = 120
 READY_SECONDS = 20
 RUN_SECONDS = 60
 SSH_PORT = 2222
+# An interface besides loopback, as a pod has: Open MPI 5's daemons open no TCP channel without one.
+# Its address is no pod's, so it makes no pod's name local; the veth pair stays inside the namespace.
+INTERFACE = ("ip link add eth0 type veth peer name eth0-peer && ip addr add 10.244.0.1/32 dev eth0 && "
+             "ip link set eth0 up && ip link set eth0-peer up")
 CLUSTER_DOMAIN = "cluster.local"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 REPORT = "rank-on"
@@ -66,7 +71,7 @@ StrictModes no
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 AuthorizedKeysFile .ssh/authorized_keys
-SetEnv PATH={path}
+SetEnv {env}
 LogLevel ERROR
 """
 
@@ -182,7 +187,7 @@ class Play:
     def __init__(self, objects: dict, workdir: Path, mpi_bin: str):
         self.objects = objects
         self.workdir = workdir
-        self.path = f"{mpi_bin}:{SYSTEM_PATH}"  # the image puts its MPI first
+        self.image_env = {"PATH": f"{mpi_bin}:{SYSTEM_PATH}"}  # for the launcher and ssh sessions: its MPI first
         self.pods = pods(objects["JobSet"])
         self.holder: subprocess.Popen | None = None
         self.namespace_pid = 0
@@ -190,7 +195,7 @@ class Play:
     def __enter__(self) -> Play:
         self.holder = subprocess.Popen(
             ["unshare", "--net", "--pid", "--fork", "--kill-child", "--", "sh", "-c",
-             f"ip link set lo up && echo up && exec sleep {HOLD_SECONDS}"],
+             f"ip link set lo up && {INTERFACE} && echo up && exec sleep {HOLD_SECONDS}"],
             stdout=subprocess.PIPE, text=True,
         )
         assert self.holder.stdout.readline().strip() == "up", "no network namespace"
@@ -218,7 +223,8 @@ class Play:
         user_home = home / "mpiuser"
         user_home.mkdir(parents=True)
         (user_home / ".sshd_config").write_text(
-            SSHD_CONFIG.format(port=SSH_PORT, address=pod.address, home="/home/mpiuser", path=self.path))
+            SSHD_CONFIG.format(port=SSH_PORT, address=pod.address, home="/home/mpiuser",
+                               env=" ".join(f"{k}={v}" for k, v in self.image_env.items())))
         shutil.copy(self.workdir / "host_key", user_home / ".ssh_host_key")
         os.chown(user_home, 1000, 1000)
         os.chown(user_home / ".ssh_host_key", 1000, 1000)
@@ -236,6 +242,10 @@ class Play:
                 os.chown(source / name, 0, group)
                 os.chmod(source / name, mode)
             binds.append((source, mount["mountPath"]))
+        tmp = root / "tmp"  # last: it hides the play's own files, which live under /tmp
+        tmp.mkdir()
+        os.chmod(tmp, 0o1777)
+        binds.append((tmp, "/tmp"))
         script = [f"hostname {shlex.quote(pod.hostname)}"]
         for source, target in binds:
             script.append(f"{{ [ -e {shlex.quote(target)} ] || mkdir -p {shlex.quote(target)}; }} && mount --bind {shlex.quote(str(source))} "
@@ -260,7 +270,7 @@ class Play:
             with open(self.workdir / f"{pod.hostname}.log", "wb") as log:
                 subprocess.Popen([*self._enter(pod), *self._command(pod)], stdout=log, stderr=subprocess.STDOUT)
         self._wait_for_sshd(nodes)
-        env = {"PATH": self.path, "HOME": "/home/mpiuser", "USER": "mpiuser"}
+        env = {**self.image_env, "HOME": "/home/mpiuser", "USER": "mpiuser"}
         env.update({var["name"]: var["value"] for var in launcher.container.get("env", [])})
         command = [*self._enter(launcher), "env", "-i", *(f"{k}={v}" for k, v in env.items()),
                    "sh", "-c", f'echo "{LAUNCHER} $(command -v "$1")" && exec "$@"', "sh", *self._command(launcher)]
@@ -270,8 +280,9 @@ class Play:
             output = (timeout.stdout or b"").decode() + (timeout.stderr or b"").decode()
             return Result(-1, output + f"\n(timed out after {RUN_SECONDS}s)")
         lines = [line.split(maxsplit=1) for line in done.stdout.splitlines()]
+        lines = [line for line in lines if len(line) == 2]
         placement = collections.Counter(line[1] for line in lines if line[0] == REPORT)
-        program = next((line[1] for line in lines if line[0] == LAUNCHER and len(line) == 2), "")
+        program = next((line[1] for line in lines if line[0] == LAUNCHER), "")
         return Result(done.returncode, done.stdout + done.stderr, placement, program)
 
     def _wait_for_sshd(self, nodes: list[Pod]) -> None:
