@@ -1,10 +1,11 @@
 """Plays a rendered MPI JobSet on one machine, each pod a host of its own, to see where the ranks really run.
 
 What a cluster gives a pod, reproduced with namespaces (the test runs as root):
-- network: one fresh network namespace for the whole play (loopback only, nothing leaves
-  it), every pod an address of its own on 127.0.0.0/8. The launcher gets 127.0.0.1, the
-  one address getifaddrs() reports as local, so as in a cluster the launcher sees its own
-  address as its interface's and nobody else's (Open MPI and MPICH compare addresses).
+- network: one fresh network namespace for the whole play (loopback and a veth pair inside
+  it: nothing leaves it), every pod an address of its own on 127.0.0.0/8. The launcher gets
+  127.0.0.1, an interface's address, the node pods addresses no interface has (loopback
+  answers them all): as in a cluster, the launcher sees its own address as local and no
+  node's (Open MPI and MPICH compare addresses).
 - host: a UTS and mount namespace per pod, with the pod's hostname (`<jobset>-<job>-<i>-<j>`)
   and its own /etc/hosts holding what cluster DNS answers that pod: the kubelet's line for
   itself, and every name that reaches a pod record `<host>.<subdomain>.<ns>.svc.cluster.local`
@@ -12,8 +13,9 @@ What a cluster gives a pod, reproduced with namespaces (the test runs as root):
   plus its rendered `dnsConfig.searches`). /etc/resolv.conf points at nothing, so no name
   resolves by any other way.
 - volumes: the rendered Secret and ConfigMap items at their rendered mountPaths with their
-  rendered modes, owned root:<fsGroup>; a /tmp of its own; the process runs as the
-  container's runAsUser.
+  rendered modes, owned root:<fsGroup> (a missing mount point outside /home, such as
+  /etc/mpi, is left behind empty on the machine); a /tmp of its own; the process runs as
+  the container's runAsUser.
 - processes: node pods run their rendered command (sshd); the launcher runs its rendered
   command and args with its rendered env and nothing else but the image's PATH and HOME.
   Everything runs in one PID namespace killed at the end, and its holder exits by itself
@@ -33,8 +35,10 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 HOLD_SECONDS = 120
 READY_SECONDS = 20
@@ -192,7 +196,7 @@ class Play:
         self.holder: subprocess.Popen | None = None
         self.namespace_pid = 0
 
-    def __enter__(self) -> Play:
+    def __enter__(self) -> Self:
         self.holder = subprocess.Popen(
             ["unshare", "--net", "--pid", "--fork", "--kill-child", "--", "sh", "-c",
              f"ip link set lo up && {INTERFACE} && echo up && exec sleep {HOLD_SECONDS}"],
@@ -247,9 +251,10 @@ class Play:
         os.chmod(tmp, 0o1777)
         binds.append((tmp, "/tmp"))
         script = [f"hostname {shlex.quote(pod.hostname)}"]
-        for source, target in binds:
-            script.append(f"{{ [ -e {shlex.quote(target)} ] || mkdir -p {shlex.quote(target)}; }} && mount --bind {shlex.quote(str(source))} "
-                          f"{shlex.quote(target)}")
+        for source, target in binds:  # a missing mount point is made, as the container runtime does
+            target = shlex.quote(target)
+            script.append(f"{{ [ -e {target} ] || mkdir -p {target}; }} && mount --bind {shlex.quote(str(source))} "
+                          f"{target}")
         script.append(f"cd {'/home/mpiuser' if user == 1000 else '/'}")
         script.append(f'exec setpriv --reuid={user} --regid={group} --groups={group} -- "$@"')
         return ["nsenter", f"--net=/proc/{self.namespace_pid}/ns/net", f"--pid=/proc/{self.namespace_pid}/ns/pid",
@@ -275,7 +280,7 @@ class Play:
         command = [*self._enter(launcher), "env", "-i", *(f"{k}={v}" for k, v in env.items()),
                    "sh", "-c", f'echo "{LAUNCHER} $(command -v "$1")" && exec "$@"', "sh", *self._command(launcher)]
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_SECONDS)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_SECONDS, check=False)
         except subprocess.TimeoutExpired as timeout:
             output = (timeout.stdout or b"").decode() + (timeout.stderr or b"").decode()
             return Result(-1, output + f"\n(timed out after {RUN_SECONDS}s)")
@@ -298,8 +303,8 @@ class Play:
             "            if time.monotonic() > deadline: sys.exit(f'no sshd on {address}')\n"
             "            time.sleep(0.05)\n"
         )
-        ready = subprocess.run(["nsenter", f"--net=/proc/{self.namespace_pid}/ns/net", "python3", "-c", probe,
+        ready = subprocess.run(["nsenter", f"--net=/proc/{self.namespace_pid}/ns/net", sys.executable, "-c", probe,
                                 *(pod.address for pod in nodes)], capture_output=True, text=True,
-                               timeout=READY_SECONDS + 5)
+                               timeout=READY_SECONDS + 5, check=False)
         logs = "".join(f"{pod.hostname}: {(self.workdir / f'{pod.hostname}.log').read_text()}" for pod in nodes)
         assert ready.returncode == 0, ready.stderr + logs

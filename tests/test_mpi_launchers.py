@@ -135,9 +135,9 @@ def wheel_bin(name: str) -> str:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not marker.exists():
                 shutil.rmtree(venv, ignore_errors=True)
-                subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-                subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
-                                "-q", WHEELS[name]], check=True, timeout=600)
+                subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+                subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", WHEELS[name]],
+                               check=True, timeout=600)
                 marker.write_text(WHEELS[name] + "\n")
     return str(venv / "bin")
 
@@ -183,8 +183,8 @@ def test_a_launcher_ignoring_the_hostfile_fails_the_check(tmp_path):
     problems, result = play(tmp_path, "OpenMPI", True, DEBIAN_BIN, [*OPENMPI_COMMAND[:3], "--oversubscribe",
                             *OPENMPI_COMMAND[3:]], env={"OMPI_MCA_orte_default_hostfile": None})
     assert result.returncode == 0 and result.placement == {"play-launcher-0-0": 4}, result.output
-    assert problems == ["ranks ran on {'play-launcher-0-0': 4}, the hostfile puts them on "
-                        "{'play-launcher-0-0': 2, 'play-node-0-0': 2}"]
+    assert problems == [("ranks ran on {'play-launcher-0-0': 4}, the hostfile puts them on "
+                         "{'play-launcher-0-0': 2, 'play-node-0-0': 2}")]
 
 
 @AS_NODE
