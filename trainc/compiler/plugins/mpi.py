@@ -13,7 +13,7 @@ Upstream implements OpenMPI only. The KEP (v2alpha1 runtimes) also names Intel
 MPI and MPICH and reuses mpi-operator v2's SSH design; trainc renders those as the
 real Hydra launchers (Intel MPI 2021, MPICH 5.0) need to span their nodes, which is
 mpi-operator v2's layout (`pkg/controller/mpi_job_controller.go`), not only its env
-names (see `_hydra_host` and `_hydra_searches`; tests/test_mpi_launchers.py plays it):
+names (see `_hydra_host` and `_hydra_search`; tests/test_mpi_launchers.py plays it):
 - hostfile lines `<pod>.<subdomain>.<namespace>.svc:<slots>`, the full service name,
   except the launcher's own line (runLauncherAsNode): its bare host name;
 - the `node` pods search `<subdomain>.<namespace>.svc.cluster.local`, so their Hydra
@@ -100,7 +100,11 @@ def enforce(unit: Unit, ctx) -> Unit:
         podspec.add_volumes(pod_spec, *volumes)
         written += volumes
         if name == NODE and mpi.mpi_implementation in HYDRA:
-            written.append(_hydra_searches(unit, pod_spec))
+            searches, index = _hydra_search(unit, pod_spec)
+            if ctx.provenance is not None:
+                ctx.provenance.record(searches, index, provenance.runtime(
+                    unit, "mpi plugin (Hydra: node pods search their service)", "spec", "mlPolicy", "mpi",
+                    "mpiImplementation"))
         container = ir.main_container(rjob, unit.kep)
         if container is None:
             continue
@@ -243,19 +247,20 @@ def _hydra_host(unit: Unit, job: str, endpoint: str) -> str:
     return f"{endpoint}.{unit.trainjob.namespace}.svc"
 
 
-def _hydra_searches(unit: Unit, pod_spec: dict) -> dict:
-    """The node pods' DNS search for their headless service (mpi-operator v2's workers have it).
+def _hydra_search(unit: Unit, pod_spec: dict) -> tuple[list, int]:
+    """The node pods' DNS search for their headless service (mpi-operator v2's workers have it); the
+    search list and the search's place in it.
 
     Hydra's proxies on the nodes connect back to the launcher by the name the launcher
     gives itself: its bare host name, which the cluster's own search list does not reach.
+    A dnsConfig of the runtime's is kept, the search appended unless it is there.
     """
     subdomain = (unit.jobset.get("network") or {}).get("subdomain") or unit.name
     search = f"{subdomain}.{unit.trainjob.namespace}.svc.{CLUSTER_DOMAIN}"
-    dns = pod_spec.setdefault("dnsConfig", {})
-    searches = dns.setdefault("searches", [])
+    searches = pod_spec.setdefault("dnsConfig", {}).setdefault("searches", [])
     if search not in searches:
         searches.append(search)
-    return dns
+    return searches, searches.index(search)
 
 
 def _too_many_hosts(unit: Unit) -> InputError:
