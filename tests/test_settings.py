@@ -69,12 +69,12 @@ def test_config_under_the_argocd_route_names_the_applications_parameters(tmp_pat
         f"TRAINC_ROOT\troot={repo}",
         "PARAM_RUNTIMES_0 (the plugin parameter runtimes)\truntimes=../platform",
         "ARGOCD_APP_NAMESPACE (the Application's destination namespace)\tnamespace=team-a",
-        "PARAM_TRAINER_VERSION (the plugin parameter trainer-version)\ttrainer-version=v2.3",
-        "trainc\ttrainer-versions=v2.3,v2.4",
         "the seed 'seed' in the sidecar's seed directory /var/run/trainc (the default of TRAINC_SSH_KEY_SEED_DIR)"
         "\tssh-key-seed=/var/run/trainc/seed",
+        "PARAM_TRAINER_VERSION (the plugin parameter trainer-version)\ttrainer-version=v2.3",
         "default under the Argo CD plugin (its application controller)"
         "\tas=system:serviceaccount:argocd:argocd-application-controller",
+        "trainc\ttrainer-versions=v2.3,v2.4",
     ]
 
 

@@ -172,3 +172,41 @@ def test_hostfile_formats():
     assert templates.render("hostfile-openmpi.j2", hosts=["a", "b"], slots=2) == "a slots=2\nb slots=2\n"
     assert templates.render("hostfile-hydra.j2", hosts=["a", "b"], slots=2) == "a:2\nb:2\n"
     assert templates.render("hostfile-hydra.j2", hosts=[], slots=2) == ""
+
+
+def _node_pod(output) -> dict:
+    jobset = next(o for o in output.documents() if o["kind"] == "JobSet")
+    return jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+
+
+@pytest.mark.parametrize("implementation", ["Intel", "MPICH"])
+def test_hydra_hosts_and_the_node_pods_search(tmp_path, implementation):
+    """Nodes by full service name, the launcher by its bare host name; node pods search their service."""
+    output = render(tmp_path, version="v2alpha1", implementation=implementation, subdomain="hosts")
+    assert hostfile_of(output) == "ds-node-0-0.hosts.team-a.svc:1\nds-launcher-0-0:1\n"
+    assert _node_pod(output)["dnsConfig"] == {"searches": ["hosts.team-a.svc.cluster.local"]}
+
+
+def test_hydra_search_already_in_the_runtime_is_not_repeated(tmp_path):
+    (tmp_path / "runtime.yaml").write_text(RUNTIME.format(
+        version="v2alpha1", implementation="MPICH", subdomain="ds", launcher_container="node",
+    ).replace("""                spec:
+                  containers:
+                    - name: node
+                      image: test:runtime
+        - name: launcher""", """                spec:
+                  dnsConfig:
+                    searches: [example.internal, ds.team-a.svc.cluster.local]
+                  containers:
+                    - name: node
+                      image: test:runtime
+        - name: launcher"""))
+    (tmp_path / "ds.yaml").write_text(TRAINJOB.format(name="ds", runtime="custom", kind="    kind: TrainingRuntime\n"))
+    output = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "ds.yaml")], ssh_key_seed=GOLDEN_SEED)
+    assert _node_pod(output)["dnsConfig"] == {"searches": ["example.internal", "ds.team-a.svc.cluster.local"]}
+
+
+def test_open_mpi_node_pods_keep_upstream_dns(tmp_path):
+    output = render(tmp_path, subdomain="hosts")
+    assert hostfile_of(output) == "ds-node-0-0.hosts slots=1\nds-launcher-0-0.hosts slots=1\n"
+    assert "dnsConfig" not in _node_pod(output)

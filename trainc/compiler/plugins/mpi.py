@@ -10,12 +10,18 @@ the mount; the launcher also gets the hostfile and the env telling mpirun where
 it is. The Secret and the hostfile ConfigMap are built last, from the endpoints.
 
 Upstream implements OpenMPI only. The KEP (v2alpha1 runtimes) also names Intel
-MPI and MPICH; the KEP reuses mpi-operator v2's SSH design, so for those trainc
-does what mpi-operator v2 does: Hydra hostfile lines `<host>:<slots>`, and on the
-launcher `I_MPI_HYDRA_HOST_FILE` (Intel) or `HYDRA_HOST_FILE` (MPICH) — the
-variables their Hydra process managers read the hostfile from, which OMPI_*
-names mean nothing to — plus the same ssh retry argument in their own variable
-and, for Intel, the slots as `I_MPI_PERHOST`.
+MPI and MPICH and reuses mpi-operator v2's SSH design; trainc renders those as the
+real Hydra launchers (Intel MPI 2021, MPICH 5.0) need to span their nodes, which is
+mpi-operator v2's layout (`pkg/controller/mpi_job_controller.go`), not only its env
+names (see `_hydra_host` and `_hydra_search`; tests/test_mpi_launchers.py plays it):
+- hostfile lines `<pod>.<subdomain>.<namespace>.svc:<slots>`, the full service name,
+  except the launcher's own line (runLauncherAsNode): its bare host name;
+- the `node` pods search `<subdomain>.<namespace>.svc.cluster.local`, so their Hydra
+  proxies resolve the launcher's bare host name, the name they connect back to;
+- on the launcher `I_MPI_HYDRA_HOST_FILE` (Intel) or `HYDRA_HOST_FILE` (MPICH), the
+  variables Hydra reads the hostfile from (OMPI_* names mean nothing to it), the ssh
+  retry argument in the variable each passes to ssh, and for Intel the slots as
+  `I_MPI_PERHOST`.
 
 From Trainer v2.4 (`releases.Release.prte_env`, #4029) the OpenMPI launcher also gets Open MPI 5's
 PRTE_MCA_* variables beside the ORTE ones, which Open MPI 5 ignores (a job would run every rank on the
@@ -62,6 +68,8 @@ PRTE_RESERVED_ENV = (
 )
 SLOTS_ENV = ("OMPI_MCA_orte_set_default_slots", "PRTE_MCA_prte_set_default_slots", "I_MPI_PERHOST")  # carry the slots
 HOSTFILE_TEMPLATES = {"OpenMPI": "hostfile-openmpi.j2", "Intel": "hostfile-hydra.j2", "MPICH": "hostfile-hydra.j2"}
+HYDRA = ("Intel", "MPICH")  # the KEP's implementations whose mpirun is a Hydra process manager
+CLUSTER_DOMAIN = "cluster.local"  # mpi-operator v2's default; the kubelet's --cluster-domain on most clusters
 
 
 def ssh_secret_name(unit: Unit) -> str:
@@ -103,8 +111,15 @@ def enforce(unit: Unit, ctx) -> Unit:
         if name not in (NODE, LAUNCHER):
             continue
         volumes = [_ssh_volume(unit)] + ([_hostfile_volume(unit)] if name == LAUNCHER else [])
-        podspec.add_volumes(ir.ensure_pod_spec(rjob), *volumes)
+        pod_spec = ir.ensure_pod_spec(rjob)
+        podspec.add_volumes(pod_spec, *volumes)
         written += volumes
+        if name == NODE and mpi.mpi_implementation in HYDRA:
+            searches, index = _hydra_search(unit, pod_spec)
+            if ctx.provenance is not None:
+                ctx.provenance.record(searches, index, provenance.runtime(
+                    unit, "mpi plugin (Hydra: node pods search their service)", "spec", "mlPolicy", "mpi",
+                    "mpiImplementation"))
         container = ir.main_container(rjob, unit.kep)
         if container is None:
             continue
@@ -215,7 +230,9 @@ def _launcher_env(unit: Unit, slots: int) -> list:
             env("I_MPI_PERHOST", str(slots)),
         ]
     if implementation == "MPICH":
-        return [env("HYDRA_HOST_FILE", HOSTFILE_PATH), env("HYDRA_LAUNCH_EXTRA_ARGS", SSH_RETRY_ARGS)]
+        # HYDRA_LAUNCHER_EXTRA_ARGS is what Hydra (MPICH 3 to 5) passes on to ssh; mpi-operator v2's
+        # HYDRA_LAUNCH_EXTRA_ARGS is read by none of them.
+        return [env("HYDRA_HOST_FILE", HOSTFILE_PATH), env("HYDRA_LAUNCHER_EXTRA_ARGS", SSH_RETRY_ARGS)]
     raise InputError(
         unit.runtime.origin, ("spec", "mlPolicy", "mpi", "mpiImplementation"),
         f"MPI implementation {implementation!r} is not supported: use OpenMPI (v2alpha1 runtimes: also Intel or MPICH)",
@@ -236,9 +253,39 @@ def _hostfile(unit: Unit) -> str:
                 size += len(host) + 1
                 if size > emit.CONFIG_MAP_BYTES:  # stop early: the names alone overflow the ConfigMap
                     raise _too_many_hosts(unit)
-                hosts.append(host)
+                hosts.append(_hydra_host(unit, rjob.get("name"), host) if mpi.mpi_implementation in HYDRA else host)
     template = HOSTFILE_TEMPLATES.get(mpi.mpi_implementation)
     return templates.render(template, hosts=hosts, slots=mpi.num_proc_per_node) if template else ""
+
+
+def _hydra_host(unit: Unit, job: str, endpoint: str) -> str:
+    """A Hydra hostfile's name for a pod: a node's full service name, the launcher's own host name.
+
+    Nodes as mpi-operator v2 names them, `<pod>.<subdomain>.<namespace>.svc`, which the
+    launcher resolves whatever its namespace. The launcher (with runLauncherAsNode) by
+    its bare host name `<pod>`, unlike mpi-operator: Intel MPI's Hydra runs a line's
+    ranks in place only when the name is the machine's own host name, and ssh-es to
+    any other, itself included (where no sshd listens); MPICH accepts either.
+    """
+    if job == LAUNCHER:
+        return endpoint.partition(".")[0]
+    return f"{endpoint}.{unit.trainjob.namespace}.svc"
+
+
+def _hydra_search(unit: Unit, pod_spec: dict) -> tuple[list, int]:
+    """The node pods' DNS search for their headless service (mpi-operator v2's workers have it); the
+    search list and the search's place in it.
+
+    Hydra's proxies on the nodes connect back to the launcher by the name the launcher
+    gives itself: its bare host name, which the cluster's own search list does not reach.
+    A dnsConfig of the runtime's is kept, the search appended unless it is there.
+    """
+    subdomain = (unit.jobset.get("network") or {}).get("subdomain") or unit.name
+    search = f"{subdomain}.{unit.trainjob.namespace}.svc.{CLUSTER_DOMAIN}"
+    searches = pod_spec.setdefault("dnsConfig", {}).setdefault("searches", [])
+    if search not in searches:
+        searches.append(search)
+    return searches, searches.index(search)
 
 
 def _too_many_hosts(unit: Unit) -> InputError:
