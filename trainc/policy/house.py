@@ -118,6 +118,9 @@ def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path
             continue
         if any(labels.get(key) != value for key, value in rule.labels.items()):
             continue
+        from .. import bounds
+
+        bounds.doing(f"house rule '{rule.name}' on {label}")
         try:
             allowed = celengine.evaluate(rule.program, {"object": obj})
         except celengine.EvalError as exc:

@@ -243,6 +243,14 @@ class Outcome:
     notices: list = field(default_factory=list)
 
 
+RUNTIME_CEL_COST_BUDGET = 10_000_000  # k8s.io/apiserver/pkg/apis/cel/config.go RuntimeCELCostBudget
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+
+class _OutOfBudget(Exception):
+    """A policy's evaluation for one object spent RUNTIME_CEL_COST_BUDGET (validator.go)."""
+
+
 class _Config(Exception):
     """A binding that cannot be evaluated (no params): a configuration error, under failurePolicy."""
 
@@ -258,6 +266,7 @@ def identity(obj: dict, namespace: str) -> tuple:
 class Admission:
     def __init__(self, bindings: list[Binding], objects: list, namespace: str, rules=()):
         self.bindings, self.default_namespace, self.rules = bindings, namespace, rules
+        self.current = ""  # the object being admitted, for the run bound's message
         self.resources = Resources(objects)
         self.namespaces = {}
         self.params: dict = {}  # (group, kind) -> [objects]
@@ -300,6 +309,7 @@ class Admission:
         if not cluster and not metadata.get("namespace"):  # as the API server stores it
             obj = {**obj, "metadata": {**metadata, "namespace": namespace}}
         label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+        self.current = label
         if self.rules:
             house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors)
         data = shared = None  # shared: the data bound once, for the policies without params and variables
@@ -353,33 +363,57 @@ class Admission:
 
     def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
         """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
-        with no params and no variables, bound already."""
+        with no params and no variables, bound already. Every expression's cost is taken from one budget
+        per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
+        from .. import bounds
+
+        budget = [RUNTIME_CEL_COST_BUDGET]
+
+        def run(expression: Expression, over):
+            bounds.doing(f"ValidatingAdmissionPolicy '{policy.name}' on {self.current}")
+            try:
+                return celengine.evaluate(expression.program, over)
+            finally:
+                budget[0] -= celengine.cost()
+                if budget[0] < 0:
+                    raise _OutOfBudget()
+
+        try:
+            return self._validations(policy, data, bound, run)
+        except _OutOfBudget:
+            return [OUT_OF_BUDGET] if policy.failure == "Fail" else []
+
+    def _validations(self, policy: Policy, data: dict, bound, run) -> list[str]:
         errors = []
         if bound is None:
             bound = celengine.bind({**data, "variables": {}})
         for _, condition in policy.conditions:
             try:
-                if celengine.evaluate(condition.program, bound) is False:
+                if run(condition, bound) is False:
                     return []
             except celengine.EvalError as exc:
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
         variables, failed = {}, {}
-        for name, expression in policy.variables:  # each sees those before it
+        for name, expression in policy.variables:  # each sees those before it; a failed one fails its readers
+            before = [failed[other] for other in failed if _reads(expression.text, other)]
+            if before:
+                failed[name] = before[0]
+                continue
             try:
-                variables[name] = celengine.evaluate(expression.program, {**data, "variables": variables})
+                variables[name] = run(expression, {**data, "variables": variables})
             except celengine.EvalError as exc:
                 failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
         if policy.variables:
             bound = celengine.bind({**data, "variables": variables})
         messages = []
         for rule, expression, message_expression in policy.validations:
-            used = [failed[name] for name in failed if re.search(rf"\bvariables\.{re.escape(name)}\b", expression.text)]
+            used = [failed[name] for name in failed if _reads(expression.text, name)]
             try:
                 if used:
                     raise celengine.EvalError(used[0])
-                allowed = celengine.evaluate(expression.program, bound)
+                allowed = run(expression, bound)
             except celengine.EvalError as exc:
                 if policy.failure == "Fail":
                     messages.append(str(exc) if used else f"expression '{expression.text}' resulted in error: {exc}")
@@ -403,6 +437,10 @@ class Admission:
                 severity, text = "notice", (f"{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
                                             f"'{binding.name}': validation failed: {message}")
             outcome.notices.append(Notice(severity, subject.origin, (), text, at=subject.path))
+
+
+def _reads(text: str, variable: str) -> bool:
+    return re.search(rf"\bvariables\.{re.escape(variable)}\b", text) is not None
 
 
 def _message(rule: dict, expression: Expression, message_expression: Expression | None, data) -> str:
