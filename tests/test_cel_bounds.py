@@ -233,3 +233,10 @@ def test_the_run_bound_ends_a_run_with_a_clear_error(tmp_path):
 def test_a_run_bound_that_does_not_read_is_an_error(tmp_path, name, value):
     done = trainc(tmp_path, TRAINJOB, env={name: value})
     assert done.returncode == 1 and f"Error: {name}='{value}'" in done.stderr
+
+
+def test_an_application_cannot_set_the_run_bound(tmp_path):
+    # an Argo CD Application sets only ARGOCD_ENV_* variables; the bound is the sidecar's own environment
+    done = trainc(tmp_path, TRAINJOB, policy("true"), env={"ARGOCD_ENV_TRAINC_RUN_TIMEOUT": "0.01",
+                                                           "ARGOCD_ENV_TRAINC_RUN_MEMORY": "1"})
+    assert done.returncode == 0 and "kind: JobSet" in done.stdout, done.stderr

@@ -155,12 +155,23 @@ def _max(items: list):
     return max(_comparable(items))
 
 
+def _equal(left, right) -> bool:
+    """CEL's heterogeneous equality: numbers compare by value (1 == 1.0), a bool equals only a bool."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    return left == right
+
+
 def _index_of(items: list, value) -> int:
-    return next((index for index, item in enumerate(items) if item == value), -1)
+    return next((index for index, item in enumerate(items) if _equal(item, value)), -1)
 
 
 def _last_index_of(items: list, value) -> int:
-    return next((index for index in range(len(items) - 1, -1, -1) if items[index] == value), -1)
+    return next((index for index in range(len(items) - 1, -1, -1) if _equal(items[index], value)), -1)
+
+
+def _contains(items: list, value) -> bool:
+    return any(_equal(item, value) for item in items)
 
 
 # --- regex (library/regex.go)
@@ -331,10 +342,10 @@ def _kubernetes():
         _member("isLessThan", _OBJECT, lambda q, other: _compare(q, other) < 0, _BOOL, _DYN),
         _member("isGreaterThan", _OBJECT, lambda q, other: _compare(q, other) > 0, _BOOL, _DYN),
         _member("compareTo", _OBJECT, _compare, _INT, _DYN),
-        _global("sets.contains", lambda a, b: all(item in a for item in b), _BOOL, _LIST, _LIST),
-        _global("sets.equivalent", lambda a, b: all(item in a for item in b) and all(item in b for item in a),
-                _BOOL, _LIST, _LIST),
-        _global("sets.intersects", lambda a, b: any(item in a for item in b), _BOOL, _LIST, _LIST),
+        _global("sets.contains", lambda a, b: all(_contains(a, item) for item in b), _BOOL, _LIST, _LIST),
+        _global("sets.equivalent", lambda a, b: all(_contains(a, item) for item in b)
+                and all(_contains(b, item) for item in a), _BOOL, _LIST, _LIST),
+        _global("sets.intersects", lambda a, b: any(_contains(a, item) for item in b), _BOOL, _LIST, _LIST),
         _global("url", _to_url, _DYN, _STRING),
         _global("isURL", _is_url, _BOOL, _STRING),
         _member("getScheme", _OBJECT, lambda u: _u(u).scheme, _STRING),
@@ -380,8 +391,6 @@ class _Isolated:
         self.program = program
 
     def eval(self, data):
-        import signal
-
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: evaluate, send the outcome, leave at once
@@ -402,20 +411,13 @@ class _Isolated:
         os.close(write)
         with os.fdopen(read, "rb") as stream:
             found = stream.read()
-        _, status = os.waitpid(pid, 0)
-        if not found or os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGTERM:
+        os.waitpid(pid, 0)
+        if not found:  # the child crashed
             raise EvalError("no such overload")
         (kind, value), _Meter.spent = pickle.loads(found)
         if kind == "error":
             raise EvalError(value)
-        return _Plain(value)
-
-
-class _Plain:
-    """A result already converted (by the child process)."""
-
-    def __init__(self, value):
-        self.value = value
+        return value
 
 
 def bind(data: dict):
@@ -430,7 +432,7 @@ def evaluate(program, data):
     limit."""
     _Meter.spent = 0.0
     if isinstance(program, _Isolated):
-        return program.eval(data).value
+        return program.eval(data)
     try:
         result = program.eval(bind(data) if isinstance(data, dict) else data)
     except (RuntimeError, MemoryError) as exc:
