@@ -73,10 +73,12 @@ def supervised(run) -> None:
                 pass  # the child meets it again and reports it
     pid = os.fork()
     if pid == 0:
-        if size:
-            import resource
+        import resource
 
+        if size:
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if seconds:  # a backstop should the supervisor itself be killed: CPU time never exceeds wall time
+            resource.setrlimit(resource.RLIMIT_CPU, (int(seconds) + 1, int(seconds) + 2))
         try:
             run()
         except MemoryError:
@@ -84,12 +86,22 @@ def supervised(run) -> None:
             os._exit(1)
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child gets it from the terminal and answers 130
+    forwarded = []
+
+    def forward(number, _frame):  # a supervisor told to stop stops its child, and leaves no orphan
+        forwarded.append(number)
+        os.kill(pid, number)
+
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, forward)
     status = _wait(pid, seconds, select)
     if status is None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         _report(f"ran past the time bound ({TIMEOUT_ENV}={seconds:g} seconds)")
         raise SystemExit(1)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) in forwarded:
+        raise SystemExit(128 + os.WTERMSIG(status))
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         cause = ("was killed, likely for memory" if number == signal.SIGKILL
