@@ -152,7 +152,7 @@ def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:
             outcomes["compile error"] += 1
         except celengine.EvalError:
             outcomes["eval error"] += 1
-        except BaseException as exc:  # noqa: BLE001 - any other exception is the finding
+        except BaseException as exc:
             findings.append({"expression": text, "index": index, "error": f"{type(exc).__name__}: {exc}"[:500]})
     os.write(write, ("r " + json.dumps({"outcomes": outcomes, "findings": findings}) + "\n").encode())
 
@@ -264,7 +264,7 @@ def command(seed: int, index: int, report: Report, timeout: float = 30, memory: 
                 os._exit(0)
             except SystemExit as done:
                 os._exit(done.code if isinstance(done.code, int) else 1)
-            except BaseException:  # noqa: BLE001
+            except BaseException:
                 import traceback
 
                 traceback.print_exc()
@@ -275,8 +275,8 @@ def command(seed: int, index: int, report: Report, timeout: float = 30, memory: 
         report.commands += 1
         report.outcomes[f"command exit {code}"] += 1
         bad = code not in (0, 1) or "Traceback" in stderr or (
-            code == 1 and not all(line.startswith(("job.yaml:", "policy.yaml:", ".trainc.yaml:", "trainc: error:"))
-                                  or line.startswith(("warning:", "notice:", "  ", "\t")) or not line
+            code == 1 and not all(not line or line.startswith(("job.yaml:", "policy.yaml:", ".trainc.yaml:", "Error:",
+                                                               "warning:", "notice:", "  ", "\t"))
                                   for line in stderr.splitlines()))
         if bad or "ran past the time bound" in stderr or "memory" in stderr and "bound" in stderr:
             report.findings.append({"command": index, "files": {name: (Path(folder) / name).read_text()
@@ -286,9 +286,9 @@ def command(seed: int, index: int, report: Report, timeout: float = 30, memory: 
 
 
 def run(seed: int, expressions: int, commands: int, seconds: float | None = None) -> Report:
-    import trainc.build  # noqa: F401 - loaded once, before the forks, as a long-running server would have them
-    import trainc.cli  # noqa: F401
-    import trainc.policy.vap  # noqa: F401
+    import trainc.build
+    import trainc.cli
+    import trainc.policy.vap
 
     report = Report()
     deadline = None if seconds is None else time.monotonic() + seconds

@@ -12,7 +12,7 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "fuzz"))
 
-import celfuzz  # noqa: E402
+import celfuzz
 
 
 def test_a_seeded_cel_fuzz_run_finds_nothing():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .. import bounds
 from ..errors import InputError, Origin
 from .resources import group_version
 
@@ -118,8 +119,6 @@ def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path
             continue
         if any(labels.get(key) != value for key, value in rule.labels.items()):
             continue
-        from .. import bounds
-
         bounds.doing(f"house rule '{rule.name}' on {label}")
         try:
             allowed = celengine.evaluate(rule.program, {"object": obj})

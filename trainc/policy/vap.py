@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import bounds
 from ..errors import InputError, Notice, Origin
 from ..k8s import celengine
 from . import house, is_policy
@@ -365,8 +366,6 @@ class Admission:
         """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
         with no params and no variables, bound already. Every expression's cost is taken from one budget
         per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
-        from .. import bounds
-
         budget = [RUNTIME_CEL_COST_BUDGET]
 
         def run(expression: Expression, over):
