@@ -152,7 +152,7 @@ def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:
             outcomes["compile error"] += 1
         except celengine.EvalError:
             outcomes["eval error"] += 1
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 (any other exception is the finding)
             findings.append({"expression": text, "index": index, "error": f"{type(exc).__name__}: {exc}"[:500]})
     os.write(write, ("r " + json.dumps({"outcomes": outcomes, "findings": findings}) + "\n").encode())
 
@@ -264,7 +264,7 @@ def command(seed: int, index: int, report: Report, timeout: float = 30, memory: 
                 os._exit(0)
             except SystemExit as done:
                 os._exit(done.code if isinstance(done.code, int) else 1)
-            except BaseException:
+            except BaseException:  # noqa: BLE001 (a traceback is the finding)
                 import traceback
 
                 traceback.print_exc()
@@ -286,9 +286,9 @@ def command(seed: int, index: int, report: Report, timeout: float = 30, memory: 
 
 
 def run(seed: int, expressions: int, commands: int, seconds: float | None = None) -> Report:
-    import trainc.build
-    import trainc.cli
-    import trainc.policy.vap
+    import trainc.build  # noqa: F401 (loaded once, before the forks, as a long-running server has them)
+    import trainc.cli  # noqa: F401
+    import trainc.policy.vap  # noqa: F401
 
     report = Report()
     deadline = None if seconds is None else time.monotonic() + seconds
