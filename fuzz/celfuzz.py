@@ -286,8 +286,9 @@ def command(seed: int, index: int, report: Report, timeout: float = 30, memory: 
 
 
 def run(seed: int, expressions: int, commands: int, seconds: float | None = None) -> Report:
-    import trainc.build  # noqa: F401 (loaded once, before the forks, as a long-running server has them)
-    import trainc.cli  # noqa: F401
+    # loaded once, before the forks, as a long-running server has them
+    import trainc.build
+    import trainc.cli
     import trainc.policy.vap  # noqa: F401
 
     report = Report()
