@@ -376,9 +376,10 @@ def compile(expression: str, names: tuple[str, ...]):
 
 
 # Optional values exist only where an expression makes them (data and variables hold none); one made and
-# handed to a Python-implemented function (even inside a list or map) crashes cel-expr-python's conversion.
+# handed to a Python-implemented function inside a list or map crashes cel-expr-python's conversion. The
+# functions taking only strings and ints (find, findAll, quantity, url, ...) are safe: cel-cpp checks kinds.
 _OPTIONAL = re.compile(r"optional|[.\[{,(]\s*\?")
-_PYTHON_CALL = re.compile(r"\b(isSorted|sum|min|max|indexOf|lastIndexOf|find|findAll|sign|isInteger|asInteger|"
+_PYTHON_CALL = re.compile(r"\b(isSorted|sum|min|max|indexOf|lastIndexOf|sign|isInteger|asInteger|"
                           r"asApproximateFloat|add|sub|isLessThan|isGreaterThan|compareTo|contains|equivalent|"
                           r"intersects|get[A-Z][A-Za-z]*)\s*\(")
 
