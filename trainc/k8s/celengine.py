@@ -16,6 +16,8 @@ in a child process, since cel-expr-python cannot convert one (it crashes).
 
 from __future__ import annotations
 
+import datetime
+import itertools
 import os
 import pickle
 import re
@@ -87,7 +89,7 @@ _DYN, _STRING, _BOOL, _INT = cel.Type.DYN, cel.Type.STRING, cel.Type.BOOL, cel.T
 def _go_regex(pattern: str):
     """An RE2 pattern, as Go's regexp (RE2 syntax, linear time) compiles it."""
     options = re2.Options()
-    options.max_mem = 8 << 20  # RE2's own default; a pattern past it is an error, as Go's regexp refuses it
+    options.max_mem = 8 << 20  # RE2's default program memory; a pattern needing more is a parse error
     options.log_errors = False
     try:
         return re2.compile(pattern, options)
@@ -98,33 +100,25 @@ def _go_regex(pattern: str):
 
 # --- lists (library/lists.go)
 
-def _comparable(items: list) -> list:
-    """`items` when they are of one orderable CEL type (lists.go's comparable element types), else no such
-    overload. Timestamps and durations cannot come back from Python (cel-expr-python converts them only one
-    way): a clear error, not a wrong value."""
-    kinds = {bytes if isinstance(item, bytearray) else type(item) for item in items}
-    if len(kinds) > 1 or kinds - {int, float, str, bytes, bool, _datetime(), _timedelta()}:
+_ORDERED = {int: "number", float: "number", str: str, bytes: bytes, bytearray: bytes, bool: bool,
+            datetime.datetime: datetime.datetime, datetime.timedelta: datetime.timedelta}
+
+
+def _comparable(items: list, returned: bool = True) -> list:
+    """`items` when CEL orders them against each other (lists.go's comparable element types; ints and doubles
+    compare), else no such overload. A timestamp or duration cannot come back from Python (cel-expr-python
+    converts them one way only): a clear error when one would be `returned`, not a wrong value."""
+    kinds = {_ORDERED.get(type(item)) for item in items}
+    if len(kinds) > 1 or None in kinds:
         raise TypeError("no such overload")
-    if kinds & {_datetime(), _timedelta()}:
+    if returned and kinds & {datetime.datetime, datetime.timedelta}:
         raise ValueError("trainc cannot return a timestamp or duration from a list function (min, max, sum)")
     return items
 
 
-def _datetime():
-    import datetime
-
-    return datetime.datetime
-
-
-def _timedelta():
-    import datetime
-
-    return datetime.timedelta
-
-
 def _is_sorted(items: list) -> bool:
-    _comparable(items)
-    return all(a <= b for a, b in zip(items, items[1:]))
+    _comparable(items, returned=False)
+    return all(a <= b for a, b in itertools.pairwise(items))
 
 
 def _sum(items: list):
@@ -132,7 +126,7 @@ def _sum(items: list):
     is told from an int only past int64: cel-expr-python hands both over as int)."""
     if not items:
         return 0
-    if any(isinstance(item, bool) for item in _comparable(items)) or isinstance(items[0], (str, bytes, bytearray)):
+    if len({type(item) for item in _comparable(items)}) > 1 or isinstance(items[0], (bool, str, bytes, bytearray)):
         raise TypeError("no such overload")
     total = sum(items[1:], items[0])
     if isinstance(total, int):
