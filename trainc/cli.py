@@ -569,6 +569,13 @@ _QUICK_EXIT = []  # a command that holds nothing to clean up at exit (build) app
 
 
 def main() -> None:
+    """The console script: the command line under the operator's run bound (`trainc.bounds`)."""
+    from . import bounds
+
+    bounds.supervised(_main)
+
+
+def _main() -> None:
     try:
         cli.main(prog_name="trainc")
     except KeyboardInterrupt:

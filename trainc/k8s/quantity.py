@@ -70,11 +70,38 @@ class Quantity:
         """Whether Go's ``Value()``, an int64, holds this amount; cheap for any exponent."""
         return self._exponent < 19 and -(2**63) <= self.ceil() < 2**63
 
+    def saturated(self, scale: int = 0) -> int:
+        """ceil(amount * 10**scale) clamped to int64, as Kueue's SafeValue/SafeMilliValue read a quantity;
+        cheap for any exponent (a quota of 1e2147483647 is MaxInt64)."""
+        if _magnitude(self) + scale > 19:
+            return _INT64_MAX if self._coefficient > 0 else -_INT64_MAX - 1
+        value = Quantity(self._coefficient, self._exponent + scale).ceil()
+        return max(-_INT64_MAX - 1, min(_INT64_MAX, value))
+
+    def sign(self) -> int:
+        return (self._coefficient > 0) - (self._coefficient < 0)
+
+    def is_integer(self) -> bool:
+        """Whether the amount is whole (the coefficient has no trailing zeros, so a negative exponent is a
+        fraction)."""
+        return self._exponent >= 0
+
+    def approximate_float(self) -> float:
+        """Go's AsApproximateFloat64: the nearest float, infinite past float64's range."""
+        if _magnitude(self) > 400:
+            return float("inf") * self.sign()
+        if _magnitude(self) < -400:
+            return 0.0
+        return float(f"{self._coefficient}e{self._exponent}")
+
     def __add__(self, other: "Quantity") -> "Quantity":
         if not isinstance(other, Quantity):
             return NotImplemented
         # Go's Add keeps the receiver's format unless the receiver is zero.
         format = self._format if self._coefficient else other._format
+        if not other._coefficient or not self._coefficient:
+            return Quantity((self if self._coefficient else other)._coefficient,
+                            (self if self._coefficient else other)._exponent, format)
         exponent = min(self._exponent, other._exponent)
         return Quantity(_scaled(self, exponent) + _scaled(other, exponent), exponent, format)
 
@@ -274,10 +301,37 @@ def _scaled(quantity: Quantity, exponent: int) -> int:
     return quantity._coefficient * 10 ** (quantity._exponent - exponent)
 
 
+_INT64_MAX = 2**63 - 1
+MAX_DIGITS = 1000  # trainc's bound on an exact sum's digits (apimachinery's inf.Dec has none and never returns)
+
+
+def _magnitude(quantity: Quantity) -> int:
+    """The decimal order of magnitude: digits of the coefficient plus the exponent (0 for zero)."""
+    return len(str(abs(quantity._coefficient))) + quantity._exponent if quantity._coefficient else 0
+
+
 def _compare(left: Quantity, right: Quantity) -> int:
+    """-1, 0 or 1; by sign and order of magnitude first, so 1e2147483647 compares at once."""
+    if left.sign() != right.sign() or not left._coefficient:
+        return (left.sign() > right.sign()) - (left.sign() < right.sign())
+    if _magnitude(left) != _magnitude(right):
+        larger = _magnitude(left) > _magnitude(right)
+        return (1 if larger else -1) * left.sign()
     exponent = min(left._exponent, right._exponent)
     difference = _scaled(left, exponent) - _scaled(right, exponent)
     return (difference > 0) - (difference < 0)
+
+
+def compare(left: Quantity, right: Quantity) -> int:
+    return _compare(left, right)
+
+
+def bounded_sum(left: Quantity, right: Quantity) -> Quantity:
+    """left + right, exactly; OverflowError when the exact sum needs more than MAX_DIGITS digits (it would
+    never finish for 1e2147483647 + 1)."""
+    if left._coefficient and right._coefficient and abs(left._exponent - right._exponent) > MAX_DIGITS:
+        raise OverflowError(f"quantity out of range: the exact sum needs more than {MAX_DIGITS} digits")
+    return left + right
 
 
 def _binary_text(quantity: Quantity) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .. import bounds
 from ..errors import InputError, Origin
 from ..k8s.identity import group_version
 
@@ -118,6 +119,7 @@ def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path
             continue
         if any(labels.get(key) != value for key, value in rule.labels.items()):
             continue
+        bounds.doing(f"house rule '{rule.name}' on {label}")
         try:
             allowed = celengine.evaluate(rule.program, {"object": obj})
         except celengine.EvalError as exc:

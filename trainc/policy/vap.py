@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import bounds
 from ..errors import InputError, Notice, Origin
 from ..k8s import celauthz, celengine
 from ..k8s.identity import Resources, group_version, is_policy
@@ -250,6 +251,14 @@ class Outcome:
     notices: list = field(default_factory=list)
 
 
+RUNTIME_CEL_COST_BUDGET = 10_000_000  # k8s.io/apiserver/pkg/apis/cel/config.go RuntimeCELCostBudget
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+
+class _OutOfBudget(Exception):
+    """A policy's evaluation for one object spent RUNTIME_CEL_COST_BUDGET (validator.go)."""
+
+
 class _Config(Exception):
     """A binding that cannot be evaluated (no params): a configuration error, under failurePolicy."""
 
@@ -260,6 +269,7 @@ class Admission:
         self.user, self.groups = user[0], list(user[1])
         self.authorizer = celauthz.register(rbac.RBAC(objects, namespace).authorize)
         self.unevaluated: dict = {}  # (policy, expression path) -> (Policy, Expression): said once each
+        self.current = ""  # the object being admitted, for the run bound's message
         self.resources = Resources(objects)
         self.namespaces = {}
         self.params: dict = {}  # (group, kind) -> [objects]
@@ -302,6 +312,7 @@ class Admission:
         if not cluster and not metadata.get("namespace"):  # as the API server stores it
             obj = {**obj, "metadata": {**metadata, "namespace": namespace}}
         label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+        self.current = label
         if self.rules:
             house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors)
         data = shared = None  # shared: the data bound once, for the policies without params and variables
@@ -356,13 +367,31 @@ class Admission:
 
     def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
         """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
-        with no params and no variables, bound already."""
+        with no params and no variables, bound already. Every expression's cost is taken from one budget
+        per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
+        budget = [RUNTIME_CEL_COST_BUDGET]
+
+        def run(expression: Expression, over):
+            bounds.doing(f"ValidatingAdmissionPolicy '{policy.name}' on {self.current}")
+            try:
+                return celengine.evaluate(expression.program, over)
+            finally:
+                budget[0] -= celengine.cost()
+                if budget[0] < 0:
+                    raise _OutOfBudget()
+
+        try:
+            return self._validations(policy, data, bound, run)
+        except _OutOfBudget:
+            return [OUT_OF_BUDGET] if policy.failure == "Fail" else []
+
+    def _validations(self, policy: Policy, data: dict, bound, run) -> list[str]:
         errors = []
         if bound is None:
             bound = celengine.bind({**data, "variables": {}})
         for _, condition in policy.conditions:
             try:
-                if celengine.evaluate(condition.program, bound) is False:
+                if run(condition, bound) is False:
                     return []
             except celengine.EvalError as exc:
                 if self._unanswered(policy, condition, exc):
@@ -371,20 +400,24 @@ class Admission:
         if errors:
             return errors if policy.failure == "Fail" else []
         variables, failed = {}, {}
-        for name, expression in policy.variables:  # each sees those before it
+        for name, expression in policy.variables:  # each sees those before it; a failed one fails its readers
+            before = [failed[other] for other in failed if _reads(expression.text, other)]
+            if before:
+                failed[name] = before[0]
+                continue
             try:
-                variables[name] = celengine.evaluate(expression.program, {**data, "variables": variables})
+                variables[name] = run(expression, {**data, "variables": variables})
             except celengine.EvalError as exc:
                 failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
         if policy.variables:
             bound = celengine.bind({**data, "variables": variables})
         messages = []
         for rule, expression, message_expression in policy.validations:
-            used = [failed[name] for name in failed if re.search(rf"\bvariables\.{re.escape(name)}\b", expression.text)]
+            used = [failed[name] for name in failed if _reads(expression.text, name)]
             try:
                 if used:
                     raise celengine.EvalError(used[0])
-                allowed = celengine.evaluate(expression.program, bound)
+                allowed = run(expression, bound)
             except celengine.EvalError as exc:
                 if self._unanswered(policy, expression, exc):
                     continue
@@ -436,6 +469,10 @@ class Admission:
                 severity, text = "notice", (f"{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
                                             f"'{binding.name}': validation failed: {message}")
             outcome.notices.append(Notice(severity, subject.origin, (), text, at=subject.path))
+
+
+def _reads(text: str, variable: str) -> bool:
+    return re.search(rf"\bvariables\.{re.escape(variable)}\b", text) is not None
 
 
 def _message(rule: dict, expression: Expression, message_expression: Expression | None, data) -> str:

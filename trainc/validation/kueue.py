@@ -71,12 +71,16 @@ class PodSet:
 
     def total(self, resource: str) -> int:
         """Kueue's integer for all the pod set's pods (CPU in millicores)."""
-        return max(0, value(resource, self.requests[resource])) * self.count
+        return min(max(0, value(resource, self.requests[resource])) * self.count, _INT64_MAX)  # SaturatingMul
+
+
+_INT64_MAX = 2**63 - 1
 
 
 def value(resource: str, amount: Quantity) -> int:
-    """Kueue's ResourceValue: millicores for CPU, else the amount rounded up."""
-    return (amount * 1000).ceil() if resource == "cpu" else amount.ceil()
+    """Kueue's ResourceValue: millicores for CPU, else the amount rounded up, clamped to int64 as its
+    SafeMilliValue and SafeValue clamp (pkg/resources)."""
+    return amount.saturated(3 if resource == "cpu" else 0)
 
 
 def show(resource: str, amount: int, binary: bool = False) -> str:
