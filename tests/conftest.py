@@ -50,3 +50,12 @@ class GoldenExtension(SingleFileSnapshotExtension):
 @pytest.fixture
 def golden(snapshot):
     return snapshot.use_extension(GoldenExtension)
+
+
+def build(paths, runtime_paths=(), **options):
+    """The run of `paths` (`trainc.engine`) as `trainc build` runs it, with `options` (engine.Options); raises
+    InputErrors for its errors, as the command fails."""
+    from trainc import engine
+
+    settings = engine.Options(runtime_paths=tuple(runtime_paths), **options)
+    return engine.run(engine.Inputs(tuple(paths)), settings).checked()

@@ -16,7 +16,7 @@ from conftest import GOLDEN, GOLDEN_SEED, ROOT, need
 from test_cli import run
 from test_golden import inputs
 
-from trainc.build import build
+from conftest import build
 from trainc.commands import diff
 
 TORCH = """\

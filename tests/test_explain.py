@@ -14,9 +14,9 @@ from conftest import GOLDEN, GOLDEN_SEED, ROOT
 from test_cli import run, trainjob
 from test_golden import CASES, inputs, key_settings
 
-from trainc.build import build
+from conftest import build
 from trainc.commands.explain import explain
-from trainc.compiler.provenance import Provenance
+from trainc.engine import Options
 from trainc.output import manifests
 
 EXPLAINED = ("torch-env-order", "mpi-env-order", "patch-two-managers-node-selector", "patch-sidecar-volumes-env")
@@ -78,8 +78,8 @@ def test_values_are_never_printed():
 @pytest.mark.parametrize("case", CASES)
 def test_recording_changes_no_output(case, golden):
     """Every golden case renders byte-identically with provenance recorded, and every leaf is accounted for."""
-    recorder = Provenance()
-    output = build(inputs(case), ssh_key_seed=key_settings(case), provenance=recorder)
+    output = build(inputs(case), ssh_key_seed=key_settings(case), provenance=True)
+    recorder = output.provenance
     assert manifests.select(output, namespace="default").yaml() == golden
     assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
 
@@ -100,11 +100,11 @@ def test_mpi_node_image_says_the_trainer_image_reaches_only_the_launcher(tmp_pat
     (tmp_path / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
                                       "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n"
                                       "  trainer:\n    image: example.com/mine:1\n    numNodes: 2\n")
-    lines = [line for line in explain([str(tmp_path / "ds.yaml")]).splitlines() if line.endswith("image") or
+    lines = [line for line in explain([str(tmp_path / "ds.yaml")], Options(ssh_key_seed=bytes(32))).splitlines() if line.endswith("image") or
              "reaches only the launcher" in line]
     note = (f"; spec.trainer.image ({tmp_path}/ds.yaml:9:12) reaches only the launcher, as upstream: these MPI node "
             "pods run the runtime's image, which must hold the same code and packages")
     assert [line.split(" ← ")[0].strip() for line in lines] == [
         "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image"]
     assert lines[0].endswith(note)
-    assert "containers[node].image ← trainer override" in explain([str(tmp_path / "ds.yaml")])
+    assert "containers[node].image ← trainer override" in explain([str(tmp_path / "ds.yaml")], Options(ssh_key_seed=bytes(32)))

@@ -8,7 +8,7 @@ import hashlib
 import pytest
 import yaml
 
-from trainc.build import build
+from conftest import build
 from trainc.compiler.plugins import flux
 from trainc.errors import InputErrors
 

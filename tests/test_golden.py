@@ -12,7 +12,7 @@ import sys
 import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ORACLE, need
 
-from trainc.build import build
+from conftest import build
 from trainc.compiler.sshkeys import SeedFile
 from trainc.output import manifests
 

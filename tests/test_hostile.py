@@ -22,7 +22,7 @@ import yaml
 from click.testing import CliRunner
 
 from trainc import inputs
-from trainc.build import build
+from conftest import build
 from trainc.cli import cli
 from trainc.errors import TraincError
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from trainc.build import build
+from conftest import build
 from trainc.errors import InputErrors
 
 TRAINJOB = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"},

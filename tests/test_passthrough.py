@@ -10,7 +10,7 @@ import yaml
 from conftest import GOLDEN, need
 from test_cli import run, trainjob, write
 
-from trainc.build import build
+from conftest import build
 from trainc.output.manifests import dump
 from trainc.errors import InputErrors
 from trainc.formats import source, yamltext

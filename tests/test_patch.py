@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainc.build import build
+from conftest import build
 from trainc.compiler.ir import Unit
 from trainc.compiler.passes.patch import patch
 from trainc.compiler.pipeline import Context

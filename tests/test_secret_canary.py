@@ -15,7 +15,7 @@ import pytest
 from conftest import GOLDEN_SEED, ROOT
 from test_cli import run
 
-from trainc.build import build
+from conftest import build
 
 SEED = str(ROOT / "tests" / "golden-ssh-seed")
 JOBS = """\

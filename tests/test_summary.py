@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import ROOT
 
-from trainc.build import build
+from conftest import build
 from trainc.cli import cli
 from trainc.commands import summary
 

@@ -21,7 +21,7 @@ import yaml
 from conftest import GOLDEN, GOLDEN_SEED
 from test_golden import inputs
 
-from trainc.build import build
+from conftest import build
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "upstream-want.txt").is_file())
 # trainingruntime_test.go's cmpopts.SortSlices: env, volumes and volumeMounts by name, tolerations by key.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import GOLDEN
 
-from trainc.build import build
+from conftest import build
 from trainc.output.manifests import dump
 from trainc.errors import InputErrors
 from trainc.trainer import previous

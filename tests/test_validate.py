@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from conftest import GOLDEN_SEED
 
 from trainc import validation
-from trainc.build import build
+from conftest import build
 from trainc.cli import cli
 from trainc.errors import InputErrors
 from trainc.trainer import catalog, previous

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 import click
 
-from .. import build
 from ..compiler.ir import NODE, TRAINER, pod_spec, step_of
-from ..errors import TraincError
+from ..errors import InputErrors, TraincError
 from ..validation import kueue
 from . import fail, write_out
 
@@ -46,7 +45,7 @@ def queue_name(key: tuple) -> str:
     return f"{namespace}/{queue}" if queue else f"{namespace} (no queue)"
 
 
-def jobs(output: build.Output, others=None) -> list[Job]:
+def jobs(output, others=None) -> list[Job]:
     """A Job per compiled TrainJob, in output order; `others` are the documents beside them (the output's own
     by default), for LimitRanges and `default` LocalQueues."""
     queues, _ = kueue.read(output.others if others is None else others)
@@ -227,38 +226,27 @@ def as_json(found: list[Job], changes=None) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def base_jobs(base: str, paths, runtime_paths, namespace: str, ssh_key_seed) -> list[Job]:
-    """The TrainJobs of PATHS at `base`, compiled as `trainc diff` compiles its base (`diff.compile_base`: with
-    their own runtimes, else the current ones; those that do not compile there left out). Raises PreviousError
-    for a base that is neither a directory nor a revision."""
-    from ..trainer import previous as previous_versions
-    from .diff import compile_base
-
-    before = previous_versions.load(base, paths, namespace, runtime_paths)
-    current_runtimes = build.load(paths, runtime_paths, namespace)[1]
-    old = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                       before.runtimes_then(current_runtimes), namespace, ssh_key_seed)[0]
-    return jobs(old, before.others)
-
-
-def main(paths, runtime_paths, namespace, base, output_format) -> None:
-    """`trainc summary`: what the TrainJobs ask of the cluster, and with --base what the change adds or frees."""
-    from ..compiler import sshkeys
+def main(paths, options, output_format) -> None:
+    """`trainc summary`: what the TrainJobs ask of the cluster, and with a base (`options.previous`) what the
+    change adds or frees, from one run (`trainc.engine`): an update's refusals are `trainc diff`'s to show."""
+    from .. import engine
     from ..trainer.previous import PreviousError
 
-    if base is not None and "-" in paths:
+    if options.previous is not None and "-" in paths:
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
-    seed = bytes(sshkeys.MIN_SEED_BYTES)  # keys do not count: a throwaway seed, no random key, no notice
     try:
-        output = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed)
-        found = jobs(output)
-        changes = None if base is None else delta(
-            base_jobs(base, paths, runtime_paths, namespace, seed), found)
+        result = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
+        found = jobs(result)
+        changes = None
+        if options.previous is not None:
+            if result.base is None:
+                raise InputErrors(result.base_problems)
+            changes = delta(jobs(result.base, result.previous.others), found)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
         fail(error)
-    for notice in output.notices:  # Kueue's borrowing among them
+    for notice in result.notices:  # Kueue's borrowing among them
         click.echo(notice, err=True)
     render = {"text": text, "markdown": markdown, "json": as_json}[output_format]
     write_out(render(found, changes))

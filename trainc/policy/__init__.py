@@ -7,7 +7,7 @@ This module stays light: a build with no policy anywhere returns before importin
 
 from __future__ import annotations
 
-from ..errors import InputErrors, Notice
+from ..errors import Notice
 
 _GROUP = "admissionregistration.k8s.io/"
 _KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
@@ -18,28 +18,29 @@ def is_policy(obj) -> bool:
             and obj["apiVersion"].startswith(_GROUP))
 
 
-def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,
-          config: str | None = None) -> list[Notice]:
-    """Warnings and notices of the policies' verdicts on `output` (a build.Output); raises InputErrors for
-    denials and bad policy input. `previous` (validation.Previous) makes objects with a previous version
-    UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the one the
-    command's settings were read from, `trainc.settings`)."""
+def check(output, *, namespace: str = "default", old=None, paths=(), house_rules=None, config: str | None = None,
+          reader=None) -> tuple[list, list[Notice]]:
+    """(errors, notices) of the policies' verdicts on `output` (a build.Output): denials and bad policy input are
+    the errors. `old` ({vap.identity: object} as the cluster holds it before the update) makes objects with a
+    previous version UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the
+    one the run's settings were read from, `trainc.settings`); `paths` (--policies) are read by `reader`, the
+    run's."""
     from . import house
 
-    rules, errors = (house_rules, []) if house_rules is not None else house.load(config)
+    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config)
     inputs = [*output.others, *output.uncompiled]
-    extra = _read(paths, errors) if paths else []
+    extra = _read(paths, errors, reader) if paths else []
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
-        return []
+        return [], []
     from . import vap
 
     everything = [obj for _, obj in (*inputs, *extra) if isinstance(obj, dict)]
     bindings, problems = vap.load([*inputs, *extra], [*inputs, *extra])
     errors += problems
     if errors:
-        raise InputErrors(errors, notices=output.notices)
+        return errors, []
     admission = vap.Admission(bindings, everything, namespace, rules)
-    old = _previous_objects(previous, namespace) if previous is not None else {}
+    old = old or {}
     outcome = vap.Outcome()
     for trainjob, objects in output.jobs:
         for obj in objects:
@@ -47,35 +48,19 @@ def check(output, *, namespace: str = "default", previous=None, paths=(), house_
     for origin, obj in inputs:
         if isinstance(obj, dict):
             admission.admit(vap.Subject(obj, origin, (), old.get(vap.identity(obj, namespace))), outcome)
-    if outcome.errors:
-        raise InputErrors(outcome.errors, notices=[*output.notices, *outcome.notices])
-    return outcome.notices
+    return outcome.errors, outcome.notices
 
 
-def _read(paths, errors: list) -> list:
+def identity(obj: dict, namespace: str) -> tuple:
+    """The key `check`'s `old` is indexed by."""
+    from . import vap
+
+    return vap.identity(obj, namespace)
+
+
+def _read(paths, errors: list, reader) -> list:
     """(origin, object) of every object under `paths`, read by the one input rule (`inputs`): policies,
     bindings and their params; none of them passes through."""
     from .. import inputs
 
-    return inputs.Reader().documents(inputs.listed(list(paths)), errors)
-
-
-def _previous_objects(previous, namespace: str) -> dict:
-    """identity -> the object as the cluster holds it before the update: passed-through objects as they were,
-    and the objects the previous TrainJobs compile to (none for one that no longer compiles)."""
-    from .. import build
-    from ..errors import TraincError
-    from . import vap
-
-    found = {vap.identity(obj, namespace): obj for _, obj in (*previous.others, *previous.uncompiled)
-             if isinstance(obj, dict)}
-    trainjobs = [obj for obj in previous.objects.values() if obj.kind == "TrainJob"]
-    for trainjob in trainjobs:
-        try:
-            compiled = build.build_parsed([trainjob], previous.runtimes_then([]), namespace=namespace,
-                                          ssh_key_seed=bytes(32))
-        except TraincError:
-            continue
-        for obj in compiled.documents():
-            found[vap.identity(obj, namespace)] = obj
-    return found
+    return (reader or inputs.Reader()).documents(inputs.listed(list(paths)), errors)
