@@ -149,7 +149,8 @@ def check_runtimes(runtimes, previous, output: Output) -> None:
 @dataclass
 class Job:
     """One TrainJob on its way through STAGES. A stage that adds `errors` ends the TrainJob's way; `refusals`
-    (what only an update refuses) are reported and the way goes on, so the run reports every stage's errors."""
+    (what only an update refuses) are reported and the way goes on to its objects, so the run's later stages
+    (Kueue, policies, house rules) report theirs too."""
 
     trainjob: object
     first: object  # the TrainJob of the same name before it, if any
@@ -191,8 +192,9 @@ def webhooks(job: Job) -> None:
 
 
 def update_webhooks(job: Job) -> None:
-    """The TrainJob webhook's update rules (runtimePatches only while suspended, ...)."""
-    if job.change is not None:
+    """The TrainJob webhook's update rules (runtimePatches only while suspended, ...); not reached when the API
+    server refused the update already (the update stages keep upstream's order: the first refusal is the one)."""
+    if job.change is not None and not job.refusals:
         job.refusals += validation.trainjob_rules(job.unit, job.change)
 
 
@@ -217,8 +219,9 @@ def jobset(job: Job) -> None:
 
 
 def jobset_update(job: Job) -> None:
-    """The JobSet webhook's (and Kueue's) update rules, against the JobSet the previous version compiles to."""
-    if job.previous is not None:
+    """The JobSet webhook's (and Kueue's) update rules, against the JobSet the previous version compiles to;
+    not reached when the TrainJob's update is refused already."""
+    if job.previous is not None and not job.refusals:
         job.refusals += validation.jobset_update.check(job.unit, job.previous, job.ctx, list(job.runtimes))
 
 

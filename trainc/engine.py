@@ -104,6 +104,9 @@ def run(inputs: Inputs, options: Options = Options()) -> Result:
     state = _Run(inputs, options)
     for stage in RUN:
         stage(state)
+    seen: set = set()  # an error two stages find (a Kueue object without a name: Kueue's and the output set's) once
+    state.result.errors = [error for error in state.result.errors
+                           if not (error.render() in seen or seen.add(error.render()))]
     return state.result
 
 
@@ -120,8 +123,12 @@ def previous(state: _Run) -> None:
     what the cluster holds."""
     given = state.options.previous
     if isinstance(given, str):
-        given = previous_versions.load(given, state.inputs.paths, state.options.namespace,
-                                       state.options.runtime_paths)
+        try:
+            given = previous_versions.load(given, state.inputs.paths, state.options.namespace,
+                                           state.options.runtime_paths)
+        except InputErrors as unread:  # no update check without them; the run's other stages go on
+            state.result.errors += unread.errors
+            given = None
     state.result.previous = given
 
 
@@ -144,8 +151,9 @@ def compiled(state: _Run) -> None:
                                    parallel.marshalled if options.workers > 1 else None, provenance=recorder,
                                    **context)
         output.files, output.inputs = len(found.inputs), len(documents)
+    found = result.errors  # the previous versions' problems come first
     result.__dict__.update(output.__dict__)
-    result.provenance = recorder
+    result.errors[:0], result.provenance = found, recorder
 
 
 def base(state: _Run) -> None:

@@ -315,7 +315,7 @@ class _Report:
         return matches[0] if len(matches) == 1 else None
 
 
-def run(text: str, options) -> tuple[str, list[str], list[str]]:
+def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
     """(ResourceList text, notices, error lines); error lines non-empty means failure. The items are the run's
     inputs (`trainc.engine`) under `options`: its namespace for TrainJobs that set none, unless the
     functionConfig or the Kptfile sets one; its runtime paths the runtimes besides the items (the platform's,
@@ -323,6 +323,7 @@ def run(text: str, options) -> tuple[str, list[str], list[str]]:
     the rendered objects (`trainer_only`)."""
     from .. import engine
 
+    options = options or engine.Options()
     report = _Report([])
     try:
         origin, resource_list = _resource_list(text)
