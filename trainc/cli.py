@@ -228,12 +228,11 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
     from .commands import build as flow
-    from .parallel import available_cores
 
     _QUICK_EXIT.append(True)
     options = _options(ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed), trainer_only=trainer_only,
                        include_runtimes=include_runtimes, runtime_snapshot=runtime_snapshot, previous=previous,
-                       workers=workers or available_cores())
+                       workers=workers)
     flow.main(paths, options, output_format, allow_empty, check)
 
 

@@ -39,7 +39,7 @@ class Options:
     provenance: bool = False  # record who wrote each field (Result.provenance, for `trainc explain`)
     trainer_only: bool = False  # the output set is the rendered objects only (the host passes the rest on)
     include_runtimes: bool = False  # the runtimes among PATHS are in the output set too
-    workers: int = 1  # processes to compile with; the Result is the same with any number
+    workers: int | None = 1  # processes to compile with (None: the available cores); the Result is the same
 
     @classmethod
     def from_settings(cls, settings, **given) -> Options:
@@ -140,15 +140,15 @@ def compiled(state: _Run) -> None:
     recorder = Provenance() if options.provenance else None
     context = dict(ssh_key_seed=options.ssh_key_seed, runtime_snapshot=options.runtime_snapshot,
                    plugins=options.plugins)
-    output = None
+    output, workers = None, options.workers or parallel.available_cores()
     if result.previous is None and not state.inputs.documents and recorder is None:
-        output = parallel.build(found, workers=options.workers, namespace=options.namespace, **context)
+        output = parallel.build(found, workers=workers, namespace=options.namespace, **context)
     if output is None:
         errors: list = []
         documents = [*state.inputs.documents, *state.reader.documents(found.inputs, errors)]
         inputs = build.read(documents, state.reader.documents(found.runtimes, errors), options.namespace, errors)
         output = build.compile_all(inputs, options.namespace, errors, result.previous,
-                                   parallel.marshalled if options.workers > 1 else None, provenance=recorder,
+                                   parallel.marshalled if workers > 1 else None, provenance=recorder,
                                    **context)
         output.files, output.inputs = len(found.inputs), len(documents)
     found = result.errors  # the previous versions' problems come first
