@@ -246,8 +246,8 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
 @click.option("--format", "annotations", type=click.Choice(["github"]),
               help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.")
 @click.option("--skip-other-files", is_flag=True,
-              help="Pass over files that do not mention trainer.kubeflow.org (for hooks given every changed YAML "
-                   "file).")
+              help="Pass over files that mention neither trainer.kubeflow.org nor what it is checked against "
+                   "(kueue.x-k8s.io, admissionregistration.k8s.io), for hooks given every changed YAML file.")
 def validate(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 

@@ -59,7 +59,7 @@ class Inputs:
 
     paths: tuple = ()
     documents: tuple = ()
-    skip_other_files: bool = False  # pass over files that do not mention trainer.kubeflow.org (hooks)
+    skip_other_files: bool = False  # pass over files that name no group the run reads (inputs.MATTERS: hooks)
 
 
 @dataclass
@@ -111,10 +111,10 @@ def run(inputs: Inputs, options: Options = Options()) -> Result:
 
 
 def input_files(state: _Run) -> None:
-    """PATHS, less (with skip_other_files) the files that cannot hold a Trainer object: what is passed over is
-    not read into the run, what is kept is read once."""
+    """PATHS, less (with skip_other_files) the files that cannot hold what the run compiles or admits against:
+    what is passed over is not read into the run, what is kept is read once."""
     if state.inputs.skip_other_files:
-        paths = tuple(path for path in state.inputs.paths if state.reader.may_hold_trainer(path))
+        paths = tuple(path for path in state.inputs.paths if state.reader.may_matter(path))
         state.inputs = replace(state.inputs, paths=paths)
 
 

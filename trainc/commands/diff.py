@@ -1,9 +1,9 @@
 """`trainc diff`: what a change to the inputs does to the rendered objects, and whether the cluster takes it.
 
-Both sides are compiled by the one build: the base is read as `--previous`
-reads previous versions (a directory, or PATHS as the tree at a git revision
-holds them), and compiled with its own runtimes, falling back to the current
-ones as the JobSet update check does. Objects are matched by identity (group,
+Both sides come from one run (`trainc.engine`, PATHS as updates of the base):
+the base is read as `--previous` reads previous versions (a directory, or PATHS
+as the tree at a git revision holds them), and compiled with its own runtimes,
+falling back to the current ones as the JobSet update check does. Objects are matched by identity (group,
 kind, namespace, name), never by file;
 fields are compared by path, list items by their `name` (`treediff`).
 Nothing of a Secret but its name, type, labels and which keys it has reaches
