@@ -83,4 +83,6 @@ def test_values_glued_together_are_located(tmp_path):
     job = json.dumps(TRAINJOB)
     column = 7 + job.index('"two"')
     assert errors(tmp_path, "{}null" + job) == [f"job.json:1:{column}: spec.trainer.numNodes: must be an integer, "
-                                                 "not string"]
+                                                 "not string",  # and the empty object, as kubectl apply refuses it
+                                                 "job.json:1:1: apiVersion: required for kubectl apply: a non-empty "
+                                                 "string"]

@@ -230,10 +230,9 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     from .commands import build as flow
 
     _QUICK_EXIT.append(True)
-    options = _options(ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed), trainer_only=trainer_only,
-                       include_runtimes=include_runtimes, runtime_snapshot=runtime_snapshot, previous=previous,
-                       workers=workers)
-    flow.main(paths, options, output_format, allow_empty, check)
+    flow.main(paths, _options(ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed), trainer_only=trainer_only,
+                              include_runtimes=include_runtimes, runtime_snapshot=runtime_snapshot, previous=previous,
+                              workers=workers), output_format, allow_empty, check)
 
 
 @cli.command()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from . import build, parallel
 from . import inputs as inputset
 from .compiler.provenance import Provenance
-from .errors import InputErrors
+from .errors import InputError, InputErrors
 from .trainer import previous as previous_versions
 
 
@@ -126,8 +126,8 @@ def previous(state: _Run) -> None:
         try:
             given = previous_versions.load(given, state.inputs.paths, state.options.namespace,
                                            state.options.runtime_paths)
-        except InputErrors as unread:  # no update check without them; the run's other stages go on
-            state.result.errors += unread.errors
+        except (InputError, InputErrors) as unread:  # no update check without them; the other stages go on
+            state.result.errors += unread.errors if isinstance(unread, InputErrors) else [unread]
             given = None
     state.result.previous = given
 
