@@ -151,9 +151,10 @@ def compiled(state: _Run) -> None:
                                    parallel.marshalled if workers > 1 else None, provenance=recorder,
                                    **context)
         output.files, output.inputs = len(found.inputs), len(documents)
-    found = result.errors  # the previous versions' problems come first
-    result.__dict__.update(output.__dict__)
-    result.errors[:0], result.provenance = found, recorder
+    earlier = result.errors  # the previous versions' problems come first
+    for each in fields(build.Output):
+        setattr(result, each.name, getattr(output, each.name))
+    result.errors[:0], result.provenance = earlier, recorder
 
 
 def base(state: _Run) -> None:
