@@ -205,11 +205,10 @@ def policies(state: _Run) -> None:
     result, options = state.result, state.options
     old = {}
     if result.base is not None:
-        for _, obj in (*result.base.others, *result.base.uncompiled):
-            if isinstance(obj, dict):
-                old[policy.identity(obj, options.namespace)] = obj
-        for obj in result.base.documents():
-            old[policy.identity(obj, options.namespace)] = obj
+        for obj in [*(obj for _, obj in (*result.base.others, *result.base.uncompiled)), *result.base.documents()]:
+            key = policy.identity(obj, options.namespace)
+            if key is not None:
+                old[key] = obj
     errors, notices = policy.check(result, namespace=options.namespace, old=old, paths=options.policy_paths,
                                    house_rules=options.house_rules, config=options.config, reader=state.reader)
     result.errors += errors

@@ -51,10 +51,15 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
     return outcome.errors, outcome.notices
 
 
-def identity(obj: dict, namespace: str) -> tuple:
-    """The key `check`'s `old` is indexed by."""
+def identity(obj, namespace: str) -> tuple | None:
+    """The key `check`'s `old` is indexed by; None for an object no update can replace (no string apiVersion,
+    kind or name: a previous version kubectl apply would not have taken)."""
     from . import vap
 
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    if not (isinstance(metadata, dict) and all(isinstance(value, str) for value in (
+            obj.get("apiVersion"), obj.get("kind"), metadata.get("name"), metadata.get("namespace") or ""))):
+        return None
     return vap.identity(obj, namespace)
 
 
