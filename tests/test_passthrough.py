@@ -14,7 +14,6 @@ from conftest import build
 from trainc.output.manifests import dump
 from trainc.errors import InputErrors
 from trainc.formats import source, yamltext
-from trainc.output import manifests as passthrough
 
 
 def objects(stream: str) -> list:
