@@ -16,6 +16,7 @@ from .compiler import emit, pipeline
 from .compiler.plugins import entrypoints
 from .errors import InputError, Notice, caught, defined_twice
 from .trainer import api, catalog, unresolved
+from .validation import jobset_update as jobset_updates
 
 
 @dataclass
@@ -222,7 +223,7 @@ def jobset_update(job: Job) -> None:
     """The JobSet webhook's (and Kueue's) update rules, against the JobSet the previous version compiles to;
     not reached when the TrainJob's update is refused already."""
     if job.previous is not None and not job.refusals:
-        job.refusals += validation.jobset_update.check(job.unit, job.previous, job.ctx, list(job.runtimes))
+        job.refusals += jobset_updates.check(job.unit, job.previous, job.ctx, list(job.runtimes))
 
 
 def lints(job: Job) -> None:

@@ -29,7 +29,7 @@ from ..compiler.plugins.registry import PLUGINS
 from ..errors import InputError, Notice
 from ..k8s import openapi as schema
 from ..trainer.previous import Previous
-from . import heredoc, immutable, initializers, jobset, jobset_update, patches, runtime
+from . import heredoc, immutable, initializers, jobset, patches, runtime
 from .base import info
 
 
