@@ -75,6 +75,15 @@ def tree(folder) -> list[str]:
 
 # --- golden cases -------------------------------------------------------------------------------------------------
 
+def build(paths, runtime_paths=(), **options):
+    """The run of `paths` (`trainc.engine`) as `trainc build` runs it, with `options` (engine.Options); raises
+    InputErrors for its errors, as the command fails."""
+    from trainc import engine
+
+    settings = engine.Options(runtime_paths=tuple(runtime_paths), **options)
+    return engine.run(engine.Inputs(tuple(paths)), settings).checked()
+
+
 GOLDEN_CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 
 
@@ -314,7 +323,6 @@ def errors(tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous
     """The rendered errors of building job.yaml (+ runtime.yaml), paths relative to tmp_path."""
     import textwrap
 
-    from trainc.build import build
     from trainc.errors import InputErrors
 
     paths = []

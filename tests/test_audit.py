@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from conftest import GOLDEN_SEED
 
-from trainc.build import build
+from helpers import build
 from trainc.errors import InputErrors
 
 DEPRECATION_URL = "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"

@@ -17,6 +17,7 @@ from conftest import need
 from helpers import environment, has_torch, status_of
 
 import trainc
+import trainc.errors
 from trainc import authoring
 
 
@@ -103,12 +104,12 @@ def test_sdk_shape_compiles():
 
 
 def test_unknown_runtime_is_an_error():
-    with pytest.raises(trainc.build.TraincError, match="ClusterTrainingRuntime 'nope' not found"):
+    with pytest.raises(trainc.errors.TraincError, match="ClusterTrainingRuntime 'nope' not found"):
         authoring.custom_trainer(train, name="x", runtime="nope")
 
 
 def test_wrong_argument_types_are_named_at_once():
-    with pytest.raises(trainc.build.TraincError) as raised:
+    with pytest.raises(trainc.errors.TraincError) as raised:
         authoring.custom_trainer(train, name="x", num_nodes=0, env={"A": 1}, func_args={"model": object()})
     assert raised.value.render().splitlines() == [
         "custom_trainer.func_args.model: input was not a valid JSON value",

@@ -11,9 +11,8 @@ import sys
 
 import pytest
 from conftest import GOLDEN, ORACLE, need
-from helpers import GOLDEN_CASES, golden_inputs, golden_release, key_settings
+from helpers import build, GOLDEN_CASES, golden_inputs, golden_release, key_settings
 
-from trainc.build import build
 from trainc.output import manifests
 from trainc.trainer import releases
 

@@ -21,8 +21,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from helpers import build
+
 from trainc import inputs
-from trainc.build import build
 from trainc.cli import cli
 from trainc.errors import TraincError
 

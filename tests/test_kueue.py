@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import GOLDEN, ROOT
 
-from trainc.build import build
+from helpers import build
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

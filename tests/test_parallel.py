@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
 
-from trainc import parallel
+from trainc import engine, parallel
 from trainc.output.manifests import dump
 from trainc.errors import TraincError
 
@@ -47,14 +47,15 @@ def golden_inputs(root):
 
 
 def run(paths, workers, monkeypatch, **options):
-    """(what parallel.build outputs, or its error), and whether it forked."""
+    """(what the run outputs on `workers` processes, or its error), and whether it forked."""
     forked = []
     real = parallel._build
     monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(True) or real(*args, **kwargs))
     monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
     try:
-        output = parallel.build(paths, options.pop("runtimes", ()), workers=workers, ssh_key_seed=GOLDEN_SEED,
-                                **options)
+        settings = engine.Options(runtime_paths=tuple(options.pop("runtimes", ())), workers=workers,
+                                  ssh_key_seed=GOLDEN_SEED, **options)
+        output = engine.run(engine.Inputs(tuple(paths)), settings).checked()
     except TraincError as error:
         return ("error", error.render()), bool(forked)
     jobs = [(trainjob.namespace, trainjob.name, trainjob.origin.file, dump(objects)) for trainjob, objects in output.jobs]

@@ -16,7 +16,7 @@ import yaml
 from conftest import GOLDEN, GOLDEN_SEED
 
 from trainc import inputs as inputset
-from trainc.build import build
+from helpers import build
 from trainc.output.manifests import dump
 from trainc.errors import InputErrors
 from trainc.formats import source

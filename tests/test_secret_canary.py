@@ -15,7 +15,7 @@ import pytest
 from conftest import GOLDEN_SEED, ROOT
 from helpers import run
 
-from trainc.build import build
+from helpers import build
 
 SEED = str(ROOT / "tests" / "golden-ssh-seed")
 JOBS = """\

@@ -19,9 +19,8 @@ import base64
 import pytest
 import yaml
 from conftest import GOLDEN, GOLDEN_SEED
-from helpers import golden_inputs
+from helpers import build, golden_inputs
 
-from trainc.build import build
 from trainc.trainer import releases
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "upstream-want.txt").is_file())

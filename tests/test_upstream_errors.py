@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import GOLDEN
 
-from trainc.build import build
+from helpers import build
 from trainc.output.manifests import dump
 from trainc.errors import InputErrors
 from trainc.inputs import read_previous

@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import GOLDEN
 
-from trainc.build import build
+from helpers import build
 from trainc.errors import InputErrors
 
 CASE = GOLDEN / "upstream-trt-numnodes-from-runtime-container-from-trainjob"

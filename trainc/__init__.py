@@ -1,6 +1,8 @@
 """trainc: compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
-The Python API mirrors `trainc build`; imports are deferred so `import trainc` stays cheap.
+The Python API is the run every command is (`trainc.engine`), as `trainc build` runs it from the current
+directory: the project config found from there gives what the call does not (runtimes, namespace, key settings,
+policy paths, plugins, house rules). Imports are deferred so `import trainc` stays cheap.
 """
 
 from __future__ import annotations
@@ -8,17 +10,15 @@ from __future__ import annotations
 __all__ = ["from_objects", "objects", "render"]
 
 
-def objects(paths, runtimes=(), *, namespace: str = "default", ssh_key_seed: bytes | None = None,
-            runtime_snapshot: bool = False, trainer_version: str | None = None) -> list[dict]:
+def objects(paths, runtimes=(), *, namespace: str | None = None, ssh_key_seed: bytes | None = None,
+            runtime_snapshot: bool = False, **options) -> list[dict]:
     """The rendered objects for every TrainJob under `paths` (files, directories or "-"), as `trainc build`;
-    `trainer_version` is the Kubeflow Trainer release to render for ("v2.3", "v2.4"; default the newest)."""
-    from .build import build as _build
-    from .trainer import releases
+    `options` are the run's other options (`trainc.engine.Options`: policy_paths, previous, plugins, ...).
+    Raises InputErrors for everything the build refuses."""
+    from . import engine
 
-    with releases.using(releases.named(trainer_version) if trainer_version else releases.DEFAULT):
-        output = _build(paths, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed,
-                        runtime_snapshot=runtime_snapshot)
-    return output.documents()
+    settings = _options(runtimes, namespace, ssh_key_seed, runtime_snapshot=runtime_snapshot, **options)
+    return engine.run(engine.Inputs(tuple(paths)), settings).checked().documents()
 
 
 def render(paths, runtimes=(), **options) -> str:
@@ -28,14 +28,17 @@ def render(paths, runtimes=(), **options) -> str:
     return dump_all(objects(paths, runtimes, **options))
 
 
-def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes | None = None) -> list[dict]:
+def from_objects(documents, runtimes=(), *, namespace: str | None = None, ssh_key_seed: bytes | None = None,
+                 **options) -> list[dict]:
     """Render in-memory TrainJobs and runtimes: dicts (e.g. what the Kubeflow SDK would POST), the SDK's
-    and the `kubernetes` client's model objects, or YAML/JSON text (str or UTF-8 bytes).
+    and the `kubernetes` client's model objects, or YAML/JSON text (str or UTF-8 bytes). The other objects
+    among them (Kueue queues, policies) are checked against as `trainc build` checks the documents beside its
+    TrainJobs; only the rendered objects are returned.
 
-    Bundled runtimes are used as by `trainc build`; errors name `<object N>` with the line and column of
+    Runtimes are used as by `trainc build`; errors name `<object N>` with the line and column of
     the object written out as YAML.
     """
-    from .build import build_objects
+    from . import engine
     from .errors import InputErrors, Origin, caught
     from .formats import source
 
@@ -48,7 +51,26 @@ def from_objects(documents, *, namespace: str = "default", ssh_key_seed: bytes |
             found.extend(source.items(origin, data))
     if errors:
         raise InputErrors(errors)
-    return build_objects(found, namespace=namespace, ssh_key_seed=ssh_key_seed).documents()
+    settings = _options(runtimes, namespace, ssh_key_seed, trainer_only=True, **options)
+    return engine.run(engine.Inputs(documents=tuple(found)), settings).checked().documents()
+
+
+def _options(runtimes, namespace, ssh_key_seed, **given):
+    """The run's options: the call's, else the project config's (found from the current directory, as the
+    command line finds it), else the defaults."""
+    from .compiler.sshkeys import SeedFile
+    from .engine import Options
+    from .formats import projectconfig
+
+    config = projectconfig.load()
+    values = config.values
+    seed = SeedFile(None, "ssh_key_seed", _seed=ssh_key_seed, mode=values.get("ssh_keys", "seed"),
+                    cert=values.get("sealed_secrets_cert"))
+    defaults = {name: tuple(value) if isinstance(value, list) else value for name, value in values.items()
+                if name in ("runtime_paths", "namespace", "policy_paths", "plugins")}
+    chosen = {"runtime_paths": tuple(runtimes) or None, "namespace": namespace}
+    return Options(**{**defaults, **{name: value for name, value in chosen.items() if value}, "config": config.path,
+                      "ssh_key_seed": seed, **given})
 
 
 def _as_text(document, origin) -> str:

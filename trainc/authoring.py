@@ -151,11 +151,11 @@ def _install_script(packages, index_urls, user: bool) -> str:
 
 def _policy(runtime: str, kind: str, namespace: str, runtime_paths) -> str | None:
     """`torch`, `mpi` or None: which launcher the runtime's ML policy calls for."""
-    from . import build
+    from . import engine
     from .errors import InputError
     from .trainer import catalog
 
-    _, user = build.load((), runtime_paths, namespace)
+    user = engine.runtimes(runtime_paths, namespace)
     found = catalog.build(user, namespace).find(kind, namespace, runtime)
     if found is None:
         raise InputError(None, (), f"{kind} {runtime!r} not found among the bundled runtimes or --runtimes")

@@ -1,7 +1,8 @@
-"""Load inputs, register runtimes, compile every TrainJob: the `trainc build` job.
+"""Read the input set and compile every TrainJob: the part of the run (`trainc.engine`) that is one TrainJob at a
+time. `STAGES` is the per-TrainJob sequence, in order; the engine threads every TrainJob through it, on one core
+or several (`parallel`).
 
-All inputs are read and every error is collected before anything is written,
-so bad input never yields partial output.
+Nothing here raises for bad input: every problem is collected, so the run can report all of them at once.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from . import inputs as inputset
 from . import validation
 from .compiler import emit, pipeline
 from .compiler.plugins import entrypoints
-from .compiler.provenance import Provenance
-from .errors import InputError, InputErrors, Notice, TraincError, caught, defined_twice
+from .errors import InputError, Notice, caught, defined_twice
 from .trainer import api, catalog, unresolved
-from .validation import kueue
+from .validation import jobset_update as jobset_updates
 
 
 @dataclass
@@ -32,13 +32,16 @@ class Output:
     others: list = field(default_factory=list)  # (origin, object) of other API groups, in input order
     uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
     runtime_inputs: list = field(default_factory=list)  # (origin, object) of the runtimes among PATHS
+    user_runtimes: list = field(default_factory=list)  # the runtimes read (PATHS and --runtimes), parsed
+    errors: list = field(default_factory=list)  # InputErrors of every stage, in input order per stage
+    refusals: list = field(default_factory=list)  # those of them that only an update (--previous) refuses
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
 
 
 @dataclass
-class _Inputs:
+class Inputs:
     trainjobs: list = field(default_factory=list)
     runtimes: list = field(default_factory=list)
     others: list = field(default_factory=list)
@@ -49,16 +52,16 @@ class _Inputs:
     notices: list = field(default_factory=list)  # what --runtimes held besides runtimes, ignored
 
 
-def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = False, keep_runtimes: bool = False):
+def parse(documents, namespace: str, errors, inputs: Inputs, runtimes_only: bool = False):
     """Typed TrainJobs and runtimes; Trainer documents that fail go to `inputs.unparsed` (their errors to
-    `errors`). With `collect`, other objects go to `inputs` (else uncompiled Trainer kinds are errors), and
-    with `keep_runtimes` the runtimes as written."""
+    `errors`); other objects go to `inputs`, and the runtimes as written, unless `runtimes_only` (--runtimes)."""
+    collect = not runtimes_only
     for origin, data in documents:
         if collect and api.uncompiled(data):
             inputs.uncompiled.append((origin, data))
             continue
         written = None
-        if keep_runtimes and isinstance(data, dict) and data.get("kind") in api.RUNTIME_KINDS:
+        if collect and isinstance(data, dict) and data.get("kind") in api.RUNTIME_KINDS:
             written = copy.deepcopy(data)
         parsed, problems = caught(api.parse, origin, data, namespace)
         errors.extend(problems)
@@ -72,105 +75,45 @@ def _parse(documents, namespace: str, errors, inputs: _Inputs, collect: bool = F
             inputs.others.append((origin, data))
 
 
-def load(paths, runtime_paths=(), namespace: str = "default",
-         reader: inputset.Reader | None = None) -> tuple[list, list]:
-    """TrainJobs and user runtimes from the inputs, read as `build` reads them (by `reader`, the run's, when
-    given); raises InputErrors listing every problem."""
-    errors: list[InputError] = []
-    found, reader = inputset.files(paths, runtime_paths), reader or inputset.Reader()
-    inputs = _load(reader.documents(found.inputs, errors), reader.documents(found.runtimes, errors), namespace, errors,
-                   passing=True)
-    if errors:
-        raise InputErrors(sorted(errors, key=error_place))
-    return inputs.trainjobs, inputs.runtimes
-
-
-def runtimes_in(paths, namespace: str = "default") -> list:
-    """The runtimes among `paths`, TrainJobs left unread (`trainc runtimes`); raises InputErrors."""
-    errors: list[InputError] = []
-    documents = [(origin, data) for origin, data in inputset.Reader().documents(inputset.listed(paths), errors)
-                 if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
-    runtimes = _load(documents, (), namespace, errors, passing=True).runtimes
-    if errors:
-        raise InputErrors(sorted(errors, key=error_place))
-    return runtimes
-
-
-def _load(documents, runtime_documents, namespace: str, errors: list, passing: bool = False) -> _Inputs:
-    """What the inputs hold; with `passing`, also what passes through (else a Trainer kind trainc does not
-    compile is an error, as for callers that pass other objects on themselves)."""
-    inputs = _Inputs(unread=bool(errors))
-    for parsed in _parse(documents, namespace, errors, inputs, collect=passing, keep_runtimes=passing):
+def read(documents, runtime_documents, namespace: str, errors: list) -> Inputs:
+    """What the documents of PATHS (and those of --runtimes, of which only runtimes count) hold."""
+    inputs = Inputs(unread=bool(errors))
+    for parsed in parse(documents, namespace, errors, inputs):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    inputs.runtimes += _parse(inputset.runtimes_only(runtime_documents, inputs.notices), namespace, errors, inputs)
+    inputs.runtimes += parse(inputset.runtimes_only(runtime_documents, inputs.notices), namespace, errors, inputs,
+                             runtimes_only=True)
     return inputs
 
 
-def build(paths, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None,
-          previous: validation.Previous | None = None, runtime_snapshot: bool = False,
-          output_dir: str | None = None, provenance: Provenance | None = None, keep=None,
-          reader: inputset.Reader | None = None) -> Output:
-    """Compile every TrainJob; `previous` holds the versions being updated, for the update rules;
-    `provenance`, when given, records where every field came from (`trainc explain`).
-
-    `ssh_key_seed` is the seed's bytes, or a `sshkeys.SeedFile` read only if an MPI job needs it. Files
-    under `output_dir` (a rendered tree inside PATHS) are not inputs. `keep(objects)` is what `Output.jobs`
-    holds of each TrainJob's objects (the objects themselves by default); `reader` is the run's, when it reads
-    the inputs more than once. Every independent problem is reported in one InputErrors, sorted by file, line
-    and column: a document that cannot be read stops only itself (and the TrainJobs whose runtime it may be).
-    """
-    errors: list[InputError] = []
-    found, reader = inputset.files(paths, runtime_paths, output_dir), reader or inputset.Reader()
-    documents = reader.documents(found.inputs, errors)
-    inputs = _load(documents, reader.documents(found.runtimes, errors), namespace, errors, passing=True)
-    output = _build(inputs, namespace, errors, previous, keep, ssh_key_seed=ssh_key_seed,
-                    runtime_snapshot=runtime_snapshot, provenance=provenance)
-    output.files, output.inputs = len(found.inputs), len(documents)
-    output.others, output.uncompiled = inputs.others, inputs.uncompiled
-    output.runtime_inputs = inputs.runtime_inputs
-    admission(output, namespace)
-    return output
-
-
-def admission(output: Output, namespace: str, documents=()) -> None:
-    """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs and `documents`
-    ((origin, object) pairs): its refusals raised as the build's errors, its notices added (kueue.py)."""
-    errors, notices = kueue.check(output.jobs, [*output.others, *documents], namespace)
-    if errors:
-        raise InputErrors(sorted(errors, key=error_place), notices=[*output.notices, *notices])
-    output.notices.extend(notices)
-
-
-def build_objects(documents, runtime_paths=(), *, namespace: str = "default", ssh_key_seed=None) -> Output:
-    """Compile (origin, object) pairs already read, e.g. the items of a KRM ResourceList, with the runtimes
-    of `runtime_paths` read as build reads --runtimes."""
-    errors: list[InputError] = []
-    runtime_documents = inputset.Reader().documents(inputset.listed(runtime_paths), errors)
-    inputs = _load(documents, runtime_documents, namespace, errors)
-    return _build(inputs, namespace, errors, None, ssh_key_seed=ssh_key_seed)
-
-
-def _build(inputs: _Inputs, namespace: str, errors: list, previous, keep=None, **context) -> Output:
+def compile_all(inputs: Inputs, namespace: str, errors: list, previous, keep=None, **context) -> Output:
+    """Every runtime checked and every TrainJob threaded through STAGES, in output order; the errors of the
+    read (`errors`) come first in the output's."""
     runtimes, problems = catalog.collect(inputs.runtimes, namespace)
     errors.extend(problems)
     ctx = pipeline.Context(runtimes, **context)
     doubtful = unresolved.doubtful(inputs, namespace)
     errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
-    output = _compile(inputs.trainjobs, inputs.runtimes, ctx, previous, errors, doubtful, keep)
+    output = Output(trainjobs=len(inputs.trainjobs), runtimes=len(inputs.runtimes), errors=errors)
+    check_runtimes(inputs.runtimes, previous, output)
+    for index, first in in_order([sort_key(trainjob) for trainjob in inputs.trainjobs]):
+        trainjob, first = inputs.trainjobs[index], None if first is None else inputs.trainjobs[first]
+        if first is None and doubtful(trainjob.spec.runtime_ref, trainjob.namespace, ctx.catalog):
+            continue
+        job = compile_trainjob(trainjob, first, ctx, previous, inputs.runtimes)
+        output.errors += job.errors + job.refusals
+        output.refusals += job.refusals
+        output.notices += job.notices
+        if job.objects is not None:
+            output.jobs.append((trainjob, job.objects if keep is None else keep(job.objects)))
     output.notices[:0] = inputs.notices
-    if errors:
-        raise InputErrors(sorted(errors, key=error_place), notices=output.notices)
+    output.errors.sort(key=error_place)
+    output.others, output.uncompiled = inputs.others, inputs.uncompiled
+    output.runtime_inputs, output.user_runtimes = inputs.runtime_inputs, inputs.runtimes
     return output
 
 
 def error_place(error: InputError) -> tuple:
     return error.position() or ("", 0, 0)
-
-
-def build_parsed(trainjobs, runtimes, *, namespace: str = "default", ssh_key_seed=None) -> Output:
-    """Compile TrainJobs and runtimes already parsed, e.g. the previous versions `trainc diff` compares with."""
-    return _build(_Inputs(trainjobs=list(trainjobs), runtimes=list(runtimes)), namespace, [], None,
-                  ssh_key_seed=ssh_key_seed)
 
 
 def sort_key(trainjob) -> tuple:
@@ -190,70 +133,156 @@ def in_order(keys) -> list[tuple[int, int | None]]:
     return out
 
 
-def check_runtimes(runtimes, previous, output: Output, errors: list) -> None:
+def check_runtimes(runtimes, previous, output: Output) -> None:
+    """The runtime webhook on every user runtime; with previous versions, the CRD transition rules first (an
+    update's refusals)."""
     for runtime in runtimes:
+        refused = validation.runtime_transition(runtime, previous)
         problems, warnings = validation.check_runtime(runtime, previous)
-        errors.extend(problems)
+        output.errors.extend(problems + refused)
+        output.refusals.extend(refused)
         output.notices.extend(warnings)
 
 
-def compile_one(trainjob, first, ctx, previous, runtimes) -> tuple[list, list, list | None]:
-    """(errors, notices, objects or None) for one TrainJob; `first` is the TrainJob of the same name before it,
-    if there is one."""
-    key = (trainjob.namespace, trainjob.name)
-    if first is not None:
-        message = defined_twice(api.described("TrainJob", *key), first.origin)
-        return [InputError(trainjob.origin, ("metadata", "name"), message)], [], None
-    admission, problems = caught(validation.check_trainjob, trainjob, ctx, previous)
-    problems, admitted = admission if admission is not None else (problems, None)
-    if problems:  # what the API server and the TrainJob webhook would refuse (spec §10)
-        return problems, [], None
-    if trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
-        return [], [Notice("notice", trainjob.origin, (), f"{key[0]}/{key[1]}: managedBy {api.KUEUE_MULTIKUEUE}: "
-                           "MultiKueue runs this TrainJob on a worker cluster, so no objects are rendered for it",
-                           at=("spec", "managedBy"))], None
-    unit, problems = caught(pipeline.finish, admitted, ctx)
-    problems = problems or validation.check_jobset(unit, ctx, previous, runtimes)
-    if problems:
-        return problems, [], None
-    notices = [*unit.notices, *validation.trainjob_warnings(trainjob)]
-    if trainjob.spec.active_deadline_seconds is not None:
-        notices.append(Notice(
-            "notice", trainjob.origin, (), f"{key[0]}/{key[1]}: spec.activeDeadlineSeconds is enforced by the "
+# --- one TrainJob -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Job:
+    """One TrainJob on its way through STAGES. A stage that adds `errors` ends the TrainJob's way; `refusals`
+    (what only an update refuses) are reported and the way goes on to its objects, so the run's later stages
+    (Kueue, policies, house rules) report theirs too."""
+
+    trainjob: object
+    first: object  # the TrainJob of the same name before it, if any
+    ctx: pipeline.Context
+    previous: object  # validation.Previous, or None
+    runtimes: list
+    change: validation.Change | None = None
+    unit: object = None
+    objects: list | None = None
+    errors: list = field(default_factory=list)
+    refusals: list = field(default_factory=list)
+    notices: list = field(default_factory=list)
+    done: bool = False  # nothing is rendered for it, and that is no error (MultiKueue)
+
+    def described(self) -> str:
+        return f"{self.trainjob.namespace}/{self.trainjob.name}"
+
+
+def unique(job: Job) -> None:
+    """A second TrainJob of the same namespace and name."""
+    if job.first is not None:
+        message = defined_twice(api.described("TrainJob", job.trainjob.namespace, job.trainjob.name),
+                                job.first.origin)
+        job.errors.append(InputError(job.trainjob.origin, ("metadata", "name"), message))
+
+
+def transition(job: Job) -> None:
+    """The CRD's transition rules against the previous version (`--previous`): what the API server refuses
+    of an update before any webhook runs."""
+    job.change, refused = validation.trainjob_transition(job.trainjob, job.previous)
+    job.refusals += refused
+
+
+def webhooks(job: Job) -> None:
+    """The TrainJob webhook, as on create, against upstream's RuntimeInfo (the unit after pipeline.FRONT)."""
+    admitted, problems = caught(validation.check_trainjob, job.trainjob, job.ctx)
+    job.errors += problems if admitted is None else admitted[0]
+    job.unit = None if admitted is None else admitted[1]
+
+
+def update_webhooks(job: Job) -> None:
+    """The TrainJob webhook's update rules (runtimePatches only while suspended, ...); not reached when the API
+    server refused the update already (the update stages keep upstream's order: the first refusal is the one)."""
+    if job.change is not None and not job.refusals:
+        job.refusals += validation.trainjob_rules(job.unit, job.change)
+
+
+def multikueue(job: Job) -> None:
+    """A TrainJob MultiKueue runs on a worker cluster: nothing rendered here, and said."""
+    if job.trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
+        job.notices.append(Notice("notice", job.trainjob.origin, (), f"{job.described()}: managedBy "
+                                  f"{api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob on a worker cluster, so no "
+                                  "objects are rendered for it", at=("spec", "managedBy")))
+        job.done = True
+
+
+def passes(job: Job) -> None:
+    """The rest of pipeline.PASSES: the unit compiled."""
+    job.unit, problems = caught(pipeline.finish, job.unit, job.ctx)
+    job.errors += problems
+
+
+def jobset(job: Job) -> None:
+    """The JobSet webhook's create rules on the compiled JobSet."""
+    job.errors += validation.check_jobset(job.unit)
+
+
+def jobset_update(job: Job) -> None:
+    """The JobSet webhook's (and Kueue's) update rules, against the JobSet the previous version compiles to;
+    not reached when the TrainJob's update is refused already."""
+    if job.previous is not None and not job.refusals:
+        job.refusals += jobset_updates.check(job.unit, job.previous, job.ctx, list(job.runtimes))
+
+
+def lints(job: Job) -> None:
+    """What the cluster accepts but does not do as written."""
+    job.notices += [*job.unit.notices, *validation.trainjob_warnings(job.trainjob)]
+    if job.trainjob.spec.active_deadline_seconds is not None:
+        job.notices.append(Notice(
+            "notice", job.trainjob.origin, (), f"{job.described()}: spec.activeDeadlineSeconds is enforced by the "
             "TrainJob controller, not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it",
             at=("spec", "activeDeadlineSeconds"),
         ))
-    objects = emit.objects(unit)
-    problems = entrypoints.check(unit, objects)  # house rules of installed plugins
-    if problems:
-        return problems, [], None
-    ttl = objects[-1]["spec"].get("ttlSecondsAfterFinished")
+
+
+def objects(job: Job) -> None:
+    """The objects the controller would create (emit)."""
+    job.objects = emit.objects(job.unit)
+
+
+def plugin_checks(job: Job) -> None:
+    """The house rules of installed plugins (their `check`), on the rendered objects."""
+    job.errors += entrypoints.check(job.unit, job.objects, job.ctx.plugins)
+    if job.errors:
+        job.objects = None
+
+
+def self_deleting(job: Job) -> None:
+    """A JobSet that deletes itself, which a GitOps tool then creates again."""
+    ttl = job.objects[-1]["spec"].get("ttlSecondsAfterFinished")
     if ttl is not None:
-        notices.append(Notice(
-            "notice", trainjob.origin, (), f"{key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
-            "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
+        job.notices.append(Notice(
+            "notice", job.trainjob.origin, (), f"{job.described()}: the JobSet deletes itself {ttl}s after it "
+            "finishes (ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
             "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
             "trainc's README"
         ))
-    return [], notices, objects
 
 
-def _compile(trainjobs, runtimes, ctx, previous, errors: list, doubtful=None, keep=None) -> Output:
-    """Every TrainJob compiled in output order, its problems added to `errors`; a TrainJob whose runtime is
-    `doubtful` (among the documents that could not be read) is left alone."""
-    output = Output(trainjobs=len(trainjobs), runtimes=len(runtimes))
-    check_runtimes(runtimes, previous, output, errors)
-    for index, first in in_order([sort_key(trainjob) for trainjob in trainjobs]):
-        trainjob, first = trainjobs[index], None if first is None else trainjobs[first]
-        if first is None and doubtful is not None and doubtful(trainjob.spec.runtime_ref, trainjob.namespace,
-                                                               ctx.catalog):
-            continue
-        problems, notices, objects = compile_one(trainjob, first, ctx, previous, runtimes)
-        errors.extend(problems)
-        output.notices.extend(notices)
-        if objects is not None and not errors:
-            output.jobs.append((trainjob, objects if keep is None else keep(objects)))
-    return output
+STAGES = (
+    unique,
+    transition,
+    webhooks,
+    update_webhooks,
+    multikueue,
+    passes,
+    jobset,
+    jobset_update,
+    lints,
+    objects,
+    plugin_checks,
+    self_deleting,
+)
 
 
-__all__ = ["Output", "build", "load", "TraincError"]
+def compile_trainjob(trainjob, first, ctx, previous, runtimes) -> Job:
+    """`trainjob` through STAGES, until a stage finds an error (or it is done)."""
+    job = Job(trainjob, first, ctx, previous, runtimes)
+    for stage in STAGES:
+        stage(job)
+        if job.errors or job.done:
+            job.notices = [] if job.errors else job.notices
+            break
+    return job

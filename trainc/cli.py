@@ -23,6 +23,25 @@ def _seed(path: str | None, required: bool = False):
     return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}))
 
 
+def _throwaway_seed():
+    """For a command that never prints a key (validate, summary, explain): a fixed seed (no random key, no
+    notice), with the run's --ssh-keys settings, so a sealed-secrets run without a usable certificate fails
+    there as in `trainc build`."""
+    from .compiler.sshkeys import MIN_SEED_BYTES, SeedFile
+
+    return SeedFile(None, _seed=bytes(MIN_SEED_BYTES), **click.get_current_context().meta.get(_KEYS_META, {}))
+
+
+def _options(**given):
+    """The run's options (`trainc.engine.Options`): the command's resolved settings, then `given`."""
+    from .engine import Options
+
+    ctx = click.get_current_context()
+    settings = ctx.meta[_SETTINGS]
+    plugins = tuple(dict.fromkeys(settings.value("plugins"))) if settings.has("plugins") else ()
+    return Options.from_settings(settings, plugins=plugins, **given)
+
+
 _SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings
 
 
@@ -47,10 +66,9 @@ def _settled(function):
         ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
         if "plugins" in params:
             _plugins(ctx, params.pop("plugins"))
-        if "trainer_version" in params:
-            _release(ctx, params.pop("trainer_version"))
+        params.pop("trainer_version", None)  # the run's Options take it from the settings (`_options`)
         if "as_user" in params:
-            _admitted_as(ctx, params.pop("as_user"), params.pop("as_groups"))
+            _admitted_as(params.pop("as_user"), params.pop("as_groups"))
         return function(**params)
 
     return settled
@@ -72,27 +90,16 @@ _max_input_bytes = click.option(
 
 def _plugins(ctx, value) -> None:
     """The installed plugins every TrainJob of this run gets (`trainc.compiler.plugins.entrypoints`), loaded now so that a
-    missing one is said once; back to none when the command ends."""
+    missing one is said once."""
     if not value:
         return
     from .compiler.plugins import entrypoints
 
-    entrypoints.requested = tuple(dict.fromkeys(value))
-    ctx.call_on_close(lambda: setattr(entrypoints, "requested", ()))
-    for name in entrypoints.requested:
+    for name in dict.fromkeys(value):
         try:
             entrypoints.load(name)
         except entrypoints.PluginError as exc:
             raise click.BadParameter(str(exc), param_hint="--plugin") from None
-
-
-def _release(ctx, name: str) -> None:
-    """The Kubeflow Trainer release this run renders for (`trainc.trainer.releases`), back to the newest when the
-    command ends."""
-    from .trainer import releases
-
-    releases.selected = releases.named(name)
-    ctx.call_on_close(lambda: setattr(releases, "selected", releases.DEFAULT))
 
 
 _trainer_version = click.option(
@@ -101,16 +108,13 @@ _trainer_version = click.option(
     help="The Kubeflow Trainer release to render for, as the cluster runs it (env TRAINC_TRAINER_VERSION; pin it "
          "in the project config so an upgrade of trainc changes nothing until the pin does).")
 
-def _admitted_as(ctx, user: str | None, groups: tuple) -> None:
-    """The identity admission policies see (request.userInfo, authorizer checks), for this command."""
-    from . import policy
-    from .k8s.celauthz import impersonated
 
+def _admitted_as(user: str | None, groups: tuple) -> None:
+    """The identity admission policies see (request.userInfo, authorizer checks) travels in the run's Options;
+    groups without a user are a usage error, as kubectl's --as-group."""
     if groups and not user:
         raise click.UsageError("--as-group (TRAINC_AS_GROUPS, as-groups) needs --as (TRAINC_AS, as): groups of "
                                "whom?")
-    policy.user = impersonated(user, groups) if user else policy.NOBODY
-    ctx.call_on_close(lambda: setattr(policy, "user", policy.NOBODY))
 
 
 _plugin = click.option(
@@ -259,22 +263,23 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     from .commands import build as flow
 
     _QUICK_EXIT.append(True)
-    flow.main(paths, runtime_paths, namespace, output_format, output_dir, _seed(ssh_key_seed, require_ssh_key_seed),
-              trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, policy_paths, workers, check,
-              click.get_current_context().meta[_SETTINGS].config)
+    flow.main(paths, _options(ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed), trainer_only=trainer_only,
+                              include_runtimes=include_runtimes, runtime_snapshot=runtime_snapshot, previous=previous,
+                              workers=workers), output_format, allow_empty, check)
 
 
 @cli.command()
 @_inputs
 @_previous
 @_policies
+@_ssh_keys
 @click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: lines on stderr; json: one record per problem on stdout.")
 @click.option("--format", "annotations", type=click.Choice(["github"]),
               help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.")
 @click.option("--skip-other-files", is_flag=True,
-              help="Pass over files that do not mention trainer.kubeflow.org (for hooks given every changed YAML "
-                   "file).")
+              help="Pass over files that mention neither trainer.kubeflow.org nor what it is checked against "
+                   "(kueue.x-k8s.io, admissionregistration.k8s.io), for hooks given every changed YAML file.")
 def validate(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
@@ -294,8 +299,8 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
     """
     from .commands import validate as flow
 
-    flow.main(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files,
-              click.get_current_context().meta[_SETTINGS].config)
+    flow.main(paths, _options(ssh_key_seed=_throwaway_seed(), previous=previous), output_format, annotations,
+              skip_other_files)
 
 
 @cli.command()
@@ -313,8 +318,9 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
 @click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
+@_policies
 def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_seed, output_format, color,
-         trainer_only):
+         trainer_only, policy_paths):
     """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
 
     Both sides are what `trainc build` prints (the rendered objects and what
@@ -328,8 +334,8 @@ def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_se
     """
     from .commands import diff as flow
 
-    flow.main(base, paths, runtime_paths, namespace, _seed(ssh_key_seed), output_format, color, trainer_only,
-              base_trainer_version)
+    flow.main(paths, _options(ssh_key_seed=_seed(ssh_key_seed), previous=base, trainer_only=trainer_only),
+              output_format, color, base_trainer_version)
 
 
 @cli.command("summary")
@@ -338,7 +344,9 @@ def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_se
               help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.")
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="Aligned tables, Markdown tables for a pull-request comment, or JSON.")
-def summary_command(paths, runtime_paths, namespace, base, output_format):
+@_policies
+@_ssh_keys
+def summary_command(paths, runtime_paths, namespace, base, output_format, policy_paths):
     """Show what the TrainJobs in PATHS ask of the cluster: per TrainJob its Kueue queue, nodes x processes,
     GPUs, CPUs and memory per node and in total, then the totals per queue and per namespace.
 
@@ -349,7 +357,7 @@ def summary_command(paths, runtime_paths, namespace, base, output_format):
     """
     from .commands import summary as flow
 
-    flow.main(paths, runtime_paths, namespace, base, output_format)
+    flow.main(paths, _options(ssh_key_seed=_throwaway_seed(), previous=base), output_format)
 
 
 @cli.command()
@@ -358,7 +366,9 @@ def summary_command(paths, runtime_paths, namespace, base, output_format):
 @click.option("--field", metavar="PATH",
               help="Only this field (and the fields below it), e.g. "
                    "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.")
-def explain(paths, runtime_paths, namespace, job, field):
+@_policies
+@_ssh_keys
+def explain(paths, runtime_paths, namespace, job, field, policy_paths):
     """Say, for every field of the rendered objects, which pass or plugin wrote it and from which input.
 
     One line per leaf field, sorted, grouped by object: `PATH ← WHO, from
@@ -369,7 +379,7 @@ def explain(paths, runtime_paths, namespace, job, field):
     """
     from .commands import explain as flow
 
-    flow.main(paths, runtime_paths, namespace, job, field)
+    flow.main(paths, _options(ssh_key_seed=_throwaway_seed()), job, field)
 
 
 @cli.command()
@@ -403,10 +413,12 @@ def status(file, output_format):
 @click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(), envvar="TRAINC_RUNTIMES",
               help="File or directory of (Cluster)TrainingRuntimes besides the items, as build's --runtimes "
                    "(env TRAINC_RUNTIMES, paths separated by ':'; else the project config's runtimes).")
+@_policies
 @_max_input_bytes
 @_trainer_version
+@_plugin
 @_settled
-def krm_function(ssh_key_seed, namespace, runtime_paths):
+def krm_function(ssh_key_seed, namespace, runtime_paths, policy_paths):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
     TrainJobs and runtimes stay among the items, annotated
@@ -423,7 +435,7 @@ def krm_function(ssh_key_seed, namespace, runtime_paths):
     """
     from .commands import fn as flow
 
-    flow.main(_seed(ssh_key_seed), namespace, runtime_paths)
+    flow.main(_options(ssh_key_seed=_seed(ssh_key_seed), trainer_only=True))
 
 
 @cli.group(invoke_without_command=True)
@@ -466,7 +478,7 @@ def runtimes_list(paths, runtime_paths, namespace):
     """List the runtimes, sorted by kind, namespace and name."""
     from .commands import runtimes as flow
 
-    flow.main_list(paths, runtime_paths, namespace)
+    flow.main_list(paths, _options())
 
 
 @runtimes.command("show")
@@ -478,7 +490,7 @@ def runtimes_show(name, paths, runtime_paths, namespace, kind):
     """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
     from .commands import runtimes as flow
 
-    flow.main_show(name, paths, runtime_paths, namespace, kind)
+    flow.main_show(name, paths, _options(), kind)
 
 
 @cli.command("schema")
@@ -542,7 +554,8 @@ def completion(shell):
 @_ssh_keys
 @click.option("--max-pods", type=click.IntRange(min=1), default=64, show_default=True, metavar="N",  # plan.MAX_PODS
               help="Refuse a JobSet of more than N pods (each one process or more on this machine).")
-def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods):
+@_policies
+def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods, policy_paths):
     """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.
 
     Images are not pulled: each container's command runs in the current
@@ -562,7 +575,7 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
     """
     from .commands import run as flow
 
-    flow.main(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods,
+    flow.main(paths, _options(), job, timeout, keep, dry_run, env_file, mounts, max_pods,
               click.get_current_context().meta.get(_KEYS_META, {}).get("mode"))
 
 _QUICK_EXIT = []  # a command that holds nothing to clean up at exit (build) appends to it

@@ -36,6 +36,9 @@ from .formats import source
 from .trainer import api
 
 SUFFIXES = (".yaml", ".yml", ".json")
+# The API groups of what a run compiles (Trainer) or admits against (Kueue's queues, admission policies): a file
+# naming none of them is passed over by `validate --skip-other-files` (the pre-commit hook) without a verdict.
+MATTERS = (api.GROUP.encode(), b"kueue.x-k8s.io", b"admissionregistration.k8s.io")
 RENDERED = "# Rendered by trainc from "  # outputdir.HEADER's start (not imported: it costs every build 8 ms)
 
 
@@ -161,21 +164,22 @@ class Reader:
         found = self._texts.get(path)
         if found is None:
             found = self._texts[path] = source.read_bytes(path, self.budget)
-        if isinstance(found, bytes):  # read by `may_hold_trainer`, decoded when first needed
+        if isinstance(found, bytes):  # read by `may_matter`, decoded when first needed
             found = self._texts[path] = source.decode(found, source.name(path))
         return found
 
-    def may_hold_trainer(self, path: str) -> bool:
-        """Whether a file may hold a Trainer object (`validate --skip-other-files`): its bytes name the API group
-        (or it cannot be read, which the build then reports); directories and stdin always may. What is read is
-        kept for the build; what is passed over is not held, nor counted in the run's bound."""
+    def may_matter(self, path: str) -> bool:
+        """Whether a file may hold what a run compiles or admits against (`validate --skip-other-files`): its
+        bytes name an API group of `MATTERS` (or it cannot be read, which the run then reports); directories and
+        stdin always may. What is read is kept for the run; what is passed over is not held, nor counted in the
+        run's bound."""
         if path == "-" or os.path.isdir(path):
             return True
         try:
             data = source.read_bytes(path, self.budget)
         except InputError:
             return True
-        if api.GROUP.encode() not in data:
+        if not any(group in data for group in MATTERS):
             self.budget.left += len(data)
             return False
         self._texts[path] = data

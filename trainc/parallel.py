@@ -28,7 +28,7 @@ from typing import NamedTuple
 from . import build as builder
 from . import inputs as inputset
 from .compiler import pipeline
-from .errors import InputErrors, Notice, Origin
+from .errors import Notice, Origin
 from .formats import limits, source
 from .formats.serialize import dump_all
 from .trainer import catalog
@@ -43,25 +43,27 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def build(paths, runtime_paths=(), *, workers: int, namespace: str = "default", ssh_key_seed=None,
-          runtime_snapshot: bool = False, previous=None, output_dir: str | None = None) -> builder.Output:
-    """`build.build` on up to `workers` processes: the same Output (each TrainJob's objects held as marshal
-    bytes), or the same errors raised. `previous` (update checks) and stdin keep the build in one process."""
-    options = dict(namespace=namespace, ssh_key_seed=ssh_key_seed, runtime_snapshot=runtime_snapshot)
-    if workers > 1 and previous is None and "-" not in paths:
-        found = inputset.files(paths, runtime_paths, output_dir)
-        slices = _slices(found, workers)
-        if slices is not None and _can_fork():
-            try:
-                output = _build(slices, **options)
-            except _ReadProblems:  # reported by the one-process build, which weighs them against each other
-                pass
-            else:
-                output.files = len(found.inputs)
-                builder.admission(output, namespace)
-                return output
-    return builder.build(paths, runtime_paths, previous=previous, output_dir=output_dir,
-                         keep=lambda objects: _Marshalled(marshal.dumps(objects)), **options)
+def build(found: inputset.Files, *, workers: int, namespace: str, **context) -> builder.Output | None:
+    """The compiled inputs `found` on up to `workers` processes (each TrainJob's objects held as marshal bytes),
+    the same Output a one-process build gives; None when the build is one process's to do: too few files,
+    stdin, no fork, or problems reading the inputs (which the one-process build weighs against each other).
+    `context` is what pipeline.Context takes besides the catalog."""
+    if workers <= 1 or "-" in found.inputs or not _can_fork():
+        return None
+    slices = _slices(found, workers)
+    if slices is None:
+        return None
+    try:
+        output = _build(slices, namespace, context)
+    except _ReadProblems:
+        return None
+    output.files = len(found.inputs)
+    return output
+
+
+def marshalled(objects: list) -> _Marshalled:
+    """A TrainJob's objects as a parallel build holds them (`build.compile_all`'s `keep`)."""
+    return _Marshalled(marshal.dumps(objects))
 
 
 def _can_fork() -> bool:
@@ -106,20 +108,19 @@ def _size(file: str) -> int:
         return 0
 
 
-def _build(slices, *, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
+def _build(slices, namespace, context: dict) -> builder.Output:
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
     workers, done = [], False
     try:
         for each in slices[1:]:  # the first slice is the parent's own
-            workers.append(_start(each, [channel for _, channel in workers], namespace, ssh_key_seed,
-                                  runtime_snapshot))
+            workers.append(_start(each, [channel for _, channel in workers], namespace, context))
         reader, runtime_errors = inputset.Reader(source.Budget(slices[0].budget)), []
         own = _read(slices[0].files, namespace, reader)
         runtime_documents = reader.documents(slices[0].runtimes, runtime_errors)
         output = _merge(own, [channel for _, channel in workers], (runtime_documents, runtime_errors), namespace,
-                        ssh_key_seed, runtime_snapshot)
+                        context)
         done = True
         return output
     finally:
@@ -130,7 +131,7 @@ def _build(slices, *, namespace, ssh_key_seed, runtime_snapshot) -> builder.Outp
             os.waitpid(pid, 0)
 
 
-def _start(work: _Slice, others, namespace, ssh_key_seed, runtime_snapshot) -> tuple[int, _Channel]:
+def _start(work: _Slice, others, namespace, context: dict) -> tuple[int, _Channel]:
     """A forked worker on a slice and the parent's end of its channel (os.fork and pipes: multiprocessing
     would add its import, about 20 ms, to the parent's start)."""
     import fcntl  # POSIX only, as fork is
@@ -149,7 +150,7 @@ def _start(work: _Slice, others, namespace, ssh_key_seed, runtime_snapshot) -> t
                 channel.close()
             os.close(down[1])
             os.close(up[0])
-            _worker(_Channel(down[0], up[1]), work, namespace, ssh_key_seed, runtime_snapshot)
+            _worker(_Channel(down[0], up[1]), work, namespace, context)
             status = 0
         except Exception:
             traceback.print_exc()
@@ -181,7 +182,7 @@ class _Channel:
                 pass
 
 
-def _merge(own, pipes, runtimes_read, namespace, ssh_key_seed, runtime_snapshot) -> builder.Output:
+def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Output:
     """The parent's part: its own slice read (`own`, and the runtime files), then every slice's TrainJobs
     ordered and compiled, its own share while the workers compile theirs."""
     inputs, summary = own
@@ -189,7 +190,7 @@ def _merge(own, pipes, runtimes_read, namespace, ssh_key_seed, runtime_snapshot)
     runtime_documents, errors = runtimes_read
     errors = [error for each in loaded for error in each["read_errors"]] + errors
     errors += [error for each in loaded for error in each["parse_errors"]]
-    more = builder._load((), runtime_documents, namespace, errors, passing=True)
+    more = builder.read((), runtime_documents, namespace, errors)
     runtimes = [runtime for each in loaded for runtime in each["runtimes"]] + more.runtimes
     if errors or catalog.collect(runtimes, namespace)[1]:
         raise _ReadProblems
@@ -206,27 +207,28 @@ def _merge(own, pipes, runtimes_read, namespace, ssh_key_seed, runtime_snapshot)
         assigned[worker].append((local, position))
     for pipe, theirs in zip(pipes, assigned[1:]):
         pipe.send((runtimes, theirs))
-    output, errors = builder.Output(trainjobs=len(keys), runtimes=len(runtimes)), []
+    output = builder.Output(trainjobs=len(keys), runtimes=len(runtimes))
     output.notices += more.notices
-    builder.check_runtimes(runtimes, None, output, errors)
+    builder.check_runtimes(runtimes, None, output)
     results = [None] * len(order)
     seed_warnings = []
-    for compiled, warnings in [(_compile(inputs, runtimes, assigned[0], namespace, ssh_key_seed, runtime_snapshot),
-                                ()), *(_receive(pipe) for pipe in pipes)]:
+    for compiled, warnings in [(_compile(inputs, runtimes, assigned[0], namespace, context), ()),
+                               *(_receive(pipe) for pipe in pipes)]:
         seed_warnings = seed_warnings or warnings
         for position, *result in compiled:
             results[position] = result
     for problems, notices, _, _ in results:
-        errors += problems
+        output.errors += problems
         output.notices += notices
-    if errors:
-        raise InputErrors(sorted(errors, key=builder.error_place), notices=output.notices)
+    output.errors.sort(key=builder.error_place)
     output.jobs = [(Placed(place[0], place[1], Origin(place[2], place[3], base=place[4])), _Marshalled(*objects))
                    for _, _, place, objects in results if objects is not None]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
     output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
     output.runtime_inputs = [found for each in loaded for found in each["runtime_inputs"]]
+    output.user_runtimes = runtimes
+    ssh_key_seed = context.get("ssh_key_seed")
     if seed_warnings and not ssh_key_seed.warnings:  # the seed file was read (in a worker): said once
         ssh_key_seed.warnings.extend(seed_warnings)
     return output
@@ -265,26 +267,27 @@ def _receive(pipe):
         raise RuntimeError("a build worker ended unexpectedly") from None
 
 
-def _read(files, namespace, reader: inputset.Reader) -> tuple[builder._Inputs, dict]:
+def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, dict]:
     """A slice's inputs, and what the parent needs of them to order the TrainJobs of every slice."""
     read_errors, parse_errors = [], []
     documents = reader.documents(files, read_errors)
-    inputs = builder._Inputs()
-    for parsed in builder._parse(documents, namespace, parse_errors, inputs, collect=True, keep_runtimes=True):
+    inputs = builder.Inputs()
+    for parsed in builder.parse(documents, namespace, parse_errors, inputs):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
     return inputs, {"read_errors": read_errors, "parse_errors": parse_errors, "runtimes": inputs.runtimes,
                     "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs], "documents": len(documents),
                     "others": inputs.others, "uncompiled": inputs.uncompiled, "runtime_inputs": inputs.runtime_inputs}
 
 
-def _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_snapshot) -> list:
+def _compile(inputs, every_runtime, assigned, namespace, context: dict) -> list:
     """(position, errors, notices, the TrainJob's place, (marshal bytes, YAML text) or None) of the TrainJobs
     `assigned` to this slice."""
-    ctx = pipeline.Context(catalog.build(every_runtime, namespace), ssh_key_seed, runtime_snapshot)
+    ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
     compiled = []
     for local, position in assigned:
         trainjob = inputs.trainjobs[local]
-        problems, notices, objects = builder.compile_one(trainjob, None, ctx, None, every_runtime)
+        job = builder.compile_trainjob(trainjob, None, ctx, None, every_runtime)
+        problems, notices, objects = job.errors, job.notices, job.objects
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             origin = trainjob.origin  # plain: quickest to copy
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
@@ -311,12 +314,12 @@ class Placed(NamedTuple):
     origin: Origin
 
 
-def _worker(pipe, work: _Slice, namespace, ssh_key_seed, runtime_snapshot) -> None:
+def _worker(pipe, work: _Slice, namespace, context: dict) -> None:
     inputs, summary = _read(work.files, namespace, inputset.Reader(source.Budget(work.budget)))
     pipe.send(summary)
     try:
         every_runtime, assigned = pipe.recv()
     except EOFError:  # the parent found errors already, or a problem with the runtimes
         return
-    compiled = _compile(inputs, every_runtime, assigned, namespace, ssh_key_seed, runtime_snapshot)
-    pipe.send((compiled, list(getattr(ssh_key_seed, "warnings", ()))))
+    compiled = _compile(inputs, every_runtime, assigned, namespace, context)
+    pipe.send((compiled, list(getattr(context.get("ssh_key_seed"), "warnings", ()))))

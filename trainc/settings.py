@@ -99,6 +99,10 @@ class Settings:
             return tuple(given.value for given in givens)
         return givens[0].value if givens else None
 
+    def has(self, name: str) -> bool:
+        """Whether the command takes this setting (it was resolved)."""
+        return SETTINGS[name][0] in self.values
+
     def origin(self, key: str) -> str | None:
         """Where the setting came from, with the config's key: `.trainc.yaml:3:15: ssh-key-seed`."""
         givens = self.values.get(key, [])

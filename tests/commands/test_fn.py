@@ -11,6 +11,7 @@ import yaml
 from conftest import ROOT
 
 from trainc.commands import fn as krm
+from trainc.engine import Options
 
 CONFIGMAP = """\
 - # the app's settings
@@ -54,7 +55,7 @@ items:
 
 
 def _run(text: str):
-    output, notices, errors = krm.run(text, None)
+    output, notices, errors = krm.run(text)
     return output, yaml.safe_load(output), notices, errors
 
 
@@ -311,7 +312,7 @@ def test_every_shape_of_resource_list_comes_back_item_for_item(text):
     trainjobs = sum(item["kind"] == "TrainJob" for item in expected)
     assert data["items"][:len(expected)] == expected
     assert [item["kind"] for item in data["items"][len(expected):]] == ["JobSet"] * trainjobs
-    assert krm.run(output, None)[0] == output
+    assert krm.run(output)[0] == output
 
 
 @pytest.mark.parametrize("items", [
@@ -370,7 +371,7 @@ def test_passed_through_objects_that_set_no_namespace_get_the_packages_in_their_
     assert [(i["metadata"]["name"], i["metadata"].get("namespace")) for i in output["items"]] == [
         ("a", "team-x"), ("b", "team-x"), ("c", "other"), ("team-x", None), ("d", None), ("pkg", None), ("e", None)]
     assert "  metadata:\n    name: b # kept\n    namespace: team-x\n" in text  # in place, the line's comment kept
-    assert krm.run(text, None)[0] == text  # a second run changes nothing
+    assert krm.run(text)[0] == text  # a second run changes nothing
     # a namespace YAML 1.1 reads as a boolean is quoted, so kubectl reads the string
     quoted = config.replace("NS", "'y'")
     text, output, _, errors = _run(f"kind: ResourceList\n{quoted}items:\n{items}")
@@ -384,10 +385,10 @@ def test_runtimes_come_from_the_runtime_paths_as_well_as_the_items(tmp_path):
     (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: not-a-runtime}\n")
     trainjob = ("kind: ResourceList\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
                 "  metadata: {name: demo}\n  spec: {runtimeRef: {name: platform-torch}}\n")
-    assert krm.run(trainjob, None)[2] == ['<stdin>:6:29: spec.runtimeRef.name: ClusterTrainingRuntime '
+    assert krm.run(trainjob)[2] == ['<stdin>:6:29: spec.runtimeRef.name: ClusterTrainingRuntime '
                                           '"platform-torch" not found; looked in the inputs, --runtimes and the '
                                           'bundled runtimes']
-    output, notices, errors = krm.run(trainjob, None, "team-x", (str(tmp_path),))
+    output, notices, errors = krm.run(trainjob, Options(namespace="team-x", runtime_paths=(str(tmp_path),)))
     assert errors == [] and [item["kind"] for item in yaml.safe_load(output)["items"]] == ["TrainJob", "JobSet"]
     assert notices == [f"notice: {tmp_path / 'other.yaml'}:2:7: a ConfigMap under --runtimes, not a runtime: "
                        "ignored (only runtimes are read there)"]

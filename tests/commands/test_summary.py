@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import ROOT
 
-from trainc.build import build
+from helpers import build
 from trainc.cli import cli
 from trainc.validation import requests
 

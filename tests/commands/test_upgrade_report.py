@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 from conftest import GOLDEN
-from helpers import run
+from helpers import build, run
 from helpers import GOLDEN_CASES as CASES, golden_inputs as inputs, key_settings
 
-from trainc.build import build
 from trainc.commands import diff
+from trainc.engine import Options
 from trainc.trainer import releases
 
 V23 = releases.named("v2.3")
@@ -38,7 +38,7 @@ def launches_open_mpi(jobset: dict) -> bool:
 
 @pytest.mark.parametrize("case", [case for case in CASES if not (GOLDEN / case / "trainer-version").exists()])
 def test_the_report_over_every_golden_case_from_v23_to_v24(case):
-    verdicts = {d.name: d for d in diff.compare(inputs(case), base=None, ssh_key_seed=key_settings(case),
+    verdicts = {d.name: d for d in diff.compare(inputs(case), Options(ssh_key_seed=key_settings(case)),
                                                 base_release=V23) if d.kind == "JobSet"}
     old, new = rendered_jobsets(case, V23), rendered_jobsets(case, releases.DEFAULT)
     assert set(verdicts) == set(new)

@@ -135,7 +135,7 @@ def every_route(tmp_path, mode: str) -> dict[str, str]:
         {"name": "ssh-keys", "string": mode}, {"name": "sealed-secrets-cert", "string": "cert.pem"}]))
     assert plugin.returncode == 0, plugin.stderr
     outputs["plugin"] = plugin.stdout + plugin.stderr
-    dry = run("run", str(GOLDEN / "mpi-launcher-first"), "--dry-run", "--ssh-keys", mode, cwd=tmp_path)
+    dry = run("run", *(str(GOLDEN / "mpi-launcher-first" / name) for name in ("trainjob.yaml", "runtime.yaml")), "--dry-run", "--ssh-keys", mode, cwd=tmp_path)
     assert dry.returncode == 0, dry.stderr
     outputs["run --dry-run"] = dry.stdout + dry.stderr
     return outputs

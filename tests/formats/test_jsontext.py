@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from trainc.build import build
+from helpers import build
+
 from trainc.errors import InputErrors
 
 TRAINJOB = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"},
@@ -83,4 +84,6 @@ def test_values_glued_together_are_located(tmp_path):
     job = json.dumps(TRAINJOB)
     column = 7 + job.index('"two"')
     assert errors(tmp_path, "{}null" + job) == [f"job.json:1:{column}: spec.trainer.numNodes: must be an integer, "
-                                                 "not string"]
+                                                 "not string",  # and the empty object, as kubectl apply refuses it
+                                                 "job.json:1:1: apiVersion: required for kubectl apply: a non-empty "
+                                                 "string"]

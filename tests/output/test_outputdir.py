@@ -183,7 +183,7 @@ def test_manifest_entries_outside_the_tree_are_never_acted_on(tmp_path):
 
 
 def test_files_maps_jobs_and_documents_to_their_paths(tmp_path):
-    from trainc.build import build
+    from helpers import build
     from trainc.output import manifests as passthrough
 
     write(tmp_path, "app.yaml", trainjob() + "---\n" + CONFIG_MAP.format(name="c", namespace="  namespace: team-b\n"))

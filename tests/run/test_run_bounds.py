@@ -235,9 +235,11 @@ def test_a_log_link_a_kept_run_left_is_not_followed(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["{a: 1}", "[a]"])
-def test_a_config_map_named_by_a_mapping_or_list_is_left_out_of_the_run(tmp_path, name):
-    """No pod can name it (a reference's name is a string), so the run's store leaves it out."""
+def test_a_config_map_named_by_a_mapping_or_list_is_refused_as_build_refuses_it(tmp_path, name):
+    """`trainc run` is the one run: what `trainc build` refuses (kubectl apply could not take the ConfigMap) it
+    refuses with the same error, positioned, never a traceback."""
     extra = f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  X: from-config\n"
-    result = trainc("run", "--dry-run", write(tmp_path, extra=extra))
-    assert result.returncode == 0, result.stderr
-    assert "demo-node-0-0" in result.stdout
+    path = write(tmp_path, extra=extra)
+    result, built = trainc("run", "--dry-run", path), trainc("build", path)
+    assert result.returncode == built.returncode == 1 and result.stdout == ""
+    assert "metadata.name: required for kubectl apply" in result.stderr and result.stderr == built.stderr

@@ -56,7 +56,7 @@ spec:
 
 @pytest.mark.parametrize("version", ["v1alpha1", "v2alpha1"])
 def test_kep_trainer_container_satisfies_the_runtime_webhook_only_in_v2alpha1(tmp_path, version):
-    from trainc.build import build
+    from helpers import build
     from trainc.errors import InputErrors
 
     path = tmp_path / "kep.yaml"

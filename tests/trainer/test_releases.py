@@ -11,9 +11,8 @@ from dataclasses import fields
 
 import pytest
 from conftest import GOLDEN_SEED
-from helpers import HEAD, errors, job_template, runtime
+from helpers import build, HEAD, errors, job_template, runtime
 
-from trainc.build import build
 from trainc.inputs import read_previous
 from trainc.trainer import catalog, releases
 from trainc.validation import runtime as runtime_rules
@@ -157,8 +156,7 @@ def test_forked_build_workers_render_for_the_selected_release(tmp_path, monkeypa
     real = parallel._build
     monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(True) or real(*args, **kwargs))
     for release, present in ((V23, False), (V24, True)):
-        with releases.using(release):
-            output = parallel.build([str(tmp_path)], (), workers=2, ssh_key_seed=GOLDEN_SEED)
+        output = build([str(tmp_path)], workers=2, ssh_key_seed=GOLDEN_SEED, trainer_version=release.name)
         text = str(output.documents())
         assert ("PRTE_MCA_prte_default_hostfile" in text) is present
         assert text.count("OMPI_MCA_orte_default_hostfile") == 4

@@ -65,7 +65,8 @@ def test_bash_does_rewrite_the_sdk_heredoc(tmp_path):
     """What the warning says, shown with `trainc run` on the SDK's own TrainJob: bash stops at a backtick in the
     code, the script file comes out empty, and torchrun runs that: the job completes having trained nothing."""
     need(has_torch(), "torch not installed (pip install torch==2.13.0)")
-    result = subprocess.run([sys.executable, "-m", "trainc", "run", str(GOLDEN / "sdk-torch-yaml-image")],
+    job = GOLDEN / "sdk-torch-yaml-image" / "trainjob.yaml"  # not the expected output beside it
+    result = subprocess.run([sys.executable, "-m", "trainc", "run", str(job)],
                             capture_output=True, text=True, env=environment(), cwd=tmp_path, timeout=120)
     assert result.stderr.startswith("warning: ")
     assert 'ddp-cpu-node-0-0 | bash: line 2: bad substitution: no closing "`" in `")' in result.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from trainc.build import build
+from helpers import build
 from trainc.errors import InputErrors
 
 QUEUES = """\

@@ -16,7 +16,7 @@ from conftest import GOLDEN_SEED
 from helpers import HEAD, STEP, TRAINER_ONLY, errors, job_template, runtime
 
 from trainc import validation
-from trainc.build import build
+from helpers import build
 from trainc.cli import cli
 from trainc.errors import InputErrors
 from trainc.inputs import read_previous

@@ -1,4 +1,5 @@
-"""The verbs, one module each: the flow of a command over `trainc.build` (cli.py only declares the flags).
+"""The verbs, one module each: what a command prints of the one run, `trainc.engine.run` (cli.py only declares
+the flags and builds the run's options).
 
 What they share is here: the exit codes, failing with an error line, and writing stdout whole.
 """

@@ -1,5 +1,5 @@
-"""`trainc build`: its flags' checks and its flow over `trainc.parallel` (the build), `trainc.policy` and
-`trainc.output` (the output set, on stdout or as a rendered tree), as kustomize's commands/build is over krusty."""
+"""`trainc build`: its flags' checks and what it prints of the run (`trainc.engine`): the output set on stdout,
+or as a rendered tree (`trainc.output`), as kustomize's commands/build is over krusty."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from ..errors import TraincError
 from . import EXIT_INVALID, fail, write_out
 
 
-def main(paths, runtime_paths, namespace, output_format, output_dir, seed, trainer_only, include_runtimes,
-         allow_empty, runtime_snapshot, previous, policy_paths, workers, check, config):
-    """The build of PATHS on stdout (YAML or a JSON List), or written to (or checked against) --output-dir."""
-    from .. import parallel, policy
+def main(paths, options, output_format, allow_empty, check) -> None:
+    """The run of PATHS on stdout (YAML or a JSON List), or written to (or checked against) --output-dir."""
+    from .. import engine
     from ..output import manifests as passthrough
+    from ..trainer.previous import PreviousError
 
+    output_dir = options.output_dir
     if check and output_dir is None:
         raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
     if output_dir == "-":
@@ -25,19 +26,16 @@ def main(paths, runtime_paths, namespace, output_format, output_dir, seed, train
     if output_dir is not None and output_format != "yaml":
         raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
     try:
-        before = load_previous(previous, paths, runtime_paths, namespace)
-        output = parallel.build(paths, runtime_paths, workers=workers or parallel.available_cores(),
-                                namespace=namespace, ssh_key_seed=seed, runtime_snapshot=runtime_snapshot,
-                                output_dir=output_dir, previous=before)
-        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
-                                       config=config)
-        manifests = passthrough.select(output, namespace=namespace, trainer_only=trainer_only,
-                                       include_runtimes=include_runtimes, files=output_dir is not None)
+        result = engine.run(engine.Inputs(tuple(paths)), options).checked()
+    except PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--previous") from None
     except TraincError as error:
         fail(error)
-    for notice in (*seed.warnings, *output.notices, *manifests.notices, *passthrough.only_runtimes(output, manifests)):
+    manifests = result.manifests
+    seed = options.ssh_key_seed
+    for notice in (*seed.warnings, *result.notices, *manifests.notices, *passthrough.only_runtimes(result, manifests)):
         click.echo(notice, err=True)
-    empty = passthrough.why_empty(output, paths)
+    empty = passthrough.why_empty(result, paths)
     if empty is not None and not allow_empty:
         fail(TraincError(f"Error: {empty}"))
     if output_dir is None:
@@ -84,16 +82,3 @@ def _check(contents: dict, output_dir: str) -> None:
         click.echo(line, err=True)
     if found:
         sys.exit(EXIT_INVALID)
-
-
-def load_previous(previous, paths, runtime_paths, namespace):
-    """The previous versions --previous names (None without it); a REV_OR_DIR that is neither is a usage error."""
-    if previous is None:
-        return None
-    from ..inputs import read_previous
-    from ..trainer.previous import PreviousError
-
-    try:
-        return read_previous(previous, paths, namespace, runtime_paths)
-    except PreviousError as exc:
-        raise click.BadParameter(str(exc), param_hint="--previous") from None

@@ -1,9 +1,9 @@
 """`trainc diff`: what a change to the inputs does to the rendered objects, and whether the cluster takes it.
 
-Both sides are compiled by the one build: the base is read as `--previous`
-reads previous versions (a directory, or PATHS as the tree at a git revision
-holds them), and compiled with its own runtimes, falling back to the current
-ones as the JobSet update check does. Objects are matched by identity (group,
+Both sides come from one run (`trainc.engine`, PATHS as updates of the base):
+the base is read as `--previous` reads previous versions (a directory, or PATHS
+as the tree at a git revision holds them), and compiled with its own runtimes,
+falling back to the current ones as the JobSet update check does. Objects are matched by identity (group,
 kind, namespace, name), never by file;
 fields are compared by path, list items by their `name` (`treediff`).
 Nothing of a Secret but its name, type, labels and which keys it has reaches
@@ -34,10 +34,9 @@ from dataclasses import dataclass, field, replace
 
 import click
 
-from .. import build
-from .. import inputs as inputset
 from ..compiler import mpikeys, sshkeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, plural, render_path
+from .. import inputs as inputset
 from ..formats.limits import room_for_depth
 from ..formats.serialize import dump_all
 from ..formats.table import markdown as table
@@ -87,43 +86,39 @@ class ObjectDiff:
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
 
 
-def compare(paths, runtime_paths=(), *, base: str | None = "HEAD", namespace: str = "default", ssh_key_seed=None,
-            trainer_only: bool = False, notices: list | None = None,
-            requests: list | None = None, base_release=None) -> list[ObjectDiff]:
-    """The differences between what `trainc build` prints for PATHS at `base` and now (the rendered objects
-    and, unless `trainer_only`, what passes through), in (kind, namespace, name) order. TrainJobs of the base
-    that do not compile there are unreadable: their objects now are shown against nothing, and `notices`
-    gets why. With `base_release` (a `releases.Release`) the base is rendered at that release, PATHS as they
-    are when `base` is None, and every rendered object has a verdict (the upgrade report).
+def compare(paths, options, *, notices: list | None = None, requests: list | None = None,
+            base_release=None) -> list[ObjectDiff]:
+    """The differences between what `trainc build` prints for PATHS at `options.previous` (the base) and now (the
+    rendered objects and, unless `options.trainer_only`, what passes through), in (kind, namespace, name) order,
+    from one run (`trainc.engine`): its update refusals are the cluster's verdict on a change, any other error
+    fails the diff. TrainJobs of the base that do not compile there are unreadable: their objects now are shown
+    against nothing, and `notices` gets why. With `base_release` (a `releases.Release`) the base is rendered at
+    that release, PATHS as they are when `options.previous` is None, and every rendered object has a verdict
+    (the upgrade report).
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
-    reader = inputset.Reader()  # the current inputs, read once for the compilations below
-    before = inputset.read_previous(base, paths, namespace, runtime_paths, reader)
+    from .. import engine
+
+    base = options.previous
     if base_release is not None:
-        before = replace(before, release=base_release)
-    current_runtimes = build.load(paths, runtime_paths, namespace, reader)[1]
-    with releases.using(base_release or releases.selected):
-        old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                                                 before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
+        before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths)
+        options = replace(options, previous=replace(before, release=base_release))
+    new = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
+    old, unreadable, problems = new.base, new.unreadable, new.base_problems
+    if old is None:
+        raise InputErrors(problems)
     if notices is not None and problems:
-        where = f"--base {base}" if base is not None else \
-            f"--base-trainer-version {(base_release or releases.selected).name}"
+        where = f"--base {base}" if base is not None else f"--base-trainer-version {base_release.name}"
         notices.append(Notice("notice", None, (), f"{where}: {plural(len(unreadable), 'TrainJob')} not compiled "
                               "there, their objects shown against nothing (unreadable at the base):"))
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
-    try:  # the update checks of `build --previous`; most changes pass them, and this is the new side then
-        new, refusals = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed,
-                                    previous=before, reader=reader), {}
-    except InputErrors as exc:
-        new = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=ssh_key_seed, reader=reader)
-        refusals = _refusals(exc.errors, new.jobs, current_runtimes)
-    old.others, old.uncompiled = before.others, before.uncompiled
-    if requests is not None:  # from the two builds compared here: what the change adds on each Kueue queue
+    refusals = _refusals(new.refusals, new.jobs, new.user_runtimes)
+    if requests is not None:  # from the two sides compared here: what the change adds on each Kueue queue
         requests.extend(delta(jobs(old), jobs(new)))
-    old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=namespace,
-                                                                trainer_only=trainer_only).objects()}
-    new_manifests = manifests.select(new, namespace=namespace, trainer_only=trainer_only)
+    old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=options.namespace,
+                                                                trainer_only=options.trainer_only).objects()}
+    new_manifests = new.manifests
     new_objects = {_key(obj): obj for obj in new_manifests.objects()}
     passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
     rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
@@ -167,29 +162,6 @@ def _waiting(trainjob, jobset: dict) -> list[str]:
     if queue is not None:
         out.append(QUEUED.format(queue=queue))
     return out
-
-
-def compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) -> tuple:
-    """(the base's build, {(namespace, name) of its TrainJobs that do not compile}, their errors): a TrainJob
-    whose own errors, or whose runtime's, stop the base's build is left out (a runtime with errors too), and
-    the rest compiled again, until it compiles."""
-    unreadable: set = set()
-    problems: list = []
-    while True:
-        try:
-            return build.build_parsed(trainjobs, runtimes, namespace=namespace, ssh_key_seed=ssh_key_seed), \
-                unreadable, problems
-        except InputErrors as exc:
-            broken = {_origin(error.origin) for error in exc.errors}
-            bad = {(runtime.kind, runtime.name) for runtime in runtimes if _origin(runtime.origin) in broken}
-            left = [trainjob for trainjob in trainjobs if _origin(trainjob.origin) not in broken
-                    and (trainjob.spec.runtime_ref.kind, trainjob.spec.runtime_ref.name) not in bad]
-            if not bad and len(left) == len(trainjobs):
-                raise  # an error of no TrainJob or runtime: no smaller base would compile
-            kept = {id(trainjob) for trainjob in left}
-            unreadable |= {(trainjob.namespace, trainjob.name) for trainjob in trainjobs if id(trainjob) not in kept}
-            problems += exc.errors
-            trainjobs, runtimes = left, [runtime for runtime in runtimes if _origin(runtime.origin) not in broken]
 
 
 def _key(obj: dict) -> tuple:
@@ -398,23 +370,24 @@ def _code(text: str) -> str:
     return text.replace("`", "'")
 
 
-def main(base, paths, runtime_paths, namespace, seed, output_format, color, trainer_only,
-         base_trainer_version=None) -> None:
-    """`trainc diff`: both sides built and compared; the exit status says whether anything changed. With
-    `base_trainer_version` the base is rendered at that release (the inputs as they are without `base`)."""
+def main(paths, options, output_format, color, base_trainer_version=None) -> None:
+    """`trainc diff`: the run of PATHS as updates of the base (`options.previous`), both sides compared; the exit
+    status says whether anything changed. With `base_trainer_version` the base is rendered at that release (the
+    inputs as they are without --base)."""
     base_release = releases.named(base_trainer_version) if base_trainer_version is not None else None
-    if base is None and base_release is None:
-        base = "HEAD"
-    if "-" in paths:  # each side is compiled (and checked) from the files, so they are read more than once
+    if options.previous is None and base_release is None:
+        options = replace(options, previous="HEAD")
+    if "-" in paths:  # the base is PATHS read at a revision: stdin has none
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
+    seed = options.ssh_key_seed
     key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
                                                                    mode=seed.mode, cert=seed.cert, scope=seed.scope)
     notices: list[str] = []
     requests: list = []
     try:
-        diffs = compare(paths, runtime_paths, base=base, namespace=namespace, ssh_key_seed=key_seed,
-                        trainer_only=trainer_only, notices=notices, requests=requests, base_release=base_release)
+        diffs = compare(paths, replace(options, ssh_key_seed=key_seed), notices=notices, requests=requests,
+                        base_release=base_release)
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -425,7 +398,8 @@ def main(base, paths, runtime_paths, namespace, seed, output_format, color, trai
     if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
         click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
                    "makes a new key every run", err=True)
-    heading = "" if base_release is None else upgrade_heading(base_release, releases.selected, diffs)
+    target = releases.named(options.trainer_version) if options.trainer_version else releases.DEFAULT
+    heading = "" if base_release is None else upgrade_heading(base_release, target, diffs)
     if output_format == "markdown":
         write_out(markdown(diffs, requests, heading))
     else:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import click
 
-from .. import build
-from ..compiler import sshkeys
 from ..compiler.emit import KUEUE_LABELS, TRAINJOB_LABEL
 from ..compiler.provenance import Provenance, Source
 from ..errors import Name, TraincError, render_path
@@ -31,12 +29,14 @@ class ExplainError(ValueError):
     """--job or --field names nothing among the rendered objects (a usage error)."""
 
 
-def explain(paths, runtime_paths=(), *, namespace: str = "default", job: str | None = None,
-            field: str | None = None) -> str:
-    recorder = Provenance()
-    # values are never printed, so MPI keys come from a throwaway seed (no random key, no notice)
-    output = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES),
-                         provenance=recorder)
+def explain(paths, options, *, job: str | None = None, field: str | None = None) -> str:
+    """Who wrote each field of the objects the run (`trainc.engine`, recording provenance) renders."""
+    from dataclasses import replace
+
+    from .. import engine
+
+    output = engine.run(engine.Inputs(tuple(paths)), replace(options, provenance=True)).checked()
+    recorder, namespace = output.provenance, options.namespace
     if job is not None and "/" not in job:  # NAME alone is in -n's namespace, as `trainc run --job` takes it
         job = f"{namespace}/{job}"
     jobs = [(trainjob, objects) for trainjob, objects in output.jobs
@@ -153,10 +153,10 @@ def _emitted(obj: dict, path: tuple, unit) -> tuple[Source, tuple]:
     return Source(f"runtime {runtime.kind}/{runtime.name}", runtime.origin, ("spec", "template"), mirror=True), path
 
 
-def main(paths, runtime_paths, namespace, job, field) -> None:
+def main(paths, options, job, field) -> None:
     """`trainc explain`: who wrote each field, on stdout; a --job or --field that names nothing is a usage error."""
     try:
-        text = explain(paths, runtime_paths, namespace=namespace, job=job, field=field)
+        text = explain(paths, options, job=job, field=field)
     except ExplainError as exc:
         raise click.BadParameter(str(exc), param_hint="--field" if field and "field" in str(exc) else "--job") from None
     except TraincError as error:

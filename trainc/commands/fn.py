@@ -27,7 +27,6 @@ from dataclasses import replace
 import click
 
 from .. import inputs as inputset
-from ..build import build_objects
 from ..compiler import mpikeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, one_line, render_path
 from ..formats import krm, krmtext, source
@@ -270,21 +269,25 @@ class _Report:
         return matches[0] if len(matches) == 1 else None
 
 
-def run(text: str, ssh_key_seed=None, namespace: str = "default",
-        runtime_paths=()) -> tuple[str, list[str], list[str]]:
-    """(ResourceList text, notices, error lines); error lines non-empty means failure. `ssh_key_seed` as
-    for build_objects; `namespace` for TrainJobs that set none, unless the functionConfig or the Kptfile
-    sets one; `runtime_paths` the run's runtimes besides the items (the platform's, outside the package),
-    read as build's --runtimes."""
+def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
+    """(ResourceList text, notices, error lines); error lines non-empty means failure. The items are the run's
+    inputs (`trainc.engine`) under `options`: its namespace for TrainJobs that set none, unless the
+    functionConfig or the Kptfile sets one; its runtime paths the runtimes besides the items (the platform's,
+    outside the package), read as build's --runtimes. What passes through is kpt's to pass: the output set is
+    the rendered objects (`trainer_only`)."""
+    from .. import engine
+
+    options = options or engine.Options()
     report = _Report([])
     try:
         origin, resource_list = krm.read(text)
         report.items = items = resource_list.get("items") or []
-        namespace = _namespace(origin, resource_list, namespace)
+        namespace = _namespace(origin, resource_list, options.namespace)
         notices: list[Notice] = []
         documents, trainer = _sources(origin, items, notices)
-        output = build_objects(documents, _runtime_files(runtime_paths, items), namespace=namespace,
-                               ssh_key_seed=ssh_key_seed)
+        options = replace(options, namespace=namespace, trainer_only=True,
+                          runtime_paths=tuple(_runtime_files(options.runtime_paths, items)))
+        output = engine.run(engine.Inputs(documents=tuple(documents)), options).checked()
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
         lines = [report.line(notice) for notice in notices]
         if mpikeys.holds_plain_key(obj for _, objects in output.jobs for obj in objects):
@@ -377,13 +380,13 @@ def _takes_namespace(item) -> bool:
     return namespaced.takes_namespace(item)
 
 
-def main(seed, namespace, runtime_paths=()) -> None:
+def main(options) -> None:
     """`trainc fn`: the ResourceList on stdin run through `run`, the result on stdout, errors also on stderr."""
     try:
         text = source.read("-")
     except TraincError as error:
         fail(error)
-    rendered, notices, errors = run(text, seed, namespace, runtime_paths)
+    rendered, notices, errors = run(text, options)
     write_out(rendered)
     for line in notices + errors:
         click.echo(line, err=True)

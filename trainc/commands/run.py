@@ -12,7 +12,7 @@ from ..errors import TraincError
 from . import fail, write_out
 
 
-def main(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods, mode) -> None:
+def main(paths, options, job, timeout, keep, dry_run, env_file, mounts, max_pods, mode) -> None:
     """The exit status is the run's: 0 when the JobSet would be Complete, 1 when a pod fails (or bad input)."""
     mounted = {}
     for mount in mounts:
@@ -26,8 +26,8 @@ def main(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file,
         click.echo(EXTERNAL_NOTICE.format(mode=mode), err=True)
     try:
         variables = local.read_env_file(env_file) if env_file else {}
-        code, text = local.run(local.Options(paths, runtime_paths, namespace, job, timeout, keep, dry_run, variables,
-                                             mounted, max_pods))
+        code, text = local.run(local.Options(paths, options, job, timeout, keep, dry_run, variables, mounted,
+                                             max_pods))
     except local.Usage as error:
         raise click.UsageError(str(error)) from None
     except TraincError as error:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import build
+from .. import engine
 from ..compiler.plugins import entrypoints, registry
 from ..errors import InputError, InputErrors, TraincError, did_you_mean
 from ..formats import position
@@ -32,7 +32,7 @@ class Entry:
 
 def _user_runtimes(paths, runtime_paths, namespace: str) -> list:
     """The runtimes among the inputs (TrainJobs are not read: their problems are `validate`'s business)."""
-    found, clashes = catalog.collect(build.runtimes_in([*paths, *runtime_paths], namespace), namespace,
+    found, clashes = catalog.collect(engine.runtimes([*paths, *runtime_paths], namespace), namespace,
                                      include_bundled=False)
     if clashes:
         raise InputErrors(clashes)
@@ -71,11 +71,11 @@ def _plugin(name: str) -> str:
     return f"plugin {name}"
 
 
-def plugins_line() -> str:
+def plugins_line(plugins: tuple) -> str:
     """The plugins every TrainJob runs (--plugin, the project config), when there are any."""
-    if not entrypoints.requested:
+    if not plugins:
         return ""
-    return f"plugins for every TrainJob: {', '.join(entrypoints.requested)}\n"
+    return f"plugins for every TrainJob: {', '.join(plugins)}\n"
 
 
 def table(found: list[Entry]) -> str:
@@ -106,24 +106,24 @@ def _spelled(entry: Entry) -> str:
     return f"{entry.key[1]}/{entry.key[2]}" if entry.key[1] else entry.key[2]
 
 
-def main_list(paths, runtime_paths, namespace) -> None:
+def main_list(paths, options) -> None:
     """`trainc runtimes list`: the table, then the installed plugins."""
     from . import fail, write_out
 
     try:
-        found = entries(paths, runtime_paths, namespace)
+        found = entries(paths, options.runtime_paths, options.namespace)
     except TraincError as error:
         fail(error)
-    write_out(table(found) + plugins_line())
+    write_out(table(found) + plugins_line(options.plugins))
 
 
-def main_show(name, paths, runtime_paths, namespace, kind) -> None:
+def main_show(name, paths, options, kind) -> None:
     """`trainc runtimes show`: the runtime NAME names, as defaulted."""
     from ..formats.serialize import dump_all
     from . import fail, write_out
 
     try:
-        runtime = show(entries(paths, runtime_paths, namespace), name, kind)
+        runtime = show(entries(paths, options.runtime_paths, options.namespace), name, kind)
     except TraincError as error:
         fail(error)
     write_out(dump_all([runtime.document]))

@@ -12,8 +12,7 @@ import json
 
 import click
 
-from .. import build
-from ..errors import TraincError
+from ..errors import InputErrors, TraincError
 from ..formats.table import aligned
 from ..formats.table import markdown as table
 from ..validation.requests import NO_QUEUE, Job, amount, delta, delta_markdown, delta_text, gpus, jobs, queue_name, \
@@ -87,38 +86,27 @@ def as_json(found: list[Job], changes=None) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def base_jobs(base: str, paths, runtime_paths, namespace: str, ssh_key_seed) -> list[Job]:
-    """The TrainJobs of PATHS at `base`, compiled as `trainc diff` compiles its base (`diff.compile_base`: with
-    their own runtimes, else the current ones; those that do not compile there left out). Raises PreviousError
-    for a base that is neither a directory nor a revision."""
-    from ..inputs import read_previous
-    from .diff import compile_base
-
-    before = read_previous(base, paths, namespace, runtime_paths)
-    current_runtimes = build.load(paths, runtime_paths, namespace)[1]
-    old = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                       before.runtimes_then(current_runtimes), namespace, ssh_key_seed)[0]
-    return jobs(old, before.others)
-
-
-def main(paths, runtime_paths, namespace, base, output_format) -> None:
-    """`trainc summary`: what the TrainJobs ask of the cluster, and with --base what the change adds or frees."""
-    from ..compiler import sshkeys
+def main(paths, options, output_format) -> None:
+    """`trainc summary`: what the TrainJobs ask of the cluster, and with a base (`options.previous`) what the
+    change adds or frees, from one run (`trainc.engine`): an update's refusals are `trainc diff`'s to show."""
+    from .. import engine
     from ..trainer.previous import PreviousError
 
-    if base is not None and "-" in paths:
+    if options.previous is not None and "-" in paths:
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
-    seed = bytes(sshkeys.MIN_SEED_BYTES)  # keys do not count: a throwaway seed, no random key, no notice
     try:
-        output = build.build(paths, runtime_paths, namespace=namespace, ssh_key_seed=seed)
-        found = jobs(output)
-        changes = None if base is None else delta(
-            base_jobs(base, paths, runtime_paths, namespace, seed), found)
+        result = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
+        found = jobs(result)
+        changes = None
+        if options.previous is not None:
+            if result.base is None:
+                raise InputErrors(result.base_problems)
+            changes = delta(jobs(result.base, result.previous.others), found)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
         fail(error)
-    for notice in output.notices:  # Kueue's borrowing among them
+    for notice in result.notices:  # Kueue's borrowing among them
         click.echo(notice, err=True)
     render = {"text": text, "markdown": markdown, "json": as_json}[output_format]
     write_out(render(found, changes))

@@ -104,35 +104,30 @@ def _in_repository(file: str | None, roots: dict) -> str | None:
     return file if roots[folder] is None else os.path.relpath(path, roots[folder]).replace(os.sep, "/")
 
 
-def main(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files,
-         config) -> None:
-    """`trainc validate`: `build` without writing, every problem reported (the exit status says if any)."""
-    from .. import build as builder
-    from .. import inputs, policy
-    from ..compiler import sshkeys
-    from ..output import manifests
-    from .build import load_previous
+def main(paths, options, output_format, annotations, skip_other_files) -> None:
+    """`trainc validate`: the run, nothing written, every problem reported (the exit status says if any)."""
+    from .. import engine
+    from ..trainer.previous import PreviousError
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")
-    reader = inputs.Reader()  # what --skip-other-files reads is read once
-    if skip_other_files:
-        paths = [path for path in paths if reader.may_hold_trainer(path)]
     try:
-        before = load_previous(previous, paths, runtime_paths, namespace)
-        # `build` without writing: the output is discarded, so MPI keys come from a throwaway seed (no random key,
-        # no notice); what passes through is checked as `build` checks it (names, duplicates, collisions).
-        output = builder.build(paths, runtime_paths, namespace=namespace, previous=before,
-                               ssh_key_seed=bytes(sshkeys.MIN_SEED_BYTES), reader=reader)
-        output.notices += manifests.select(output, namespace=namespace).notices
-        output.notices += policy.check(output, namespace=namespace, previous=before, paths=policy_paths,
-                                       config=config)
-    except TraincError as error:
-        output, failure = None, error
-    stdout, stderr = outcome(output, failure if output is None else None, output_format, annotations)
+        result = engine.run(engine.Inputs(tuple(paths), skip_other_files=skip_other_files), options)
+    except PreviousError as exc:
+        raise click.BadParameter(str(exc), param_hint="--previous") from None
+    output, failure = result, None
+    if result.errors:
+        output, failure = None, InputErrors(result.errors, notices=[*result.notices, *_selected(result)])
+    else:
+        result.notices += result.manifests.notices
+    stdout, stderr = outcome(output, failure, output_format, annotations)
     if stdout:
         write_out(stdout)
     for line in stderr:
         click.echo(line, err=True)
     if output is None:
         sys.exit(EXIT_INVALID)
+
+
+def _selected(result) -> list:
+    return result.manifests.notices if result.manifests is not None else []

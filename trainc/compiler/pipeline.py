@@ -46,6 +46,7 @@ class Context:
     ssh_key_seed: bytes | None = None
     runtime_snapshot: bool = False  # also emit upstream's <trainjob>-runtime-snapshot ConfigMap
     provenance: Provenance | None = None  # where each field came from, recorded only for `trainc explain`
+    plugins: tuple = ()  # installed plugins every TrainJob runs (entrypoints.for_unit), by name
 
 
 def run(unit: Unit, ctx: Context, passes=PASSES) -> Unit:

@@ -7,75 +7,73 @@ This module stays light: a build with no policy anywhere returns before importin
 
 from __future__ import annotations
 
-from ..errors import InputErrors, Notice
-from ..k8s.identity import identity, is_policy
+from ..errors import Notice
+from ..k8s import identity as resid
+from ..k8s.identity import is_policy
 
-# Who applies the objects: request.userInfo, and whom authorizer checks ask about (username, groups). Set
-# per command from its settings (--as, --as-group, the config, the route), and back after it.
-NOBODY = ("", ())
-user = NOBODY
+NOBODY = ("", ())  # no identity given: an empty request.userInfo
 
 
-def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,
-          config: str | None = None) -> list[Notice]:
-    """Warnings and notices of the policies' verdicts on `output` (a build.Output); raises InputErrors for
-    denials and bad policy input. `previous` (validation.Previous) makes objects with a previous version
-    UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the one the
-    command's settings were read from, `trainc.settings`)."""
+def impersonated(user: str | None, groups=()) -> tuple[str, tuple]:
+    """Who applies the objects (--as, --as-group, the config, the route), as request.userInfo and whom
+    authorizer checks ask about: the user info the API server makes of kubectl's impersonation."""
+    if not user:
+        return NOBODY
+    from ..k8s.celauthz import impersonated as made
+
+    return made(user, groups)
+
+
+def check(output, *, namespace: str = "default", old=None, paths=(), house_rules=None, config: str | None = None,
+          reader=None, user=NOBODY) -> tuple[list, list[Notice]]:
+    """(errors, notices) of the policies' verdicts on `output` (a build.Output): denials and bad policy input are
+    the errors. `old` ({identity: object} as the cluster holds it before the update) makes objects with a
+    previous version UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the
+    one the run's settings were read from, `trainc.settings`); `paths` (--policies) are read by `reader`, the
+    run's."""
     from . import house
 
-    rules, errors = (house_rules, []) if house_rules is not None else house.load(config)
+    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config)
     inputs = [*output.others, *output.uncompiled]
-    extra = _read(paths, errors) if paths else []
+    extra = _read(paths, errors, reader) if paths else []
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
-        return []
+        return [], []
     from . import vap
 
     everything = [obj for _, obj in (*inputs, *extra) if isinstance(obj, dict)]
     bindings, problems = vap.load([*inputs, *extra], [*inputs, *extra])
     errors += problems
     if errors:
-        raise InputErrors(errors, notices=output.notices)
+        return errors, []
     admission = vap.Admission(bindings, everything, namespace, rules, user)
-    old = _previous_objects(previous, namespace) if previous is not None else {}
+    old = old or {}
     outcome = vap.Outcome()
     try:
         for trainjob, objects in output.jobs:
             for obj in objects:
-                admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(identity(obj, namespace))), outcome)
+                admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(resid.identity(obj, namespace))),
+                                outcome)
         for origin, obj in inputs:
             if isinstance(obj, dict):
-                admission.admit(vap.Subject(obj, origin, (), old.get(identity(obj, namespace))), outcome)
+                admission.admit(vap.Subject(obj, origin, (), old.get(resid.identity(obj, namespace))), outcome)
     finally:
         outcome.notices += admission.notices()
-    if outcome.errors:
-        raise InputErrors(outcome.errors, notices=[*output.notices, *outcome.notices])
-    return outcome.notices
+    return outcome.errors, outcome.notices
 
 
-def _read(paths, errors: list) -> list:
+def identity(obj, namespace: str) -> tuple | None:
+    """The key `check`'s `old` is indexed by; None for an object no update can replace (no string apiVersion,
+    kind or name: a previous version kubectl apply would not have taken)."""
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    if not (isinstance(metadata, dict) and all(isinstance(value, str) for value in (
+            obj.get("apiVersion"), obj.get("kind"), metadata.get("name"), metadata.get("namespace") or ""))):
+        return None
+    return resid.identity(obj, namespace)
+
+
+def _read(paths, errors: list, reader) -> list:
     """(origin, object) of every object under `paths`, read by the one input rule (`inputs`): policies,
     bindings and their params; none of them passes through."""
     from .. import inputs
 
-    return inputs.Reader().documents(inputs.listed(list(paths)), errors)
-
-
-def _previous_objects(previous, namespace: str) -> dict:
-    """identity -> the object as the cluster holds it before the update: passed-through objects as they were,
-    and the objects the previous TrainJobs compile to (none for one that no longer compiles)."""
-    from .. import build
-    from ..errors import TraincError
-
-    found = {identity(obj, namespace): obj for _, obj in (*previous.others, *previous.uncompiled)
-             if isinstance(obj, dict)}
-    trainjobs = [obj for obj in previous.objects.values() if obj.kind == "TrainJob"]
-    for trainjob in trainjobs:
-        try:
-            compiled = build.build_parsed([trainjob], previous.runtimes_then([]), namespace=namespace,
-                                          ssh_key_seed=bytes(32))
-        except TraincError:
-            continue
-        for obj in compiled.documents():
-            found[identity(obj, namespace)] = obj
-    return found
+    return (reader or inputs.Reader()).documents(inputs.listed(list(paths)), errors)

@@ -17,7 +17,6 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from .. import build
 from ..trainer import status
 from ..errors import InputError, InputErrors
 from ..formats.serialize import dump_all
@@ -29,8 +28,7 @@ EXIT_INTERRUPTED = 130
 @dataclass
 class Options:
     paths: tuple
-    runtime_paths: tuple = ()
-    namespace: str = "default"
+    run: object = None  # the run's engine.Options (its settings); its seed is replaced by a random one
     job: str | None = None  # NS/NAME or NAME
     timeout: float | None = None
     keep: str | None = None
@@ -48,8 +46,12 @@ def run(options: Options) -> tuple[int, str]:
     """(exit status, text for stdout): 0 and the pods' descriptions for --dry-run; else 0 when the JobSet would
     be Complete, 1 otherwise (130 on Ctrl-C), and the TrainJob status. Raises TraincError (bad input, pods that
     cannot start) before anything starts; the pods' output goes to stdout as they run."""
-    output = build.build(options.paths, options.runtime_paths, namespace=options.namespace,
-                         ssh_key_seed=os.urandom(64))  # a local run needs a working key, not a stable one
+    from dataclasses import replace
+
+    from .. import engine
+
+    settings = options.run or engine.Options()  # a local run needs a working key, not a stable one
+    output = engine.run(engine.Inputs(tuple(options.paths)), replace(settings, ssh_key_seed=os.urandom(64))).checked()
     for notice in output.notices:
         print(notice, file=sys.stderr)
     trainjob, objects = _select(output.jobs, options)
@@ -81,9 +83,13 @@ def _select(jobs: list, options: Options):
         raise Usage(f"PATHS hold {len(jobs)} TrainJobs to run ({names}): choose one with --job NS/NAME")
     namespace, _, name = options.job.rpartition("/")
     for trainjob, objects in jobs:
-        if trainjob.name == name and trainjob.namespace == (namespace or options.namespace):
+        if trainjob.name == name and trainjob.namespace == (namespace or _namespace(options)):
             return trainjob, objects
-    raise Usage(f"no TrainJob {namespace or options.namespace}/{name} in PATHS")
+    raise Usage(f"no TrainJob {namespace or _namespace(options)}/{name} in PATHS")
+
+
+def _namespace(options: Options) -> str:
+    return options.run.namespace if options.run is not None else "default"
 
 
 def _config(output) -> list[dict]:

@@ -29,7 +29,7 @@ from ..compiler.plugins.registry import PLUGINS
 from ..errors import InputError, Notice
 from ..k8s import openapi as schema
 from ..trainer.previous import Previous
-from . import heredoc, immutable, initializers, jobset, jobset_update, patches, runtime
+from . import heredoc, immutable, initializers, jobset, patches, runtime
 from .base import info
 
 
@@ -43,33 +43,45 @@ class Change(NamedTuple):
 JOBSET_RULES = (initializers.check, patches.check)  # upstream's JobSet plugin, before the policy plugins
 
 
-def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[Notice]]:
-    """(errors, warnings) for one user runtime."""
+def runtime_transition(runtime_obj, previous: Previous | None) -> list[InputError]:
+    """The CRD's transition rules for an update of a user runtime (none on create)."""
     old = previous.find(runtime_obj) if previous is not None else None
-    if old is not None:
-        errors = immutable.check(runtime_obj.origin, runtime_obj.document, old, _schema("trainingruntime", runtime_obj))
-        if errors:
-            return errors, []
+    if old is None:
+        return []
+    return immutable.check(runtime_obj.origin, runtime_obj.document, old, _schema("trainingruntime", runtime_obj))
+
+
+def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[Notice]]:
+    """(errors, warnings) of the runtime webhook for one user runtime, on create or on update."""
+    old = previous.find(runtime_obj) if previous is not None else None
     created = old is None
     errors = runtime.name_lengths(runtime_obj, old) + runtime.check(runtime_obj, created=created)
     return errors, runtime.warnings(runtime_obj, created=created)
 
 
-def check_trainjob(trainjob, ctx, previous: Previous | None = None) -> tuple[list[InputError], Unit | None]:
-    """(errors, the admitted unit); resolving its runtime may raise InputError.
+def trainjob_transition(trainjob, previous: Previous | None) -> tuple[Change | None, list[InputError]]:
+    """(the update, or None on create; the CRD's transition rules' errors for it)."""
+    old = previous.find(trainjob) if previous is not None else None
+    if old is None:
+        return None, []
+    change = Change(trainjob.document, old)
+    return change, immutable.check(trainjob.origin, change.new, old, _schema("trainjob", trainjob))
+
+
+def check_trainjob(trainjob, ctx) -> tuple[list[InputError], Unit | None]:
+    """(errors of the webhook rules on create, the admitted unit); resolving its runtime may raise InputError.
 
     The unit is upstream's RuntimeInfo (pipeline.FRONT run); the build finishes it.
     """
-    old = previous.find(trainjob) if previous is not None else None
-    change = None
-    if old is not None:
-        change = Change(trainjob.document, old)
-        errors = immutable.check(trainjob.origin, change.new, old, _schema("trainjob", trainjob))
-        if errors:
-            return errors, None
     unit = info(trainjob, ctx)
+    return trainjob_rules(unit, None), unit
+
+
+def trainjob_rules(unit: Unit, change: Change | None) -> list[InputError]:
+    """The TrainJob webhook's rules: upstream's JobSet plugin's, then each active plugin's, on create (`change`
+    None) or on update."""
     rules = [*JOBSET_RULES, *(plugin.validate for plugin in PLUGINS if plugin.validate is not None and plugin.runs(unit))]
-    return [found for rule in rules for found in rule(unit, change)], unit
+    return [found for rule in rules for found in rule(unit, change)]
 
 
 def trainjob_warnings(trainjob) -> list[Notice]:
@@ -77,12 +89,9 @@ def trainjob_warnings(trainjob) -> list[Notice]:
     return heredoc.warnings(trainjob)
 
 
-def check_jobset(unit, ctx, previous: Previous | None = None, runtimes: list = ()) -> list[InputError]:
-    """Errors for one compiled TrainJob's JobSet, and for its update of the previous one."""
-    errors = jobset.check(unit)
-    if not errors and previous is not None:
-        errors = jobset_update.check(unit, previous, ctx, list(runtimes))
-    return errors
+def check_jobset(unit) -> list[InputError]:
+    """The JobSet webhook's create rules on one compiled TrainJob's JobSet (its update rules: `jobset_update`)."""
+    return jobset.check(unit)
 
 
 def _schema(name: str, obj) -> dict:

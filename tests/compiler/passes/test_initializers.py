@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainc.build import build
+from helpers import build
+
 from trainc.compiler.ir import ANCESTOR_LABEL, Unit
 from trainc.compiler.passes.initializers import initializers
 from trainc.compiler.pipeline import Context

@@ -8,7 +8,8 @@ import hashlib
 import pytest
 import yaml
 
-from trainc.build import build
+from helpers import build
+
 from trainc.compiler.plugins import flux
 from trainc.errors import InputErrors
 

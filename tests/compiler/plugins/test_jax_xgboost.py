@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainc.build import build
+from helpers import build
+
 from trainc.errors import InputErrors
 
 RUNTIME = """\

@@ -7,7 +7,7 @@ import base64
 import pytest
 from conftest import GOLDEN_SEED
 
-from trainc.build import build
+from helpers import build
 from trainc.compiler import sshkeys, templates
 from trainc.compiler.plugins import registry
 from trainc.errors import InputErrors

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 from conftest import GOLDEN_SEED, IN_CI, need
+from helpers import build
 from podplay import REPORTER, Play, Result, check
 
-from trainc.build import build
 from trainc.trainer import releases
 
 NODES = 2

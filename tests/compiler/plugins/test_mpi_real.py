@@ -17,7 +17,7 @@ import subprocess
 import pytest
 from conftest import GOLDEN_SEED, need
 
-from trainc.build import build
+from helpers import build
 
 TIMEOUT = 60
 SLOTS = 3

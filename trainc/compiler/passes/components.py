@@ -24,7 +24,7 @@ def components(unit: Unit, ctx) -> Unit:
         unit = replace(unit, objects=unit.objects + (_snapshot(unit),))
         if ctx.provenance is not None:
             ctx.provenance.record(unit.objects[-1], None, provenance.runtime(unit, "runtime snapshot"))
-    installed = entrypoints.for_unit(unit)  # their objects come after the built-ins'
+    installed = entrypoints.for_unit(unit, ctx.plugins)  # their objects come after the built-ins'
     for plugin in (*PLUGINS, *installed):
         if plugin.build is not None and plugin.runs(unit):
             built = len(unit.objects)

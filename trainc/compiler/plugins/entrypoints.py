@@ -22,9 +22,6 @@ from ...errors import InputError, TraincError
 GROUP = "trainc.compiler.plugins"
 ANNOTATION = "trainc.io/plugins"
 
-requested: tuple = ()  # the plugins every TrainJob runs (--plugin, TRAINC_PLUGINS, the project config)
-
-
 class PluginError(TraincError):
     """A plugin asked for by name that is not installed or does not load as a plugin."""
 
@@ -61,8 +58,9 @@ def load(name: str):
     return plugin
 
 
-def for_unit(unit) -> list:
-    """The plugins this TrainJob runs: those asked for everywhere, then its runtime's, each once, in order."""
+def for_unit(unit, requested: tuple = ()) -> list:
+    """The plugins this TrainJob runs: those `requested` for every TrainJob (--plugin, TRAINC_PLUGINS, the
+    project config: the run's `pipeline.Context.plugins`), then its runtime's, each once, in order."""
     annotations = unit.runtime.metadata.annotations if unit.runtime is not None else {}
     wanted = [*requested, *names(annotations.get(ANNOTATION, ""))]
     if not wanted:
@@ -92,16 +90,16 @@ def call(plugin, hook, unit, *args):
 
 def enforce(unit, ctx):
     """The unit after the ML-policy hooks of its plugins (after the built-in ML policies)."""
-    for plugin in for_unit(unit):
+    for plugin in for_unit(unit, ctx.plugins):
         if plugin.enforce is not None:
             unit = call(plugin, plugin.enforce, unit, ctx)
     return unit
 
 
-def check(unit, objects: list) -> list[InputError]:
+def check(unit, objects: list, requested: tuple = ()) -> list[InputError]:
     """The house rules' verdicts on one TrainJob's rendered objects, as errors at the TrainJob."""
     errors = []
-    for plugin in for_unit(unit):
+    for plugin in for_unit(unit, requested):
         if plugin.check is not None:
             errors += [InputError(unit.trainjob.origin, (), f"{plugin.name}: {message}")
                        for message in call(plugin, plugin.check, unit, objects)]

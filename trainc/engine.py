@@ -1,0 +1,258 @@
+"""The one run of trainc: read the input set, register runtimes, compile every TrainJob, admit what it renders,
+and return one Result. As kustomize's `krusty.MakeKustomizer(options).Run(fs, path)`, every route calls `run`
+with the Options its settings resolved to, and only chooses what to print: `trainc build`, `validate`, `diff`
+(both sides), `summary`, `explain`, `fn` (kpt, kustomize's KRM route), `run`, the Python API, and through them
+the Argo CD plugin, the kustomize generator and the pre-commit hooks. A check added to the run is on every route.
+
+The run is the tuple `RUN`, in order; each TrainJob goes through `build.STAGES`. Every stage's errors are
+collected, none stops the others: a run reports every problem at once (an update refusal beside a policy
+denial). Errors are in stage order, each stage's in input order; an update's refusals (`--previous`) are also
+listed apart, for `trainc diff`, which shows them as the cluster's verdict on a change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+from . import build, parallel
+from . import inputs as inputset
+from .compiler.provenance import Provenance
+from .errors import InputError, InputErrors
+from .inputs import read_previous
+from .trainer import releases
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a run depends on besides its inputs, frozen: built once from the resolved settings
+    (`from_settings`), or given by the Python API. A setting is one field here, named as in settings.SETTINGS."""
+
+    namespace: str = "default"  # for TrainJobs, runtimes and passed-through namespaced objects that set none
+    runtime_paths: tuple = ()  # --runtimes: of their files only runtimes are read
+    ssh_key_seed: object = None  # bytes, or a compiler.sshkeys.SeedFile (it carries --ssh-keys and the certificate)
+    plugins: tuple = ()  # installed plugins every TrainJob runs
+    policy_paths: tuple = ()  # --policies: ValidatingAdmissionPolicies, bindings and params, not passed through
+    output_dir: str | None = None  # a rendered tree: its files are no inputs; objects must map to distinct files
+    config: str | None = None  # the project config the settings came from: its house rules
+    house_rules: tuple | None = None  # house rules given directly (else the config's)
+    previous: object = None  # REV_OR_DIR (or previous_versions.Previous): check PATHS as updates of those
+    runtime_snapshot: bool = False  # also emit upstream's <trainjob>-runtime-snapshot ConfigMap
+    provenance: bool = False  # record who wrote each field (Result.provenance, for `trainc explain`)
+    trainer_only: bool = False  # the output set is the rendered objects only (the host passes the rest on)
+    include_runtimes: bool = False  # the runtimes among PATHS are in the output set too
+    workers: int | None = 1  # processes to compile with (None: the available cores); the Result is the same
+    trainer_version: str | None = None  # the Kubeflow Trainer release to render for (None: releases.selected, newest)
+    as_user: str | None = None  # who applies, for policies' request.userInfo and authorizer checks (--as)
+    as_groups: tuple = ()  # and their groups (--as-group)
+
+    @classmethod
+    def from_settings(cls, settings, **given) -> Options:
+        """The options of a command's resolved settings (`trainc.settings.Settings`): every setting that is an
+        option here, then `given` (what the command's own flags say)."""
+        from .settings import SETTINGS
+
+        names = {option.name for option in fields(cls)}
+        found = {name: settings.value(name) for name in SETTINGS if name in names and settings.has(name)}
+        return cls(**{**found, "config": settings.config, **given})
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a run reads: files, directories and `-` (stdin), by the input rule (`trainc.inputs`), within the
+    run's byte bound; and (origin, object) pairs read already (a ResourceList's items, the Python API's objects)."""
+
+    paths: tuple = ()
+    documents: tuple = ()
+    skip_other_files: bool = False  # pass over files that name no group the run reads (inputs.MATTERS: hooks)
+
+
+@dataclass
+class Result(build.Output):
+    """What a run found: the rendered objects per TrainJob and what passes through (`build.Output`), the
+    output set in apply order (`manifests`), notices, and every stage's errors, each with its position."""
+
+    manifests: object = None  # output.manifests.Manifests, or None when the output set has errors
+    previous: object = None  # previous_versions.Previous, with --previous
+    base: build.Output | None = None  # what the previous versions compile to (their objects, in the cluster)
+    unreadable: set = field(default_factory=set)  # (namespace, name) of previous TrainJobs that do not compile
+    base_problems: list = field(default_factory=list)  # why
+    provenance: Provenance | None = None
+
+    def failures(self, refusals: bool = True) -> list:
+        """The errors; without an update's `refusals` (what `trainc diff` shows as the cluster's verdict)."""
+        if refusals:
+            return self.errors
+        refused = {id(error) for error in self.refusals}
+        return [error for error in self.errors if id(error) not in refused]
+
+    def checked(self, refusals: bool = True) -> Result:
+        """The result; raises InputErrors for its errors (with its notices), as every command fails."""
+        errors = self.failures(refusals)
+        if errors:
+            raise InputErrors(errors, notices=self.notices)
+        return self
+
+
+@dataclass
+class _Run:
+    inputs: Inputs
+    options: Options
+    reader: inputset.Reader = field(default_factory=inputset.Reader)  # every read within the run's one bound
+    result: Result = field(default_factory=Result)
+
+
+def run(inputs: Inputs, options: Options = Options()) -> Result:
+    """The run of `inputs` under `options`: every stage of RUN, in order. Raises PreviousError for a
+    --previous that is neither a directory nor a revision (a usage error); every other problem is in the
+    Result's errors."""
+    state = _Run(inputs, options)
+    release = releases.named(options.trainer_version) if options.trainer_version else releases.selected
+    with releases.using(release):  # what the passes and webhooks of this run read (`releases.selected`)
+        for stage in RUN:
+            stage(state)
+    seen: set = set()  # an error two stages find (a Kueue object without a name: Kueue's and the output set's) once
+    state.result.errors = [error for error in state.result.errors
+                           if not (error.render() in seen or seen.add(error.render()))]
+    return state.result
+
+
+def input_files(state: _Run) -> None:
+    """PATHS, less (with skip_other_files) the files that cannot hold what the run compiles or admits against:
+    what is passed over is not read into the run, what is kept is read once."""
+    if state.inputs.skip_other_files:
+        paths = tuple(path for path in state.inputs.paths if state.reader.may_matter(path))
+        state.inputs = replace(state.inputs, paths=paths)
+
+
+def previous(state: _Run) -> None:
+    """The previous versions of the inputs (--previous): their update rules apply, and what they compile to is
+    what the cluster holds."""
+    given = state.options.previous
+    if isinstance(given, str):
+        try:
+            given = read_previous(given, state.inputs.paths, state.options.namespace, state.options.runtime_paths)
+        except (InputError, InputErrors) as unread:  # no update check without them; the other stages go on
+            state.result.errors += unread.errors if isinstance(unread, InputErrors) else [unread]
+            given = None
+    state.result.previous = given
+
+
+def compiled(state: _Run) -> None:
+    """Read the input set, register its runtimes, thread every TrainJob through build.STAGES: on several
+    processes when the run is large (`parallel`: the same result), else in this one."""
+    options, result = state.options, state.result
+    found = inputset.files(state.inputs.paths, options.runtime_paths, options.output_dir)
+    recorder = Provenance() if options.provenance else None
+    context = dict(ssh_key_seed=options.ssh_key_seed, runtime_snapshot=options.runtime_snapshot,
+                   plugins=options.plugins)
+    output, workers = None, options.workers or parallel.available_cores()
+    if result.previous is None and not state.inputs.documents and recorder is None:
+        output = parallel.build(found, workers=workers, namespace=options.namespace, **context)
+    if output is None:
+        errors: list = []
+        documents = [*state.inputs.documents, *state.reader.documents(found.inputs, errors)]
+        inputs = build.read(documents, state.reader.documents(found.runtimes, errors), options.namespace, errors)
+        output = build.compile_all(inputs, options.namespace, errors, result.previous,
+                                   parallel.marshalled if workers > 1 else None, provenance=recorder,
+                                   **context)
+        output.files, output.inputs = len(found.inputs), len(documents)
+    earlier = result.errors  # the previous versions' problems come first
+    for each in fields(build.Output):
+        setattr(result, each.name, getattr(output, each.name))
+    result.errors[:0], result.provenance = earlier, recorder
+
+
+def base(state: _Run) -> None:
+    """With previous versions, what they compile to (with their own runtimes, else the current ones): the
+    objects an update replaces. A previous TrainJob that does not compile (or whose runtime has errors) is
+    unreadable, left out."""
+    result, options = state.result, state.options
+    if result.previous is None:
+        return
+    before = result.previous
+    trainjobs = [obj for obj in before.objects.values() if obj.kind == "TrainJob"]
+    runtimes = before.runtimes_then(result.user_runtimes)
+    with releases.using(before.release or releases.selected):  # the release they were rendered at
+        output = build.compile_all(build.Inputs(trainjobs=trainjobs, runtimes=runtimes), options.namespace, [],
+                                   None, ssh_key_seed=options.ssh_key_seed, plugins=options.plugins)
+    broken = {_place(error.origin) for error in output.errors}
+    bad = {(runtime.kind, runtime.name) for runtime in runtimes if _place(runtime.origin) in broken}
+    left = {id(trainjob) for trainjob in trainjobs if _place(trainjob.origin) not in broken
+            and (trainjob.spec.runtime_ref.kind, trainjob.spec.runtime_ref.name) not in bad}
+    owned = {_place(obj.origin) for obj in [*trainjobs, *runtimes]}
+    result.base_problems = output.errors
+    if any(_place(error.origin) not in owned for error in output.errors):  # no smaller base would compile
+        return
+    result.unreadable = {(trainjob.namespace, trainjob.name) for trainjob in trainjobs if id(trainjob) not in left}
+    output.jobs = [(trainjob, objects) for trainjob, objects in output.jobs if id(trainjob) in left]
+    output.others, output.uncompiled = before.others, before.uncompiled
+    result.base = output
+
+
+def _place(origin) -> tuple | None:
+    return None if origin is None else (origin.file, origin.index, origin.base)
+
+
+def kueue(state: _Run) -> None:
+    """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs."""
+    from .validation import kueue as queues
+
+    result = state.result
+    errors, notices = queues.check(result.jobs, result.others, state.options.namespace)
+    result.errors += sorted(errors, key=build.error_place)
+    result.notices += notices
+
+
+def policies(state: _Run) -> None:
+    """ValidatingAdmissionPolicies (the inputs' and --policies') and the project config's house rules, on every
+    rendered and passed-through object; with previous versions, as UPDATEs of what the cluster holds."""
+    from . import policy
+
+    result, options = state.result, state.options
+    old = {}
+    if result.base is not None:
+        for obj in [*(obj for _, obj in (*result.base.others, *result.base.uncompiled)), *result.base.documents()]:
+            key = policy.identity(obj, options.namespace)
+            if key is not None:
+                old[key] = obj
+    errors, notices = policy.check(result, namespace=options.namespace, old=old, paths=options.policy_paths,
+                                   house_rules=options.house_rules, config=options.config, reader=state.reader,
+                                   user=policy.impersonated(options.as_user, options.as_groups))
+    result.errors += errors
+    result.notices += notices
+
+
+def output_set(state: _Run) -> None:
+    """The objects the run outputs, in apply order: what kubectl apply could not take (an object without a
+    name, two with one identity, two for one --output-dir file) is an error."""
+    from .errors import caught
+    from .output import manifests
+
+    result, options = state.result, state.options
+    result.manifests, errors = caught(lambda: manifests.select(
+        result, namespace=options.namespace, trainer_only=options.trainer_only,
+        include_runtimes=options.include_runtimes, files=options.output_dir is not None))
+    result.errors += errors
+
+
+RUN = (
+    input_files,
+    previous,
+    compiled,
+    base,
+    kueue,
+    policies,
+    output_set,
+)
+
+
+def runtimes(paths, namespace: str = "default") -> list:
+    """The runtimes among `paths`, TrainJobs left unread (`trainc runtimes`): the run's read stage alone;
+    raises InputErrors."""
+    errors: list = []
+    documents = [(origin, data) for origin, data in inputset.Reader().documents(inputset.listed(paths), errors)
+                 if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
+    found = build.read(documents, (), namespace, errors).runtimes
+    if errors:
+        raise InputErrors(sorted(errors, key=build.error_place))
+    return found
