@@ -530,3 +530,25 @@ def test_queue_name_added_to_a_running_job_refused(repo):
     git(repo, "commit", "-qam", "suspended")
     (repo / "job.yaml").write_text(_queued("team-a-queue"))
     assert run("diff", "job.yaml", cwd=repo).stdout.splitlines()[0] == f"JobSet team-a/demo changed: {diff.UPDATED}"
+
+
+def test_a_list_added_or_removed_whole_shows_its_items(repo):
+    """args removed, tolerations added: every item is printed, never `- []` / `+ []` (issue 20, finding 6)."""
+    git(repo, "rm", "-q", "job.yaml")
+    (repo / "job.yaml").write_text(TORCH + "    args: [--epochs, '3']\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "with args")
+    (repo / "job.yaml").write_text(TORCH.replace("spec:\n  runtimeRef", "spec:\n  runtimePatches:\n"
+                                                 "  - manager: example.com/team\n    trainingRuntimeSpec:\n"
+                                                 "      template:\n        spec:\n          replicatedJobs:\n"
+                                                 "          - name: node\n            template:\n              spec:\n"
+                                                 "                template:\n                  spec:\n"
+                                                 "                    tolerations: [{key: gpu, operator: Exists}]\n"
+                                                 "  runtimeRef"))
+    result = run("diff", "job.yaml", "--color", "never", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert "[]" not in result.stdout, result.stdout
+    assert "@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].args @@\n- - \"--epochs\"\n" \
+           "- - \"3\"\n" in result.stdout
+    assert "@@ spec.replicatedJobs[node].template.spec.template.spec.tolerations @@\n+ - key: gpu\n" \
+           "+   operator: Exists\n" in result.stdout
