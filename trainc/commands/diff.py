@@ -22,6 +22,7 @@ import difflib
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
 import sys
@@ -88,7 +89,8 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     reader = inputset.Reader()  # the current inputs, read once for the compilations below
     current_runtimes = build.load(paths, runtime_paths, namespace, reader)[1]
     old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
-                                             before.runtimes_then(current_runtimes), namespace, ssh_key_seed)
+                                             before.runtimes_then(current_runtimes), namespace,
+                                             _seed_at(base, ssh_key_seed))
     if notices is not None and problems:
         notices.append(Notice("notice", None, (), f"--base {base}: {plural(len(unreadable), 'TrainJob')} not compiled "
                               "there, their objects shown against nothing (unreadable at the base):"))
@@ -144,6 +146,30 @@ def compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) 
             unreadable |= {(trainjob.namespace, trainjob.name) for trainjob in trainjobs if id(trainjob) not in kept}
             problems += exc.errors
             trainjobs, runtimes = left, [runtime for runtime in runtimes if _origin(runtime.origin) not in broken]
+
+
+def _seed_at(base: str, seed):
+    """The seed settings the base was rendered with: under `--ssh-keys sealed-secrets`, the controller's
+    certificate as the base revision holds it, so rotating the certificate in git shows every SealedSecret
+    resealed. A certificate outside the repository, absent or unreadable at the base, or a directory base:
+    the current one."""
+    if not isinstance(seed, sshkeys.SeedFile) or seed.mode != "sealed-secrets" or seed.cert is None \
+            or os.path.isdir(base):
+        return seed
+    from dataclasses import replace
+
+    from ..compiler import sealing
+
+    try:
+        texts, _ = inputset.at_revision(base, [seed.cert])
+        then = sealing.Certificate(texts[0][1]) if texts else None
+    except (inputset.RevisionError, sealing.CertError, TraincError):
+        then = None
+    if then is None:
+        return seed
+    at_base = replace(seed)  # the same seed, read once; its own certificate
+    at_base._certificate = then
+    return at_base
 
 
 def _key(obj: dict) -> tuple:
