@@ -81,7 +81,7 @@ def _plugins(ctx, value) -> None:
 
 
 _plugin = click.option(
-    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.compiler.plugins) to run for every TrainJob "
+    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
                             "(env TRAINC_PLUGINS, names separated by spaces).")
 
 

@@ -20,7 +20,7 @@ def _pyyaml() -> str:
 
 
 def text() -> str:
-    """The versions, then a line per installed plugin (the `trainc.compiler.plugins` entry points)."""
+    """The versions, then a line per installed plugin (the `trainc.plugins` entry points)."""
     from ..compiler.plugins import entrypoints
     from ..trainer.api import GROUP, VERSIONS
 
