@@ -74,7 +74,7 @@ def test_config_under_the_argocd_route_names_the_applications_parameters(tmp_pat
 def test_an_unknown_route_is_an_error(tmp_path):
     result = run_env("config", cwd=tmp_path, TRAINC_ROUTE="flux")
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "TRAINC_ROUTE: 'flux' is not a route trainc knows (known: argocd)\n"
+    assert result.stderr == "TRAINC_ROUTE: 'flux' is not a route trainc knows (known: argocd, kustomize)\n"
 
 
 # --- settings reported in their own terms ----------------------------------------------------------------------

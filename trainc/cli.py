@@ -18,8 +18,10 @@ def _seed(path: str | None, required: bool = False):
     from .compiler.sshkeys import SeedFile
 
     ctx = click.get_current_context()
-    origin = ctx.meta[_SETTINGS].origin("ssh-key-seed")
-    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}))
+    settings = ctx.meta[_SETTINGS]
+    origin = settings.origin("ssh-key-seed")
+    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}),
+                    **settings.placement())
 
 
 _SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings

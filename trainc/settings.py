@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from .errors import TraincError, one_line
 
-ROUTES = ("argocd",)
+ROUTES = ("argocd", "kustomize")
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")  # kustomize's names, in its order
 # parameter name -> (config key, environment variable, flag)
 SETTINGS = {
     "runtime_paths": ("runtimes", "TRAINC_RUNTIMES", "--runtimes"),
@@ -73,6 +74,21 @@ class Settings:
     root: Given
     config: str | None  # the project config read, if any
     values: dict = field(default_factory=dict)  # config key -> [Given] (several for runtimes; none: unset)
+    # Under the kustomize generator: the kustomization's own namespace, where kustomize moves every namespaced
+    # object the generator prints (a SealedSecret must be sealed for it); else None.
+    moved_to: Given | None = None
+    route: str | None = None
+
+    def placement(self) -> dict:
+        """What sealing must know of where the objects end up (`sshkeys.SeedFile`): under the kustomize
+        generator, the kustomization's namespace they are moved to, or that no namespace is known (none from
+        a flag, variable, config or the kustomization: an overlay's may move them anywhere)."""
+        if self.route != "kustomize":
+            return {}
+        if self.moved_to is not None:
+            return {"moved_to": self.moved_to.value}
+        givens = self.values.get("namespace", [])
+        return {"namespace_unknown": not givens or givens[0].origin == "default"}
 
     def value(self, name: str):
         """The parameter's value, as the command takes it."""
@@ -118,7 +134,7 @@ def resolve(ctx, params: dict) -> Settings:
     root, explicit = _root(ctx)
     found = config.load(root=root.value if explicit else None)
     route = _route()
-    settings = Settings(root, found.path)
+    settings = Settings(root, found.path, route=route)
     for name, (key, envvar, flag) in SETTINGS.items():
         if name not in params:
             continue
@@ -135,8 +151,12 @@ def resolve(ctx, params: dict) -> Settings:
         else:
             givens = _configured(found, name, key) or [Given(item, "default") for item in items if item is not None]
         settings.values[key] = givens
-    if route and "namespace" in params:
+    if route == "argocd" and "namespace" in params:
         settings.values["namespace"] = _destination(settings.values["namespace"], found)
+    if route == "kustomize" and "namespace" in params:
+        settings.moved_to = _kustomization_namespace()
+        if settings.moved_to is not None:
+            settings.values["namespace"] = _moved(settings.values["namespace"], settings.moved_to)
     if "output_dir" in params and _stdout_wanted(ctx):
         settings.values["output-dir"] = [g for g in settings.values["output-dir"] if g.origin == "--output-dir"]
     for given in settings.values.get("namespace", []):  # given to passed-through objects too: never unchecked
@@ -238,6 +258,36 @@ def _destination(chosen: list[Given], found) -> list[Given]:
                               "app's objects that set no namespace in the destination, so the TrainJobs' objects "
                               "would be split from them; set the destination namespace, or make both the same")
     return [Given(destination, here)]
+
+
+def _kustomization_namespace() -> Given | None:
+    """The `namespace:` of the kustomization the generator runs for: kustomize runs an exec generator in the
+    kustomization's directory, and moves every namespaced object it prints to that namespace."""
+    from .formats import source, yamltext
+
+    for name in KUSTOMIZATIONS:
+        if os.path.isfile(name):
+            break
+    else:
+        return None
+    for origin, data in source.load_text(source.read(name), name):
+        namespace = data.get("namespace") if isinstance(data, dict) else None
+        if isinstance(namespace, str) and namespace:
+            line, column = yamltext.locate(origin, ("namespace",))
+            return Given(namespace, f"{name}:{line}:{column}", field="namespace")
+        return None
+    return None
+
+
+def _moved(chosen: list[Given], kustomization: Given) -> list[Given]:
+    """Under the kustomize generator with the kustomization's namespace: that is the namespace; a flag, variable
+    or config naming another would render (and seal) for a namespace kustomize then moves the objects out of."""
+    for given in chosen:
+        if given.value != kustomization.value and given.origin != "default":
+            raise given.error(f"namespace {given.value!r} differs from the kustomization's namespace "
+                              f"{kustomization.value!r} ({kustomization.origin}), which kustomize moves every object "
+                              "the generator prints to: drop one, or make both the same")
+    return [kustomization]
 
 
 def _stdout_wanted(ctx) -> bool:
