@@ -217,7 +217,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     _QUICK_EXIT.append(True)
     flow.main(paths, runtime_paths, namespace, output_format, output_dir, _seed(ssh_key_seed, require_ssh_key_seed),
               trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, policy_paths, workers, check,
-              click.get_current_context().meta[_SETTINGS].config)
+              click.get_current_context().meta[_SETTINGS].configs)
 
 
 @cli.command()
@@ -251,7 +251,7 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
     from .commands import validate as flow
 
     flow.main(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files,
-              click.get_current_context().meta[_SETTINGS].config)
+              click.get_current_context().meta[_SETTINGS].configs)
 
 
 @cli.command()

@@ -78,6 +78,7 @@ class Settings:
     # object the generator prints (a SealedSecret must be sealed for it); else None.
     moved_to: Given | None = None
     route: str | None = None
+    configs: tuple = ()  # every project config layered, outermost first (`config` is the last)
 
     def placement(self) -> dict:
         """What sealing must know of where the objects end up (`sshkeys.SeedFile`): under the kustomize
@@ -119,8 +120,7 @@ class Settings:
     def lines(self) -> list[str]:
         """`ORIGIN<TAB>KEY=VALUE` per value, as `git config --show-origin --list` prints."""
         out = [(self.root.origin, "root", self.root.value)]
-        if self.config is not None:
-            out.append((os.path.relpath(self.config), "config", os.path.relpath(self.config)))
+        out.extend((os.path.relpath(path), "config", os.path.relpath(path)) for path in self.configs)
         out.extend((given.origin, key, given.value) for key, givens in self.values.items() for given in givens)
         return [f"{one_line(origin)}\t{key}={one_line(value)}" for origin, key, value in out]
 
@@ -132,9 +132,17 @@ def resolve(ctx, params: dict) -> Settings:
     from .formats import projectconfig as config
 
     root, explicit = _root(ctx)
-    found = config.load(root=root.value if explicit else None)
+    paths = [path for path in params.get("paths", ()) if path != "-"]
+    folder = _folder(paths)
+    found = config.load(folder, root.value if explicit else _config_root(folder))
+    below = config.nested(paths, folder)
+    if below is not None:
+        raise SettingError(one_line(
+            f"{os.path.relpath(below)} governs some of the inputs and not the others, and one run has one set of "
+            f"settings: run trainc on {os.path.relpath(os.path.dirname(below))} on its own (its config layers over "
+            "the ones above it), and on the other inputs apart"))
     route = _route()
-    settings = Settings(root, found.path, route=route)
+    settings = Settings(root, found.path, route=route, configs=found.paths)
     for name, (key, envvar, flag) in SETTINGS.items():
         if name not in params:
             continue
@@ -202,6 +210,25 @@ def _root(ctx) -> tuple[Given, bool]:
     if git is not None:
         return Given(os.path.realpath(git), "default (the git repository's root)"), False
     return Given(os.path.realpath(here), "default (the current directory)"), False
+
+
+def _folder(paths) -> str:
+    """The inputs' common folder, whose configs govern the run (a file's is its folder); the current directory
+    for stdin or no inputs."""
+    folders = [os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".") for path in paths]
+    return os.path.commonpath(folders) if folders else os.getcwd()
+
+
+def _config_root(folder: str) -> str:
+    """Where the config lookup for `folder` starts without --root: its git repository's root; outside git, the
+    current directory when `folder` is under it (a project's own config), else `folder`."""
+    from .formats.projectconfig import _git_root
+
+    git = _git_root(folder)
+    if git is not None:
+        return git
+    here = os.getcwd()
+    return here if os.path.commonpath([here, folder]) == here else folder
 
 
 def _route() -> str | None:

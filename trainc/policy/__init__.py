@@ -19,10 +19,10 @@ def is_policy(obj) -> bool:
 
 
 def check(output, *, namespace: str = "default", previous=None, paths=(), house_rules=None,
-          config: str | None = None) -> list[Notice]:
+          config=None) -> list[Notice]:
     """Warnings and notices of the policies' verdicts on `output` (a build.Output); raises InputErrors for
     denials and bad policy input. `previous` (validation.Previous) makes objects with a previous version
-    UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the one the
+    UPDATEs; `house_rules` are given by tests, else read from the project configs `config` (those the
     command's settings were read from, `trainc.settings`)."""
     from . import house
 
