@@ -391,12 +391,16 @@ def runtimes(ctx):
 @cli.command("config")
 @_inputs(paths_required=False)
 @_ssh_key_seed
+@_ssh_keys
+@_policies
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
-def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir):
+def show_config(paths, runtime_paths, namespace, ssh_key_seed, policy_paths, output_dir):
     """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
 
-    One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, the project config read,
-    then runtimes, namespace, ssh-key-seed and output-dir. ORIGIN is the flag, the
+    One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, each project config read
+    (outermost first), then every setting (runtimes, namespace, ssh-key-seed,
+    output-dir, plugins, policy-paths, ssh-keys, sealed-secrets-cert) and the house
+    rules (`policies=NAME`). ORIGIN is the flag, the
     environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's
     parameter or destination (under TRAINC_ROUTE=argocd), or `default`. Takes the
     flags (and PATHS) the compiling commands take, so `trainc config -n team-a` shows

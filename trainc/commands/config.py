@@ -3,9 +3,21 @@ command, before it runs)."""
 
 from __future__ import annotations
 
-from . import write_out
+import os
+
+from ..errors import InputErrors, one_line
+from . import fail, write_out
 
 
 def main(resolved) -> None:
-    """One `ORIGIN<TAB>KEY=VALUE` line per value of the resolved settings, on stdout."""
-    write_out("".join(line + "\n" for line in resolved.lines()))
+    """One `ORIGIN<TAB>KEY=VALUE` line per value of the resolved settings, then one per house rule of each
+    config (outermost first, as they are layered), on stdout; house rules that cannot be read fail as in build."""
+    from ..policy import house
+
+    lines = resolved.lines()
+    for path in resolved.configs:
+        rules, errors = house.load(path)
+        if errors:
+            fail(InputErrors(errors))
+        lines += [f"{one_line(os.path.relpath(path))}\tpolicies={one_line(rule.name)}" for rule in rules]
+    write_out("".join(line + "\n" for line in lines))
