@@ -41,6 +41,13 @@ LISTS = ("runtime_paths", "plugins", "policy_paths")  # the settings that take s
 _PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
                      ("ARGOCD_ENV_TRAINC_NAMESPACE", "the Application's plugin env TRAINC_NAMESPACE"))
 DESTINATION = "ARGOCD_APP_NAMESPACE"
+_PLUGIN_KEYS = {  # the plugin's parameters (else its env) for the MPI key settings, read here to be named
+    "ssh_keys": (("PARAM_SSH_KEYS", "the plugin parameter ssh-keys"),
+                 ("ARGOCD_ENV_TRAINC_SSH_KEYS", "the Application's plugin env TRAINC_SSH_KEYS")),
+    "sealed_secrets_cert": (("PARAM_SEALED_SECRETS_CERT", "the plugin parameter sealed-secrets-cert"),
+                            ("ARGOCD_ENV_TRAINC_SEALED_SECRETS_CERT",
+                             "the Application's plugin env TRAINC_SEALED_SECRETS_CERT")),
+}
 
 
 RUNTIMES_WORDS = "--runtimes"
@@ -184,6 +191,10 @@ def resolve(ctx, params: dict) -> Settings:
     for key in ("ssh-key-seed", "output-dir", "sealed-secrets-cert"):
         for given in settings.values.get(key, []):
             _check_path(settings, given)
+    for given in settings.values.get("sealed-secrets-cert", []):
+        if given.origin.startswith(("PARAM_", "ARGOCD_ENV_")) and not os.path.isfile(given.value):
+            raise given.error(f"{given.value}: no such file (the path is relative to the app's folder, "
+                              f"{os.environ.get('ARGOCD_APP_SOURCE_PATH') or '.'} in the repository)")
     if explicit:
         for path in params.get("paths", ()):
             if path != "-":
@@ -262,6 +273,10 @@ def _plugin(name: str) -> list[Given]:
                           ("ARGOCD_ENV_TRAINC_RUNTIMES", "the Application's plugin env TRAINC_RUNTIMES")):
             if environ.get(var):
                 return [Given(item, f"{var} ({what})", True) for item in environ[var].split(":") if item]
+    if name in _PLUGIN_KEYS:
+        for var, what in _PLUGIN_KEYS[name]:
+            if environ.get(var):
+                return [Given(environ[var], f"{var} ({what})", name == "sealed_secrets_cert")]
     if name == "namespace":
         for var, what in _PLUGIN_NAMESPACE:
             if environ.get(var):
