@@ -552,3 +552,23 @@ def test_a_list_added_or_removed_whole_shows_its_items(repo):
            "- - \"3\"\n" in result.stdout
     assert "@@ spec.replicatedJobs[node].template.spec.template.spec.tolerations @@\n+ - key: gpu\n" \
            "+   operator: Exists\n" in result.stdout
+
+
+def test_markdown_fits_a_github_comment_folding_removals_and_counting_what_is_left_out(repo):
+    """Removing 20 MPI jobs (issue 20: 15 gave a 79 KB comment): the comment stays under GitHub's 65,536
+    characters, every object in the table, removed bodies folded, the blocks that do not fit counted."""
+    (repo / "mpi.yaml").write_text("".join(MPI.format(name=f"job-{index:02}") for index in range(20)))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "twenty MPI jobs")
+    (repo / "mpi.yaml").unlink()
+    result = run("diff", ".", *SEED_FLAGS, "--format", "markdown", cwd=repo)
+    plain = run("diff", ".", *SEED_FLAGS, "--color", "never", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert len(plain.stdout) > diff.MARKDOWN_LIMIT  # what the comment would have been, whole
+    assert len(result.stdout) <= diff.MARKDOWN_LIMIT
+    assert result.stdout.count("| removed |") == 60  # JobSet, Secret and hostfile ConfigMap of each
+    assert "<details><summary>" in result.stdout
+    shown = result.stdout.count("#### ")
+    assert 0 < shown < 60
+    assert result.stdout.rstrip("\n").endswith(f"_{60 - shown} of 60 objects' diffs left out to fit a GitHub comment; "
+                                               "`trainc diff` shows them all._")

@@ -335,23 +335,47 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=()) -> str:
     return "\n".join(out) + "\n" + ("\n" + delta_text(requests) if requests else "")
 
 
-def markdown(diffs: list[ObjectDiff], requests=()) -> str:
+MARKDOWN_LIMIT = 65536  # characters of a GitHub comment (issue, pull request), the body GitHub refuses past
+
+
+def markdown(diffs: list[ObjectDiff], requests=(), limit: int = MARKDOWN_LIMIT) -> str:
     """A pull-request comment: a summary table, the change of requests per Kueue queue (if any), then one fenced
-    `diff` block per object."""
+    `diff` block per object, a removed object's folded (`<details>`). Within `limit` characters (GitHub's): the
+    objects whose blocks do not fit (and table rows past half of it) are counted, not shown."""
     if not diffs:
         return "**trainc diff**: no changes\n"
     out = [f"**trainc diff**: {summary(diffs)}", "", "| Object | Change | Applying it |", "| --- | --- | --- |"]
-    out += [f"| `{_cell(diff.title)}` | {diff.change} | {_cell(diff.effect)} |" for diff in diffs]
+    rows = [f"| `{_cell(diff.title)}` | {diff.change} | {_cell(diff.effect)} |" for diff in diffs]
+    while rows and len("\n".join(out + rows)) > limit // 2:
+        rows = rows[:len(rows) // 2]
+    out += rows + ([f"| … {len(diffs) - len(rows)} more | | |"] if len(rows) < len(diffs) else [])
     out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
+    size, left_out = len("\n".join(out)) + 1, 0
+    footer = f"\n_{{}} of {len(diffs)} objects' diffs left out to fit a GitHub comment; `trainc diff` shows them all._"
     for diff in diffs:
-        out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
-        reasons = [*diff.reasons, *diff.until_admitted]
-        out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
-        body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
-        longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
-        fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
-        out += [fence + "diff", *body, fence]
+        section = _markdown_section(diff)
+        if left_out or size + len(section) + len(footer) + 8 > limit:
+            left_out += 1
+            continue
+        out.append(section)
+        size += len(section) + 1
+    if left_out:
+        out.append(footer.format(left_out))
     return "\n".join(out) + "\n"
+
+
+def _markdown_section(diff: ObjectDiff) -> str:
+    """One object's heading, the cluster's reasons and its fenced `diff` block (folded when it is removed)."""
+    out = ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
+    reasons = [*diff.reasons, *diff.until_admitted]
+    out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
+    body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
+    longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
+    block = [fence + "diff", *body, fence]
+    if diff.change == "removed":
+        block = [f"<details><summary>{len(body)} lines removed</summary>", "", *block, "", "</details>"]
+    return "\n".join(out + block)
 
 
 def _cell(text: str) -> str:
