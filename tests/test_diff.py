@@ -69,6 +69,10 @@ spec:
                       image: python:3.12
 """
 SEED_FLAGS = ("--ssh-key-seed", str(ROOT / "tests" / "golden-ssh-seed"))
+REFUSED_BY_JOBSET = ("the JobSet webhook refuses this update of JobSet 'demo': spec.replicatedJobs: field is immutable "
+                     "(spec.replicatedJobs[0].template.spec.{} changed; only pod labels, annotations, nodeSelector, "
+                     "tolerations and schedulingGates may change, and only while the TrainJob is suspended before or "
+                     "after the update)")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -96,12 +100,12 @@ def test_changed_fields_by_path_with_list_items_by_name(repo):
     result = run("diff", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
     example = "".join(f"    {line}".rstrip() + "\n" for line in result.stdout.splitlines())
-    assert f"    $ trainc diff job.yaml\n{example}" in (ROOT / "README.md").read_text()  # the README's example
+    assert f"    $ trainc diff job.yaml\n{example}" in (ROOT / "docs" / "commands" / "diff.md").read_text()  # its example
     node = "spec.replicatedJobs[node].template.spec"
     env = f"{node}.template.spec.containers[node].env"
     assert result.stdout == f"""\
 JobSet team-a/demo changed: {diff.REFUSED}
-! job.yaml:10:5: spec.trainer: field is immutable
+! job.yaml:7:3: {REFUSED_BY_JOBSET.format("parallelism")}
 @@ {node}.parallelism @@
 - 2
 + 4
@@ -165,7 +169,7 @@ def test_markdown_for_a_pull_request(repo):
 
 #### `JobSet team-a/demo` changed
 
-> job.yaml:10:5: spec.trainer: field is immutable
+> job.yaml:7:3: {REFUSED_BY_JOBSET.format("template.spec.containers[0].env[0].value")}
 
 ```diff
 @@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[LR].value @@
@@ -572,3 +576,15 @@ def test_markdown_fits_a_github_comment_folding_removals_and_counting_what_is_le
     assert 0 < shown < 60
     assert result.stdout.rstrip("\n").endswith(f"_{60 - shown} of 60 objects' diffs left out to fit a GitHub comment; "
                                                "`trainc diff` shows them all._")
+
+
+def test_an_image_bump_is_refused_for_the_jobset_webhooks_reason(repo):
+    """trainc applies the JobSet, never the TrainJob: the reason is the JobSet webhook's (issue 20)."""
+    (repo / "job.yaml").write_text(TORCH.replace("    numNodes: 2\n", "    numNodes: 2\n    image: train:1\n"))
+    git(repo, "commit", "-qam", "an image")
+    (repo / "job.yaml").write_text(TORCH.replace("    numNodes: 2\n", "    numNodes: 2\n    image: train:2\n"))
+    result = run("diff", "job.yaml", "--color", "never", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[1] == \
+        f"! job.yaml:7:3: {REFUSED_BY_JOBSET.format('template.spec.containers[0].image')}"
+    assert "spec.trainer: field is immutable" not in result.stdout

@@ -210,6 +210,9 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
     if not hunks:
         return []
     reasons = list(refusals)
+    if kind == "JobSet" and trainjob is not None and reasons:  # the webhook that sees what trainc applies
+        webhook = [error.render() for error in jobset_update.refusals(trainjob, name, new, old)]
+        reasons = webhook or reasons
     data = next((path for path, _, _ in hunks if path[0] in _IMMUTABLE_DATA), None)
     if old.get("immutable") is True and data is not None:
         at, path = (origin, data[:2]) if origin is not None else (trainjob, ())  # a rendered one: its TrainJob
