@@ -32,13 +32,13 @@ from ..compiler import mpikeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, one_line, render_path
 from ..formats import krmtext, source
 from ..formats.serialize import dump_all
+from ..output.manifests import RENDERED_FROM
 from ..k8s import namespaced
 from ..trainer import api
 from . import EXIT_INVALID, fail, write_out
 
 HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
-RENDERED_FROM = "trainc.kubeflow.org/rendered-from"
 RENDERED_DIR = "rendered"
 _TRAINER = api.GROUP + "/"
 # kyaml reads the internal.* spelling first and keeps the legacy one in step (the functions spec)

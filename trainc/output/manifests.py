@@ -169,6 +169,18 @@ def only_runtimes(output, manifests: Manifests) -> list[Notice]:
                    "which are used to render TrainJobs but not output (--include-runtimes outputs them)")]
 
 
+RENDERED_FROM = "trainc.kubeflow.org/rendered-from"  # `trainc fn` marks what it renders (kpt's hydrated files)
+
+
+def rendered_by_trainc(data) -> bool:
+    """Whether an input is trainc's own output, committed by a kpt pipeline (`kpt fn render` writes what
+    `trainc fn` renders, marked `rendered-from`): never an input, as a file headed by `--output-dir`'s line is
+    not; the TrainJob it came from renders it again."""
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return isinstance(annotations, dict) and RENDERED_FROM in annotations
+
+
 def select(output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False,
            files: bool = False) -> Manifests:
     """The manifests of a build: its rendered objects and, unless `trainer_only`, what passes through
@@ -187,7 +199,9 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
             f"kind; {fate}"))
     if trainer_only:
         return manifests
-    found = [*output.others, *output.uncompiled, *(output.runtime_inputs if include_runtimes else ())]
+    found = [(origin, data) for origin, data in (*output.others, *output.uncompiled,
+                                                 *(output.runtime_inputs if include_runtimes else ()))
+             if not rendered_by_trainc(data)]
     errors = [problem for origin, data in found if (problem := _identified(origin, data)) is not None]
     unidentified = {id(problem.origin) for problem in errors}
     documents = sorted((_placed(origin, data, namespace) for origin, data in found if id(origin) not in unidentified),
