@@ -588,3 +588,19 @@ def test_an_image_bump_is_refused_for_the_jobset_webhooks_reason(repo):
     assert result.stdout.splitlines()[1] == \
         f"! job.yaml:7:3: {REFUSED_BY_JOBSET.format('template.spec.containers[0].image')}"
     assert "spec.trainer: field is immutable" not in result.stdout
+
+
+def test_diff_of_runtimes_alone_says_which_changed_and_how_to_see_what_they_reach(repo):
+    """`trainc diff platform/runtimes` (issue 20): no object is rendered from runtimes alone, so the runtimes
+    changed are named, with the command that shows the JobSets they reach."""
+    (repo / "platform").mkdir()
+    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=1))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "a runtime")
+    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=2))
+    result = run("diff", "platform", cwd=repo)
+    assert result.stdout == "no changes\n"
+    assert "notice: ClusterTrainingRuntime custom changed since HEAD, and PATHS hold no TrainJob" in result.stderr
+    assert "`trainc diff APPS --runtimes RUNTIMES`" in result.stderr
+    unchanged = run("diff", "job.yaml", cwd=repo)
+    assert "PATHS hold no TrainJob" not in unchanged.stderr

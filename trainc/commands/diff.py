@@ -87,7 +87,9 @@ def compare(paths, runtime_paths=(), *, base: str = "HEAD", namespace: str = "de
     InputErrors when the inputs do not compile, or the base cannot be read."""
     before = previous_versions.load(base, paths, namespace, runtime_paths)
     reader = inputset.Reader()  # the current inputs, read once for the compilations below
-    current_runtimes = build.load(paths, runtime_paths, namespace, reader)[1]
+    current_trainjobs, current_runtimes = build.load(paths, runtime_paths, namespace, reader)
+    if notices is not None and not current_trainjobs:
+        notices.extend(_runtimes_alone(before, current_runtimes, base))
     old, unreadable, problems = compile_base([obj for obj in before.objects.values() if obj.kind == "TrainJob"],
                                              before.runtimes_then(current_runtimes), namespace,
                                              _seed_at(base, ssh_key_seed))
@@ -146,6 +148,19 @@ def compile_base(trainjobs: list, runtimes: list, namespace: str, ssh_key_seed) 
             unreadable |= {(trainjob.namespace, trainjob.name) for trainjob in trainjobs if id(trainjob) not in kept}
             problems += exc.errors
             trainjobs, runtimes = left, [runtime for runtime in runtimes if _origin(runtime.origin) not in broken]
+
+
+def _runtimes_alone(before, runtimes: list, base: str) -> list[Notice]:
+    """PATHS of runtimes and no TrainJob (`trainc diff platform/runtimes`): a runtime is not output, so its edit
+    shows no object; say which runtimes changed and how to see the JobSets they reach."""
+    changed = [runtime for runtime in runtimes if (then := before.find(runtime)) is not None
+               and then != runtime.document]
+    if not changed:
+        return []
+    names = ", ".join(api.described(runtime.kind, runtime.metadata.namespace, runtime.name) for runtime in changed)
+    return [Notice("notice", None, (), f"{names} changed since {base}, and PATHS hold no TrainJob: a runtime "
+                   "renders nothing itself; its edit reaches the JobSets of the TrainJobs that use it, which `trainc "
+                   "diff APPS --runtimes RUNTIMES` shows (with the refusals of running JobSets)")]
 
 
 def _seed_at(base: str, seed):
