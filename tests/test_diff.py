@@ -597,7 +597,7 @@ def test_diff_of_runtimes_alone_says_which_changed_and_how_to_see_what_they_reac
     (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=1))
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "a runtime")
-    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=2))
+    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=1).replace("python:3.12", "python:3.13"))
     result = run("diff", "platform", cwd=repo)
     assert result.stdout == "no changes\n"
     assert "notice: ClusterTrainingRuntime custom changed since HEAD, and PATHS hold no TrainJob" in result.stderr
