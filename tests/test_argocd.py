@@ -882,3 +882,36 @@ def test_tool_files_in_the_app_are_not_manifests(tmp_path):
     assert discovers(app, cmp_env(tmp_path))
     documents = kinds(rendered(generate(app, cmp_env(tmp_path))))
     assert set(documents) == {("JobSet", "job")}
+
+
+@pytest.mark.parametrize("parameters, message", [
+    ([{"name": "ssh-keys", "string": "sealed"}],
+     "PARAM_SSH_KEYS (the plugin parameter ssh-keys): 'sealed' is not one of seed, external-secrets, sealed-secrets"),
+    ([{"name": "ssh-keys", "string": "sealed-secrets"}, {"name": "sealed-secrets-cert", "string": "certs/cert.pem"}],
+     "PARAM_SEALED_SECRETS_CERT (the plugin parameter sealed-secrets-cert): certs/cert.pem: no such file (the path "
+     "is relative to the app's folder, apps/training in the repository)"),
+], ids=["ssh-keys", "sealed-secrets-cert"])
+def test_a_bad_key_parameter_is_named_as_the_parameter(tmp_path, parameters, message):
+    """Under the plugin, a bad ssh-keys or sealed-secrets-cert is the Application's parameter, never a
+    `--ssh-keys` usage error of a flag the user never typed (issue 20)."""
+    app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB, "cert.pem": "at the root, not in the app"})
+    result = generate(app, cmp_env(tmp_path, parameters=parameters))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert message in result.stderr and "--ssh-keys" not in result.stderr and "Usage" not in result.stderr, \
+        result.stderr
+
+
+def test_a_kustomization_or_helm_values_in_the_app_say_what_they_are(tmp_path):
+    """A kustomization.yaml or values.yaml beside the TrainJobs: the error says what the file is and what to do,
+    not only `metadata: required for kubectl apply` (issue 20)."""
+    app = checkout(tmp_path, {"apps/training/job.yaml": TORCH_JOB.replace("NAME", "job"),
+                              "apps/training/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                                                                  "kind: Kustomization\nresources: [job.yaml]\n",
+                              "apps/training/values.yaml": "replicas: 3\n"})
+    result = generate(app, cmp_env(tmp_path))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert ("kustomization.yaml:1:1: metadata: required for kubectl apply: a mapping with the object's name; this "
+            "file is a kustomization, not a Kubernetes object: render the folder with `kubectl kustomize`") \
+        in result.stderr
+    assert "values.yaml:1:1: apiVersion: required for kubectl apply: a non-empty string; this file is a Helm " \
+           "chart's file" in result.stderr

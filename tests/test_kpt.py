@@ -265,3 +265,25 @@ def test_a_package_at_the_root_reads_the_configs_runtimes_once(tmp_path):
     result = _kpt("eval", "--exec", FUNCTION, cwd=repo)
     assert result.returncode == 0, result.stderr
     assert rendered.read_text() == first
+
+
+def test_a_hydrated_package_builds_as_before_its_render_through_build_and_the_argocd_plugin(package, tmp_path):
+    """A package with `kpt fn render`'s files committed (issue 20): trainc's own rendered objects (marked
+    rendered-from) are recognised as its output, not inputs, so `build` and the Argo CD plugin render it as
+    they rendered it before hydration instead of failing with "also rendered"."""
+    from test_argocd import cmp_env, generate
+    from test_cli import run
+
+    before = run("build", str(package), "-o", "yaml", cwd=tmp_path)
+    assert before.returncode == 0, before.stderr
+    assert _kpt("render", str(package), "--allow-exec", cwd=package.parent).returncode == 0
+    assert (package / "jobs/rendered/team-a/demo.yaml").is_file()
+    after = run("build", str(package), "-o", "yaml", cwd=tmp_path)
+    assert (after.returncode, after.stderr) == (0, "")
+    assert [(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(after.stdout)] == \
+        [(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(before.stdout)]
+    app = tmp_path / "repo" / "apps" / "training"
+    shutil.copytree(package, app)
+    plugin = generate(app, cmp_env(tmp_path))
+    assert plugin.returncode == 0, plugin.stderr
+    assert "kind: JobSet" in plugin.stdout and "rendered-from" not in plugin.stdout

@@ -183,3 +183,69 @@ def test_outside_a_git_repository_the_kustomization_is_the_root(kubectl, tmp_pat
     result = _build(str(app), cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert f"--runtimes: ../platform: outside the repository being rendered ({app}, the root from TRAINC_ROOT)" in result.stderr
+
+
+def _sealed_app(tmp_path: Path, monkeypatch, namespace_line: str, args: str) -> Path:
+    """The example app with an MPI TrainJob (its metadata's last line `namespace_line`), sealed-secrets mode, and
+    `args` after the generator's own."""
+    from conftest import GOLDEN, GOLDEN_SEED
+
+    app = tmp_path / "app"
+    shutil.copytree(EXAMPLE / "app", app)
+    (app / "jobs" / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+                                          f"  name: ds\n{namespace_line}spec:\n  runtimeRef:\n"
+                                          "    name: deepspeed-distributed\n")
+    shutil.copy(GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem", app / "cert.pem")
+    (tmp_path / "seed").write_bytes(GOLDEN_SEED)
+    (tmp_path / "seed").chmod(0o600)
+    generator = app / "trainjobs.yaml"
+    generator.write_text(generator.read_text().replace(
+        "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys sealed-secrets --sealed-secrets-cert cert.pem{args}"))
+    monkeypatch.setenv("TRAINC_SSH_KEY_SEED_FILE", str(tmp_path / "seed"))
+    return app
+
+
+def test_sealed_secrets_are_sealed_for_the_kustomizations_namespace(kubectl, tmp_path, monkeypatch):
+    """Issue 20, finding 5: the kustomization's own `namespace:` moves every generated object; the SealedSecret
+    is sealed for that namespace (the controller unseals it there), not for `default`."""
+    from test_mpikeys import KEYS, unseal
+
+    app = _sealed_app(tmp_path, monkeypatch, "", "")
+    with open(app / "kustomization.yaml", "a") as kustomization:
+        kustomization.write("namespace: team-a\n")
+    result = _build(str(app), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    documents = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(result.stdout)}
+    sealed = documents["SealedSecret", "ds-mpi-ssh-auth"]
+    assert sealed["metadata"]["namespace"] == documents["JobSet", "ds"]["metadata"]["namespace"] == "team-a"
+    assert unseal(sealed) == {"ssh-privatekey": KEYS.private_pem, "ssh-publickey": KEYS.public_line}
+
+
+@pytest.mark.parametrize("namespace_line, args, kustomization, message", [
+    ("  namespace: team-b\n", "", "namespace: team-a\n",
+     "jobs/ds.yaml:5:14: metadata.namespace: team-b/ds-mpi-ssh-auth: --ssh-keys sealed-secrets seals it for namespace "
+     "'team-b', but kustomize moves it to the kustomization's namespace 'team-a', where the controller can never "
+     "unseal it"),
+    ("", "", "", "jobs/ds.yaml:4:3: metadata.namespace: default/ds-mpi-ssh-auth: --ssh-keys sealed-secrets seals for "
+                 "one namespace, and under the kustomize generator none is known"),
+    ("", " -n team-b", "namespace: team-a\n",
+     "--namespace: namespace 'team-b' differs from the kustomization's namespace 'team-a' (kustomization.yaml:"),
+], ids=["trainjob-elsewhere", "no-namespace-known", "flag-elsewhere"])
+def test_a_sealed_secret_kustomize_would_move_is_refused(kubectl, tmp_path, monkeypatch, namespace_line, args,
+                                                         kustomization, message):
+    app = _sealed_app(tmp_path, monkeypatch, namespace_line, args)
+    with open(app / "kustomization.yaml", "a") as written:
+        written.write(kustomization)
+    result = _build(str(app), cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert message in result.stderr, result.stderr
+
+
+def test_a_namespace_in_args_or_the_trainjob_is_enough_without_the_kustomizations(kubectl, tmp_path, monkeypatch):
+    for namespace_line, args in (("", " -n team-a"), ("  namespace: team-a\n", "")):
+        app = _sealed_app(tmp_path, monkeypatch, namespace_line, args)
+        result = _build(str(app), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        kinds = {(d["kind"], d["metadata"]["namespace"]) for d in yaml.safe_load_all(result.stdout)}
+        assert ("SealedSecret", "team-a") in kinds
+        shutil.rmtree(app)

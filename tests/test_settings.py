@@ -46,6 +46,7 @@ def test_config_shows_each_value_and_where_it_came_from(tmp_path):
                              "../.trainc.yaml:1:12\truntimes=../platform\n"
                              "../.trainc.yaml:2:12\tnamespace=team-a\n"
                              "../.trainc.yaml:3:13\toutput-dir=../rendered\n"
+                             "default\tssh-keys=seed\n"
                              "default\ttrainer-version=v2.4\n"
                              "trainc\ttrainer-versions=v2.3,v2.4\n")
 
@@ -55,7 +56,8 @@ def test_config_flags_and_environment_win_and_say_so(tmp_path):
     result = run_env("config", "-n", "team-b", "--ssh-key-seed", "seed", cwd=repo, TRAINC_RUNTIMES="jobs:platform")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[2:-2] == ["TRAINC_RUNTIMES\truntimes=jobs", "TRAINC_RUNTIMES\truntimes=platform",
-                                                "--namespace\tnamespace=team-b", "--ssh-key-seed\tssh-key-seed=seed"]
+                                                "--namespace\tnamespace=team-b", "--ssh-key-seed\tssh-key-seed=seed",
+                                                "default\tssh-keys=seed"]
     bare = run_env("config", cwd=repo)
     assert ".trainc.yaml:1:12\tnamespace=team-a" in bare.stdout and "runtimes=platform" in bare.stdout
 
@@ -71,6 +73,7 @@ def test_config_under_the_argocd_route_names_the_applications_parameters(tmp_pat
         "ARGOCD_APP_NAMESPACE (the Application's destination namespace)\tnamespace=team-a",
         "the seed 'seed' in the sidecar's seed directory /var/run/trainc (the default of TRAINC_SSH_KEY_SEED_DIR)"
         "\tssh-key-seed=/var/run/trainc/seed",
+        "default\tssh-keys=seed",
         "PARAM_TRAINER_VERSION (the plugin parameter trainer-version)\ttrainer-version=v2.3",
         "default under the Argo CD plugin (its application controller)"
         "\tas=system:serviceaccount:argocd:argocd-application-controller",
@@ -112,7 +115,7 @@ def test_a_trainer_version_trainc_does_not_render_is_an_error_where_it_is_writte
 def test_an_unknown_route_is_an_error(tmp_path):
     result = run_env("config", cwd=tmp_path, TRAINC_ROUTE="flux")
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "TRAINC_ROUTE: 'flux' is not a route trainc knows (known: argocd)\n"
+    assert result.stderr == "TRAINC_ROUTE: 'flux' is not a route trainc knows (known: argocd, kustomize)\n"
 
 
 # --- settings reported in their own terms ----------------------------------------------------------------------
@@ -263,7 +266,8 @@ def test_root_bounds_the_config_lookup(tmp_path):
     result = run_env("config", cwd=repo / "apps" / "app", TRAINC_ROOT=str(repo))
     assert "../../.trainc.yaml:1:12\tnamespace=team-r" in result.stdout
     assert run_env("config", cwd=repo / "apps" / "app", TRAINC_ROOT=str(repo / "apps")).stdout.splitlines()[1:] == [
-        "default\tnamespace=default", "default\ttrainer-version=v2.4", "trainc\ttrainer-versions=v2.3,v2.4"]
+        "default\tnamespace=default", "default\tssh-keys=seed", "default\ttrainer-version=v2.4",
+        "trainc\ttrainer-versions=v2.3,v2.4"]
     missing = run_env("--root", str(tmp_path / "nowhere"), "config", cwd=tmp_path)
     assert (missing.returncode, missing.stderr) == (1, f"--root: {tmp_path / 'nowhere'}: not a directory\n")
 
@@ -310,3 +314,23 @@ def test_the_repo_server_patch_mounts_the_seed_for_the_sidecars_group():
     volume = next(v for v in spec["volumes"] if v["name"] == "trainc-ssh-key-seed")
     assert volume["secret"]["defaultMode"] == 0o440
     assert spec["securityContext"]["fsGroup"] == sidecar["securityContext"]["runAsUser"] == 999
+
+
+def test_config_shows_the_key_and_policy_settings_and_takes_their_flags(tmp_path):
+    """`trainc config` lists ssh-keys, sealed-secrets-cert, policy-paths and the house rules (`policies`), and
+    takes --ssh-keys and --policies as the compiling commands do (issue 20)."""
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "cert.pem").write_text("")
+    (tmp_path / ".trainc.yaml").write_text(
+        "ssh-keys: sealed-secrets\nsealed-secrets-cert: cert.pem\npolicy-paths: [policies]\npolicies:\n"
+        "  - name: gpu-cap\n    match: {kinds: [JobSet]}\n    rule: \"true\"\n")
+    shown = run_env("config", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[-6:] == [
+        ".trainc.yaml:3:16\tpolicy-paths=policies", ".trainc.yaml:1:11\tssh-keys=sealed-secrets",
+        ".trainc.yaml:2:22\tsealed-secrets-cert=cert.pem", "default\ttrainer-version=v2.4",
+        ".trainc.yaml\tpolicies=gpu-cap", "trainc\ttrainer-versions=v2.3,v2.4"]
+    flagged = run_env("config", "--ssh-keys", "external-secrets", "--policies", "policies", cwd=tmp_path)
+    assert flagged.returncode == 0, flagged.stderr
+    assert "--ssh-keys\tssh-keys=external-secrets\n" in flagged.stdout
+    assert "--policies\tpolicy-paths=policies\n" in flagged.stdout

@@ -19,8 +19,10 @@ def _seed(path: str | None, required: bool = False):
     from .compiler.sshkeys import SeedFile
 
     ctx = click.get_current_context()
-    origin = ctx.meta[_SETTINGS].origin("ssh-key-seed")
-    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}))
+    settings = ctx.meta[_SETTINGS]
+    origin = settings.origin("ssh-key-seed")
+    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}),
+                    **settings.placement())
 
 
 def _throwaway_seed():
@@ -118,7 +120,7 @@ def _admitted_as(user: str | None, groups: tuple) -> None:
 
 
 _plugin = click.option(
-    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.compiler.plugins) to run for every TrainJob "
+    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
                             "(env TRAINC_PLUGINS, names separated by spaces).")
 
 
@@ -454,14 +456,17 @@ def runtimes(ctx):
 @cli.command("config")
 @_inputs(paths_required=False)
 @_ssh_key_seed
+@_ssh_keys
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
 @_policies
 def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir, policy_paths):
     """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
 
-    One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, the project config read,
-    then runtimes, namespace, ssh-key-seed, output-dir, policy-paths and the identity
-    policies admit as (as, as-groups). ORIGIN is the flag, the
+    One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, each project config read
+    (outermost first), then every setting (runtimes, namespace, ssh-key-seed,
+    output-dir, plugins, policy-paths, ssh-keys, sealed-secrets-cert, the identity
+    policies admit as: as, as-groups), the house rules (`policies=NAME`) and the
+    Trainer releases trainc renders for. ORIGIN is the flag, the
     environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's
     parameter or destination (under TRAINC_ROUTE=argocd), or `default`. Takes the
     flags (and PATHS) the compiling commands take, so `trainc config -n team-a` shows

@@ -30,10 +30,11 @@ class Options:
     namespace: str = "default"  # for TrainJobs, runtimes and passed-through namespaced objects that set none
     runtime_paths: tuple = ()  # --runtimes: of their files only runtimes are read
     ssh_key_seed: object = None  # bytes, or a compiler.sshkeys.SeedFile (it carries --ssh-keys and the certificate)
+    base_ssh_key_seed: object = None  # what the previous versions were rendered with, if not ssh_key_seed (diff)
     plugins: tuple = ()  # installed plugins every TrainJob runs
     policy_paths: tuple = ()  # --policies: ValidatingAdmissionPolicies, bindings and params, not passed through
     output_dir: str | None = None  # a rendered tree: its files are no inputs; objects must map to distinct files
-    config: str | None = None  # the project config the settings came from: its house rules
+    config: tuple | str | None = None  # the project configs the settings came from, outermost first: house rules
     house_rules: tuple | None = None  # house rules given directly (else the config's)
     previous: object = None  # REV_OR_DIR (or previous_versions.Previous): check PATHS as updates of those
     runtime_snapshot: bool = False  # also emit upstream's <trainjob>-runtime-snapshot ConfigMap
@@ -53,7 +54,7 @@ class Options:
 
         names = {option.name for option in fields(cls)}
         found = {name: settings.value(name) for name in SETTINGS if name in names and settings.has(name)}
-        return cls(**{**found, "config": settings.config, **given})
+        return cls(**{**found, "config": settings.configs or settings.config, **given})
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,8 @@ def base(state: _Run) -> None:
     runtimes = before.runtimes_then(result.user_runtimes)
     with releases.using(before.release or releases.selected):  # the release they were rendered at
         output = build.compile_all(build.Inputs(trainjobs=trainjobs, runtimes=runtimes), options.namespace, [],
-                                   None, ssh_key_seed=options.ssh_key_seed, plugins=options.plugins)
+                                   None, ssh_key_seed=options.base_ssh_key_seed or options.ssh_key_seed,
+                                   plugins=options.plugins)
     broken = {_place(error.origin) for error in output.errors}
     bad = {(runtime.kind, runtime.name) for runtime in runtimes if _place(runtime.origin) in broken}
     left = {id(trainjob) for trainjob in trainjobs if _place(trainjob.origin) not in broken
@@ -256,3 +258,11 @@ def runtimes(paths, namespace: str = "default") -> list:
     if errors:
         raise InputErrors(sorted(errors, key=build.error_place))
     return found
+
+
+def house_rules(config) -> tuple[list, list]:
+    """(house rules, errors) of the project configs `config` (outermost first), as the policies stage reads
+    them: what `trainc config` lists."""
+    from .policy import house
+
+    return house.load(config)

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from .errors import TraincError, one_line
 
-ROUTES = ("argocd",)
+ROUTES = ("argocd", "kustomize")
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")  # kustomize's names, in its order
 # parameter name -> (config key, environment variable, flag)
 SETTINGS = {
     "runtime_paths": ("runtimes", "TRAINC_RUNTIMES", "--runtimes"),
@@ -59,6 +60,8 @@ _PLUGIN_SEED = (("PARAM_SSH_KEY_SEED_FILE", "the plugin parameter ssh-key-seed-f
                 ("ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE", "the Application's plugin env TRAINC_SSH_KEY_SEED_FILE"))
 _PLUGIN_CERT = (("PARAM_SEALED_SECRETS_CERT", "the plugin parameter sealed-secrets-cert"),
                 ("ARGOCD_ENV_TRAINC_SEALED_SECRETS_CERT", "the Application's plugin env TRAINC_SEALED_SECRETS_CERT"))
+_PLUGIN_SSH_KEYS = (("PARAM_SSH_KEYS", "the plugin parameter ssh-keys"),
+                    ("ARGOCD_ENV_TRAINC_SSH_KEYS", "the Application's plugin env TRAINC_SSH_KEYS"))
 
 
 # The root of this command's run (set per command, and back after it): a link met while walking a directory
@@ -90,6 +93,22 @@ class Settings:
     root: Given
     config: str | None  # the project config read, if any
     values: dict = field(default_factory=dict)  # config key -> [Given] (several for runtimes; none: unset)
+    # Under the kustomize generator: the kustomization's own namespace, where kustomize moves every namespaced
+    # object the generator prints (a SealedSecret must be sealed for it); else None.
+    moved_to: Given | None = None
+    route: str | None = None
+    configs: tuple = ()  # every project config layered, outermost first (`config` is the last)
+
+    def placement(self) -> dict:
+        """What sealing must know of where the objects end up (`sshkeys.SeedFile`): under the kustomize
+        generator, the kustomization's namespace they are moved to, or that no namespace is known (none from
+        a flag, variable, config or the kustomization: an overlay's may move them anywhere)."""
+        if self.route != "kustomize":
+            return {}
+        if self.moved_to is not None:
+            return {"moved_to": self.moved_to.value}
+        givens = self.values.get("namespace", [])
+        return {"namespace_unknown": not givens or givens[0].origin == "default"}
 
     def value(self, name: str):
         """The parameter's value, as the command takes it."""
@@ -126,8 +145,7 @@ class Settings:
     def lines(self) -> list[str]:
         """`ORIGIN<TAB>KEY=VALUE` per value, as `git config --show-origin --list` prints."""
         out = [(self.root.origin, "root", self.root.value)]
-        if self.config is not None:
-            out.append((os.path.relpath(self.config), "config", os.path.relpath(self.config)))
+        out.extend((os.path.relpath(path), "config", os.path.relpath(path)) for path in self.configs)
         out.extend((given.origin, key, given.value) for key, givens in self.values.items() for given in givens)
         return [f"{one_line(origin)}\t{key}={one_line(value)}" for origin, key, value in out]
 
@@ -139,9 +157,17 @@ def resolve(ctx, params: dict) -> Settings:
     from .formats import projectconfig as config
 
     root, explicit = _root(ctx)
-    found = config.load(root=root.value if explicit else None)
+    paths = [path for path in params.get("paths", ()) if path != "-"]
+    folder = _folder(paths)
+    found = config.load(folder, root.value if explicit else _config_root(folder))
+    below = config.nested(paths, folder)
+    if below is not None:
+        raise SettingError(one_line(
+            f"{os.path.relpath(below)} governs some of the inputs and not the others, and one run has one set of "
+            f"settings: run trainc on {os.path.relpath(os.path.dirname(below))} on its own (its config layers over "
+            "the ones above it), and on the other inputs apart"))
     route = _route()
-    settings = Settings(root, found.path)
+    settings = Settings(root, found.path, route=route, configs=found.paths)
     for name, (key, envvar, flag) in SETTINGS.items():
         if name not in params:
             continue
@@ -165,8 +191,12 @@ def resolve(ctx, params: dict) -> Settings:
         else:
             givens = _configured(found, name, key) or [Given(item, "default") for item in items if item is not None]
         settings.values[key] = givens
-    if route and "namespace" in params:
+    if route == "argocd" and "namespace" in params:
         settings.values["namespace"] = _destination(settings.values["namespace"], found)
+    if route == "kustomize" and "namespace" in params:
+        settings.moved_to = _kustomization_namespace()
+        if settings.moved_to is not None:
+            settings.values["namespace"] = _moved(settings.values["namespace"], settings.moved_to)
     if "output_dir" in params and _stdout_wanted(ctx):
         settings.values["output-dir"] = [g for g in settings.values["output-dir"] if g.origin == "--output-dir"]
     for given in settings.values.get("namespace", []):  # given to passed-through objects too: never unchecked
@@ -192,6 +222,10 @@ def resolve(ctx, params: dict) -> Settings:
     for key in ("ssh-key-seed", "output-dir", "sealed-secrets-cert"):
         for given in settings.values.get(key, []):
             _check_path(settings, given)
+    for given in settings.values.get("sealed-secrets-cert", []):
+        if given.origin.startswith(("PARAM_", "ARGOCD_ENV_")) and not os.path.isfile(given.value):
+            raise given.error(f"{given.value}: no such file (the path is relative to the app's folder, "
+                              f"{os.environ.get('ARGOCD_APP_SOURCE_PATH') or '.'} in the repository)")
     if explicit:
         for path in params.get("paths", ()):
             if path != "-":
@@ -228,6 +262,25 @@ def _root(ctx) -> tuple[Given, bool]:
     if git is not None:
         return Given(os.path.realpath(git), "default (the git repository's root)"), False
     return Given(os.path.realpath(here), "default (the current directory)"), False
+
+
+def _folder(paths) -> str:
+    """The inputs' common folder, whose configs govern the run (a file's is its folder); the current directory
+    for stdin or no inputs."""
+    folders = [os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".") for path in paths]
+    return os.path.commonpath(folders) if folders else os.getcwd()
+
+
+def _config_root(folder: str) -> str:
+    """Where the config lookup for `folder` starts without --root: its git repository's root; outside git, the
+    current directory when `folder` is under it (a project's own config), else `folder`."""
+    from .formats.projectconfig import _git_root
+
+    git = _git_root(folder)
+    if git is not None:
+        return git
+    here = os.getcwd()
+    return here if os.path.commonpath([here, folder]) == here else folder
 
 
 def _route() -> str | None:
@@ -269,6 +322,10 @@ def _plugin(name: str) -> list[Given]:
         for var, what in _PLUGIN_CERT:
             if environ.get(var):
                 return [Given(environ[var], f"{var} ({what})", True)]
+    if name == "ssh_keys":  # the plugin's parameter (else its env), read here to be named in errors
+        for var, what in _PLUGIN_SSH_KEYS:
+            if environ.get(var):
+                return [Given(environ[var], f"{var} ({what})")]
     if name == "namespace":
         for var, what in _PLUGIN_NAMESPACE:
             if environ.get(var):
@@ -297,6 +354,36 @@ def _destination(chosen: list[Given], found) -> list[Given]:
                               "app's objects that set no namespace in the destination, so the TrainJobs' objects "
                               "would be split from them; set the destination namespace, or make both the same")
     return [Given(destination, here)]
+
+
+def _kustomization_namespace() -> Given | None:
+    """The `namespace:` of the kustomization the generator runs for: kustomize runs an exec generator in the
+    kustomization's directory, and moves every namespaced object it prints to that namespace."""
+    from .formats import position, source
+
+    for name in KUSTOMIZATIONS:
+        if os.path.isfile(name):
+            break
+    else:
+        return None
+    for origin, data in source.load_text(source.read(name), name):
+        namespace = data.get("namespace") if isinstance(data, dict) else None
+        if isinstance(namespace, str) and namespace:
+            line, column = position.locate(origin, ("namespace",))
+            return Given(namespace, f"{name}:{line}:{column}", field="namespace")
+        return None
+    return None
+
+
+def _moved(chosen: list[Given], kustomization: Given) -> list[Given]:
+    """Under the kustomize generator with the kustomization's namespace: that is the namespace; a flag, variable
+    or config naming another would render (and seal) for a namespace kustomize then moves the objects out of."""
+    for given in chosen:
+        if given.value != kustomization.value and given.origin != "default":
+            raise given.error(f"namespace {given.value!r} differs from the kustomization's namespace "
+                              f"{kustomization.value!r} ({kustomization.origin}), which kustomize moves every object "
+                              "the generator prints to: drop one, or make both the same")
+    return [kustomization]
 
 
 def _stdout_wanted(ctx) -> bool:

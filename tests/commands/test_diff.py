@@ -68,6 +68,10 @@ spec:
                       image: python:3.12
 """
 SEED_FLAGS = ("--ssh-key-seed", str(ROOT / "tests" / "golden-ssh-seed"))
+REFUSED_BY_JOBSET = ("the JobSet webhook refuses this update of JobSet 'demo': spec.replicatedJobs: field is immutable "
+                     "(spec.replicatedJobs[0].template.spec.{} changed; only pod labels, annotations, nodeSelector, "
+                     "tolerations and schedulingGates may change, and only while the TrainJob is suspended before or "
+                     "after the update)")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -95,12 +99,12 @@ def test_changed_fields_by_path_with_list_items_by_name(repo):
     result = run("diff", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
     example = "".join(f"    {line}".rstrip() + "\n" for line in result.stdout.splitlines())
-    assert f"    $ trainc diff job.yaml\n{example}" in (ROOT / "README.md").read_text()  # the README's example
+    assert f"    $ trainc diff job.yaml\n{example}" in (ROOT / "docs" / "commands" / "diff.md").read_text()  # its example
     node = "spec.replicatedJobs[node].template.spec"
     env = f"{node}.template.spec.containers[node].env"
     assert result.stdout == f"""\
 JobSet team-a/demo changed: {diff.REFUSED}
-! job.yaml:10:5: spec.trainer: field is immutable
+! job.yaml:7:3: {REFUSED_BY_JOBSET.format("parallelism")}
 @@ {node}.parallelism @@
 - 2
 + 4
@@ -164,7 +168,7 @@ def test_markdown_for_a_pull_request(repo):
 
 #### `JobSet team-a/demo` changed
 
-> job.yaml:10:5: spec.trainer: field is immutable
+> job.yaml:7:3: {REFUSED_BY_JOBSET.format("template.spec.containers[0].env[0].value")}
 
 ```diff
 @@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[LR].value @@
@@ -529,3 +533,73 @@ def test_queue_name_added_to_a_running_job_refused(repo):
     git(repo, "commit", "-qam", "suspended")
     (repo / "job.yaml").write_text(_queued("team-a-queue"))
     assert run("diff", "job.yaml", cwd=repo).stdout.splitlines()[0] == f"JobSet team-a/demo changed: {diff.UPDATED}"
+
+
+def test_a_list_added_or_removed_whole_shows_its_items(repo):
+    """args removed, tolerations added: every item is printed, never `- []` / `+ []` (issue 20, finding 6)."""
+    git(repo, "rm", "-q", "job.yaml")
+    (repo / "job.yaml").write_text(TORCH + "    args: [--epochs, '3']\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "with args")
+    (repo / "job.yaml").write_text(TORCH.replace("spec:\n  runtimeRef", "spec:\n  runtimePatches:\n"
+                                                 "  - manager: example.com/team\n    trainingRuntimeSpec:\n"
+                                                 "      template:\n        spec:\n          replicatedJobs:\n"
+                                                 "          - name: node\n            template:\n              spec:\n"
+                                                 "                template:\n                  spec:\n"
+                                                 "                    tolerations: [{key: gpu, operator: Exists}]\n"
+                                                 "  runtimeRef"))
+    result = run("diff", "job.yaml", "--color", "never", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert "[]" not in result.stdout, result.stdout
+    assert "@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].args @@\n- - \"--epochs\"\n" \
+           "- - \"3\"\n" in result.stdout
+    assert "@@ spec.replicatedJobs[node].template.spec.template.spec.tolerations @@\n+ - key: gpu\n" \
+           "+   operator: Exists\n" in result.stdout
+
+
+def test_markdown_fits_a_github_comment_folding_removals_and_counting_what_is_left_out(repo):
+    """Removing 20 MPI jobs (issue 20: 15 gave a 79 KB comment): the comment stays under GitHub's 65,536
+    characters, every object in the table, removed bodies folded, the blocks that do not fit counted."""
+    (repo / "mpi.yaml").write_text("".join(MPI.format(name=f"job-{index:02}") for index in range(20)))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "twenty MPI jobs")
+    (repo / "mpi.yaml").unlink()
+    result = run("diff", ".", *SEED_FLAGS, "--format", "markdown", cwd=repo)
+    plain = run("diff", ".", *SEED_FLAGS, "--color", "never", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert len(plain.stdout) > diff.MARKDOWN_LIMIT  # what the comment would have been, whole
+    assert len(result.stdout) <= diff.MARKDOWN_LIMIT
+    assert result.stdout.count("| removed |") == 60  # JobSet, Secret and hostfile ConfigMap of each
+    assert "<details><summary>" in result.stdout
+    shown = result.stdout.count("#### ")
+    assert 0 < shown < 60
+    assert result.stdout.rstrip("\n").endswith(f"_{60 - shown} of 60 objects' diffs left out to fit a GitHub comment; "
+                                               "`trainc diff` shows them all._")
+
+
+def test_an_image_bump_is_refused_for_the_jobset_webhooks_reason(repo):
+    """trainc applies the JobSet, never the TrainJob: the reason is the JobSet webhook's (issue 20)."""
+    (repo / "job.yaml").write_text(TORCH.replace("    numNodes: 2\n", "    numNodes: 2\n    image: train:1\n"))
+    git(repo, "commit", "-qam", "an image")
+    (repo / "job.yaml").write_text(TORCH.replace("    numNodes: 2\n", "    numNodes: 2\n    image: train:2\n"))
+    result = run("diff", "job.yaml", "--color", "never", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[1] == \
+        f"! job.yaml:7:3: {REFUSED_BY_JOBSET.format('template.spec.containers[0].image')}"
+    assert "spec.trainer: field is immutable" not in result.stdout
+
+
+def test_diff_of_runtimes_alone_says_which_changed_and_how_to_see_what_they_reach(repo):
+    """`trainc diff platform/runtimes` (issue 20): no object is rendered from runtimes alone, so the runtimes
+    changed are named, with the command that shows the JobSets they reach."""
+    (repo / "platform").mkdir()
+    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=1))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "a runtime")
+    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=1).replace("python:3.12", "python:3.13"))
+    result = run("diff", "platform", cwd=repo)
+    assert result.stdout == "no changes\n"
+    assert "notice: ClusterTrainingRuntime custom changed since HEAD, and PATHS hold no TrainJob" in result.stderr
+    assert "`trainc diff APPS --runtimes RUNTIMES`" in result.stderr
+    unchanged = run("diff", "job.yaml", cwd=repo)
+    assert "PATHS hold no TrainJob" not in unchanged.stderr

@@ -81,3 +81,18 @@ def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
                                        "metadata: {name: x}\nspec: {runtimeRef: {name: torch-distributed}, bad: 1}\n")
     result = CliRunner().invoke(cli, ["summary", str(tmp_path)])
     assert result.exit_code == 1 and "spec.bad: unknown field" in result.output
+
+
+def test_an_mpi_launcher_that_runs_as_a_node_is_counted_as_one(tmp_path):
+    """deepspeed-distributed runs its launcher as a node: numNodes 4 is one launcher and three `node` pods,
+    four hosts in the hostfile, and the summary says 4 nodes (issue 20, finding 8)."""
+    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+                                       "metadata: {name: ds, namespace: team-a}\nspec:\n"
+                                       "  runtimeRef: {name: deepspeed-distributed}\n"
+                                       "  trainer:\n    numNodes: 4\n"
+                                       "    resourcesPerNode: {limits: {nvidia.com/gpu: 2}}\n")
+    result = CliRunner().invoke(cli, ["summary", str(tmp_path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (job,) = json.loads(result.stdout)["trainJobs"]
+    assert job["nodes"] == 4 and job["processesPerNode"] == "2"
+    assert job["total"]["nvidia.com/gpu"] == "8"

@@ -245,6 +245,25 @@ def test_trainc_diff_of_an_unchanged_sealed_job_is_quiet(tmp_path):
     assert result.returncode == 0 and "no changes" in result.stdout, result.stdout + result.stderr
 
 
+def test_diff_against_a_revision_with_another_certificate_shows_every_sealed_secret_resealed(tmp_path):
+    """The certificate rotated in git (issue 20, finding 7): the base is sealed with the certificate the base
+    revision holds, so `diff --base HEAD` shows the reseal (the key unchanged) instead of "no changes"."""
+    flags = project(tmp_path, "sealed-secrets")
+    git = ["git", "-C", str(tmp_path), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "jobs", "sealed-secrets-cert.pem"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    assert run("diff", "jobs", *flags, cwd=tmp_path).returncode == 0
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "k.pem"),
+                    "-out", str(tmp_path / "sealed-secrets-cert.pem"), "-days", "1", "-subj", "/CN=rotated"],
+                   check=True, capture_output=True)
+    result = run("diff", "jobs", *flags, "--color", "never", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"SealedSecret team-a/ds-mpi-ssh-auth changed: {mpikeys.RESEALED}" in result.stdout
+    assert "sealed-with" in result.stdout and mpikeys.DIGEST_ANNOTATION not in result.stdout
+    assert result.stdout.endswith("0 added, 1 changed, 0 removed\n")
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--sealed-secrets-cert", os.devnull], "the certificate /dev/null cannot be read"),
     (["--sealed-secrets-cert", "job.yaml"], "the certificate job.yaml is not a PEM certificate"),

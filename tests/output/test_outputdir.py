@@ -126,7 +126,8 @@ def test_a_second_build_fails_fast_naming_the_holder(tmp_path):
 
 
 def test_concurrent_builds_never_leave_a_mix(tmp_path):
-    """Many builds of two different apps into one directory at once: each either wins whole or fails clearly."""
+    """Many builds of two different apps into one directory at once: each either writes its app whole or fails
+    clearly; neither removes the other's files (inputs it was not given)."""
     write(tmp_path, "a.yaml", "".join(trainjob(name=f"a{i}") + "---\n" for i in range(8)))
     write(tmp_path, "b.yaml", "".join(trainjob(name=f"b{i}") + "---\n" for i in range(8)))
     command = [sys.executable, "-m", "trainc", "build", "--output-dir", "out"]
@@ -136,8 +137,9 @@ def test_concurrent_builds_never_leave_a_mix(tmp_path):
     for process in processes:
         _, stderr = process.communicate(timeout=120)
         assert process.returncode == 0 or "is being written by another trainc build" in stderr, stderr
-    names = {p.name[0] for p in (tmp_path / "out/team-a").glob("*.yaml")}
-    assert len(names) == 1 and len(list((tmp_path / "out/team-a").glob("*.yaml"))) == 8
+    written = [p.name for p in (tmp_path / "out/team-a").glob("*.yaml")]
+    for app in {name[0] for name in written}:
+        assert sorted(name for name in written if name[0] == app) == [f"{app}{i}.yaml" for i in range(8)]
 
 
 def _limited(size: int):
@@ -199,3 +201,30 @@ def test_an_intentionally_empty_app_empties_the_tree(tmp_path):
     assert refused.returncode == 1 and tree(tmp_path / "out") == [".trainc-manifest", "team-a", "team-a/demo.yaml"]
     assert run("build", "jobs", "--allow-empty", "--output-dir", "out", cwd=tmp_path).returncode == 0
     assert tree(tmp_path / "out") == [".trainc-manifest"]
+
+
+def test_a_build_prunes_only_what_its_own_inputs_rendered_and_says_so(tmp_path):
+    """A per-app CI loop into one directory keeps every app; a TrainJob deleted from an input this run was
+    given is removed, by name (issue 20)."""
+    write(tmp_path, "a/jobs.yaml", trainjob(name="a1") + "---\n" + trainjob(name="a2"))
+    write(tmp_path, "b/jobs.yaml", trainjob(name="b1"))
+    for app in ("a", "b"):
+        result = run("build", app, "--output-dir", "out", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "out/team-a").iterdir()) == ["a1.yaml", "a2.yaml", "b1.yaml"]
+    write(tmp_path, "a/jobs.yaml", trainjob(name="a1"))
+    result = run("build", "a/jobs.yaml", "--output-dir", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "out/team-a/a2.yaml: removed: a/jobs.yaml no longer renders it" in result.stderr
+    assert "out: 1 file(s) rendered from inputs this run was not given kept as they are (e.g. out/team-a/b1.yaml, " \
+           "from b/jobs.yaml)" in result.stderr
+    assert sorted(p.name for p in (tmp_path / "out/team-a").iterdir()) == ["a1.yaml", "b1.yaml"]
+    (tmp_path / "b" / "jobs.yaml").unlink()
+    result = run("build", "a", "b", "--output-dir", "out", "--allow-empty", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "out/team-a/b1.yaml: removed: b/jobs.yaml no longer renders it" in result.stderr
+    assert run("build", "a", "--output-dir", "out", "--check", cwd=tmp_path).returncode == 0
+    write(tmp_path, "b/jobs.yaml", trainjob(name="b1"))
+    assert run("build", "b", "--output-dir", "out", cwd=tmp_path).returncode == 0
+    checked = run("build", "a", "--output-dir", "out", "--check", cwd=tmp_path)  # b's file is not a's left-over
+    assert (checked.returncode, checked.stderr) == (0, "")

@@ -105,7 +105,8 @@ def test_a_manifest_of_bare_paths_from_earlier_versions_is_still_followed(tmp_pa
     write(tmp_path, "out/.trainc-manifest", "# old\nteam-a/one.yaml\nteam-a/two.yaml\n")
     write(tmp_path, "jobs/a.yaml", trainjob(name="one"))
     result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
-    assert (result.returncode, result.stderr) == (0, "")
+    assert (result.returncode, result.stderr) == (0, "notice: out/team-a/two.yaml: removed: jobs/a.yaml no longer "
+                                                     "renders it\n")
     assert tree(tmp_path / "out") == [".trainc-manifest", "team-a", "team-a/one.yaml"]
 
 

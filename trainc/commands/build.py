@@ -46,19 +46,19 @@ def main(paths, options, output_format, allow_empty, check) -> None:
         else:
             write_out(manifests.yaml())
         return
-    _write(manifests, output_dir, check)
+    _write(manifests, output_dir, check, paths)
 
 
-def _write(manifests, output_dir: str, check: bool) -> None:
+def _write(manifests, output_dir: str, check: bool, paths=None) -> None:
     """The rendered tree written to DIR (or, with --check, compared with it)."""
     from ..output import outputdir
 
     contents = outputdir.files(manifests)
     if check:
-        _check(contents, output_dir)
+        _check(contents, output_dir, paths)
         return
     try:
-        for notice in outputdir.write(output_dir, contents):
+        for notice in outputdir.write(output_dir, contents, paths):
             click.echo(notice, err=True)
     except outputdir.OutputDirError as exc:
         fail(TraincError(f"Error: {exc}"))
@@ -74,10 +74,10 @@ def _plain_key_notice(objects, where: str) -> None:
         click.echo(PLAIN_NOTICE.format(where=where), err=True)
 
 
-def _check(contents: dict, output_dir: str) -> None:
+def _check(contents: dict, output_dir: str, paths=None) -> None:
     from ..output import check
 
-    found = check.problems(contents, output_dir)
+    found = check.problems(contents, output_dir, paths)
     for line in found:
         click.echo(line, err=True)
     if found:

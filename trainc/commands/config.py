@@ -3,13 +3,24 @@ command, before it runs)."""
 
 from __future__ import annotations
 
-from . import write_out
+import os
+
+from ..errors import InputErrors, one_line
+from . import fail, write_out
 
 
 def main(resolved) -> None:
-    """One `ORIGIN<TAB>KEY=VALUE` line per value of the resolved settings, on stdout, then the values
-    trainer-version may take."""
+    """One `ORIGIN<TAB>KEY=VALUE` line per value of the resolved settings, then one per house rule of each
+    config (outermost first, as they are layered), then the values trainer-version may take, on stdout; house
+    rules that cannot be read fail as in build."""
+    from ..engine import house_rules
     from ..trainer import releases
 
-    supported = f"trainc\ttrainer-versions={','.join(releases.NAMES)}\n"
-    write_out("".join(line + "\n" for line in resolved.lines()) + supported)
+    lines = resolved.lines()
+    for path in resolved.configs:
+        rules, errors = house_rules(path)
+        if errors:
+            fail(InputErrors(errors))
+        lines += [f"{one_line(os.path.relpath(path))}\tpolicies={one_line(rule.name)}" for rule in rules]
+    lines.append(f"trainc\ttrainer-versions={','.join(releases.NAMES)}")
+    write_out("".join(line + "\n" for line in lines))

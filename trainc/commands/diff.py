@@ -27,6 +27,7 @@ import difflib
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
 import sys
@@ -104,7 +105,11 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
     if base_release is not None:
         before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths)
         options = replace(options, previous=replace(before, release=base_release))
+    elif isinstance(base, str):
+        options = replace(options, base_ssh_key_seed=_seed_at(base, options.ssh_key_seed))
     new = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
+    if notices is not None and not new.jobs and isinstance(base, str) and new.previous is not None:
+        notices.extend(_runtimes_alone(new.previous, new.user_runtimes, base))
     old, unreadable, problems = new.base, new.unreadable, new.base_problems
     if old is None:
         raise InputErrors(problems)
@@ -164,6 +169,43 @@ def _waiting(trainjob, jobset: dict) -> list[str]:
     return out
 
 
+def _runtimes_alone(before, runtimes: list, base: str) -> list[Notice]:
+    """PATHS of runtimes and no TrainJob (`trainc diff platform/runtimes`): a runtime is not output, so its edit
+    shows no object; say which runtimes changed and how to see the JobSets they reach."""
+    changed = [runtime for runtime in runtimes if (then := before.find(runtime)) is not None
+               and then != runtime.document]
+    if not changed:
+        return []
+    names = ", ".join(api.described(runtime.kind, runtime.metadata.namespace, runtime.name) for runtime in changed)
+    return [Notice("notice", None, (), f"{names} changed since {base}, and PATHS hold no TrainJob: a runtime "
+                   "renders nothing itself; its edit reaches the JobSets of the TrainJobs that use it, which `trainc "
+                   "diff APPS --runtimes RUNTIMES` shows (with the refusals of running JobSets)")]
+
+
+def _seed_at(base: str, seed):
+    """The seed settings the base was rendered with: under `--ssh-keys sealed-secrets`, the controller's
+    certificate as the base revision holds it, so rotating the certificate in git shows every SealedSecret
+    resealed. A certificate outside the repository, absent or unreadable at the base, or a directory base:
+    the current one."""
+    if not isinstance(seed, sshkeys.SeedFile) or seed.mode != "sealed-secrets" or seed.cert is None \
+            or os.path.isdir(base):
+        return seed
+    from dataclasses import replace
+
+    from ..compiler import sealing
+
+    try:
+        texts, _ = inputset.at_revision(base, [seed.cert])
+        then = sealing.Certificate(texts[0][1]) if texts else None
+    except (inputset.RevisionError, sealing.CertError, TraincError):
+        then = None
+    if then is None:
+        return seed
+    at_base = replace(seed)  # the same seed, read once; its own certificate
+    at_base._certificate = then
+    return at_base
+
+
 def _key(obj: dict) -> tuple:
     """(kind, namespace, name, group): an object's identity in the cluster, wherever it is written (a moved file
     holds the same objects), in output order."""
@@ -202,6 +244,9 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
     if not hunks:
         return []
     reasons = list(refusals)
+    if kind == "JobSet" and trainjob is not None and reasons:  # the webhook that sees what trainc applies
+        webhook = [error.render() for error in jobset_update.refusals(trainjob, name, new, old)]
+        reasons = webhook or reasons
     refused = configdata.refused_change(old, [path for path, _, _ in hunks])
     if refused is not None:
         data, why = refused
@@ -333,32 +378,58 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=(), heading: str
     return "\n".join(out) + "\n" + ("\n" + delta_text(requests) if requests else "")
 
 
-def markdown(diffs: list[ObjectDiff], requests=(), heading: str = "") -> str:
+MARKDOWN_LIMIT = 65536  # characters of a GitHub comment (issue, pull request), the body GitHub refuses past
+
+
+def markdown(diffs: list[ObjectDiff], requests=(), heading: str = "", limit: int = MARKDOWN_LIMIT) -> str:
     """A pull-request comment: a summary table, the change of requests per Kueue queue (if any), then one fenced
-    `diff` block per object that changes; `heading` (the upgrade report's releases) in the first line."""
+    `diff` block per object that changes, a removed object's folded (`<details>`); `heading` (the upgrade
+    report's releases) in the first line. Within `limit` characters (GitHub's): the objects whose blocks do not
+    fit (and table rows past half of it) are counted, not shown."""
     title = f"**trainc diff** ({heading})" if heading else "**trainc diff**"
     if not diffs:
         return f"{title}: no changes\n"
+    out = [f"{title}: {summary(diffs)}", ""]
     rows = [(f"`{_code(diff.title)}`", diff.change, _code(" ".join([diff.effect, *_short(diff.waiting)])))
             for diff in diffs]
-    out = [f"{title}: {summary(diffs)}", "", *table([("Object", "Change", "Applying it"), *rows])]
+    while rows and len("\n".join(out + table([("Object", "Change", "Applying it"), *rows]))) > limit // 2:
+        rows = rows[:len(rows) // 2]
+    more = [(f"… {len(diffs) - len(rows)} more", "", "")] if len(rows) < len(diffs) else []
+    out += table([("Object", "Change", "Applying it"), *rows, *more])
     out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
+    size, left_out = len("\n".join(out)) + 1, 0
+    footer = f"\n_{{}} of {len(diffs)} objects' diffs left out to fit a GitHub comment; `trainc diff` shows them all._"
     for diff in diffs:
         if diff.change == "unchanged":
             continue
-        out += ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
-        reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting]
-        out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
-        body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
-        longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
-        fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
-        out += [fence + "diff", *body, fence]
+        section = _markdown_section(diff)
+        if left_out or size + len(section) + len(footer) + 8 > limit:
+            left_out += 1
+            continue
+        out.append(section)
+        size += len(section) + 1
+    if left_out:
+        out.append(footer.format(left_out))
     return "\n".join(out) + "\n"
 
 
 def _short(waiting: list[str]) -> list[str]:
     """The table's word for a waiting job (the section below says why)."""
     return ["**(" + reason.split(" (")[0].split(":")[0] + ")**" for reason in waiting]
+
+
+def _markdown_section(diff: ObjectDiff) -> str:
+    """One object's heading, the cluster's reasons and its fenced `diff` block (folded when it is removed)."""
+    out = ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
+    reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting]
+    out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
+    body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
+    longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
+    block = [fence + "diff", *body, fence]
+    if diff.change == "removed":
+        block = [f"<details><summary>{len(body)} lines removed</summary>", "", *block, "", "</details>"]
+    return "\n".join(out + block)
 
 
 def _cell(text: str) -> str:

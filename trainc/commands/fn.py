@@ -31,11 +31,11 @@ from ..compiler import mpikeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, one_line, render_path
 from ..formats import krm, krmtext, source
 from ..formats.krm import HEADER, LOCAL_CONFIG
+from ..output.manifests import RENDERED_FROM
 from ..k8s import namespaced
 from ..trainer import api
 from . import EXIT_INVALID, fail, write_out
 
-RENDERED_FROM = "trainc.kubeflow.org/rendered-from"
 RENDERED_DIR = "rendered"
 _TRAINER = api.GROUP + "/"
 _CONFIG_KEYS = {"apiVersion", "kind", "metadata", "data"}

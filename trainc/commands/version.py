@@ -20,7 +20,7 @@ def _pyyaml() -> str:
 
 
 def text(release: str | None = None, origin: str | None = None) -> str:
-    """The versions, then a line per installed plugin (the `trainc.compiler.plugins` entry points); `release`:
+    """The versions, then a line per installed plugin (the `trainc.plugins` entry points); `release`:
     the one in effect, set at `origin` (without it, `origin` says why it is not known)."""
     from ..compiler.plugins import entrypoints
     from ..trainer import releases

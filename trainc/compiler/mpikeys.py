@@ -111,6 +111,7 @@ def _sealed_secret(unit, seed, name: str) -> dict:
         raise InputError(unit.trainjob.origin, (), f"{namespace}/{name}: --ssh-keys sealed-secrets seals the key "
                                                    "derived from the seed: pass --ssh-key-seed FILE (or set "
                                                    "TRAINC_SSH_KEY_SEED_FILE)")
+    _sealable_here(unit, seed, name)
     cert = _certificate(unit, seed)
     keys = sshkeys.derive_keypair(key_seed, namespace, unit.name, seed.scope)
     values = {PRIVATE: keys.private_pem, PUBLIC: keys.public_line}
@@ -128,6 +129,32 @@ def _sealed_secret(unit, seed, name: str) -> dict:
             "template": {"metadata": {"labels": metadata["labels"]}, "type": SSH_AUTH, "immutable": True},
         },
     }
+
+
+def _sealable_here(unit, seed, name: str) -> None:
+    """A strict-scope SealedSecret unseals only in the namespace it is sealed for: refuse one that kustomize
+    would move elsewhere (its kustomization's namespace), or sealed for `default` only because no namespace is
+    known (an overlay's namespace would move it): exit 0 there, and the controller never unseals it."""
+    namespace = unit.trainjob.namespace
+    moved_to = getattr(seed, "moved_to", None)
+    if moved_to is not None and namespace != moved_to:
+        raise InputError(unit.trainjob.origin, ("metadata", "namespace"),
+                         f"{namespace}/{name}: --ssh-keys sealed-secrets seals it for namespace {namespace!r}, but "
+                         f"kustomize moves it to the kustomization's namespace {moved_to!r}, where the controller can "
+                         f"never unseal it: set the TrainJob's namespace to {moved_to!r}, or drop it")
+    if getattr(seed, "namespace_unknown", False) and not _written(unit.trainjob.origin, ("metadata", "namespace")):
+        raise InputError(unit.trainjob.origin, ("metadata", "namespace"),
+                         f"{namespace}/{name}: --ssh-keys sealed-secrets seals for one namespace, and under the "
+                         "kustomize generator none is known (no -n in argsOneLiner, no namespace in the "
+                         "kustomization): a namespace set later by kustomize would leave it unsealable; pass -n "
+                         "NAMESPACE in argsOneLiner or set the kustomization's namespace")
+
+
+def _written(origin, path: tuple) -> bool:
+    """Whether the TrainJob's own text sets `path` (not a default filled in when it was read)."""
+    from ..formats import position
+
+    return position.locate(origin, path, exact=True) is not None
 
 
 def _read(unit, seed) -> bytes | None:

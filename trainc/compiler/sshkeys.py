@@ -87,6 +87,9 @@ class SeedFile:
     mode: str = MODES[0]  # --ssh-keys
     cert: str | None = None  # --sealed-secrets-cert, read by `mpikeys` in sealed-secrets mode
     scope: str | None = None  # --ssh-key-scope: bound into every key, so another scope derives other keys
+    # Where a later tool puts the objects (settings.placement): a SealedSecret is sealed for one namespace
+    moved_to: str | None = None  # the kustomization's namespace, which kustomize moves every object to
+    namespace_unknown: bool = False  # under the kustomize generator, no namespace known at all
 
     def read(self) -> bytes | None:
         """The seed; None when none is configured and none is required. Raises SeedError."""

@@ -1,13 +1,21 @@
-"""Project defaults from `.trainc.yaml` or `[tool.trainc]` in `pyproject.toml`.
+"""Project defaults from `.trainc.yaml` or `[tool.trainc]` in `pyproject.toml`, layered by folder.
 
-So that CI, pre-commit, the Argo CD plugin and a developer's shell render alike,
-trainc looks in the current directory, then each parent up to the git root (the
-first directory holding `.git`); outside a git repository, in the current
-directory only; with `--root`, up to that directory. The first directory with
-either file wins; in it `.trainc.yaml` is read before a `pyproject.toml` (one
-without a `[tool.trainc]` table does not count). Paths in it are relative to the
-file. `trainc.settings` puts it below flags and environment variables, and keeps
-where each value is written (`where`), for messages in the config's own terms.
+Which configuration governs a file depends on where the file is, never on the directory a tool runs in, so
+CI at the root, pre-commit and the Argo CD plugin in the app's folder render alike (as .editorconfig and
+ruff's hierarchical configs). The config of a folder is its `.trainc.yaml`, else its `pyproject.toml` with a
+`[tool.trainc]` table. The files that govern a run's inputs are the configs of every folder from the root
+(the git root; `--root`; outside git, the current directory, or the inputs' folder when they are not under
+it) down to the inputs' common folder, layered outermost first:
+
+- a list (`runtimes`, `policy-paths`, `plugins`, the house rules `policies`) adds its items after those of
+  the configs above: a team's config cannot drop the platform's runtimes, policies or house rules;
+- any other key (`namespace`, `ssh-keys`, `sealed-secrets-cert`, `ssh-key-seed`, `output-dir`) replaces the
+  value above it.
+
+Paths in a config are relative to its file. Inputs governed by different configs (an app's own config below
+the inputs' common folder) are refused, since one run has one set of settings (`nested`). `trainc.settings`
+puts the result below flags and environment variables, and keeps where each value is written (`where`), for
+messages in the config's own terms.
 """
 
 from __future__ import annotations
@@ -38,26 +46,58 @@ HOUSE_RULES = "policies"  # a list of house rules, read with their positions by 
 
 @dataclass(frozen=True)
 class Config:
-    path: str | None  # the file read, None when there is none
+    path: str | None  # the nearest file read, None when there is none
     values: dict  # parameter name -> value, paths resolved
     where: dict = field(default_factory=dict)  # parameter name -> ["FILE:LINE:COL", ...], one per value (item)
+    paths: tuple = ()  # every file layered, outermost first
 
 
-def find(start: str | None = None, root: str | None = None) -> str | None:
-    """The config file that applies in `start` (default: the current directory), looked for up to `root`
-    (default: the git root, if any)."""
-    folder = os.path.abspath(start or os.getcwd())
+def in_folder(folder: str) -> str | None:
+    """The config of one folder: its `.trainc.yaml`, else its `pyproject.toml` with a [tool.trainc] table."""
+    candidate = os.path.join(folder, FILE)
+    if os.path.isfile(candidate):
+        return candidate
+    candidate = os.path.join(folder, PYPROJECT)
+    if os.path.isfile(candidate) and _has_table(candidate):
+        return candidate
+    return None
+
+
+def chain(folder: str, root: str | None = None) -> list[str]:
+    """The configs governing files in `folder`: those of each folder from `root` (default: the git root; none:
+    `folder` alone) down to `folder`, outermost first. A folder outside `root` has only its own."""
+    folder = os.path.abspath(folder)
     root = _git_root(folder) if root is None else os.path.abspath(root)
-    while True:
-        candidate = os.path.join(folder, FILE)
-        if os.path.isfile(candidate):
-            return candidate
-        candidate = os.path.join(folder, PYPROJECT)
-        if os.path.isfile(candidate) and _has_table(candidate):
-            return candidate
-        if root is None or folder == root or os.path.dirname(folder) == folder:
-            return None
-        folder = os.path.dirname(folder)
+    folders = [folder]
+    while root is not None and folders[-1] != root and os.path.dirname(folders[-1]) != folders[-1]:
+        folders.append(os.path.dirname(folders[-1]))
+    if root is not None and folders[-1] != root:  # not under root: its own folder only
+        folders = [folder]
+    return [path for path in map(in_folder, reversed(folders)) if path is not None]
+
+
+def nested(paths, folder: str) -> str | None:
+    """A config below `folder` (the inputs' common folder) that governs some of the inputs `paths`, if any: its
+    inputs would then render under settings other than the run's, so the run must be split."""
+    folder = os.path.abspath(folder)
+    for path in paths:
+        if path == "-":
+            continue
+        start = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path))
+        here = start
+        while here != folder and here.startswith(folder.rstrip(os.sep) + os.sep):
+            found = in_folder(here)
+            if found is not None:
+                return found
+            here = os.path.dirname(here)
+        if os.path.isdir(path):
+            for top, directories, _ in os.walk(start):
+                directories[:] = sorted(name for name in directories if not name.startswith("."))  # as inputs reads
+                if top != start:
+                    found = in_folder(top)
+                    if found is not None:
+                        return found
+    return None
 
 
 def _git_root(folder: str) -> str | None:
@@ -98,10 +138,27 @@ def _toml(path: str) -> dict:
 
 
 def load(start: str | None = None, root: str | None = None) -> Config:
-    """The project config in effect; raises InputError on unknown keys or wrong types."""
-    path = find(start, root)
-    if path is None:
-        return Config(None, {})
+    """The project config governing files in `start` (default: the current directory): every config of
+    `chain`, layered; raises InputError on unknown keys or wrong types."""
+    paths = chain(start or os.getcwd(), root)
+    values, where = {}, {}
+    for path in paths:
+        one = _load(path)
+        for name, value in one.values.items():
+            if KEYS[_key_of(name)][2]:  # a list: the platform's items stay, the team's follow
+                values[name] = [*values.get(name, []), *value]
+                where[name] = [*where.get(name, []), *one.where[name]]
+            else:
+                values[name], where[name] = value, one.where[name]
+    return Config(paths[-1] if paths else None, values, where, tuple(paths))
+
+
+def _key_of(name: str) -> str:
+    return next(key for key, (parameter, _, _) in KEYS.items() if parameter == name)
+
+
+def _load(path: str) -> Config:
+    """One config file's values; raises InputError on unknown keys or wrong types."""
     if os.path.basename(path) == FILE:
         raw, origin, where = _yaml(path)
     else:

@@ -134,6 +134,8 @@ def dump_all(documents) -> str:
             out.append("---\n")
             if isinstance(document, dict) and document:
                 _mapping(document, 0, out)
+            elif isinstance(document, list) and document:  # a list as a value of its own: `trainc diff`'s hunks
+                _sequence(document, 0, out)
             else:
                 out.append(_scalar(document, 2))
     return "".join(out)

@@ -3,7 +3,8 @@
 For CI and pre-commit: compares, writes nothing. A file build would write that
 is absent or different is stale or missing; a file the last build wrote (it is
 listed in DIR's manifest and still headed by trainc's line) that build would now
-remove is left over.
+remove is left over; one rendered from an input the run was not given is not
+(build keeps it: `outputdir.write`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from __future__ import annotations
 import os
 
 from ..errors import plural
-from .outputdir import HEADER_START, MANIFEST, listed
+from .outputdir import HEADER_START, MANIFEST, given, listed, source_of
 
 
-def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str]:
+def problems(contents: dict[str, tuple[str, bool]], output_dir: str, inputs=None) -> list[str]:
     """One line per stale, missing or left-over file, sorted by path, and a summary; none when up to date."""
     found = []
     for relative, (text, _) in contents.items():
@@ -23,7 +24,8 @@ def problems(contents: dict[str, tuple[str, bool]], output_dir: str) -> list[str
             found.append((relative, "missing" if current is None else "stale"))
     written_before = listed(_read(os.path.join(output_dir, MANIFEST)) or "")
     for relative in sorted(written_before - contents.keys()):
-        if (_read(os.path.join(output_dir, relative)) or "").startswith(HEADER_START):  # else not trainc's
+        text = _read(os.path.join(output_dir, relative)) or ""
+        if text.startswith(HEADER_START) and given(source_of(text), inputs):  # else not trainc's, or others'
             found.append((relative, "left over (the build would remove it)"))
     if not found:
         return []

@@ -12,6 +12,7 @@ kustomize's legacy order does: Namespaces, CRDs and other prerequisites first, a
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -168,6 +169,18 @@ def only_runtimes(output, manifests: Manifests) -> list[Notice]:
                    "which are used to render TrainJobs but not output (--include-runtimes outputs them)")]
 
 
+RENDERED_FROM = "trainc.kubeflow.org/rendered-from"  # `trainc fn` marks what it renders (kpt's hydrated files)
+
+
+def rendered_by_trainc(data) -> bool:
+    """Whether an input is trainc's own output, committed by a kpt pipeline (`kpt fn render` writes what
+    `trainc fn` renders, marked `rendered-from`): never an input, as a file headed by `--output-dir`'s line is
+    not; the TrainJob it came from renders it again."""
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return isinstance(annotations, dict) and RENDERED_FROM in annotations
+
+
 def select(output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False,
            files: bool = False) -> Manifests:
     """The manifests of a build: its rendered objects and, unless `trainer_only`, what passes through
@@ -186,7 +199,9 @@ def select(output, *, namespace: str, trainer_only: bool = False, include_runtim
             f"kind; {fate}"))
     if trainer_only:
         return manifests
-    found = [*output.others, *output.uncompiled, *(output.runtime_inputs if include_runtimes else ())]
+    found = [(origin, data) for origin, data in (*output.others, *output.uncompiled,
+                                                 *(output.runtime_inputs if include_runtimes else ()))
+             if not rendered_by_trainc(data)]
     errors = [problem for origin, data in found if (problem := _identified(origin, data)) is not None]
     unidentified = {id(problem.origin) for problem in errors}
     documents = sorted((_placed(origin, data, namespace) for origin, data in found if id(origin) not in unidentified),
@@ -209,8 +224,31 @@ def _placed(origin: Origin, data: dict, namespace: str) -> Document:
     return Document(origin, namespaced.given(data, namespace), namespace)
 
 
+_TOOL_FILES = {  # files of other tools often found in an app's folder: what they are, and what to do
+    "kustomization": "a kustomization, not a Kubernetes object: render the folder with `kubectl kustomize` and "
+                     "trainc's TrainJobGenerator (docs/routes/kustomize.md), or keep it out of the paths trainc reads",
+    "helm": "a Helm chart's file, not a Kubernetes object: keep the chart out of the paths trainc reads (give trainc "
+            "the TrainJobs' folder)",
+}
+_TOOL_NAMES = {"kustomization.yaml": "kustomization", "kustomization.yml": "kustomization",
+               "values.yaml": "helm", "values.yml": "helm", "Chart.yaml": "helm"}
+
+
 def _identified(origin: Origin, data) -> InputError | None:
-    """Why kubectl apply could not take this object (it needs apiVersion, kind and a name), or None."""
+    """Why kubectl apply could not take this object (it needs apiVersion, kind and a name), or None; for a file
+    of another tool (a kustomization, a Helm chart's values), what it is."""
+    error = _apply_problem(origin, data)
+    if error is None:
+        return None
+    tool = _TOOL_NAMES.get(os.path.basename(origin.file or ""))
+    if data.get("kind") == "Kustomization" or str(data.get("apiVersion", "")).startswith("kustomize.config.k8s.io/"):
+        tool = "kustomization"
+    if tool is not None:
+        error = InputError(origin, error.path, f"{error.message}; this file is {_TOOL_FILES[tool]}")
+    return error
+
+
+def _apply_problem(origin: Origin, data) -> InputError | None:
     for path in (("apiVersion",), ("kind",)):
         if not isinstance(data.get(path[0]), str) or not data[path[0]]:
             return InputError(origin, path, "required for kubectl apply: a non-empty string")

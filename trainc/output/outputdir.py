@@ -51,9 +51,13 @@ def files(manifests) -> dict[str, tuple[str, bool]]:
     return found
 
 
-def write(directory: str, contents: dict[str, tuple[str, bool]]) -> list[Notice]:
-    """Make DIR hold exactly `contents` among the files trainc wrote there; raises OutputDirError. Returns
-    notices: files the manifest listed that were left because they no longer carry trainc's header."""
+def write(directory: str, contents: dict[str, tuple[str, bool]], inputs=None) -> list[Notice]:
+    """Make DIR hold `contents` among the files trainc wrote there; raises OutputDirError. A file written
+    before and no longer rendered is removed only when the input its header names is among `inputs` (the
+    run's PATHS: files, or directories it was under; None: every input): a build of one app, or of one file,
+    never prunes what other inputs rendered there (a per-app CI loop into one DIR). Returns notices: each
+    file removed, each kept because this run was not given its input, each left because it no longer carries
+    trainc's header."""
     directory = directory.rstrip(os.sep) or os.sep  # `rendered/` is `rendered`
     made = _make(directory)
     try:
@@ -63,7 +67,7 @@ def write(directory: str, contents: dict[str, tuple[str, bool]]) -> list[Notice]
         raise OutputDirError(f"{directory}: {exc.strerror}") from None
     try:
         with _locked(root, directory):
-            return _replace(root, directory, contents)
+            return _replace(root, directory, contents, inputs)
     except BaseException:
         _unmake(made)  # a DIR made for this build goes too
         raise
@@ -126,8 +130,10 @@ def _holder(root: int) -> str:
     return ""
 
 
-def _replace(root: int, directory: str, contents: dict) -> list[str]:
+def _replace(root: int, directory: str, contents: dict, inputs) -> list[Notice]:
     before = _manifest(root, directory)
+    stale = sorted(before - contents.keys())
+    others = [relative for relative in stale if not given(_source(root, relative), inputs)]
     folders: dict[str, int] = {}
     made: list[str] = []
     staged: list[tuple[int, str, str]] = []
@@ -152,8 +158,12 @@ def _replace(root: int, directory: str, contents: dict) -> list[str]:
     finally:
         for folder_fd in folders.values():
             os.close(folder_fd)
-    kept = [relative for relative in sorted(before - contents.keys()) if not _remove(root, directory, relative)]
-    listing = "".join(json.dumps(relative) + "\n" for relative in sorted(contents))
+    sources = {relative: _source(root, relative) for relative in stale}
+    removed, kept = [], []
+    for relative in stale:
+        if relative not in others:
+            (removed if _remove(root, directory, relative) else kept).append(relative)
+    listing = "".join(json.dumps(relative) + "\n" for relative in sorted({*contents, *others}))
     text = ("# The files trainc build wrote in this directory, one JSON string a line; it removes them once they are "
             "no longer rendered.\n" + listing)
     manifest = os.path.join(directory, MANIFEST)
@@ -161,8 +171,58 @@ def _replace(root: int, directory: str, contents: dict) -> list[str]:
         os.replace(_stage(root, MANIFEST, text, False, manifest), MANIFEST, src_dir_fd=root, dst_dir_fd=root)
     except OSError as exc:
         raise OutputDirError(f"{manifest}: {exc.strerror}") from None
-    return [Notice("notice", None, (), f"{os.path.join(directory, relative)}: listed in {MANIFEST}, but not a file "
-                   "headed by trainc's line (any more), so not trainc's to remove: left as it is") for relative in kept]
+    notices = [Notice("notice", None, (), f"{os.path.join(directory, relative)}: removed: {sources[relative]} no longer "
+                      "renders it") for relative in removed]
+    if others:
+        notices.append(Notice("notice", None, (), f"{directory}: {len(others)} file(s) rendered from inputs this run "
+                              f"was not given kept as they are (e.g. {os.path.join(directory, others[0])}, from "
+                              f"{sources[others[0]]}); a build given those inputs removes them once they render none"))
+    return notices + [Notice("notice", None, (), f"{os.path.join(directory, relative)}: listed in {MANIFEST}, but not a "
+                             "file headed by trainc's line (any more), so not trainc's to remove: left as it is")
+                      for relative in kept]
+
+
+def _source(root: int, relative: str) -> str | None:
+    """The input a file trainc wrote names in its header, None when it has no such header."""
+    folder, name = relative.split("/")
+    try:
+        folder_fd = os.open(folder, _OPEN_DIRECTORY, dir_fd=root)
+    except OSError:
+        return None
+    try:
+        handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder_fd)
+    except OSError:
+        return None
+    finally:
+        os.close(folder_fd)
+    with os.fdopen(handle, "rb") as stream:
+        return source_of(stream.readline(4096).decode("utf-8", "replace"))
+
+
+def source_of(text: str) -> str | None:
+    """The input named by the header line `text` starts with, None when it has none."""
+    line = text.partition("\n")[0] + "\n"
+    prefix, suffix = HEADER.split("{source}")
+    if not line.startswith(prefix) or not line.endswith(suffix):
+        return None
+    return line[len(prefix):-len(suffix)]
+
+
+def given(source: str | None, inputs) -> bool:
+    """Whether the run's inputs cover `source` (the file, or a directory above it); a file without trainc's
+    header (None) is left to `_remove`, which keeps it and says so."""
+    if inputs is None or source is None:
+        return True
+    if source == "-":
+        return "-" in inputs
+    real = os.path.abspath(source)
+    for path in inputs:
+        if path == "-":
+            continue
+        given = os.path.abspath(path)
+        if real == given or real.startswith(given.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
 def _manifest(root: int, directory: str) -> set[str]:

@@ -28,8 +28,8 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
           reader=None, user=NOBODY) -> tuple[list, list[Notice]]:
     """(errors, notices) of the policies' verdicts on `output` (a build.Output): denials and bad policy input are
     the errors. `old` ({identity: object} as the cluster holds it before the update) makes objects with a
-    previous version UPDATEs; `house_rules` are given by tests, else read from the project config `config` (the
-    one the run's settings were read from, `trainc.settings`); `paths` (--policies) are read by `reader`, the
+    previous version UPDATEs; `house_rules` are given by tests, else read from the project configs `config` (those
+    the run's settings were read from, outermost first, `trainc.settings`); `paths` (--policies) are read by `reader`, the
     run's."""
     from . import house
 

@@ -31,12 +31,24 @@ class Rule:
     message: str
 
 
-def load(path: str | None) -> tuple[list[Rule], list[InputError]]:
-    """The house rules of the project config at `path` (none without one)."""
+def load(paths) -> tuple[list[Rule], list[InputError]]:
+    """The house rules of the project configs at `paths` (outermost first: a nested config adds rules, never
+    drops the platform's), or of the one at `paths` when it is a path (none without one)."""
+    if paths is None:
+        return [], []
+    if isinstance(paths, str):
+        paths = [paths]
+    rules, errors = [], []
+    for path in paths:
+        found = _load(path)
+        rules += found[0]
+        errors += found[1]
+    return rules, errors
+
+
+def _load(path: str) -> tuple[list[Rule], list[InputError]]:
     from ..formats import projectconfig as config
 
-    if path is None:
-        return [], []
     if os.path.basename(path) == config.FILE:
         raw, origin, where = config._yaml(path)
     else:

@@ -48,15 +48,21 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
         old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
     if problems or old_unit is None:
         return []
-    new_jobset, old_jobset = emit.jobset(unit), emit.jobset(old_unit)
+    return refusals(unit.trainjob.origin, unit.name, emit.jobset(unit), emit.jobset(old_unit))
+
+
+def refusals(origin: Origin | None, name: str, new_jobset: dict, old_jobset: dict) -> list[InputError]:
+    """Why the JobSet webhook (and Kueue's) refuse `old_jobset` updated to `new_jobset`, at the TrainJob
+    (`origin`) they are rendered from: what refuses an update trainc renders, since the cluster never sees
+    a TrainJob of trainc's (`trainc diff` gives these reasons)."""
     new, old = new_jobset["spec"], old_jobset["spec"]
-    origin, where = unit.trainjob.origin, f"the JobSet webhook refuses this update of JobSet {unit.name!r}"
-    mark = locate(origin, ("spec",))
+    where = f"the JobSet webhook refuses this update of JobSet {name!r}"
+    mark = locate(origin, ("spec",)) if origin is not None else None
     found = []
     if _queue(new_jobset) != _queue(old_jobset) and not (new.get("suspend") or old.get("suspend") or
                                                          _queue(old_jobset)):  # running, not by Kueue's leave
         found.append(InputError(origin, _QUEUE_PATH, (
-            f"Kueue's webhook refuses this update of JobSet {unit.name!r}: must not update queue name when job is "
+            f"Kueue's webhook refuses this update of JobSet {name!r}: must not update queue name when job is "
             "unsuspended (the JobSet runs: it is not suspended)")))
     jobs = _kueue_changes_allowed(new, old) if new.get("suspend") or old.get("suspend") else new.get("replicatedJobs")
     changed = first_change(old.get("replicatedJobs") or [], jobs or [], ("spec", "replicatedJobs"))

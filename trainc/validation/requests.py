@@ -58,9 +58,22 @@ def jobs(output, others=None) -> list[Job]:
                 total[resource] = total.get(resource, 0) + pod_set.total(resource)
         per_node = {resource: max(0, kueue.value(resource, amount))
                     for resource, amount in (trainer.requests if trainer else {}).items()}
-        found.append(Job(trainjob.namespace, trainjob.name, work.queue, trainer.count if trainer else 0,
+        nodes = _mpi_hosts(trainjob.name, objects)
+        found.append(Job(trainjob.namespace, trainjob.name, work.queue,
+                         nodes if nodes is not None else trainer.count if trainer else 0,
                          _processes(jobset, trainjob), per_node, total))
     return found
+
+
+def _mpi_hosts(name: str, objects) -> int | None:
+    """An MPI job's nodes are the hosts mpirun runs on: the lines of its hostfile, which hold the launcher too
+    when it runs as a node (`runLauncherAsNode`); None for a job without a hostfile."""
+    for obj in objects:
+        if obj.get("kind") == "ConfigMap" and (obj.get("metadata") or {}).get("name") == f"{name}-mpi-hostfile":
+            hostfile = (obj.get("data") or {}).get("hostfile")
+            if isinstance(hostfile, str):
+                return sum(1 for line in hostfile.splitlines() if line.strip())
+    return None
 
 
 def _trainer(jobset: dict, pod_sets) -> kueue.PodSet | None:

@@ -1,11 +1,13 @@
 """Plugins without forking: a real distribution, installed with pip, adds an ML-policy plugin and a house-rule
-check through the `trainc.compiler.plugins` entry-point group; they load only when a runtime or the config asks."""
+check through the `trainc.plugins` entry-point group (and the former `trainc.compiler.plugins`); they load only
+when a runtime or the config asks. The recipe of docs/guides/plugins.md is built and installed as written."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -47,11 +49,14 @@ crash = Plugin("crash", check=_crash)
 not_a_plugin = 42
 '''
 ENTRY_POINTS = """\
-[trainc.compiler.plugins]
+[trainc.plugins]
 acme-policy = acme_trainc:policy
 gpu-cap = acme_trainc:gpu_cap
 broken = acme_trainc:not_a_plugin
+
+[trainc.compiler.plugins]
 crash = acme_trainc:crash
+gpu-cap = acme_trainc:crash
 """
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -167,7 +172,7 @@ def test_version_lists_installed_plugins(site, inputs):
 def test_missing_or_broken_plugins_are_clear_errors(site, inputs):
     broken = trainc(site, inputs, "build", "plain.yaml", "--plugin", "broken")
     assert broken.returncode == 2
-    assert "plugin 'broken' (acme_trainc:not_a_plugin) is not a trainc.compiler.plugins.registry.Plugin (int)" in broken.stderr
+    assert "plugin 'broken' (acme_trainc:not_a_plugin) is not a trainc.plugins.Plugin (int)" in broken.stderr
     crashed = trainc(site, inputs, "build", "plain.yaml", "--plugin", "crash")
     assert (crashed.returncode, crashed.stderr) == (1, "plain.yaml:1:1: plugin 'crash' failed: KeyError: 'replicas'\n")
     runtime = (inputs / "runtime.yaml").read_text().replace("trainc.io/plugins: acme-policy",
@@ -177,4 +182,38 @@ def test_missing_or_broken_plugins_are_clear_errors(site, inputs):
     line = next(n for n, text in enumerate(runtime.splitlines(), 1) if "trainc.io/plugins" in text)
     assert missing.returncode == 1 and missing.stderr.startswith(f"runtime.yaml:{line}:")
     assert ("metadata.annotations[trainc.io/plugins]: no installed plugin 'nope' in the entry-point group "
-            "trainc.compiler.plugins (installed: acme-policy, broken, crash, gpu-cap)") in missing.stderr
+            "trainc.plugins (installed: acme-policy, broken, crash, gpu-cap)") in missing.stderr
+
+
+GUIDE = ROOT / "docs" / "guides" / "plugins.md"
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```$", text, flags=re.S | re.M)
+
+
+def test_the_guides_recipe_as_written_is_loaded(tmp_path, inputs):
+    """docs/guides/plugins.md's pyproject.toml and module, built by pip with setuptools as a user builds them
+    (issue 20, finding 9: a plugin written from the docs was never loaded)."""
+    need(subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0,
+         "pip is not installed")
+    guide = GUIDE.read_text()
+    [pyproject], [module] = _blocks(guide, "toml"), _blocks(guide, "python")
+    project = tmp_path / "acme-trainc"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(pyproject)
+    (project / "acme_trainc.py").write_text(module)
+    site = tmp_path / "site"
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--no-build-isolation",
+                                "--quiet", "--disable-pip-version-check", "--target", str(site), str(project)],
+                               capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    listing = trainc(site, inputs, "version")
+    assert listing.stdout.splitlines()[-2:] == ["plugin acme-policy: acme-trainc 0.1.0 (acme_trainc:policy)",
+                                                "plugin gpu-cap: acme-trainc 0.1.0 (acme_trainc:gpu_cap)"]
+    capped = trainc(site, inputs, "build", "plain.yaml", "--plugin", "gpu-cap")
+    assert (capped.returncode, capped.stderr) == (1, "plain.yaml:1:1: gpu-cap: node pods ask for 8 GPUs each; "
+                                                     "the cap is 4\n")
+    assert ":1:1: gpu-cap: node pods ask for 8 GPUs each; the cap is 4`" in guide  # the message it shows
+    policy = trainc(site, inputs, "build", "acme.yaml", "runtime.yaml")
+    assert policy.returncode == 0 and "name: ACME_POLICY\n" in policy.stdout, policy.stderr

@@ -210,3 +210,24 @@ def test_open_mpi_node_pods_keep_upstream_dns(tmp_path):
     output = render(tmp_path, subdomain="hosts")
     assert hostfile_of(output) == "ds-node-0-0.hosts slots=1\nds-launcher-0-0.hosts slots=1\n"
     assert "dnsConfig" not in _node_pod(output)
+
+
+def test_a_runtime_numnodes_above_one_warns_of_the_launchers_it_multiplies(tmp_path):
+    """mlPolicy.numNodes 2 gives the launcher two pods, both in the hostfile, as upstream does: a warning at the
+    runtime's numNodes (issue 20); numNodes 1 none."""
+    from conftest import ROOT
+    from helpers import run
+
+    runtime = (ROOT / "runtimes" / "deepspeed-distributed.yaml").read_text().replace(
+        "name: deepspeed-distributed", "name: ds2", 1)
+    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+                                       "metadata: {name: j, namespace: team-a}\nspec:\n  runtimeRef: {name: ds2}\n")
+    (tmp_path / "runtime.yaml").write_text(runtime)
+    quiet = run("validate", ".", cwd=tmp_path)
+    assert quiet.returncode == 0 and "launcher" not in quiet.stderr, quiet.stderr
+    (tmp_path / "runtime.yaml").write_text(runtime.replace("    numNodes: 1", "    numNodes: 2"))
+    line = next(n for n, text in enumerate(runtime.splitlines(), 1) if "numNodes" in text)
+    warned = run("validate", ".", cwd=tmp_path)
+    assert warned.returncode == 0, warned.stderr
+    assert (f"warning: runtime.yaml:{line}:15: spec.mlPolicy.numNodes: team-a/j: 2 launcher pods, each running mpirun "
+            "and in the hostfile (upstream Trainer does the same)") in warned.stderr

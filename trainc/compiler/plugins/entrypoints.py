@@ -1,6 +1,7 @@
-"""Plugins from installed distributions, without forking trainc: the `trainc.compiler.plugins` entry-point group.
+"""Plugins from installed distributions, without forking trainc: the `trainc.plugins` entry-point group.
 
-An entry point names a `trainc.compiler.plugins.registry.Plugin` record, the same record the built-in plugins are:
+An entry point names a `trainc.plugins.Plugin` record (the public name of `registry.Plugin`), the same record
+the built-in plugins are:
 `enforce(unit, ctx)` runs after the built-in ML policies (an ML-policy plugin), `build(unit, ctx)` after the
 built-in builders (objects beside the JobSet), and `check(unit, objects)` on each TrainJob's rendered objects
 (a house rule: every message it returns is an error at the TrainJob). A plugin is loaded only when asked for:
@@ -9,6 +10,9 @@ built-in builders (objects beside the JobSet), and `check(unit, objects)` on eac
   compiled from that runtime;
 - by the project config (`plugins: [name, ...]`), `--plugin NAME` or `TRAINC_PLUGINS`: it runs for every
   TrainJob.
+
+The group's name is public and stable (a plugin author types it); the group trainc once read,
+`trainc.compiler.plugins` (an internal module path), is still read, below it: a name in both is the public one's.
 
 Nothing here touches `importlib.metadata` until a plugin is asked for, so start-up stays lazy.
 """
@@ -19,7 +23,8 @@ from functools import lru_cache
 
 from ...errors import InputError, TraincError
 
-GROUP = "trainc.compiler.plugins"
+GROUP = "trainc.plugins"
+FORMER_GROUPS = ("trainc.compiler.plugins",)
 ANNOTATION = "trainc.io/plugins"
 
 class PluginError(TraincError):
@@ -32,10 +37,14 @@ def names(text: str) -> list[str]:
 
 
 def installed() -> dict:
-    """{name: entry point} of the `trainc.compiler.plugins` group, over every installed distribution."""
+    """{name: entry point} of the `trainc.plugins` group (and the former group), over every installed
+    distribution."""
     from importlib.metadata import entry_points
 
-    return {entry.name: entry for entry in entry_points(group=GROUP)}
+    found = {}
+    for group in (*FORMER_GROUPS, GROUP):  # the public group last: its name wins
+        found.update((entry.name, entry) for entry in entry_points(group=group))
+    return found
 
 
 @lru_cache(maxsize=None)
@@ -53,7 +62,7 @@ def load(name: str):
     except Exception as exc:  # the distribution's own code: any failure is reported, never a traceback
         raise PluginError(f"plugin {name!r} ({entry.value}) does not load: {type(exc).__name__}: {exc}") from None
     if not isinstance(plugin, Plugin):
-        raise PluginError(f"plugin {name!r} ({entry.value}) is not a trainc.compiler.plugins.registry.Plugin "
+        raise PluginError(f"plugin {name!r} ({entry.value}) is not a trainc.plugins.Plugin "
                           f"({type(plugin).__name__})")
     return plugin
 

@@ -156,7 +156,28 @@ def build(unit: Unit, ctx) -> Unit:
     }
     if not emit.config_map_fits(hostfile["data"]):
         raise _too_many_hosts(unit)
-    return replace(unit, objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices)
+    return replace(unit, objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices
+                   + _launchers_notice(unit))
+
+
+def _launchers_notice(unit: Unit) -> tuple:
+    """A launcher of more than one pod (the runtime's mlPolicy.numNodes sets the count of every job of the trainer
+    step, the launcher's too): each pod runs mpirun, and with runLauncherAsNode each is a host of the hostfile.
+    Upstream renders the same; almost never what the runtime's author meant."""
+    launchers = unit.counts.get(LAUNCHER, 1)
+    if launchers <= 1:
+        return ()
+    from ...errors import Notice
+
+    hosts = " and in the hostfile" if unit.ml_policy.mpi.run_launcher_as_node else ""
+    said = f"{unit.trainjob.namespace}/{unit.name}: {launchers} launcher pods, each running mpirun{hosts} (upstream " \
+           "Trainer does the same)"
+    if unit.ml_policy.num_nodes == launchers:
+        return (Notice("warning", unit.runtime.origin, ("spec", "mlPolicy", "numNodes"),
+                       f"{said}: mlPolicy.numNodes sets the launcher's pod count too; set numNodes in the TrainJob's "
+                       "trainer instead, and 1 (or none) here"),)
+    return (Notice("warning", unit.runtime.origin, ("spec", "template", "spec", "replicatedJobs"),
+                   f"{said}: an MPI job has one launcher"),)
 
 
 def _slots(unit: Unit) -> int:
