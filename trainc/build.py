@@ -232,8 +232,8 @@ def compile_one(trainjob, first, ctx, previous, runtimes) -> tuple[list, list, l
         notices.append(Notice(
             "notice", trainjob.origin, (), f"{key[0]}/{key[1]}: the JobSet deletes itself {ttl}s after it finishes "
             "(ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
-            "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
-            "trainc's README"
+            "then creates it again and the training runs again: see "
+            "docs/routes/ci.md#self-deleting-jobsets-under-gitops"
         ))
     return [], notices, objects
 

@@ -82,7 +82,7 @@ def _plugins(ctx, value) -> None:
 
 _plugin = click.option(
     "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.compiler.plugins) to run for every TrainJob "
-                            "(env TRAINC_PLUGINS, names separated by spaces).")
+                            "(env TRAINC_PLUGINS, names separated by spaces; docs/guides/plugins.md).")
 
 
 def _inputs(command=None, *, paths_required=True):
@@ -135,7 +135,7 @@ def _utf8(ctx, param, value):
 
 
 def _ssh_keys(command):
-    """--ssh-keys MODE and its settings (see README, "Keys and GitOps")."""
+    """--ssh-keys MODE and its settings (docs/guides/mpi.md#keys-and-gitops)."""
     from .compiler.sshkeys import MODES
 
     for option in reversed((
@@ -166,7 +166,8 @@ def cli(root) -> None:
     """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
     Defaults for --runtimes, -n, --ssh-key-seed and --output-dir come from the
-    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README);
+    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see
+    docs/reference/config.md);
     `trainc config` shows every setting in effect and where it came from.
     """
 
@@ -183,7 +184,7 @@ def _output_format(ctx, param, value: str) -> str:
               callback=_output_format,
               help="Output format on stdout: a YAML stream, or a JSON v1 List as kubectl prints.")
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write the files of a rendered tree trainc owns instead of stdout (see README).")
+              help="Write the files of a rendered tree trainc owns instead of stdout (docs/routes/rendered-tree.md).")
 @_ssh_key_seed
 @_ssh_keys
 @click.option("--require-ssh-key-seed", is_flag=True, envvar="TRAINC_REQUIRE_SSH_KEY_SEED",
@@ -381,6 +382,7 @@ def runtimes(ctx):
     Bundled runtimes and those in PATHS and --runtimes (and the project config's),
     with kind, namespace, ML policy, source (bundled, or FILE:LINE) and whether it
     is used: a runtime in the inputs shadows a bundled one of the same kind and name.
+    How TrainJobs find them: docs/commands/runtimes.md.
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(runtimes_list)
