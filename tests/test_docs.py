@@ -221,7 +221,8 @@ def test_the_docs_have_console_examples():
     assert len(console_examples()) >= 8
 
 
-@pytest.mark.parametrize("where, command, output", console_examples(), ids=[f"{w} {c}" for w, c, _ in console_examples()])
+@pytest.mark.parametrize("where, command, output", console_examples(),
+                         ids=[f"{where} {command}" for where, command, _ in console_examples()])
 def test_console_example(where, command, output):
     program, *args = shlex.split(command)
     assert program == "trainc", where
@@ -324,7 +325,8 @@ def command_lines() -> list[tuple[str, str]]:
             if match.group(2) in ("yaml", "python", "json", "toml", "mermaid", "markdown"):
                 continue
             body = re.sub(r"\n +(?=\[)", " ", match.group(3))
-            found += [(where, line) for line in body.splitlines() if re.search(r'(^\s*(\$ )?|[|&;(]\s*|")trainc ', line)]
+            found += [(where, line) for line in body.splitlines()
+                      if re.search(r'(^\s*(\$ )?|[|&;(]\s*|")trainc ', line)]
         prose = FENCE.sub("", text)
         found += [(where, span) for span in re.findall(r"`([^`\n]+)`", prose) if re.match(r"trainc [a-z-]", span)]
     return found

@@ -114,11 +114,12 @@ _previous = click.option(
 _policies = click.option(
     "--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
     help="ValidatingAdmissionPolicies, their bindings and params (files or directories), evaluated against "
-         "every output object; they do not pass through. Repeatable.")
+         "every output object; they do not pass through. Repeatable (docs/guides/policies.md).")
 
 _ssh_key_seed = click.option(
     "--ssh-key-seed", type=click.Path(), envvar="TRAINC_SSH_KEY_SEED_FILE",
-    help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
+    help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE; "
+         "docs/guides/mpi.md).",
 )
 _KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-scope: read by _seed
 # parameter -> SeedFile argument: taken off the command's parameters by _settled, for _seed
@@ -142,7 +143,8 @@ def _ssh_keys(command):
         click.option("--ssh-keys", type=click.Choice(MODES), default=MODES[0], show_default=True,
                      envvar="TRAINC_SSH_KEYS",
                      help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
-                          "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS)."),
+                          "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS; "
+                          "docs/guides/mpi.md#keys-and-gitops)."),
         click.option("--sealed-secrets-cert", type=click.Path(dir_okay=False), metavar="FILE",
                      envvar="TRAINC_SEALED_SECRETS_CERT", callback=_utf8,
                      help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "

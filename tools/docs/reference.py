@@ -35,6 +35,15 @@ def _commands(verb: str) -> list[tuple[str, click.Command]]:
     return found
 
 
+DOCS_PATH = re.compile(r"\bdocs/([\w/-]+)\.md(#[\w-]+)?")
+
+
+def _linked(text: str) -> str:
+    """A help text's `docs/guides/mpi.md` as a link, from a page one level down (docs/commands/, docs/reference/);
+    `mkdocs build --strict` then checks that the page and its anchor exist."""
+    return DOCS_PATH.sub(lambda m: f"[{m.group(1)}](../{m.group(1)}.md{m.group(2) or ''})", text)
+
+
 def _cell(text: str) -> str:
     """One table cell: `|` escaped outside code spans (inside them Python-Markdown's tables keep it as is)."""
     pieces = " ".join(text.split()).split("`")
@@ -79,7 +88,7 @@ def command(verb: str) -> str:
             if paragraph.startswith("\b\n"):  # click's verbatim block
                 out += ["```text", *paragraph[2:].splitlines(), "```", ""]
             elif paragraph.strip():
-                out += [" ".join(paragraph.split()), ""]
+                out += [_linked(" ".join(paragraph.split())), ""]
         rows = [(param, _names(param)) for param in cmd.params if not getattr(param, "hidden", False)]
         if rows:
             out += ["| Parameter | Environment | Default | What it does |", "| --- | --- | --- | --- |"]
@@ -94,7 +103,7 @@ def command(verb: str) -> str:
                 if getattr(param, "multiple", False) and "Repeatable" not in what:
                     what += " Repeatable."
                 default = _default(param) if isinstance(param, click.Option) else ""
-                out.append(f"| {_cell(names)} | {_envvar(param)} | {default} | {_cell(what)} |")
+                out.append(f"| {_cell(names)} | {_envvar(param)} | {default} | {_linked(_cell(what))} |")
             out.append("")
     return "\n".join(line for line in out).strip("\n") + "\n"
 
