@@ -402,9 +402,10 @@ def test_dotted_trainc_names_resolve():
 
 
 def test_messages_point_to_pages_that_exist():
-    """Error messages and --help texts name docs pages (docs/guides/mpi.md#keys-and-gitops); each exists."""
+    """Error messages, --help texts and the Argo CD plugin's hints name docs pages (docs/guides/mpi.md#keys-and-gitops);
+    each exists, with its anchor."""
     pointers = set()
-    for path in (ROOT / "trainc").rglob("*.py"):
+    for path in [*(ROOT / "trainc").rglob("*.py"), ROOT / "examples" / "argocd" / "plugin.yaml"]:
         pointers |= set(re.findall(r"docs/[\w/-]+\.md(?:#[\w-]+)?", path.read_text()))
     assert len(pointers) >= 5
     for pointer in sorted(pointers):
