@@ -177,6 +177,14 @@ def test_the_generated_reference_lists_every_flag_and_variable():
                     assert f"`{param.envvar}`" in text, (name, param.envvar)
 
 
+def test_the_global_options_are_listed():
+    text = reference.command("")
+    assert "trainc [OPTIONS] COMMAND [ARGS]..." in text
+    for option in reference.flags(reference.cli()):
+        assert f"`{option}`" in text, option
+    assert "::: trainc-global\n" in (DOCS / "reference" / "config.md").read_text()
+
+
 def test_the_config_reference_lists_every_key():
     from trainc.formats import projectconfig
     from trainc.settings import SETTINGS

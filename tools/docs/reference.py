@@ -12,7 +12,7 @@ import re
 
 import click
 
-BLOCK = re.compile(r"^::: trainc-(command|settings)(?: +(\S+))? *$", re.MULTILINE)
+BLOCK = re.compile(r"^::: trainc-(command|settings|global)(?: +(\S+))? *$", re.MULTILINE)
 
 
 def cli() -> click.Group:
@@ -27,7 +27,10 @@ def verbs() -> list[str]:
 
 
 def _commands(verb: str) -> list[tuple[str, click.Command]]:
-    """The command and, for a group, its subcommands: (`runtimes list`, command)."""
+    """The command and, for a group, its subcommands: (`runtimes list`, command); "" is `trainc` itself, whose
+    options come before any command."""
+    if not verb:
+        return [("", cli())]
     command = cli().commands[verb]
     found = [(verb, command)]
     if isinstance(command, click.Group):
@@ -83,7 +86,7 @@ def command(verb: str) -> str:
         ctx = click.Context(cmd, info_name=f"trainc {name}")
         pieces = cmd.collect_usage_pieces(ctx)
         out += [f"### `trainc {name}`" if name != verb else "", "", "```text",
-                f"trainc {name} {' '.join(pieces)}".rstrip(), "```", ""]
+                " ".join(["trainc", *([name] if name else []), *pieces]), "```", ""]
         for paragraph in inspect.cleandoc(cmd.help or "").split("\n\n"):
             if paragraph.startswith("\b\n"):  # click's verbatim block
                 out += ["```text", *paragraph[2:].splitlines(), "```", ""]
@@ -135,6 +138,8 @@ def expand(markdown: str) -> str:
     def replace(match: re.Match) -> str:
         if match.group(1) == "settings":
             return settings()
+        if match.group(1) == "global":
+            return command("")
         verb = match.group(2)
         if verb not in cli().commands:
             raise ValueError(f"::: trainc-command {verb}: no such command (commands: {', '.join(verbs())})")
