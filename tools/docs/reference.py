@@ -123,10 +123,12 @@ def settings() -> str:
             for param in cmd.params:
                 takes.setdefault(param.name, []).append(f"`{name}`")
     out = ["| Key | Flag | Environment | Commands | Holds |", "| --- | --- | --- | --- | --- |"]
-    for name, (key, envvar, flag) in SETTINGS.items():
-        _, is_path, is_list = projectconfig.KEYS[key]
+    rows = {key: (name, envvar, flag) for name, (key, envvar, flag) in SETTINGS.items()}
+    rows.update({key: (name, None, "") for key, (name, _, _) in projectconfig.KEYS.items() if key not in rows})
+    for key, (name, envvar, flag) in rows.items():
+        _, is_path, is_list = projectconfig.KEYS.get(key, (name, False, False))
         holds = ("a list of paths" if is_path else "a list of names") if is_list else ("a path" if is_path else "text")
-        out.append(f"| `{key}` | `{flag}` | {f'`{envvar}`' if envvar else ''} | "
+        out.append(f"| `{key}` | {f'`{flag}`' if flag else ''} | {f'`{envvar}`' if envvar else ''} | "
                    f"{', '.join(dict.fromkeys(takes.get(name, [])))} | {holds} |")
     out.append(f"| `{projectconfig.HOUSE_RULES}` | | | `build`, `validate` and every command that compiles | "
                "a list of house rules (see [Admission policies and house rules](../guides/policies.md)) |")
