@@ -862,8 +862,9 @@ def test_the_example_application_renders_with_its_plugin_settings(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["application.yaml", "repo-server-patch.yaml"])
-def test_the_readme_shows_the_tested_files(name):
-    assert f"```yaml\n{(ARGOCD / name).read_text()}```\n" in (ARGOCD / "README.md").read_text()
+def test_the_docs_show_the_tested_files(name):
+    """The Argo CD page includes the files themselves (pymdownx.snippets), never a copy that could go stale."""
+    assert f'```yaml\n--8<-- "examples/argocd/{name}"\n```\n' in (ROOT / "docs" / "routes" / "argocd.md").read_text()
 
 
 TOOL_FILES = {  # YAML that is not manifests, where a repository keeps it (issue 14, item 5)

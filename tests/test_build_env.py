@@ -36,7 +36,7 @@ def test_a_missing_seed_is_an_error_for_the_mpi_job_naming_its_source():
     trainjob_file = next(p for p in mpi_inputs() if "trainjob" in p)
     assert from_env.stderr == (
         f"{trainjob_file}:4:1: default/env: MPI SSH keys need the seed, and /var/run/trainc/seed (from "
-        "TRAINC_SSH_KEY_SEED_FILE) cannot be read: No such file or directory\n")
+        "TRAINC_SSH_KEY_SEED_FILE) cannot be read: No such file or directory (see docs/guides/mpi.md)\n")
     from_flag = run("build", *mpi_inputs(), "--ssh-key-seed", "/nowhere/seed")
     assert from_flag.returncode == 1
     assert "/nowhere/seed (from --ssh-key-seed) cannot be read: No such file or directory" in from_flag.stderr
@@ -49,7 +49,7 @@ def test_a_short_seed_is_an_error_without_echoing_it(tmp_path):
     result = run("build", *mpi_inputs(), "--ssh-key-seed", str(seed))
     assert result.returncode == 1 and "hunter2" not in result.stderr
     assert result.stderr.endswith(f"{seed} (from --ssh-key-seed) cannot be used: seed is 7 bytes; at least 32 are "
-                                  "required\n")
+                                  "required (see docs/guides/mpi.md)\n")
 
 
 def test_require_ssh_key_seed_refuses_a_random_key():
@@ -58,7 +58,7 @@ def test_require_ssh_key_seed_refuses_a_random_key():
         assert (result.returncode, result.stdout) == (1, "")
         assert result.stderr.endswith("default/env: MPI SSH keys need the seed, and none is configured "
                                       "(--require-ssh-key-seed): pass --ssh-key-seed FILE or set "
-                                      "TRAINC_SSH_KEY_SEED_FILE\n")
+                                      "TRAINC_SSH_KEY_SEED_FILE (see docs/guides/mpi.md)\n")
     random = run("build", *mpi_inputs())
     assert random.returncode == 0 and "is random" in random.stderr
 

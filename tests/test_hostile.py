@@ -571,7 +571,7 @@ def test_the_seed_file_is_read_bounded_and_never_waited_on(tmp_path, monkeypatch
     result = invoke(tmp_path, monkeypatch, {"a.yaml": TRAINJOB.replace("torch-distributed", "deepspeed-distributed")},
                     "build", "--ssh-key-seed", seed, "a.yaml")
     assert_error(result, f"a.yaml:1:1: default/demo: MPI SSH keys need the seed, and {seed} (from --ssh-key-seed) "
-                         f"{problem}")
+                         f"{problem} (see docs/guides/mpi.md)")
 
 
 def test_scalar_tags_on_collections_in_fn_and_the_python_api():

@@ -14,7 +14,7 @@ from conftest import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 DATA_DIRS = PROJECT["tool"]["setuptools"]["package-dir"]  # trainc._schemas -> schemas, ...
-GENERATORS = ("generate.py", "gotypes.py", "upstream-generate.py", "sdk-generate.py")
+GENERATORS = ("generate.py", "gotypes.py", "upstream-generate.py", "sdk-generate.py", "reference.py")
 
 
 def test_trainc_has_at_most_a_dozen_top_level_modules():

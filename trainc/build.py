@@ -256,8 +256,8 @@ def self_deleting(job: Job) -> None:
         job.notices.append(Notice(
             "notice", job.trainjob.origin, (), f"{job.described()}: the JobSet deletes itself {ttl}s after it "
             "finishes (ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
-            "then creates it again and the training runs again: see \"Self-deleting JobSets under GitOps\" in "
-            "trainc's README"
+            "then creates it again and the training runs again: see "
+            "docs/routes/ci.md#self-deleting-jobsets-under-gitops"
         ))
 
 

@@ -121,7 +121,7 @@ def _admitted_as(user: str | None, groups: tuple) -> None:
 
 _plugin = click.option(
     "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
-                            "(env TRAINC_PLUGINS, names separated by spaces).")
+                            "(env TRAINC_PLUGINS, names separated by spaces; docs/guides/plugins.md).")
 
 
 def _inputs(command=None, *, paths_required=True):
@@ -157,7 +157,7 @@ def _policies(command):
         click.option("--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
                      help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
                           "authorizer checks read (files or directories), evaluated against every output object; "
-                          "they do not pass through. Repeatable."),
+                          "they do not pass through. Repeatable (docs/guides/policies.md)."),
         click.option("--as", "as_user", metavar="USER", envvar="TRAINC_AS",
                      help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
                           "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller)."),
@@ -170,7 +170,8 @@ def _policies(command):
 
 _ssh_key_seed = click.option(
     "--ssh-key-seed", type=click.Path(), envvar="TRAINC_SSH_KEY_SEED_FILE",
-    help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE).",
+    help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE; "
+         "docs/guides/mpi.md).",
 )
 _KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-scope: read by _seed
 # parameter -> SeedFile argument: taken off the command's parameters by _settled, for _seed
@@ -187,14 +188,15 @@ def _utf8(ctx, param, value):
 
 
 def _ssh_keys(command):
-    """--ssh-keys MODE and its settings (see README, "Keys and GitOps")."""
+    """--ssh-keys MODE and its settings (docs/guides/mpi.md#keys-and-gitops)."""
     from .compiler.sshkeys import MODES
 
     for option in reversed((
         click.option("--ssh-keys", type=click.Choice(MODES), default=MODES[0], show_default=True,
                      envvar="TRAINC_SSH_KEYS",
                      help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
-                          "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS)."),
+                          "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS; "
+                          "docs/guides/mpi.md#keys-and-gitops)."),
         click.option("--sealed-secrets-cert", type=click.Path(dir_okay=False), metavar="FILE",
                      envvar="TRAINC_SEALED_SECRETS_CERT", callback=_utf8,
                      help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
@@ -218,7 +220,8 @@ def cli(root) -> None:
     """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
     Defaults for --runtimes, -n, --ssh-key-seed and --output-dir come from the
-    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see README);
+    project config (.trainc.yaml or [tool.trainc] in pyproject.toml, see
+    docs/reference/config.md);
     `trainc config` shows every setting in effect and where it came from.
     """
 
@@ -235,7 +238,7 @@ def _output_format(ctx, param, value: str) -> str:
               callback=_output_format,
               help="Output format on stdout: a YAML stream, or a JSON v1 List as kubectl prints.")
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write the files of a rendered tree trainc owns instead of stdout (see README).")
+              help="Write the files of a rendered tree trainc owns instead of stdout (docs/routes/rendered-tree.md).")
 @_ssh_key_seed
 @_ssh_keys
 @click.option("--require-ssh-key-seed", is_flag=True, envvar="TRAINC_REQUIRE_SSH_KEY_SEED",
@@ -448,6 +451,7 @@ def runtimes(ctx):
     Bundled runtimes and those in PATHS and --runtimes (and the project config's),
     with kind, namespace, ML policy, source (bundled, or FILE:LINE) and whether it
     is used: a runtime in the inputs shadows a bundled one of the same kind and name.
+    How TrainJobs find them: docs/commands/runtimes.md.
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(runtimes_list)

@@ -98,8 +98,8 @@ def test_changed_fields_by_path_with_list_items_by_name(repo):
                                    .replace("numNodes: 2", "numNodes: 4"))
     result = run("diff", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
-    example = "".join(f"    {line}".rstrip() + "\n" for line in result.stdout.splitlines())
-    assert f"    $ trainc diff job.yaml\n{example}" in (ROOT / "docs" / "commands" / "diff.md").read_text()  # its example
+    docs = (ROOT / "docs" / "commands" / "diff.md").read_text()
+    assert f"```text\n$ trainc diff job.yaml\n{result.stdout}```\n" in docs  # the docs' example
     node = "spec.replicatedJobs[node].template.spec"
     env = f"{node}.template.spec.containers[node].env"
     assert result.stdout == f"""\

@@ -85,12 +85,13 @@ def test_recording_changes_no_output(case, golden):
     assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
 
 
-def test_readme_examples_are_tested_output(tmp_path):
-    readme = (ROOT / "README.md").read_text()
+def test_docs_examples_are_tested_output(tmp_path):
+    readme = (ROOT / "docs" / "commands" / "explain.md").read_text()
     (tmp_path / "trainjob.yaml").write_text(trainjob())
     field = run("explain", "trainjob.yaml", "--field", PET_NNODES, cwd=tmp_path).stdout
-    assert "".join(f"    {line}\n" for line in field.splitlines()) in readme
-    quoted = readme.split("From `golden/torch-env-order/expected.explain.txt`:\n\n", 1)[1].split("\n\n", 1)[0]
+    assert f"```text\n$ trainc explain trainjob.yaml --field '{PET_NNODES}'\n{field}```\n" in readme
+    quoted = readme.split("From `golden/torch-env-order/expected.explain.txt`:\n\n", 1)[1].split("```text\n", 1)[1]
+    quoted = quoted.split("```", 1)[0]
     golden = (GOLDEN / "torch-env-order" / "expected.explain.txt").read_text().splitlines()
     assert quoted and all(f"  {line.strip()}" in golden for line in quoted.splitlines())
 

@@ -125,8 +125,8 @@ def test_every_golden_input_validates():
 
 
 def test_yaml_language_server_modeline_resolves(tmp_path):
-    """The README's modeline points at the catalog copy by a path an editor resolves from the file."""
-    readme = (ROOT / "README.md").read_text()
+    """The docs' modeline points at the catalog copy by a path an editor resolves from the file."""
+    readme = (ROOT / "docs" / "commands" / "schema.md").read_text()
     assert "# yaml-language-server: $schema=" in readme and "yaml.schemas" in readme
     for line in readme.splitlines():
         if "schemas/trainer.kubeflow.org/" in line and ".json" in line:

@@ -338,11 +338,11 @@ def test_the_plugin_binds_keys_to_the_apps_project_when_the_sidecar_says_so(tmp_
     assert refused.returncode == 1 and "ARGOCD_APP_PROJECT_NAME" in refused.stderr and refused.stdout == ""
 
 
-def test_the_readmes_keys_section_shows_the_golden_output():
+def test_the_docs_keys_section_shows_the_golden_output():
     """The YAML of "Keys and GitOps" is copied from the golden cases, as it is there (indentation included)."""
     import re
 
-    section = (ROOT / "README.md").read_text().split("## Keys and GitOps\n")[1].split("\n## ")[0]
+    section = (ROOT / "docs" / "guides" / "mpi.md").read_text().split("## Keys and GitOps\n")[1].split("\n## ")[0]
     blocks = re.findall(r"^( *)```yaml\n(.*?)^ *```$", section, re.DOTALL | re.MULTILINE)
     golden = {case: (GOLDEN / case / "expected.out.yaml").read_text() for case in ("mpi-external-secrets",
                                                                                   "mpi-sealed-secrets")}

@@ -230,7 +230,7 @@ def test_ttl_jobsets_get_the_gitops_notice():
     notices = [line for line in result.stderr.splitlines() if "ttlSecondsAfterFinished" in line]
     assert len(notices) == 1 and "deletes itself 30s after it finishes" in notices[0]
     assert "creates it again and the training runs again" in notices[0]
-    assert '"Self-deleting JobSets under GitOps"' in notices[0]
+    assert notices[0].endswith("see docs/routes/ci.md#self-deleting-jobsets-under-gitops")  # a docs page
 
 
 def test_document_spans_number_documents_as_load_text():

@@ -363,9 +363,10 @@ def test_no_policy_no_policy_modules():
 
 
 def readme_house_rules() -> str:
+    """The house rules of docs/guides/policies.md, as a .trainc.yaml."""
     from conftest import ROOT
 
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "guides" / "policies.md").read_text()
     start = text.index("# .trainc.yaml\n")
     return text[start:text.index("```", start)]
 

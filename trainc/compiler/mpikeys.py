@@ -39,8 +39,8 @@ PRIVATE, PUBLIC = "ssh-privatekey", "ssh-publickey"
 EXTERNAL_NOTICE = ("notice: --ssh-keys {mode}: no operator runs here, so MPI jobs get a key pair made for this "
                    "run")
 PLAIN_NOTICE = ("notice: {where} holds an MPI SSH private key in clear (--ssh-keys seed); to keep keys out of "
-                "git, render with --ssh-keys external-secrets or --ssh-keys sealed-secrets (see README, "
-                "\"Keys and GitOps\")")
+                "git, render with --ssh-keys external-secrets or --ssh-keys sealed-secrets (see "
+                "docs/guides/mpi.md#keys-and-gitops)")
 
 
 def objects(unit, seed, name: str) -> tuple[list[dict], tuple[Notice, ...]]:
@@ -165,7 +165,7 @@ def _read(unit, seed) -> bytes | None:
         return seed.read()
     except sshkeys.SeedError as exc:
         raise InputError(unit.trainjob.origin, (), f"{unit.trainjob.namespace}/{unit.name}: MPI SSH keys need "
-                                                   f"the seed, and {exc}") from None
+                                                   f"the seed, and {exc} (see docs/guides/mpi.md)") from None
 
 
 def _certificate(unit, seed):
