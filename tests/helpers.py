@@ -336,3 +336,36 @@ def errors(tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous
     except InputErrors as caught:
         return [e.render().replace(f"{tmp_path}/", "") for e in caught.errors]
     return []
+
+
+# --- Sealed Secrets: what the controller makes of a SealedSecret, with the tests' key ---------------------------
+
+CERT_KEY = ROOT / "tests" / "sealed-secrets-key.pem"
+
+
+def _golden_keys():
+    from trainc.compiler import sshkeys
+
+    return sshkeys.derive_keypair(GOLDEN_SEED, "team-a", "ds")
+
+
+KEYS = _golden_keys()  # the MPI keys of golden/mpi-sealed-secrets (team-a/ds)
+
+
+def unseal(sealed: dict) -> dict[str, bytes]:
+    """The Secret data the controller makes of a strict-scope SealedSecret."""
+    import base64
+
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import padding
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    key = serialization.load_pem_private_key(CERT_KEY.read_bytes(), None)
+    label = f"{sealed['metadata']['namespace']}/{sealed['metadata']['name']}".encode()
+    data = {}
+    for name, blob in sealed["spec"]["encryptedData"].items():
+        raw = base64.b64decode(blob, validate=True)
+        size = int.from_bytes(raw[:2], "big")
+        session = key.decrypt(raw[2:2 + size], padding.OAEP(padding.MGF1(hashes.SHA256()), hashes.SHA256(), label))
+        data[name] = AESGCM(session).decrypt(bytes(12), raw[2 + size:], None)
+    return data

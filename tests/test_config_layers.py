@@ -11,8 +11,8 @@ import sys
 import pytest
 import yaml
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
-from test_argocd import checkout, cmp_env, generate
-from test_cli import run
+from helpers import checkout, cmp_env, generate
+from helpers import run
 
 RUNTIME = (ROOT / "runtimes" / "torch-distributed.yaml").read_text().replace("name: torch-distributed",
                                                                             "name: platform-torch", 1)

@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import ROOT, need
-from test_cli import run
+from helpers import run
 
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))

@@ -271,8 +271,8 @@ def test_a_hydrated_package_builds_as_before_its_render_through_build_and_the_ar
     """A package with `kpt fn render`'s files committed (issue 20): trainc's own rendered objects (marked
     rendered-from) are recognised as its output, not inputs, so `build` and the Argo CD plugin render it as
     they rendered it before hydration instead of failing with "also rendered"."""
-    from test_argocd import cmp_env, generate
-    from test_cli import run
+    from helpers import cmp_env, generate
+    from helpers import run
 
     before = run("build", str(package), "-o", "yaml", cwd=tmp_path)
     assert before.returncode == 0, before.stderr

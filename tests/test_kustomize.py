@@ -208,7 +208,7 @@ def _sealed_app(tmp_path: Path, monkeypatch, namespace_line: str, args: str) -> 
 def test_sealed_secrets_are_sealed_for_the_kustomizations_namespace(kubectl, tmp_path, monkeypatch):
     """Issue 20, finding 5: the kustomization's own `namespace:` moves every generated object; the SealedSecret
     is sealed for that namespace (the controller unseals it there), not for `default`."""
-    from test_mpikeys import KEYS, unseal
+    from helpers import KEYS, unseal
 
     app = _sealed_app(tmp_path, monkeypatch, "", "")
     with open(app / "kustomization.yaml", "a") as kustomization:

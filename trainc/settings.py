@@ -174,18 +174,19 @@ def resolve(ctx, params: dict) -> Settings:
         source = ctx.get_parameter_source(name)
         raw = params[name]
         items = list(raw) if isinstance(raw, (list, tuple)) else [raw]
-        plugin = _plugin(name) if route and source is not ParameterSource.COMMANDLINE else []
+        argocd = route == "argocd"  # the plugin's parameters and the operator's defaults; not the kustomize generator
+        plugin = _plugin(name) if argocd and source is not ParameterSource.COMMANDLINE else []
         if source is ParameterSource.COMMANDLINE:
             givens = [Given(item, flag, explicit) for item in items]
         elif plugin:  # the Application's own settings, as the plugin's flags once were
             givens = plugin
         elif source is ParameterSource.ENVIRONMENT:
             givens = [Given(item, envvar) for item in items]
-        elif route and name == "as_user":  # the GitOps controller applies, whatever the repository says
+        elif argocd and name == "as_user":  # the GitOps controller applies, whatever the repository says
             givens = [Given(CONTROLLER, "default under the Argo CD plugin (its application controller)")]
-        elif route and name == "as_groups":
+        elif argocd and name == "as_groups":
             givens = []
-        elif route and name == "ssh_key_seed":  # the operator's, never the repository's
+        elif argocd and name == "ssh_key_seed":  # the operator's, never the repository's
             folder, origin = _seed_dir()
             givens = [Given(os.path.join(folder, DEFAULT_SEED_NAME), f"the seed {DEFAULT_SEED_NAME!r} in {origin}")]
         else:

@@ -17,33 +17,15 @@ import sys
 import pytest
 import yaml
 from conftest import GOLDEN, GOLDEN_SEED, ORACLE, ROOT, need
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from helpers import MPI_JOB, checkout, cmp_env, generate, rendered, run
+from helpers import KEYS, MPI_JOB, checkout, cmp_env, generate, rendered, run, unseal
 
 from trainc.commands import diff as differ
 from trainc.compiler import mpikeys, sshkeys
 
 CERT = GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem"
-CERT_KEY = ROOT / "tests" / "sealed-secrets-key.pem"
 SEALED = list(yaml.safe_load_all((GOLDEN / "mpi-sealed-secrets" / "expected.out.yaml").read_text()))
-KEYS = sshkeys.derive_keypair(GOLDEN_SEED, "team-a", "ds")
 TORCH_JOB = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t, namespace: team-a}\n"
              "spec: {runtimeRef: {name: torch-distributed}}\n")
-
-
-def unseal(sealed: dict) -> dict[str, bytes]:
-    """The Secret data the controller makes of a strict-scope SealedSecret."""
-    key = serialization.load_pem_private_key(CERT_KEY.read_bytes(), None)
-    label = f"{sealed['metadata']['namespace']}/{sealed['metadata']['name']}".encode()
-    data = {}
-    for name, blob in sealed["spec"]["encryptedData"].items():
-        raw = base64.b64decode(blob, validate=True)
-        size = int.from_bytes(raw[:2], "big")
-        session = key.decrypt(raw[2:2 + size], padding.OAEP(padding.MGF1(hashes.SHA256()), hashes.SHA256(), label))
-        data[name] = AESGCM(session).decrypt(bytes(12), raw[2 + size:], None)
-    return data
 
 
 def project(tmp_path, mode: str, *extra: str) -> list[str]:
