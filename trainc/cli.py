@@ -68,7 +68,8 @@ def _settled(function):
         ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
         if "plugins" in params:
             _plugins(ctx, params.pop("plugins"))
-        params.pop("trainer_version", None)  # the run's Options take it from the settings (`_options`)
+        params.pop("trainer_version", None)  # the run's Options take these from the settings (`_options`)
+        params.pop("kueue_paths", None)
         if "as_user" in params:
             _admitted_as(params.pop("as_user"), params.pop("as_groups"))
         return function(**params)
@@ -158,6 +159,10 @@ def _policies(command):
                      help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
                           "authorizer checks read (files or directories), evaluated against every output object; "
                           "they do not pass through. Repeatable (docs/guides/policies.md)."),
+        click.option("--kueue", "kueue_paths", multiple=True, type=click.Path(), metavar="PATH",
+                     help="The platform's Kueue objects (ClusterQueues, ResourceFlavors, Cohorts, LocalQueues; files "
+                          "or directories) the rendered JobSets' admissibility is checked against, as if they were "
+                          "among the inputs; they do not pass through. Repeatable (docs/guides/kueue.md)."),
         click.option("--as", "as_user", metavar="USER", envvar="TRAINC_AS",
                      help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
                           "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller)."),

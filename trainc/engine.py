@@ -33,6 +33,7 @@ class Options:
     base_ssh_key_seed: object = None  # what the previous versions were rendered with, if not ssh_key_seed (diff)
     plugins: tuple = ()  # installed plugins every TrainJob runs
     policy_paths: tuple = ()  # --policies: ValidatingAdmissionPolicies, bindings and params, not passed through
+    kueue_paths: tuple = ()  # --kueue: the platform's Kueue objects, checked against, not passed through
     output_dir: str | None = None  # a rendered tree: its files are no inputs; objects must map to distinct files
     config: tuple | str | None = None  # the project configs the settings came from, outermost first: house rules
     house_rules: tuple | None = None  # house rules given directly (else the config's)
@@ -196,12 +197,15 @@ def _place(origin) -> tuple | None:
 
 
 def kueue(state: _Run) -> None:
-    """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs."""
+    """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs and the platform's
+    (--kueue: read within the run's bound, never passed through)."""
     from .validation import kueue as queues
 
-    result = state.result
-    errors, notices = queues.check(result.jobs, result.others, state.options.namespace)
-    result.errors += sorted(errors, key=build.error_place)
+    result, read = state.result, []
+    platform = state.reader.documents(inputset.listed(list(state.options.kueue_paths)), read) \
+        if state.options.kueue_paths else []
+    errors, notices = queues.check(result.jobs, [*result.others, *platform], state.options.namespace)
+    result.errors += sorted([*read, *errors], key=build.error_place)
     result.notices += notices
 
 

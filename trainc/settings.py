@@ -38,13 +38,14 @@ SETTINGS = {
     "output_dir": ("output-dir", None, "--output-dir"),
     "plugins": ("plugins", "TRAINC_PLUGINS", "--plugin"),
     "policy_paths": ("policy-paths", None, "--policies"),
+    "kueue_paths": ("kueue-paths", None, "--kueue"),
     "ssh_keys": ("ssh-keys", "TRAINC_SSH_KEYS", "--ssh-keys"),
     "sealed_secrets_cert": ("sealed-secrets-cert", "TRAINC_SEALED_SECRETS_CERT", "--sealed-secrets-cert"),
     "trainer_version": ("trainer-version", "TRAINC_TRAINER_VERSION", "--trainer-version"),
     "as_user": ("as", "TRAINC_AS", "--as"),
     "as_groups": ("as-groups", "TRAINC_AS_GROUPS", "--as-group"),
 }
-LISTS = ("runtime_paths", "plugins", "policy_paths", "as_groups")  # the settings that take several values
+LISTS = ("runtime_paths", "plugins", "policy_paths", "kueue_paths", "as_groups")  # the settings that take several values
 _PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
                      ("ARGOCD_ENV_TRAINC_NAMESPACE", "the Application's plugin env TRAINC_NAMESPACE"))
 DESTINATION = "ARGOCD_APP_NAMESPACE"
@@ -217,7 +218,7 @@ def resolve(ctx, params: dict) -> Settings:
         if given.value not in releases.NAMES:
             raise given.error(f"{given.value!r} is not a Kubeflow Trainer release trainc renders for (supported: "
                               f"{', '.join(releases.NAMES)})")
-    for key in ("runtimes", "policy-paths"):
+    for key in ("runtimes", "policy-paths", "kueue-paths"):
         for given in settings.values.get(key, []):
             _check_path(settings, given, exists=True)
     for key in ("ssh-key-seed", "output-dir", "sealed-secrets-cert"):

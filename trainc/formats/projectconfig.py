@@ -37,6 +37,7 @@ KEYS = {
     "ssh-keys": ("ssh_keys", False, False),
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
     "policy-paths": ("policy_paths", True, True),
+    "kueue-paths": ("kueue_paths", True, True),
     "trainer-version": ("trainer_version", False, False),
     "as": ("as_user", False, False),
     "as-groups": ("as_groups", False, True),
