@@ -6,9 +6,7 @@ cmp-server runs it) and `trainc build` from the root must agree, error for error
 from __future__ import annotations
 
 import subprocess
-import sys
 
-import pytest
 import yaml
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
 from helpers import checkout, cmp_env, generate

@@ -14,7 +14,6 @@ from conftest import GOLDEN, ORACLE, need
 from helpers import build, GOLDEN_CASES, golden_inputs, golden_release, key_settings
 
 from trainc.output import manifests
-from trainc.trainer import releases
 
 @pytest.mark.parametrize("case", GOLDEN_CASES)
 def test_golden(case, golden):

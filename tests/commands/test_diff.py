@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN, GOLDEN_SEED, ROOT, need
+from conftest import GOLDEN_SEED, ROOT, need
 from helpers import golden_inputs, run
 
 from helpers import build

@@ -12,7 +12,6 @@ import textwrap
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import GOLDEN_SEED
 from helpers import HEAD, STEP, TRAINER_ONLY, errors, job_template, runtime
 
 from trainc import validation
