@@ -369,3 +369,90 @@ def unseal(sealed: dict) -> dict[str, bytes]:
         session = key.decrypt(raw[2:2 + size], padding.OAEP(padding.MGF1(hashes.SHA256()), hashes.SHA256(), label))
         data[name] = AESGCM(session).decrypt(bytes(12), raw[2 + size:], None)
     return data
+
+
+# --- Kueue: two flavors (one tainted), two ClusterQueues of one cohort, team-a's LocalQueue ---------------------
+
+QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: a100
+spec:
+  nodeLabels:
+    gpu: a100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: h100
+spec:
+  nodeLabels:
+    gpu: h100
+  nodeTaints:
+  - key: gpu
+    value: h100
+    effect: NoSchedule
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a-gpu
+spec:
+  cohortName: research
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: "256"}
+      - {name: memory, nominalQuota: 2Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 16, borrowingLimit: 8}
+    - name: h100
+      resources:
+      - {name: cpu, nominalQuota: "256"}
+      - {name: memory, nominalQuota: 2Ti}
+      - {name: nvidia.com/gpu, nominalQuota: 16}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-b-gpu
+spec:
+  cohortName: research
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: "0"}
+      - {name: memory, nominalQuota: "0"}
+      - {name: nvidia.com/gpu, nominalQuota: 32, lendingLimit: 12}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: team-a-gpu
+  namespace: team-a
+spec:
+  clusterQueue: team-a-gpu
+"""
+
+QUEUED_TRAINJOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: {name}
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: {queue}
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: {nodes}
+    resourcesPerNode:
+      {resources}
+"""

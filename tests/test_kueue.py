@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import GOLDEN, ROOT
 
-from helpers import build
+from helpers import QUEUED_TRAINJOB, build
 
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -71,73 +71,32 @@ def test_multikueue_notice_goes_to_stderr_with_empty_stdout():
     assert "managedBy kueue.x-k8s.io/multikueue" in result.stderr
 
 
-PLATFORM_QUEUES = """\
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata:
-  name: a100
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata:
-  name: team-a-gpu
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: a100
-      resources:
-      - {name: cpu, nominalQuota: "256"}
-      - {name: memory, nominalQuota: 2Ti}
-      - {name: nvidia.com/gpu, nominalQuota: 16}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata:
-  name: team-a-gpu
-  namespace: team-a
-spec:
-  clusterQueue: team-a-gpu
-"""
 
-QUEUED_JOB = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainJob
-metadata:
-  name: train
-  namespace: team-a
-  labels:
-    kueue.x-k8s.io/queue-name: team-a-gpu
-spec:
-  runtimeRef:
-    name: torch-distributed
-  trainer:
-    numNodes: {nodes}
-    resourcesPerNode:
-      limits: {{nvidia.com/gpu: 8}}
-"""
+
+def queued(nodes: int) -> str:
+    return QUEUED_TRAINJOB.format(name="train", queue="team-a-gpu", nodes=nodes,
+                                  resources="limits: {nvidia.com/gpu: 8}")
 
 
 def test_the_platforms_queues_reach_the_check_without_being_deployed_with_the_app(tmp_path):
     """Issue 20: ClusterQueues and ResourceFlavors kept in the platform's folder (`--kueue`, the config's
     `kueue-paths`) are what admissibility is checked against, on every route of the one run; they never pass
     through, so an app's render does not deploy them."""
-    from helpers import run, write
+    from helpers import QUEUES, run, write
 
-    write(tmp_path, "platform/kueue/queues.yaml", PLATFORM_QUEUES)
-    write(tmp_path, "jobs/train.yaml", QUEUED_JOB.format(nodes=3))
+    write(tmp_path, "platform/kueue/queues.yaml", QUEUES)
+    write(tmp_path, "jobs/train.yaml", queued(5))
     unchecked = run("validate", "jobs", cwd=tmp_path)
     assert unchecked.returncode == 0, unchecked.stderr  # no Kueue object known: nothing to check against
     refused = run("validate", "jobs", "--kueue", "platform/kueue", cwd=tmp_path)
     assert refused.returncode == 1
     assert ("jobs/train.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never admit this TrainJob: "
-            "pod set 'node' (3 pods) needs 24 nvidia.com/gpu") in refused.stderr
+            "pod set 'node' (5 pods) needs 40 nvidia.com/gpu") in refused.stderr
     write(tmp_path, ".trainc.yaml", "kueue-paths: [platform/kueue]\n")
     configured = run("build", "jobs", cwd=tmp_path)
     assert configured.returncode == 1 and configured.stdout == ""
     assert "Kueue can never admit this TrainJob" in configured.stderr
-    write(tmp_path, "jobs/train.yaml", QUEUED_JOB.format(nodes=2))
+    write(tmp_path, "jobs/train.yaml", queued(2))
     fits = run("build", "jobs", cwd=tmp_path)
     assert fits.returncode == 0, fits.stderr
     assert "kind: JobSet" in fits.stdout and "ClusterQueue" not in fits.stdout and "LocalQueue" not in fits.stdout
@@ -148,7 +107,7 @@ def test_the_platforms_queues_reach_the_check_without_being_deployed_with_the_ap
 def test_a_kueue_path_outside_the_repository_is_refused_as_runtimes_are(tmp_path):
     from helpers import run, write
 
-    write(tmp_path, "repo/jobs/train.yaml", QUEUED_JOB.format(nodes=2))
+    write(tmp_path, "repo/jobs/train.yaml", queued(2))
     write(tmp_path, "repo/.trainc.yaml", "kueue-paths: [../elsewhere]\n")
     (tmp_path / "repo" / ".git").mkdir()
     result = run("validate", "jobs", cwd=tmp_path / "repo")

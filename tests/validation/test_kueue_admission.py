@@ -11,93 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from helpers import build
+from helpers import QUEUED_TRAINJOB as TRAINJOB
+from helpers import QUEUES, build
 from trainc.errors import InputErrors
-
-QUEUES = """\
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata:
-  name: a100
-spec:
-  nodeLabels:
-    gpu: a100
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata:
-  name: h100
-spec:
-  nodeLabels:
-    gpu: h100
-  nodeTaints:
-  - key: gpu
-    value: h100
-    effect: NoSchedule
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata:
-  name: team-a-gpu
-spec:
-  cohortName: research
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: a100
-      resources:
-      - {name: cpu, nominalQuota: "256"}
-      - {name: memory, nominalQuota: 2Ti}
-      - {name: nvidia.com/gpu, nominalQuota: 16, borrowingLimit: 8}
-    - name: h100
-      resources:
-      - {name: cpu, nominalQuota: "256"}
-      - {name: memory, nominalQuota: 2Ti}
-      - {name: nvidia.com/gpu, nominalQuota: 16}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata:
-  name: team-b-gpu
-spec:
-  cohortName: research
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
-    flavors:
-    - name: a100
-      resources:
-      - {name: cpu, nominalQuota: "0"}
-      - {name: memory, nominalQuota: "0"}
-      - {name: nvidia.com/gpu, nominalQuota: 32, lendingLimit: 12}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata:
-  name: team-a-gpu
-  namespace: team-a
-spec:
-  clusterQueue: team-a-gpu
-"""
-
-TRAINJOB = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainJob
-metadata:
-  name: {name}
-  namespace: team-a
-  labels:
-    kueue.x-k8s.io/queue-name: {queue}
-spec:
-  runtimeRef:
-    name: torch-distributed
-  trainer:
-    numNodes: {nodes}
-    resourcesPerNode:
-      {resources}
-"""
-
 
 def inputs(tmp_path: Path, nodes: int, resources: str = "limits: {nvidia.com/gpu: 8}", queue: str = "team-a-gpu",
            queues: str = QUEUES) -> list[str]:

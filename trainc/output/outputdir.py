@@ -98,9 +98,11 @@ def _unmake(made: list[str]) -> None:
 
 
 def _quietly(remove, *args, **kwargs) -> None:
+    """Best-effort clean-up after a failed write: what cannot be removed stays, and the write's own error is the
+    one reported."""
     try:
         remove(*args, **kwargs)
-    except OSError:
+    except OSError:  # see the docstring: the failure that got us here is the one to report
         pass
 
 
