@@ -229,12 +229,6 @@ def jobset_update(job: Job) -> None:
 def lints(job: Job) -> None:
     """What the cluster accepts but does not do as written."""
     job.notices += [*job.unit.notices, *validation.trainjob_warnings(job.trainjob)]
-    if job.trainjob.spec.active_deadline_seconds is not None:
-        job.notices.append(Notice(
-            "notice", job.trainjob.origin, (), f"{job.described()}: spec.activeDeadlineSeconds is enforced by the "
-            "TrainJob controller, not by the JobSet (as upstream); with no TrainJob in the cluster nothing enforces it",
-            at=("spec", "activeDeadlineSeconds"),
-        ))
 
 
 def objects(job: Job) -> None:

@@ -91,12 +91,12 @@ def test_located_warnings_keep_their_field_path():
 
 
 def test_notices_keep_their_place_in_json_and_github(tmp_path):
-    write(tmp_path, "a.yaml", trainjob(extra="  activeDeadlineSeconds: 600\n"))
+    write(tmp_path, "a.yaml", trainjob(extra="  managedBy: kueue.x-k8s.io/multikueue\n"))
     result = run("validate", "-o", "json", "a.yaml", cwd=tmp_path)
     notice = json.loads(result.stdout)["problems"][0]
     assert (notice["severity"], notice["file"], notice["line"], notice["column"], notice["field"]) == (
-        "notice", "a.yaml", 9, 26, "")
-    assert notice["message"].startswith("team-a/demo: spec.activeDeadlineSeconds is enforced by the TrainJob")
+        "notice", "a.yaml", 9, 14, "")
+    assert notice["message"].startswith("team-a/demo: managedBy kueue.x-k8s.io/multikueue: MultiKueue runs")
     result = run("validate", "--format", "github", "a.yaml", cwd=tmp_path)
-    assert result.stdout.startswith("::notice file=a.yaml,line=9,col=26::team-a/demo: spec.activeDeadlineSeconds ")
-    assert result.stderr.startswith("notice: a.yaml:9:26: team-a/demo: spec.activeDeadlineSeconds is enforced ")
+    assert result.stdout.startswith("::notice file=a.yaml,line=9,col=14::team-a/demo: managedBy ")
+    assert result.stderr.startswith("notice: a.yaml:9:14: team-a/demo: managedBy kueue.x-k8s.io/multikueue: ")

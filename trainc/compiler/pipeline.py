@@ -5,7 +5,8 @@ applied, before any plugin; ML-policy plugins run next and own the
 env order they produce (R, T, then PET_* for Torch); the Trainer overlay comes
 after the plugins so the user's env wins and the torchtune rewrite is applied,
 and the initializer overlay touches only the initializer containers;
-gang scheduling and the network sync read the final pod counts; components
+gang scheduling and the network sync read the final pod counts; the TrainJob's deadline goes on every Job
+(trainc's, `passes/deadline.py`) once the runtime's Jobs are final; components
 (Secrets, ConfigMaps, PodGroups) are built last, from the finished unit.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from ..trainer.catalog import Catalog
 from .ir import Unit
 from .passes.components import components
+from .passes.deadline import deadline
 from .passes.initializers import initializers
 from .passes.mlpolicy import mlpolicy
 from .passes.network import network
@@ -34,6 +36,7 @@ PASSES = FRONT + (
     initializers,
     podgroup,
     network,
+    deadline,
     components,
 )
 
