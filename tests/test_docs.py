@@ -384,7 +384,7 @@ def test_every_trainc_command_line_names_real_commands_and_flags():
 
 def test_the_flag_check_catches_a_stale_flag():
     assert _check(["build", "jobs/", "--ouput-dir", "x"]) == ["trainc build: no flag --ouput-dir"]
-    assert _check(["gc"]) == ["no command 'gc'"]
+    assert _check(["prune"]) == ["no command 'prune'"]
     assert _check(["runtimes", "show", "torch", "--kind", "TrainingRuntime"]) == []
 
 

@@ -62,6 +62,13 @@ _JOBSET = {
 
 def read(path: str) -> list[dict]:
     """The derived TrainJob (metadata and status) of every JobSet in the file, in input order."""
+    return [derive(jobset) for _, _, jobset in jobsets(path)]
+
+
+def jobsets(path: str) -> list[tuple[Origin, tuple, dict]]:
+    """Every JobSet in the file (or stdin, `-`), read within the run's input bound, with where it is: its
+    document's origin and its path in that document (`()`, or `("items", i)` in a List); raises InputErrors
+    for what is not a JobSet status can be derived from."""
     text = source.read(path)
     found, errors = [], []
     for origin, document in source.load_text(text, source.name(path)):
@@ -70,7 +77,7 @@ def read(path: str) -> list[dict]:
             if problems:
                 errors += problems
             else:
-                found.append(derive(jobset))
+                found.append((origin, prefix, jobset))
     if errors:
         raise InputErrors(errors)
     return found
@@ -140,7 +147,17 @@ _LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z
 
 
 def _now() -> str:
-    """metav1.Now() as RFC 3339 seconds in UTC; SOURCE_DATE_EPOCH (reproducible builds) pins it."""
+    """metav1.Now() as RFC 3339 seconds in UTC."""
+    return stamp(now())
+
+
+def stamp(seconds: int) -> str:
+    """Unix seconds as metav1.Time writes them: RFC 3339, UTC."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def now() -> int:
+    """The time now, in Unix seconds; SOURCE_DATE_EPOCH (reproducible builds) pins it."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if not (epoch and epoch.isascii() and epoch.isdigit()):
         seconds = int(time.time())
@@ -149,7 +166,7 @@ def _now() -> str:
                           "RFC 3339 timestamp holds")
     else:
         seconds = int(epoch)
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+    return seconds
 
 
 def _copy(condition: dict, kind: str) -> dict:
