@@ -237,3 +237,15 @@ def test_invalid_repository_input_removes_nothing(repo):
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == "jobs/done.yaml:10:15: spec.trainer.numNodes: must be an integer, not string\n"
     assert (repo / "jobs/failed.yaml").exists()
+
+
+def test_the_docs_example(repo):
+    """docs/commands/gc.md's example is what gc prints on this repository."""
+    from conftest import ROOT
+
+    page = (ROOT / "docs/commands/gc.md").read_text()
+    block = page.split("<!-- tested-by: tests/commands/test_gc.py::test_the_docs_example -->\n```text\n")[1]
+    command, _, shown = block.split("\n```\n")[0].partition("\n")
+    assert command == "$ kubectl get jobsets -A -o json | trainc gc --live - jobs/"
+    result = run("gc", "--live", "-", "jobs/", cwd=repo, stdin=(repo / "live.json").read_text())
+    assert (result.returncode, result.stdout) == (0, shown + "\n")
