@@ -1,8 +1,8 @@
 """Fuzz trainc's command line in-process: seeded mutations of the golden inputs, the bundled runtimes
 and rendered JobSets, through every command that reads input: `build`, `build --previous`, `diff` (a
 directory base), `explain`, `fn`, `run --dry-run` (with an `--env-file`), `status` (with a
-`SOURCE_DATE_EPOCH`), a project config (`.trainc.yaml`, `pyproject.toml`) under `build`, `validate` and
-`explain`, and the Python API (`from_objects`).
+`SOURCE_DATE_EPOCH`), `gc` (live JobSets on stdin), a project config (`.trainc.yaml`, `pyproject.toml`)
+under `build`, `validate` and `explain`, and the Python API (`from_objects`).
 
 Each input gets one of three kinds of mutation: structure-aware (a field deleted, replaced, retyped or
 tagged, then written back as YAML or JSON), textual (YAML syntax spliced in at a random place: tags,
@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 from trainc.cli import cli
 
 SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
-COMMANDS = ("build", "build-previous", "diff", "explain", "fn", "run-dry-run", "status", "config",
+COMMANDS = ("build", "build-previous", "diff", "explain", "fn", "run-dry-run", "status", "gc", "config",
             "from_objects")  # the last: the Python API
 CONFIGS = {  # project configs to mutate, as a repository holds them
     ".trainc.yaml": "namespace: default\nruntimes: [runtimes]\nssh-key-seed: seed\n",
@@ -214,6 +214,14 @@ def mutate(rng: random.Random, text: str) -> bytes:
 # Running and judging
 
 
+def _live(jobset: str) -> str:
+    """`kubectl get jobsets -A -o json` of one JobSet of the corpus, finished long ago (what `trainc gc` reads)."""
+    document = yaml.load(jobset, Loader=yaml.CSafeLoader)
+    document["metadata"].setdefault("namespace", "default")
+    document["status"]["conditions"][0]["lastTransitionTime"] = "2020-01-01T00:00:00Z"
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": [document]}, indent=1)
+
+
 def _write(folder: Path, files: dict[str, bytes | str]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
@@ -246,6 +254,13 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
             return command, ["status", *(["-o", "table"] if rng.random() < 0.3 else [])], text, {"<stdin>": text}
         _write(work, {"jobset.yaml": text})
         return command, ["status", str(work / "jobset.yaml")], None, {"jobset.yaml": text}
+    if command == "gc":  # mutated live JobSets on stdin, over a case's inputs as they are (never --apply)
+        case = rng.choice(cases)
+        _write(work / "in", case)
+        text = mutate(rng, _live(rng.choice(jobsets)))
+        older = rng.choice(["0s", "7d", "1d12h", "999999999d"])
+        return command, ["gc", "-o", "json", "--live", "-", "--older-than", older, str(work / "in")], text, {
+            **case, "<stdin>": text}
     case = rng.choice(runnable() if command == "run-dry-run" and rng.random() < 0.6 else cases)
     if command == "config":
         return _config(rng, case, work)
@@ -364,9 +379,10 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir()
             command, args, stdin, files = _case(rng, cases, jobsets, work)
-            if command not in ("status", "from_objects", "explain", "run-dry-run", "config") and rng.random() < 0.5:
+            if command not in ("status", "gc", "from_objects", "explain", "run-dry-run", "config") and rng.random() < 0.5:
                 args += ["--ssh-key-seed", str(seed_file)]
-            epoch = rng.choice(EPOCHS) if command == "status" and rng.random() < 0.3 else "0"
+            epoch = rng.choice(EPOCHS) if command in ("status", "gc") and rng.random() < 0.3 else \
+                "1800000000" if command == "gc" else "0"
             signal.alarm(limit)
             here = os.getcwd()
             try:
