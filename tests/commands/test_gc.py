@@ -249,3 +249,12 @@ def test_the_docs_example(repo):
     assert command == "$ kubectl get jobsets -A -o json | trainc gc --live - jobs/"
     result = run("gc", "--live", "-", "jobs/", cwd=repo, stdin=(repo / "live.json").read_text())
     assert (result.returncode, result.stdout) == (0, shown + "\n")
+
+
+def test_durations():
+    from trainc.commands.gc import duration
+
+    assert [duration(text) for text in ("0s", "90m", "36h", "1d12h", "7d")] == [0, 5400, 129600, 129600, 604800]
+    for text in ("", "7", "d", "7w", "-1d", "1.5d", "7d ", "٧d"):
+        with pytest.raises(ValueError):
+            duration(text)
