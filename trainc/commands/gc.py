@@ -22,14 +22,14 @@ from ..trainer import live
 from . import fail, write_out
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_DURATION = re.compile(r"(?:\d{1,9}[smhd])+")
+_DURATION = re.compile(r"(?:[0-9]{1,9}[smhd])+")
 
 
 def duration(text: str) -> int:
     """Seconds of a duration such as `7d`, `36h` or `1d12h` (units s, m, h, d); raises ValueError."""
     if not _DURATION.fullmatch(text):
         raise ValueError(f"{text!r} is not a duration such as 7d, 36h, 90m or 1d12h")
-    return sum(int(number) * UNITS[unit] for number, unit in re.findall(r"(\d+)([smhd])", text))
+    return sum(int(number) * UNITS[unit] for number, unit in re.findall(r"([0-9]+)([smhd])", text))
 
 
 @dataclass

@@ -18,7 +18,7 @@ from . import status
 
 # the TrainJob's condition (status.state) -> the JobSet's condition it is copied from
 FINISHED = {"Complete": "Completed", "Failed": "Failed"}
-_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
+_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d{1,9})?(Z|[+-]\d{2}:\d{2})", re.ASCII)
 
 
 @dataclass(frozen=True)
