@@ -424,6 +424,7 @@ def status(file, output_format):
 @click.option("--apply", is_flag=True, help="Remove the files listed (never a file that holds anything else).")
 @click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Lines for people, or JSON.")
+@_ssh_keys
 def gc(paths, runtime_paths, namespace, live_path, older_than, apply, output_format):
     """List the input files whose TrainJobs finished in the cluster more than --older-than ago; --apply removes
     them, so that committing the removal makes the GitOps tool prune what was rendered for them.
@@ -439,7 +440,8 @@ def gc(paths, runtime_paths, namespace, live_path, older_than, apply, output_for
     """
     from .commands import gc as flow
 
-    flow.main(paths, _options(ssh_key_seed=_throwaway_seed()), live_path, older_than, apply, output_format)
+    flow.main(paths, _options(ssh_key_seed=_throwaway_seed(), workers=None), live_path, older_than, apply,
+              output_format)
 
 
 @cli.command("fn")

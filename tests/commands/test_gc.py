@@ -258,3 +258,10 @@ def test_durations():
     for text in ("", "7", "d", "7w", "-1d", "1.5d", "7d ", "٧d"):
         with pytest.raises(ValueError):
             duration(text)
+
+
+def test_the_objects_that_leave_are_those_build_renders_with_the_same_settings(repo):
+    result = run("gc", "--live", "live.json", "--ssh-keys", "external-secrets", "jobs/mpi.yaml", cwd=repo)
+    assert result.stdout.splitlines()[3:] == [
+        "    SSHKey default/mpi-mpi-ssh-auth", "    ExternalSecret default/mpi-mpi-ssh-auth",
+        "    ConfigMap default/mpi-mpi-hostfile", "    JobSet default/mpi"]
