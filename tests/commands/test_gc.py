@@ -265,3 +265,24 @@ def test_the_objects_that_leave_are_those_build_renders_with_the_same_settings(r
     assert result.stdout.splitlines()[3:] == [
         "    SSHKey default/mpi-mpi-ssh-auth", "    ExternalSecret default/mpi-mpi-ssh-auth",
         "    ConfigMap default/mpi-mpi-hostfile", "    JobSet default/mpi"]
+
+
+def test_a_runtime_beside_a_finished_job_keeps_the_file(repo):
+    runtime = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: mine\n" \
+              "spec:\n  mlPolicy: {numNodes: 1, torch: {}}\n  template:\n    spec:\n      replicatedJobs:\n" \
+              "        - name: node\n          template:\n            metadata:\n              labels:\n" \
+              "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n" \
+              "            spec: {template: {spec: {containers: [{name: node, image: i}]}}}\n"
+    write(repo, "jobs/done.yaml", trainjob(name="done", runtime="mine") + "---\n" + runtime)
+    result = run("gc", "--live", "live.json", "--apply", "jobs/done.yaml", "jobs/recent.yaml", cwd=repo)
+    assert result.stdout.splitlines()[:2] == [
+        "0 files removed, 1 file kept: TrainJobs whose JobSet finished more than 7d before 2026-12-01T00:00:00Z",
+        "keep jobs/done.yaml: it also holds ClusterTrainingRuntime mine (line 15)"]
+    assert (repo / "jobs/done.yaml").exists()
+
+
+def test_a_job_finished_too_recently_keeps_the_file_it_shares(repo):
+    write(repo, "jobs/pair.yaml", trainjob(name="done") + "---\n" + trainjob(name="recent"))
+    result = run("gc", "--live", "live.json", "jobs/pair.yaml", cwd=repo)
+    assert result.stdout.splitlines()[1] == (
+        "keep jobs/pair.yaml: it also holds TrainJob team-a/recent (line 15, Complete 2d ago, not more than 7d)")

@@ -111,7 +111,8 @@ def _others(file: File, states: dict, namespace: str) -> list[str]:
             continue
         named = isinstance(kind, str) and isinstance(key[1], str)
         _, line, _ = InputError(origin, ("metadata", "name") if named else (), "").position()
-        what = f"{kind} {key[0]}/{key[1]}" if named else "a document"
+        space = f"{key[0]}/" if kind == "TrainJob" or isinstance(meta.get("namespace"), str) else ""
+        what = f"{kind} {space}{key[1]}" if named else "a document"
         state = states.get(key) if kind == "TrainJob" else None
         others.append(f"{what} (line {line}{', ' + state if state else ''})")
     return others
