@@ -15,6 +15,7 @@ from . import validation
 from .compiler import emit, pipeline
 from .compiler.plugins import entrypoints
 from .errors import InputError, Notice, caught, defined_twice
+from .k8s import enforced
 from .trainer import api, catalog, unresolved
 from .validation import jobset_update as jobset_updates
 
@@ -229,6 +230,13 @@ def jobset_update(job: Job) -> None:
 def lints(job: Job) -> None:
     """What the cluster accepts but does not do as written."""
     job.notices += [*job.unit.notices, *validation.trainjob_warnings(job.trainjob)]
+    if job.trainjob.spec.active_deadline_seconds is not None and enforced.attempts({"spec": job.unit.jobset}) is None:
+        job.notices.append(Notice(
+            "notice", job.trainjob.origin, (), f"{job.described()}: spec.activeDeadlineSeconds ends each run of its "
+            f"Jobs, but the JobSet's failurePolicy restarts them without counting ({enforced.UNCOUNTED_RESTART}), so "
+            "nothing bounds the total: see docs/reference/differences.md#activedeadlineseconds",
+            at=("spec", "activeDeadlineSeconds"),
+        ))
 
 
 def objects(job: Job) -> None:

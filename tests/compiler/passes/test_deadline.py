@@ -52,3 +52,19 @@ def test_explain_names_the_trainjobs_field(tmp_path):
                  cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "activeDeadlineSeconds ← deadline pass, from a.yaml:9:26 (spec.activeDeadlineSeconds)" in result.stdout
+
+
+def test_a_deadline_that_restarts_without_end_is_said(tmp_path):
+    runtime = STEP_RUNTIME.format(name="endless", policy="numNodes: 1").replace(
+        "    spec:\n      replicatedJobs:",
+        "    spec:\n      failurePolicy:\n        maxRestarts: 3\n        rules:\n"
+        "          - {name: again, action: RestartJobSetAndIgnoreMaxRestarts, onJobFailureReasons: [PodFailurePolicy]}\n"
+        "      replicatedJobs:")
+    write(tmp_path, "rt.yaml", runtime)
+    write(tmp_path, "a.yaml", trainjob(runtime="endless", extra="  activeDeadlineSeconds: 600\n"))
+    result = run("build", "a.yaml", "rt.yaml", cwd=tmp_path)
+    assert result.returncode == 0 and "        activeDeadlineSeconds: 600\n" in result.stdout
+    assert result.stderr == (
+        "notice: a.yaml:9:26: team-a/demo: spec.activeDeadlineSeconds ends each run of its Jobs, but the JobSet's "
+        "failurePolicy restarts them without counting (RestartJobSetAndIgnoreMaxRestarts), so nothing bounds the "
+        "total: see docs/reference/differences.md#activedeadlineseconds\n")
