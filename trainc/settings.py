@@ -65,10 +65,6 @@ _PLUGIN_SSH_KEYS = (("PARAM_SSH_KEYS", "the plugin parameter ssh-keys"),
                     ("ARGOCD_ENV_TRAINC_SSH_KEYS", "the Application's plugin env TRAINC_SSH_KEYS"))
 
 
-# The root of this command's run (set per command, and back after it): a link met while walking a directory
-# must resolve inside it or inside that directory (`inputs.listed`).
-run_root: str | None = None
-
 
 class SettingError(TraincError):
     """A setting that cannot be used, said in the terms of where it came from."""
@@ -131,6 +127,8 @@ class Settings:
         return f"{givens[0].origin}: {givens[0].field}" if givens[0].field else givens[0].origin
 
     def runtimes_words(self, route: str | None) -> str:
+        """How "runtime not found" names where runtimes come from besides the inputs, in the user's terms
+        (`engine.Options.runtimes_words`)."""
         if route == "argocd":
             return "the plugin parameter runtimes (or the sidecar's TRAINC_RUNTIMES)"
         givens = self.values.get("runtimes")
@@ -232,19 +230,7 @@ def resolve(ctx, params: dict) -> Settings:
         for path in params.get("paths", ()):
             if path != "-":
                 _check_path(settings, Given(path, "PATHS", True))
-    from .trainer import catalog
-
-    catalog.runtimes_words = settings.runtimes_words(route)
-    global run_root
-    run_root = settings.root.value
     return settings
-
-
-def forget_runtimes_words() -> None:
-    """After a command: messages name --runtimes again (`resolve` set the route's words)."""
-    from .trainer import catalog
-
-    catalog.runtimes_words = catalog.RUNTIMES_WORDS
 
 
 def _root(ctx) -> tuple[Given, bool]:

@@ -39,6 +39,7 @@ from ..compiler import mpikeys, sshkeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, plural, render_path
 from .. import inputs as inputset
 from ..formats.limits import room_for_depth
+from ..formats.source import Budget
 from ..formats.serialize import dump_all
 from ..formats.table import markdown as table
 from ..k8s import treediff
@@ -103,10 +104,10 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
 
     base = options.previous
     if base_release is not None:
-        before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths)
+        before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths, options.reader())
         options = replace(options, previous=replace(before, release=base_release))
     elif isinstance(base, str):
-        options = replace(options, base_ssh_key_seed=_seed_at(base, options.ssh_key_seed))
+        options = replace(options, base_ssh_key_seed=_seed_at(base, options.ssh_key_seed, options.max_input_bytes))
     new = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
     if notices is not None and not new.jobs and isinstance(base, str) and new.previous is not None:
         notices.extend(_runtimes_alone(new.previous, new.user_runtimes, base))
@@ -182,11 +183,11 @@ def _runtimes_alone(before, runtimes: list, base: str) -> list[Notice]:
                    "diff APPS --runtimes RUNTIMES` shows (with the refusals of running JobSets)")]
 
 
-def _seed_at(base: str, seed):
+def _seed_at(base: str, seed, limit: int):
     """The seed settings the base was rendered with: under `--ssh-keys sealed-secrets`, the controller's
     certificate as the base revision holds it, so rotating the certificate in git shows every SealedSecret
-    resealed. A certificate outside the repository, absent or unreadable at the base, or a directory base:
-    the current one."""
+    resealed (read within the run's bound, `limit` bytes). A certificate outside the repository, absent or
+    unreadable at the base, or a directory base: the current one."""
     if not isinstance(seed, sshkeys.SeedFile) or seed.mode != "sealed-secrets" or seed.cert is None \
             or os.path.isdir(base):
         return seed
@@ -195,7 +196,7 @@ def _seed_at(base: str, seed):
     from ..compiler import sealing
 
     try:
-        texts, _ = inputset.at_revision(base, [seed.cert])
+        texts, _ = inputset.at_revision(base, [seed.cert], budget=Budget(limit))
         then = sealing.Certificate(texts[0][1]) if texts else None
     except (inputset.RevisionError, sealing.CertError, TraincError):
         then = None

@@ -76,4 +76,5 @@ def _read(paths, errors: list, reader) -> list:
     bindings and their params; none of them passes through."""
     from .. import inputs
 
-    return (reader or inputs.Reader()).documents(inputs.listed(list(paths)), errors)
+    reader = reader or inputs.Reader()
+    return reader.documents(reader.listed(list(paths)), errors)

@@ -60,9 +60,10 @@ _JOBSET = {
 }
 
 
-def read(path: str) -> list[dict]:
-    """The derived TrainJob (metadata and status) of every JobSet in the file, in input order."""
-    text = source.read(path)
+def read(path: str, limit: int | None = None) -> list[dict]:
+    """The derived TrainJob (metadata and status) of every JobSet in the file, in input order; the file read
+    within `limit` bytes (--max-input-bytes)."""
+    text = source.read(path, source.Budget(limit))
     found, errors = [], []
     for origin, document in source.load_text(text, source.name(path)):
         for prefix, jobset in _jobsets(origin, document, errors):
