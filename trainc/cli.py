@@ -325,8 +325,8 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 @_inputs
 @_ssh_key_seed
 @_ssh_keys
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
-              help="A unified-diff-style text, or Markdown for a pull-request comment.")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="A unified-diff-style text, Markdown for a pull-request comment, or JSON.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
 @click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")

@@ -48,7 +48,7 @@ from ..output import manifests
 from ..trainer import api, releases
 from ..trainer import previous as previous_versions
 from ..validation import configdata, jobset_update
-from ..validation.requests import delta, delta_markdown, delta_text, jobs
+from ..validation.requests import delta, delta_markdown, delta_text, jobs, queue_name, signed
 from . import EXIT_DIFF_ERROR, write_out
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
@@ -89,14 +89,16 @@ class ObjectDiff:
 
 
 def compare(paths, options, *, notices: list | None = None, requests: list | None = None,
-            base_release=None) -> list[ObjectDiff]:
+            base_release=None, reached: list | None = None, trainjobs: set | None = None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `options.previous` (the base) and now (the
     rendered objects and, unless `options.trainer_only`, what passes through), in (kind, namespace, name) order,
     from one run (`trainc.engine`): its update refusals are the cluster's verdict on a change, any other error
     fails the diff. TrainJobs of the base that do not compile there are unreadable: their objects now are shown
     against nothing, and `notices` gets why. With `base_release` (a `releases.Release`) the base is rendered at
     that release, PATHS as they are when `options.previous` is None, and every rendered object has a verdict
-    (the upgrade report).
+    (the upgrade report). PATHS of runtimes and no TrainJob compare the JobSets of the repository's TrainJobs
+    that use a changed runtime (`reach`; what was found goes to `reached`); `trainjobs`, (namespace, name) of the
+    TrainJobs whose rendered objects are compared (None: all).
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
@@ -109,8 +111,9 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
     elif isinstance(base, str):
         options = replace(options, base_ssh_key_seed=_seed_at(base, options.ssh_key_seed, options.max_input_bytes))
     new = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
-    if notices is not None and not new.jobs and isinstance(base, str) and new.previous is not None:
-        notices.extend(_runtimes_alone(new.previous, new.user_runtimes, base))
+    reaches = []  # the JobSets a change of runtimes alone reaches
+    if not new.jobs and isinstance(base, str) and new.previous is not None and base_release is None:
+        reaches = _reached_jobsets(paths, options, new, base, notices, requests, reached)
     old, unreadable, problems = new.base, new.unreadable, new.base_problems
     if old is None:
         raise InputErrors(problems)
@@ -126,6 +129,12 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
                                                                 trainer_only=options.trainer_only).objects()}
     new_manifests = new.manifests
     new_objects = {_key(obj): obj for obj in new_manifests.objects()}
+    if trainjobs is not None:  # what other TrainJobs render is not compared
+        others = {_key(obj) for trainjob, objects in [*old.jobs, *new_manifests.jobs]
+                  if (trainjob.namespace, trainjob.name) not in trainjobs for obj in objects}
+        old_objects = {key: obj for key, obj in old_objects.items() if key not in others}
+        new_objects = {key: obj for key, obj in new_objects.items() if key not in others}
+        refusals = {key: found for key, found in refusals.items() if key in old_objects or key in new_objects}
     passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
     rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
     unknown = {_key(obj) for trainjob, objects in new_manifests.jobs if (trainjob.namespace, trainjob.name)
@@ -142,7 +151,7 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
             found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
     if base_release is not None:
         found = _upgrade_verdicts(found, new_manifests.jobs)
-    return found
+    return sorted(found + reaches, key=lambda diff: (diff.kind, diff.namespace, diff.name)) if reaches else found
 
 
 def _upgrade_verdicts(found: list[ObjectDiff], jobs) -> list[ObjectDiff]:
@@ -170,17 +179,24 @@ def _waiting(trainjob, jobset: dict) -> list[str]:
     return out
 
 
-def _runtimes_alone(before, runtimes: list, base: str) -> list[Notice]:
+def _reached_jobsets(paths, options, new, base: str, notices, requests, reached) -> list[ObjectDiff]:
     """PATHS of runtimes and no TrainJob (`trainc diff platform/runtimes`): a runtime is not output, so its edit
-    shows no object; say which runtimes changed and how to see the JobSets they reach."""
-    changed = [runtime for runtime in runtimes if (then := before.find(runtime)) is not None
-               and then != runtime.document]
-    if not changed:
+    shows in the JobSets of the repository's TrainJobs that use it (`reach`), compared as `trainc diff --base
+    BASE THEIR-FILES --runtimes PATHS` compares them; none when no runtime changed."""
+    from . import reach
+
+    runtimes = reach.changed(new.previous, new.user_runtimes)
+    if not runtimes:
         return []
-    names = ", ".join(api.described(runtime.kind, runtime.metadata.namespace, runtime.name) for runtime in changed)
-    return [Notice("notice", None, (), f"{names} changed since {base}, and PATHS hold no TrainJob: a runtime "
-                   "renders nothing itself; its edit reaches the JobSets of the TrainJobs that use it, which `trainc "
-                   "diff APPS --runtimes RUNTIMES` shows (with the refusals of running JobSets)")]
+    found = reach.find(paths, options, runtimes, base)
+    if reached is not None:
+        reached.append(found)
+    if notices is not None:
+        notices.extend(found.notices)
+    if not found.files:
+        return []
+    return compare(found.files, replace(options, runtime_paths=(*paths, *options.runtime_paths), trainer_only=True),
+                   notices=notices, requests=requests, trainjobs=set(found.trainjobs))
 
 
 def _seed_at(base: str, seed, limit: int):
@@ -379,6 +395,33 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=(), heading: str
     return "\n".join(out) + "\n" + ("\n" + delta_text(requests) if requests else "")
 
 
+def json_text(diffs: list[ObjectDiff], requests=(), heading: str = "", reached=None) -> str:
+    """The diffs as one JSON object, for tools: each object's change, what applying it does, the cluster's
+    reasons and its hunks (`path`, `old`, `new`: a value absent on one side has no key; Secret values hidden as
+    in the text); the summary, the requests per Kueue queue, and for a change of runtimes alone what it reaches."""
+    out = {"heading": heading, "summary": summary(diffs) if diffs else "no changes",
+           "objects": [_json_object(diff) for diff in diffs],
+           "requests": [{"queue": queue_name(queue), "resource": resource, "change": signed(resource, change)}
+                        for queue, resource, change in requests]}
+    if reached is not None:
+        out["reach"] = reached.json()
+    return json.dumps(out, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def _json_object(diff: ObjectDiff) -> dict:
+    hunks = []
+    for path, old, new in diff.hunks:
+        changed = isinstance(old, Hidden) and isinstance(new, Hidden)
+        hunk = {"path": render_path(path)}
+        hunk.update({"old": "(unreadable at the base)" if old is _UNREADABLE else _shown(old)} if old is not MISSING
+                    else {})
+        hunk.update({"new": _shown(new, changed)} if new is not MISSING else {})
+        hunks.append(hunk)
+    return {"kind": diff.kind, "namespace": diff.namespace, "name": diff.name, "change": diff.change,
+            "effect": diff.effect, "reasons": diff.reasons, "untilAdmitted": diff.until_admitted,
+            "waiting": diff.waiting, "hunks": hunks}
+
+
 MARKDOWN_LIMIT = 65536  # characters of a GitHub comment (issue, pull request), the body GitHub refuses past
 
 
@@ -457,9 +500,10 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
                                                                    mode=seed.mode, cert=seed.cert, scope=seed.scope)
     notices: list[str] = []
     requests: list = []
+    reached: list = []
     try:
         diffs = compare(paths, replace(options, ssh_key_seed=key_seed), notices=notices, requests=requests,
-                        base_release=base_release)
+                        base_release=base_release, reached=reached)
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -472,8 +516,11 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
                    "makes a new key every run", err=True)
     target = releases.named(options.trainer_version) if options.trainer_version else releases.DEFAULT
     heading = "" if base_release is None else upgrade_heading(base_release, target, diffs)
+    heading = reached[0].heading(options.previous) if reached else heading
     if output_format == "markdown":
         write_out(markdown(diffs, requests, heading))
+    elif output_format == "json":
+        write_out(json_text(diffs, requests, heading, reached[0] if reached else None))
     else:
         colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
         write_out(text(diffs, colored, requests, heading))
