@@ -629,8 +629,10 @@ def test_diff_of_runtimes_alone_lists_the_jobsets_the_change_reaches(platform):
     changed runtime, compiled at both revisions, each with its diff and the JobSet webhook's verdict; a JobSet
     the change does not reach (apps/b, job.yaml) is not listed."""
     edit_runtime(platform, image="python:3.13")
-    result = run("diff", "--base", "HEAD~1", "platform/runtimes", "--color", "never", cwd=platform)
+    result = run("diff", "--base", "HEAD~1", "platform/runtimes", cwd=platform)
     assert result.returncode == 1, result.stderr
+    docs = (ROOT / "docs" / "commands" / "diff.md").read_text()
+    assert f"```text\n$ trainc diff --base HEAD~1 platform/runtimes\n{result.stdout}```\n" in docs  # its example
     refused = REFUSED_BY_JOBSET.replace("'demo'", "'{}'").format("{}", "template.spec.containers[0].image")
     assert result.stdout.splitlines() == [
         "ClusterTrainingRuntime custom changed since HEAD~1; it reaches the JobSets of 2 TrainJobs of the "
