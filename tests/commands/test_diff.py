@@ -711,6 +711,15 @@ def test_a_trainjob_under_another_config_is_named_not_compared(platform):
             ) in result.stderr
 
 
+def test_a_file_the_search_cannot_read_is_named(platform):
+    (platform / "apps" / "b" / "broken.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: [\n")
+    edit_runtime(platform, max_restarts=2)
+    result = run("diff", "--base", "HEAD~1", "platform/runtimes", cwd=platform)
+    assert "JobSet team-a/a changed" in result.stdout, result.stderr
+    assert "notice: apps/b/broken.yaml:3:1: not searched for TrainJobs the runtime change reaches: invalid YAML" \
+        in result.stderr
+
+
 def test_runtimes_unchanged_reach_nothing(platform):
     result = run("diff", "platform/runtimes", cwd=platform)
     assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr

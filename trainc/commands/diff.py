@@ -405,7 +405,7 @@ def json_text(diffs: list[ObjectDiff], requests=(), heading: str = "", reached=N
                         for queue, resource, change in requests]}
     if reached is not None:
         out["reach"] = reached.json()
-    return json.dumps(out, indent=2, ensure_ascii=False, default=str) + "\n"
+    return json.dumps(out, indent=2, default=str) + "\n"  # \u escapes: any text, a lone surrogate too, is JSON
 
 
 def _json_object(diff: ObjectDiff) -> dict:

@@ -21,7 +21,7 @@ from ..formats import projectconfig
 from ..trainer import api
 from ..trainer.previous import key
 
-SHOWN = 5  # TrainJobs named in the heading; the others counted
+SHOWN = 5  # TrainJobs named in the heading, files not searched named on stderr; the others counted
 
 
 @dataclass
@@ -91,8 +91,11 @@ def find(paths, options, runtimes: dict, base: str) -> Reach:
         reach.trainjobs[(namespace, metadata["name"])] = (file, runtime)
         if file not in reach.files:
             reach.files.append(file)
-    reach.notices += [Notice("notice", error.origin, (), f"not searched for TrainJobs the runtime change reaches: "
-                             f"{error.message}") for error in errors]
+    reach.notices += [Notice("notice", error.origin, error.path, "not searched for TrainJobs the runtime change "
+                             f"reaches: {error.message}", mark=(error.position() or (None, None, None))[1:] or None)
+                      for error in errors[:SHOWN]]
+    if len(errors) > SHOWN:  # a repository past the run's bound: every later file says so
+        reach.notices.append(Notice("notice", None, (), f"… and {len(errors) - SHOWN} more files not searched"))
     return reach
 
 
