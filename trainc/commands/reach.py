@@ -92,7 +92,7 @@ def find(paths, options, runtimes: dict, base: str) -> Reach:
         if file not in reach.files:
             reach.files.append(file)
     reach.notices += [Notice("notice", error.origin, error.path, "not searched for TrainJobs the runtime change "
-                             f"reaches: {error.message}", mark=(error.position() or (None, None, None))[1:] or None)
+                             f"reaches: {error.message}", mark=error.position()[1:] if error.position() else None)
                       for error in errors[:SHOWN]]
     if len(errors) > SHOWN:  # a repository past the run's bound: every later file says so
         reach.notices.append(Notice("notice", None, (), f"… and {len(errors) - SHOWN} more files not searched"))
