@@ -711,6 +711,20 @@ def test_a_trainjob_under_another_config_is_named_not_compared(platform):
             ) in result.stderr
 
 
+def test_runtimes_alone_against_a_directory_base(platform, tmp_path):
+    """A directory base holds the previous runtimes only: the TrainJobs as they are now, with those runtimes."""
+    old = tmp_path / "old-runtimes"
+    old.mkdir()
+    (old / "custom.yaml").write_text(RUNTIME.format(max_restarts=1))
+    (platform / "platform" / "runtimes" / "custom.yaml").write_text(
+        RUNTIME.format(max_restarts=1).replace("python:3.12", "python:3.13"))
+    result = run("diff", "--base", str(old), "platform/runtimes", cwd=platform)
+    assert result.returncode == 1, result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("JobSet")] == [
+        f"JobSet team-a/{name} changed: {diff.REFUSED}" for name in "ac"]
+    assert "+ python:3.13" in result.stdout and "added" not in result.stdout.replace("0 added", "")
+
+
 def test_a_file_the_search_cannot_read_is_named(platform):
     (platform / "apps" / "b" / "broken.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: [\n")
     edit_runtime(platform, max_restarts=2)

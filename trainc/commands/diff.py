@@ -118,7 +118,8 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
     if old is None:
         raise InputErrors(problems)
     if notices is not None and problems:
-        where = f"--base {base}" if base is not None else f"--base-trainer-version {base_release.name}"
+        where = f"--base {base}" if isinstance(base, str) else "--base" if base_release is None \
+            else f"--base-trainer-version {base_release.name}"
         notices.append(Notice("notice", None, (), f"{where}: {plural(len(unreadable), 'TrainJob')} not compiled "
                               "there, their objects shown against nothing (unreadable at the base):"))
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
@@ -195,8 +196,9 @@ def _reached_jobsets(paths, options, new, base: str, notices, requests, reached)
         notices.extend(found.notices)
     if not found.files:
         return []
-    return compare(found.files, replace(options, runtime_paths=(*paths, *options.runtime_paths), trainer_only=True),
-                   notices=notices, requests=requests, trainjobs=set(found.trainjobs))
+    options = replace(options, runtime_paths=(*paths, *options.runtime_paths), trainer_only=True,
+                      previous=reach.base_of(base, new.previous, found, options))
+    return compare(found.files, options, notices=notices, requests=requests, trainjobs=set(found.trainjobs))
 
 
 def _seed_at(base: str, seed, limit: int):

@@ -13,7 +13,7 @@ not compared here.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import inputs as inputset
 from ..errors import Notice
@@ -125,3 +125,13 @@ def _repository(paths) -> str | None:
     """The git repository holding PATHS (the Python API gives no root)."""
     folders = [os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".") for path in paths]
     return projectconfig._git_root(os.path.commonpath(folders)) if folders else None
+
+
+def base_of(base: str, before, reach: Reach, options):
+    """What the reached TrainJobs' files are compared against: a git revision, where the diff reads them as it
+    reads PATHS; a directory (it holds the previous runtimes, `before`), their TrainJobs as they are now beside
+    what the directory holds."""
+    if not os.path.isdir(base):
+        return base
+    now = inputset.read_previous(None, reach.files, options.namespace, (), options.reader())
+    return replace(now, trees={**now.trees, **before.trees}, objects={**now.objects, **before.objects})
