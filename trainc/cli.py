@@ -56,7 +56,7 @@ def _settled(function):
 
         ctx = click.get_current_context()
         try:
-            resolved = settings.resolve(ctx, params)
+            resolved = settings.resolve(ctx, params, _input_limit())
         except TraincError as error:
             from .commands import fail
 

@@ -149,8 +149,9 @@ class Settings:
         return [f"{one_line(origin)}\t{key}={one_line(value)}" for origin, key, value in out]
 
 
-def resolve(ctx, params: dict) -> Settings:
-    """The settings of the command `ctx` runs with `params` (its parsed parameters); raises SettingError."""
+def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
+    """The settings of the command `ctx` runs with `params` (its parsed parameters), the files they are read
+    from within `limit` bytes each (--max-input-bytes); raises SettingError."""
     from click.core import ParameterSource
 
     from .formats import projectconfig as config
@@ -158,7 +159,7 @@ def resolve(ctx, params: dict) -> Settings:
     root, explicit = _root(ctx)
     paths = [path for path in params.get("paths", ()) if path != "-"]
     folder = _folder(paths)
-    found = config.load(folder, root.value if explicit else _config_root(folder))
+    found = config.load(folder, root.value if explicit else _config_root(folder), limit)
     below = config.nested(paths, folder)
     if below is not None:
         raise SettingError(one_line(
@@ -194,7 +195,7 @@ def resolve(ctx, params: dict) -> Settings:
     if route == "argocd" and "namespace" in params:
         settings.values["namespace"] = _destination(settings.values["namespace"], found)
     if route == "kustomize" and "namespace" in params:
-        settings.moved_to = _kustomization_namespace()
+        settings.moved_to = _kustomization_namespace(limit)
         if settings.moved_to is not None:
             settings.values["namespace"] = _moved(settings.values["namespace"], settings.moved_to)
     if "output_dir" in params and _stdout_wanted(ctx):
@@ -344,7 +345,7 @@ def _destination(chosen: list[Given], found) -> list[Given]:
     return [Given(destination, here)]
 
 
-def _kustomization_namespace() -> Given | None:
+def _kustomization_namespace(limit: int | None = None) -> Given | None:
     """The `namespace:` of the kustomization the generator runs for: kustomize runs an exec generator in the
     kustomization's directory, and moves every namespaced object it prints to that namespace."""
     from .formats import position, source
@@ -354,7 +355,7 @@ def _kustomization_namespace() -> Given | None:
             break
     else:
         return None
-    for origin, data in source.load_text(source.read(name), name):
+    for origin, data in source.load_text(source.read(name, source.Budget(limit)), name):
         namespace = data.get("namespace") if isinstance(data, dict) else None
         if isinstance(namespace, str) and namespace:
             line, column = position.locate(origin, ("namespace",))

@@ -33,7 +33,8 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
     run's."""
     from . import house
 
-    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config)
+    limit = reader.budget.limit if reader is not None else None
+    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config, limit)
     inputs = [*output.others, *output.uncompiled]
     extra = _read(paths, errors, reader) if paths else []
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
