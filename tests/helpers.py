@@ -104,13 +104,12 @@ def key_settings(case: str):
                     cert=str(GOLDEN / case / "sealed-secrets-cert.pem"))
 
 
-def golden_release(case: str):
-    """The Trainer release a case renders for: its `trainer-version` file (as --trainer-version), else the
-    newest. Cases named <case>-v2.3 pin the older release where it renders differently."""
-    from trainc.trainer import releases
-
+def golden_release(case: str) -> str | None:
+    """The Trainer release a case renders for (engine.Options.trainer_version): its `trainer-version` file (as
+    --trainer-version), else None, the newest. Cases named <case>-v2.3 pin the older release where it renders
+    differently."""
     pin = GOLDEN / case / "trainer-version"
-    return releases.using(releases.named(pin.read_text().strip()) if pin.exists() else releases.DEFAULT)
+    return pin.read_text().strip() if pin.exists() else None
 
 
 # --- trainc run ---------------------------------------------------------------------------------------------------
@@ -319,8 +318,10 @@ spec:
 """
 
 
-def errors(tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous=None) -> list[str]:
-    """The rendered errors of building job.yaml (+ runtime.yaml), paths relative to tmp_path."""
+def errors(tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous=None,
+           trainer_version: str | None = None) -> list[str]:
+    """The rendered errors of building job.yaml (+ runtime.yaml) for `trainer_version` (None: the newest), paths
+    relative to tmp_path."""
     import textwrap
 
     from trainc.errors import InputErrors
@@ -332,7 +333,7 @@ def errors(tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous
     (tmp_path / "job.yaml").write_text(textwrap.dedent(job))
     paths.append(str(tmp_path / "job.yaml"))
     try:
-        build(paths, ssh_key_seed=GOLDEN_SEED, previous=previous)
+        build(paths, ssh_key_seed=GOLDEN_SEED, previous=previous, trainer_version=trainer_version)
     except InputErrors as caught:
         return [e.render().replace(f"{tmp_path}/", "") for e in caught.errors]
     return []

@@ -18,8 +18,7 @@ from trainc.output import manifests
 @pytest.mark.parametrize("case", GOLDEN_CASES)
 def test_golden(case, golden):
     """What `trainc build` prints: the rendered objects and every other document passed through."""
-    with golden_release(case):
-        output = build(golden_inputs(case), ssh_key_seed=key_settings(case))
+    output = build(golden_inputs(case), ssh_key_seed=key_settings(case), trainer_version=golden_release(case))
     assert manifests.select(output, namespace="default").yaml() == golden
 
 

@@ -608,6 +608,17 @@ def test_a_large_input_bound_allocates_nothing_up_front(tmp_path, monkeypatch):
     assert result.exit_code == 0 and "kind: JobSet" in result.stdout, result.stderr
 
 
+def test_the_project_config_is_read_within_the_input_bound(tmp_path, monkeypatch):
+    """The bound is the run's Options' (no module global): the config the settings come from is read within it."""
+    config = "namespace: team-a\n" + "#" * 200 + "\n"
+    result = invoke(tmp_path, monkeypatch, {".trainc.yaml": config, "a.yaml": TRAINJOB}, "build", "--max-input-bytes",
+                    "100", "a.yaml")
+    assert result.exit_code == 1 and result.stderr.endswith(
+        "/.trainc.yaml:1:1: the inputs of this run exceed 100 bytes (raise the limit with --max-input-bytes or "
+        "TRAINC_MAX_INPUT_BYTES)\n"), result.stderr
+    assert invoke(tmp_path, monkeypatch, {}, "build", "a.yaml").exit_code == 0
+
+
 def test_the_input_bound_holds_for_its_command_only(tmp_path, monkeypatch):
     assert invoke(tmp_path, monkeypatch, {"a.yaml": TRAINJOB}, "build", "--max-input-bytes", "10", "a.yaml").exit_code == 1
     assert any(o["kind"] == "JobSet" for o in build([str(tmp_path / "a.yaml")]).documents())

@@ -101,13 +101,65 @@ def test_the_stages_are_one_visible_tuple_of_named_functions():
 
 
 def test_a_setting_is_one_field_of_the_options():
-    """Options.from_settings takes every setting the command resolved that is an option, by its name."""
+    """Options.from_settings takes every setting the command resolved that is an option, by its name, and the
+    root and the words naming the runtimes' source with it."""
     from trainc.settings import Given, Settings
 
     settings = Settings(Given("/", "default"), None, {"namespace": [Given("team-a", "-n")],
                                                        "runtimes": [Given("rt", "--runtimes")]})
     options = engine.Options.from_settings(settings, workers=3)
     assert (options.namespace, options.runtime_paths, options.workers) == ("team-a", ("rt",), 3)
+    assert (options.root, options.runtimes_words) == ("/", "--runtimes")
+
+
+# where a module-level name is rebound, and why: not a run's setting
+GLOBALS = {"trainc.bounds": "the supervisor's shared page, made once per process by the console script",
+           "trainc.formats": "installs errors' position lookup once, when imported (the layer below cannot import it)"}
+
+
+def module_state_set(name: str, package: bool, tree) -> list[str]:
+    """The places that rebind a module-level name (`global`) or set an attribute of an imported module
+    (`module.name = ...`, `setattr(module, ...)`): state a command would leave for a pass to read."""
+    modules = {alias for (module, member), alias in _aliases(name, package, tree)}
+    found = [f"{name}:{node.lineno}: global {', '.join(node.names)}" for node in ast.walk(tree)
+             if isinstance(node, ast.Global)]
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        found += [f"{name}:{node.lineno}: {ast.unparse(target)} =" for target in targets
+                  if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                  and target.value.id in modules]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in modules:
+            found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _aliases(name: str, package: bool, tree):
+    """((module, member), local name) of every import of a trainc module, or of a module of a trainc package."""
+    here = name if package else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (((alias.name, None), alias.asname or alias.name) for alias in node.names
+                        if alias.name.startswith("trainc"))
+        elif isinstance(node, ast.ImportFrom):
+            base = here
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            module = (f"{base}.{node.module}" if node.module else base) if node.level else node.module or ""
+            if module.startswith("trainc"):
+                yield from (((module, alias.name), alias.asname or alias.name) for alias in node.names)
+
+
+def test_no_command_leaves_state_in_a_module():
+    """Issue 20: a run's settings travel in its Options (and the compile context built from them), never in a
+    module global a command sets and a pass reads (the release, the byte bound, the root, the runtimes' words)."""
+    found = [place for name, package, tree in modules() if name not in GLOBALS
+             for place in module_state_set(name, package, tree)]
+    assert found == []
+    offence = ast.parse("from .formats import limits\nlimits.input_bytes = 3\nsetattr(limits, 'x', 1)\n"
+                        "def f():\n    global selected\n")
+    assert len(module_state_set("trainc.cli", False, offence)) == 3
 
 
 # --- the findings, through the command line -------------------------------------------------------------------

@@ -165,8 +165,8 @@ def test_diff_shows_no_secret_value_of_either_side(inputs):
     subprocess.run([*git, "commit", "-qm", "A"], check=True)
     write(folder, "B")
     results = [run("diff", *args, *files, cwd=folder) for args in
-               ((), ("--format", "markdown"), ("--ssh-key-seed", SEED), ("--color", "always"))]
-    assert [result.returncode for result in results] == [1, 1, 1, 1], [r.stderr for r in results]
+               ((), ("--format", "markdown"), ("--format", "json"), ("--ssh-key-seed", SEED), ("--color", "always"))]
+    assert [result.returncode for result in results] == [1, 1, 1, 1, 1], [r.stderr for r in results]
     assert_clean(results, forbidden("A", "B") | mpi_key_material(folder))
     text = results[0].stdout
     for changed in ("data.token", "stringData.plain", "extra", "data.k", "data.l", "stringData.m", "data",
@@ -201,6 +201,6 @@ def test_odd_secret_shapes_render_without_their_values():
         new = {**old, "data": value(), "metadata": {"name": "s", "annotations": value()}, "immutable": value()}
         for found in [*diff._object_diff(("Secret", "", "s"), old, new, []),
                       *diff._object_diff(("Secret", "", "s"), None, new, [])]:
-            assert canary not in diff.text([found]) + diff.markdown([found])
+            assert canary not in diff.text([found]) + diff.markdown([found]) + diff.json_text([found])
             rendered += 1
     assert rendered > 500

@@ -21,7 +21,6 @@ import yaml
 from conftest import GOLDEN, GOLDEN_SEED
 from helpers import build, golden_inputs
 
-from trainc.trainer import releases
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "upstream-want.txt").is_file())
 # trainingruntime_test.go's cmpopts.SortSlices: env, volumes and volumeMounts by name, tolerations by key.
@@ -49,8 +48,7 @@ def normalize(value, sort: bool):
 
 def trainc_objects(case: str) -> list[dict]:
     """At Trainer v2.3, the release of the revision upstream-want.txt was read at (8c0f505)."""
-    with releases.using(releases.named("v2.3")):
-        objects = build(golden_inputs(case), ssh_key_seed=GOLDEN_SEED).documents()
+    objects = build(golden_inputs(case), ssh_key_seed=GOLDEN_SEED, trainer_version="v2.3").documents()
     for obj in objects:
         obj["metadata"]["labels"].pop(TRAINJOB_LABEL)
         if not obj["metadata"]["labels"]:

@@ -155,7 +155,7 @@ def _policy(runtime: str, kind: str, namespace: str, runtime_paths) -> str | Non
     from .errors import InputError
     from .trainer import catalog
 
-    user = engine.runtimes(runtime_paths, namespace)
+    user = engine.runtimes(runtime_paths, engine.Options(namespace=namespace))
     found = catalog.build(user, namespace).find(kind, namespace, runtime)
     if found is None:
         raise InputError(None, (), f"{kind} {runtime!r} not found among the bundled runtimes or --runtimes")

@@ -93,9 +93,10 @@ def compile_all(inputs: Inputs, namespace: str, errors: list, previous, keep=Non
     errors.extend(problems)
     ctx = pipeline.Context(runtimes, **context)
     doubtful = unresolved.doubtful(inputs, namespace)
-    errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace))
+    errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace,
+                                                  ctx.runtimes_words))
     output = Output(trainjobs=len(inputs.trainjobs), runtimes=len(inputs.runtimes), errors=errors)
-    check_runtimes(inputs.runtimes, previous, output)
+    check_runtimes(inputs.runtimes, previous, output, ctx.release)
     for index, first in in_order([sort_key(trainjob) for trainjob in inputs.trainjobs]):
         trainjob, first = inputs.trainjobs[index], None if first is None else inputs.trainjobs[first]
         if first is None and doubtful(trainjob.spec.runtime_ref, trainjob.namespace, ctx.catalog):
@@ -134,12 +135,12 @@ def in_order(keys) -> list[tuple[int, int | None]]:
     return out
 
 
-def check_runtimes(runtimes, previous, output: Output) -> None:
-    """The runtime webhook on every user runtime; with previous versions, the CRD transition rules first (an
-    update's refusals)."""
+def check_runtimes(runtimes, previous, output: Output, release) -> None:
+    """The runtime webhook of `release` on every user runtime; with previous versions, the CRD transition rules
+    first (an update's refusals)."""
     for runtime in runtimes:
         refused = validation.runtime_transition(runtime, previous)
-        problems, warnings = validation.check_runtime(runtime, previous)
+        problems, warnings = validation.check_runtime(runtime, previous, release)
         output.errors.extend(problems + refused)
         output.refusals.extend(refused)
         output.notices.extend(warnings)

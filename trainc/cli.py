@@ -41,7 +41,7 @@ def _options(**given):
     ctx = click.get_current_context()
     settings = ctx.meta[_SETTINGS]
     plugins = tuple(dict.fromkeys(settings.value("plugins"))) if settings.has("plugins") else ()
-    return Options.from_settings(settings, plugins=plugins, **given)
+    return Options.from_settings(settings, plugins=plugins, max_input_bytes=_input_limit(), **given)
 
 
 _SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings
@@ -56,14 +56,12 @@ def _settled(function):
 
         ctx = click.get_current_context()
         try:
-            resolved = settings.resolve(ctx, params)
+            resolved = settings.resolve(ctx, params, _input_limit())
         except TraincError as error:
             from .commands import fail
 
             fail(error)
         ctx.meta[_SETTINGS] = resolved
-        ctx.call_on_close(settings.forget_runtimes_words)
-        ctx.call_on_close(lambda: setattr(settings, "run_root", None))
         params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
         ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
         if "plugins" in params:
@@ -77,17 +75,21 @@ def _settled(function):
     return settled
 
 
-def _input_limit(ctx, param, value: int) -> None:
-    """The bound every reader of this run takes (`source.Budget`), back to the default when the command ends."""
-    from .formats import limits
+_INPUT_LIMIT = "trainc.max_input_bytes"  # ctx.meta key of --max-input-bytes, for the run's Options
 
-    limits.input_bytes = value
-    ctx.call_on_close(lambda: setattr(limits, "input_bytes", MAX_INPUT_BYTES))
+
+def _keep_input_limit(ctx, param, value: int) -> None:
+    ctx.meta[_INPUT_LIMIT] = value
+
+
+def _input_limit() -> int:
+    """The bound every reader of this command's run takes (`engine.Options.max_input_bytes`)."""
+    return click.get_current_context().meta.get(_INPUT_LIMIT, MAX_INPUT_BYTES)
 
 
 _max_input_bytes = click.option(
     "--max-input-bytes", type=click.IntRange(min=0), default=MAX_INPUT_BYTES, show_default=True, expose_value=False,
-    envvar="TRAINC_MAX_INPUT_BYTES", callback=_input_limit,
+    envvar="TRAINC_MAX_INPUT_BYTES", callback=_keep_input_limit,
     help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).")
 
 
@@ -272,7 +274,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     """
     from .commands import build as flow
 
-    _QUICK_EXIT.append(True)
+    _quick_exit()
     flow.main(paths, _options(ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed), trainer_only=trainer_only,
                               include_runtimes=include_runtimes, runtime_snapshot=runtime_snapshot, previous=previous,
                               workers=workers), output_format, allow_empty, check)
@@ -323,8 +325,8 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 @_inputs
 @_ssh_key_seed
 @_ssh_keys
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
-              help="A unified-diff-style text, or Markdown for a pull-request comment.")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="A unified-diff-style text, Markdown for a pull-request comment, or JSON.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
 @click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
@@ -411,7 +413,7 @@ def status(file, output_format):
     """
     from .commands import status as flow
 
-    flow.main(file, output_format)
+    flow.main(file, output_format, _input_limit())
 
 
 @cli.command("gc")
@@ -622,7 +624,14 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
     flow.main(paths, _options(), job, timeout, keep, dry_run, env_file, mounts, max_pods,
               click.get_current_context().meta.get(_KEYS_META, {}).get("mode"))
 
-_QUICK_EXIT = []  # a command that holds nothing to clean up at exit (build) appends to it
+_QUICK_EXIT = "quick_exit"  # the console script's run (ctx.obj): its command holds nothing to clean up at exit
+
+
+def _quick_exit() -> None:
+    """Under the console script, exit without tearing down (`_exit_now`) once the command ends."""
+    process = click.get_current_context().obj
+    if isinstance(process, dict):
+        process[_QUICK_EXIT] = True
 
 
 def main() -> None:
@@ -633,12 +642,13 @@ def main() -> None:
 
 
 def _main() -> None:
+    process: dict = {}  # what the command asks of the process it runs in (`_quick_exit`)
     try:
-        cli.main(prog_name="trainc")
+        cli.main(prog_name="trainc", obj=process)
     except KeyboardInterrupt:
         sys.exit(130)
     except SystemExit as done:
-        if _QUICK_EXIT and (done.code is None or isinstance(done.code, int)):
+        if process.get(_QUICK_EXIT) and (done.code is None or isinstance(done.code, int)):
             _exit_now(done.code or 0)
         raise
 

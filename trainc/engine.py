@@ -18,8 +18,11 @@ from . import build, parallel
 from . import inputs as inputset
 from .compiler.provenance import Provenance
 from .errors import InputError, InputErrors
+from .formats import source
+from .formats.limits import MAX_INPUT_BYTES
 from .inputs import read_previous
 from .trainer import releases
+from .trainer.catalog import RUNTIMES_WORDS
 
 
 @dataclass(frozen=True)
@@ -43,19 +46,33 @@ class Options:
     trainer_only: bool = False  # the output set is the rendered objects only (the host passes the rest on)
     include_runtimes: bool = False  # the runtimes among PATHS are in the output set too
     workers: int | None = 1  # processes to compile with (None: the available cores); the Result is the same
-    trainer_version: str | None = None  # the Kubeflow Trainer release to render for (None: releases.selected, newest)
+    trainer_version: str | None = None  # the Kubeflow Trainer release to render for (None: releases.DEFAULT, newest)
     as_user: str | None = None  # who applies, for policies' request.userInfo and authorizer checks (--as)
     as_groups: tuple = ()  # and their groups (--as-group)
+    max_input_bytes: int = MAX_INPUT_BYTES  # the run's byte bound on everything it reads (--max-input-bytes)
+    root: str | None = None  # the repository: a link met walking a directory must lead inside it (`inputs.listed`)
+    runtimes_words: str = RUNTIMES_WORDS  # how "runtime not found" names where runtimes come from besides the inputs
 
     @classmethod
     def from_settings(cls, settings, **given) -> Options:
         """The options of a command's resolved settings (`trainc.settings.Settings`): every setting that is an
-        option here, then `given` (what the command's own flags say)."""
+        option here, the root and how messages name the runtimes' source, then `given` (what the command's own
+        flags say)."""
         from .settings import SETTINGS
 
         names = {option.name for option in fields(cls)}
         found = {name: settings.value(name) for name in SETTINGS if name in names and settings.has(name)}
-        return cls(**{**found, "config": settings.configs or settings.config, **given})
+        return cls(**{**found, "config": settings.configs or settings.config, "root": settings.root.value,
+                      "runtimes_words": settings.runtimes_words(settings.route), **given})
+
+    @property
+    def release(self) -> releases.Release:
+        """The Kubeflow Trainer release the run renders for."""
+        return releases.named(self.trainer_version) if self.trainer_version else releases.DEFAULT
+
+    def reader(self) -> inputset.Reader:
+        """A reader for one run: within its byte bound, confined to its root."""
+        return inputset.Reader(source.Budget(self.max_input_bytes), self.root)
 
 
 @dataclass(frozen=True)
@@ -99,7 +116,7 @@ class Result(build.Output):
 class _Run:
     inputs: Inputs
     options: Options
-    reader: inputset.Reader = field(default_factory=inputset.Reader)  # every read within the run's one bound
+    reader: inputset.Reader  # every read within the run's one bound
     result: Result = field(default_factory=Result)
 
 
@@ -107,11 +124,9 @@ def run(inputs: Inputs, options: Options = Options()) -> Result:
     """The run of `inputs` under `options`: every stage of RUN, in order. Raises PreviousError for a
     --previous that is neither a directory nor a revision (a usage error); every other problem is in the
     Result's errors."""
-    state = _Run(inputs, options)
-    release = releases.named(options.trainer_version) if options.trainer_version else releases.selected
-    with releases.using(release):  # what the passes and webhooks of this run read (`releases.selected`)
-        for stage in RUN:
-            stage(state)
+    state = _Run(inputs, options, options.reader())
+    for stage in RUN:
+        stage(state)
     seen: set = set()  # an error two stages find (a Kueue object without a name: Kueue's and the output set's) once
     state.result.errors = [error for error in state.result.errors
                            if not (error.render() in seen or seen.add(error.render()))]
@@ -132,7 +147,8 @@ def previous(state: _Run) -> None:
     given = state.options.previous
     if isinstance(given, str):
         try:
-            given = read_previous(given, state.inputs.paths, state.options.namespace, state.options.runtime_paths)
+            given = read_previous(given, state.inputs.paths, state.options.namespace, state.options.runtime_paths,
+                                  state.reader)
         except (InputError, InputErrors) as unread:  # no update check without them; the other stages go on
             state.result.errors += unread.errors if isinstance(unread, InputErrors) else [unread]
             given = None
@@ -143,13 +159,14 @@ def compiled(state: _Run) -> None:
     """Read the input set, register its runtimes, thread every TrainJob through build.STAGES: on several
     processes when the run is large (`parallel`: the same result), else in this one."""
     options, result = state.options, state.result
-    found = inputset.files(state.inputs.paths, options.runtime_paths, options.output_dir)
+    found = inputset.files(state.inputs.paths, options.runtime_paths, options.output_dir, options.root)
     recorder = Provenance() if options.provenance else None
     context = dict(ssh_key_seed=options.ssh_key_seed, runtime_snapshot=options.runtime_snapshot,
-                   plugins=options.plugins)
+                   plugins=options.plugins, release=options.release, runtimes_words=options.runtimes_words)
     output, workers = None, options.workers or parallel.available_cores()
     if result.previous is None and not state.inputs.documents and recorder is None:
-        output = parallel.build(found, workers=workers, namespace=options.namespace, **context)
+        output = parallel.build(found, workers=workers, namespace=options.namespace,
+                                limit=options.max_input_bytes, **context)
     if output is None:
         errors: list = []
         documents = [*state.inputs.documents, *state.reader.documents(found.inputs, errors)]
@@ -174,10 +191,10 @@ def base(state: _Run) -> None:
     before = result.previous
     trainjobs = [obj for obj in before.objects.values() if obj.kind == "TrainJob"]
     runtimes = before.runtimes_then(result.user_runtimes)
-    with releases.using(before.release or releases.selected):  # the release they were rendered at
-        output = build.compile_all(build.Inputs(trainjobs=trainjobs, runtimes=runtimes), options.namespace, [],
-                                   None, ssh_key_seed=options.base_ssh_key_seed or options.ssh_key_seed,
-                                   plugins=options.plugins)
+    output = build.compile_all(build.Inputs(trainjobs=trainjobs, runtimes=runtimes), options.namespace, [], None,
+                               ssh_key_seed=options.base_ssh_key_seed or options.ssh_key_seed, plugins=options.plugins,
+                               release=before.release or options.release,  # the release they were rendered at
+                               runtimes_words=options.runtimes_words)
     broken = {_place(error.origin) for error in output.errors}
     bad = {(runtime.kind, runtime.name) for runtime in runtimes if _place(runtime.origin) in broken}
     left = {id(trainjob) for trainjob in trainjobs if _place(trainjob.origin) not in broken
@@ -202,7 +219,7 @@ def kueue(state: _Run) -> None:
     from .validation import kueue as queues
 
     result, read = state.result, []
-    platform = state.reader.documents(inputset.listed(list(state.options.kueue_paths)), read) \
+    platform = state.reader.documents(state.reader.listed(list(state.options.kueue_paths)), read) \
         if state.options.kueue_paths else []
     errors, notices = queues.check(result.jobs, [*result.others, *platform], state.options.namespace)
     result.errors += sorted([*read, *errors], key=build.error_place)
@@ -252,11 +269,12 @@ RUN = (
 )
 
 
-def runtimes(paths, namespace: str = "default") -> list:
+def runtimes(paths, options: Options = Options()) -> list:
     """The runtimes among `paths`, TrainJobs left unread (`trainc runtimes`): the run's read stage alone;
     raises InputErrors."""
     errors: list = []
-    documents = [(origin, data) for origin, data in inputset.Reader().documents(inputset.listed(paths), errors)
+    reader, namespace = options.reader(), options.namespace
+    documents = [(origin, data) for origin, data in reader.documents(reader.listed(paths), errors)
                  if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
     found = build.read(documents, (), namespace, errors).runtimes
     if errors:

@@ -66,26 +66,28 @@ class Files:
     runtimes: list
 
 
-def files(paths, runtime_paths=(), output_dir: str | None = None) -> Files:
+def files(paths, runtime_paths=(), output_dir: str | None = None, root: str | None = None) -> Files:
     """The input set of PATHS and --runtimes; files under `output_dir` (a rendered tree inside PATHS) are
-    not inputs."""
+    not inputs. `root`: the run's repository (`listed`)."""
     seen: set = set()
-    inputs = listed(paths, seen)
+    inputs = listed(paths, seen, root)
     if output_dir is not None:
         rendered = os.path.realpath(output_dir)
         inputs = [file for file in inputs if file == "-" or os.path.commonpath(
             [rendered, os.path.realpath(file)]) != rendered]
-    return Files(inputs, listed(runtime_paths, seen))
+    return Files(inputs, listed(runtime_paths, seen, root))
 
 
-def listed(paths, seen: set | None = None) -> list[str]:
+def listed(paths, seen: set | None = None, root: str | None = None) -> list[str]:
     """Directories expanded by the rule, sorted; each file once (by device and inode: a link is the file it
     names) across every call sharing `seen`. A directory that cannot be listed is an error, never an empty set
-    of inputs (which a GitOps sync would turn into pruning everything)."""
+    of inputs (which a GitOps sync would turn into pruning everything). With `root` (the run's repository,
+    `engine.Options.root`), a link met in a directory must lead inside it, or inside that directory's own
+    repository."""
     found_files, seen = [], set() if seen is None else seen
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            found = sorted((_joined(folder, name), identity) for folder, name in _walk(path)
+            found = sorted((_joined(folder, name), identity) for folder, name in _walk(path, root)
                            for identity in [_regular_file(os.path.join(folder, name))] if identity is not None)
         else:  # read as given; what cannot be read is reported then
             found = [(path, path if path == "-" else _regular_file(path) or path)]
@@ -96,11 +98,10 @@ def listed(paths, seen: set | None = None) -> list[str]:
     return found_files
 
 
-def _walk(top: str):
-    """(folder, name) of every manifest-named file under `top`, hidden directories not entered."""
-    from . import settings
-
-    allowed = None if settings.run_root is None else _repository_of(os.path.realpath(top), settings.run_root)
+def _walk(top: str, root: str | None):
+    """(folder, name) of every manifest-named file under `top`, hidden directories not entered; links confined
+    as `listed` says."""
+    allowed = None if root is None else _repository_of(os.path.realpath(top), root)
     for folder, directories, names in os.walk(top, onerror=_unlisted):
         directories[:] = [name for name in directories if not hidden(name)]
         for name in sorted(directories) if allowed is not None else ():  # links to directories: not entered,
@@ -154,11 +155,22 @@ def _unlisted(exc: OSError):
 
 class Reader:
     """The reads of one run: each file's text read once, all of them within the run's byte bound
-    (`--max-input-bytes`), however many times the run needs them (`trainc diff` compiles PATHS twice)."""
+    (`--max-input-bytes`), however many times the run needs them (`trainc diff` compiles PATHS twice); `root`,
+    the repository its directories' links are confined to (`listed`)."""
 
-    def __init__(self, budget: source.Budget | None = None):
+    def __init__(self, budget: source.Budget | None = None, root: str | None = None):
         self.budget = budget or source.Budget()
+        self.root = root
         self._texts: dict = {}
+
+    def fresh(self) -> Reader:
+        """A reader with the same bound, none of it used, and the same root: a second read set of the run (the
+        previous versions), bounded on its own."""
+        return Reader(source.Budget(self.budget.limit), self.root)
+
+    def listed(self, paths) -> list[str]:
+        """`listed`, confined to this run's root."""
+        return listed(paths, root=self.root)
 
     def text(self, path: str) -> str:
         found = self._texts.get(path)
@@ -226,7 +238,8 @@ def runtimes_only(documents, notices: list) -> list:
 
 def read_previous(rev_or_dir: str | None, paths, namespace: str = "default", runtime_paths=(), reader=None):
     """The previous versions (trainer/previous.Previous) of PATHS and --runtimes (of which only runtimes are read);
-    None: PATHS as they are (read by `reader`), for a change of Trainer release alone.
+    None: PATHS as they are (read by `reader`, the run's), for a change of Trainer release alone. A directory
+    or a revision is read within a bound of its own, as large as `reader`'s, and a directory confined to its root.
 
     REV_OR_DIR is a directory holding the previous versions (searched like the inputs), or a git revision: PATHS
     (and --runtimes) are then read as the tree at that revision holds them (`at_revision`), so a file deleted
@@ -236,14 +249,16 @@ def read_previous(rev_or_dir: str | None, paths, namespace: str = "default", run
     from .trainer.previous import PreviousError, collect
 
     errors: list = []
+    reader = reader or Reader()
     if rev_or_dir is None:
-        inputs, reader = files(paths, runtime_paths), reader or Reader()
+        inputs = files(paths, runtime_paths, root=reader.root)
         found, runtime_documents = reader.documents(inputs.inputs, errors), reader.documents(inputs.runtimes, errors)
     elif os.path.isdir(rev_or_dir):
-        found, runtime_documents = Reader().documents(listed([rev_or_dir]), errors), []
+        own = reader.fresh()
+        found, runtime_documents = own.documents(own.listed([rev_or_dir]), errors), []
     else:
         try:
-            texts, runtime_texts = at_revision(rev_or_dir, paths, runtime_paths)
+            texts, runtime_texts = at_revision(rev_or_dir, paths, runtime_paths, reader.fresh().budget)
         except RevisionError as exc:
             raise PreviousError(str(exc)) from None
         found = documents(_decoded(texts), errors)

@@ -43,14 +43,16 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def build(found: inputset.Files, *, workers: int, namespace: str, **context) -> builder.Output | None:
+def build(found: inputset.Files, *, workers: int, namespace: str, limit: int = limits.MAX_INPUT_BYTES,
+          **context) -> builder.Output | None:
     """The compiled inputs `found` on up to `workers` processes (each TrainJob's objects held as marshal bytes),
     the same Output a one-process build gives; None when the build is one process's to do: too few files,
     stdin, no fork, or problems reading the inputs (which the one-process build weighs against each other).
-    `context` is what pipeline.Context takes besides the catalog."""
+    `limit` is the run's byte bound, shared out among the processes; `context` is what pipeline.Context takes
+    besides the catalog."""
     if workers <= 1 or "-" in found.inputs or not _can_fork():
         return None
-    slices = _slices(found, workers)
+    slices = _slices(found, workers, limit)
     if slices is None:
         return None
     try:
@@ -70,7 +72,7 @@ def _can_fork() -> bool:
     return hasattr(os, "fork")
 
 
-def _slices(found: inputset.Files, workers: int) -> list[_Slice] | None:
+def _slices(found: inputset.Files, workers: int, limit: int) -> list[_Slice] | None:
     """Contiguous slices of the input files of about equal size in bytes, one per process, each with its share
     of the run's bound (the parent's slice also holds the runtime files, which it reads); None when too few
     files, or more bytes than the bound (which the one-process build reports)."""
@@ -80,7 +82,7 @@ def _slices(found: inputset.Files, workers: int) -> list[_Slice] | None:
     sizes = [_size(file) for file in files]
     runtimes = sum(_size(file) for file in found.runtimes)
     inputs = sum(sizes)
-    if inputs + runtimes > limits.input_bytes:
+    if inputs + runtimes > limit:
         return None
     bounds, done = [0], 0
     for end, size in enumerate(sizes, 1):
@@ -89,7 +91,7 @@ def _slices(found: inputset.Files, workers: int) -> list[_Slice] | None:
             bounds.append(end)
     bounds = sorted(set(bounds[:] + [len(files)]))
     # spare bytes shared out: a file that grew since it was measured is a problem the one-process build reports
-    spare = (limits.input_bytes - inputs - runtimes) // (len(bounds) - 1)
+    spare = (limit - inputs - runtimes) // (len(bounds) - 1)
     slices = [_Slice(files[start:end], sum(sizes[start:end]) + spare) for start, end in zip(bounds, bounds[1:])]
     slices[0] = _Slice(slices[0].files, slices[0].budget + runtimes, found.runtimes)
     return slices
@@ -209,7 +211,7 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Outpu
         pipe.send((runtimes, theirs))
     output = builder.Output(trainjobs=len(keys), runtimes=len(runtimes))
     output.notices += more.notices
-    builder.check_runtimes(runtimes, None, output)
+    builder.check_runtimes(runtimes, None, output, pipeline.Context(None, **context).release)
     results = [None] * len(order)
     seed_warnings = []
     for compiled, warnings in [(_compile(inputs, runtimes, assigned[0], namespace, context), ()),

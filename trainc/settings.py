@@ -65,10 +65,6 @@ _PLUGIN_SSH_KEYS = (("PARAM_SSH_KEYS", "the plugin parameter ssh-keys"),
                     ("ARGOCD_ENV_TRAINC_SSH_KEYS", "the Application's plugin env TRAINC_SSH_KEYS"))
 
 
-# The root of this command's run (set per command, and back after it): a link met while walking a directory
-# must resolve inside it or inside that directory (`inputs.listed`).
-run_root: str | None = None
-
 
 class SettingError(TraincError):
     """A setting that cannot be used, said in the terms of where it came from."""
@@ -131,6 +127,8 @@ class Settings:
         return f"{givens[0].origin}: {givens[0].field}" if givens[0].field else givens[0].origin
 
     def runtimes_words(self, route: str | None) -> str:
+        """How "runtime not found" names where runtimes come from besides the inputs, in the user's terms
+        (`engine.Options.runtimes_words`)."""
         if route == "argocd":
             return "the plugin parameter runtimes (or the sidecar's TRAINC_RUNTIMES)"
         givens = self.values.get("runtimes")
@@ -151,8 +149,9 @@ class Settings:
         return [f"{one_line(origin)}\t{key}={one_line(value)}" for origin, key, value in out]
 
 
-def resolve(ctx, params: dict) -> Settings:
-    """The settings of the command `ctx` runs with `params` (its parsed parameters); raises SettingError."""
+def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
+    """The settings of the command `ctx` runs with `params` (its parsed parameters), the files they are read
+    from within `limit` bytes each (--max-input-bytes); raises SettingError."""
     from click.core import ParameterSource
 
     from .formats import projectconfig as config
@@ -160,7 +159,7 @@ def resolve(ctx, params: dict) -> Settings:
     root, explicit = _root(ctx)
     paths = [path for path in params.get("paths", ()) if path != "-"]
     folder = _folder(paths)
-    found = config.load(folder, root.value if explicit else _config_root(folder))
+    found = config.load(folder, root.value if explicit else _config_root(folder), limit)
     below = config.nested(paths, folder)
     if below is not None:
         raise SettingError(one_line(
@@ -196,7 +195,7 @@ def resolve(ctx, params: dict) -> Settings:
     if route == "argocd" and "namespace" in params:
         settings.values["namespace"] = _destination(settings.values["namespace"], found)
     if route == "kustomize" and "namespace" in params:
-        settings.moved_to = _kustomization_namespace()
+        settings.moved_to = _kustomization_namespace(limit)
         if settings.moved_to is not None:
             settings.values["namespace"] = _moved(settings.values["namespace"], settings.moved_to)
     if "output_dir" in params and _stdout_wanted(ctx):
@@ -232,19 +231,7 @@ def resolve(ctx, params: dict) -> Settings:
         for path in params.get("paths", ()):
             if path != "-":
                 _check_path(settings, Given(path, "PATHS", True))
-    from .trainer import catalog
-
-    catalog.runtimes_words = settings.runtimes_words(route)
-    global run_root
-    run_root = settings.root.value
     return settings
-
-
-def forget_runtimes_words() -> None:
-    """After a command: messages name --runtimes again (`resolve` set the route's words)."""
-    from .trainer import catalog
-
-    catalog.runtimes_words = catalog.RUNTIMES_WORDS
 
 
 def _root(ctx) -> tuple[Given, bool]:
@@ -358,7 +345,7 @@ def _destination(chosen: list[Given], found) -> list[Given]:
     return [Given(destination, here)]
 
 
-def _kustomization_namespace() -> Given | None:
+def _kustomization_namespace(limit: int | None = None) -> Given | None:
     """The `namespace:` of the kustomization the generator runs for: kustomize runs an exec generator in the
     kustomization's directory, and moves every namespaced object it prints to that namespace."""
     from .formats import position, source
@@ -368,7 +355,7 @@ def _kustomization_namespace() -> Given | None:
             break
     else:
         return None
-    for origin, data in source.load_text(source.read(name), name):
+    for origin, data in source.load_text(source.read(name, source.Budget(limit)), name):
         namespace = data.get("namespace") if isinstance(data, dict) else None
         if isinstance(namespace, str) and namespace:
             line, column = position.locate(origin, ("namespace",))

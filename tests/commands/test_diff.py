@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -589,17 +590,152 @@ def test_an_image_bump_is_refused_for_the_jobset_webhooks_reason(repo):
     assert "spec.trainer: field is immutable" not in result.stdout
 
 
-def test_diff_of_runtimes_alone_says_which_changed_and_how_to_see_what_they_reach(repo):
-    """`trainc diff platform/runtimes` (issue 20): no object is rendered from runtimes alone, so the runtimes
-    changed are named, with the command that shows the JobSets they reach."""
-    (repo / "platform").mkdir()
-    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=1))
+APP = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: {name}
+  namespace: team-a
+spec:
+  runtimeRef:
+    name: {runtime}
+"""
+
+
+@pytest.fixture
+def platform(repo):
+    """A repository whose platform/runtimes holds the runtime `custom`, used by apps/a and apps/c; apps/b (and
+    the fixture's job.yaml) use a bundled runtime. The base revision is HEAD~1 once a test commits its edit."""
+    (repo / "platform" / "runtimes").mkdir(parents=True)
+    (repo / "platform" / "runtimes" / "custom.yaml").write_text(RUNTIME.format(max_restarts=1))
+    for name, runtime in (("a", "custom"), ("b", "torch-distributed"), ("c", "custom")):
+        (repo / "apps" / name).mkdir(parents=True)
+        (repo / "apps" / name / "job.yaml").write_text(APP.format(name=name, runtime=runtime))
+    (repo / ".trainc.yaml").write_text("runtimes: [platform/runtimes]\n")
     git(repo, "add", ".")
-    git(repo, "commit", "-qm", "a runtime")
-    (repo / "platform" / "runtime.yaml").write_text(RUNTIME.format(max_restarts=1).replace("python:3.12", "python:3.13"))
-    result = run("diff", "platform", cwd=repo)
-    assert result.stdout == "no changes\n"
-    assert "notice: ClusterTrainingRuntime custom changed since HEAD, and PATHS hold no TrainJob" in result.stderr
-    assert "`trainc diff APPS --runtimes RUNTIMES`" in result.stderr
-    unchanged = run("diff", "job.yaml", cwd=repo)
-    assert "PATHS hold no TrainJob" not in unchanged.stderr
+    git(repo, "commit", "-qm", "the platform's runtime and three apps")
+    return repo
+
+
+def edit_runtime(repo: Path, **changes) -> None:
+    text = RUNTIME.format(max_restarts=changes.get("max_restarts", 1))
+    (repo / "platform" / "runtimes" / "custom.yaml").write_text(text.replace("python:3.12", changes.get("image",
+                                                                                                      "python:3.12")))
+    git(repo, "commit", "-qam", "the runtime changed")
+
+
+def test_diff_of_runtimes_alone_lists_the_jobsets_the_change_reaches(platform):
+    """`trainc diff --base REV platform/runtimes` (issue 20): the JobSets of the repository's TrainJobs that use a
+    changed runtime, compiled at both revisions, each with its diff and the JobSet webhook's verdict; a JobSet
+    the change does not reach (apps/b, job.yaml) is not listed."""
+    edit_runtime(platform, image="python:3.13")
+    result = run("diff", "--base", "HEAD~1", "platform/runtimes", cwd=platform)
+    assert result.returncode == 1, result.stderr
+    docs = (ROOT / "docs" / "commands" / "diff.md").read_text()
+    assert f"```text\n$ trainc diff --base HEAD~1 platform/runtimes\n{result.stdout}```\n" in docs  # its example
+    refused = REFUSED_BY_JOBSET.replace("'demo'", "'{}'").format("{}", "template.spec.containers[0].image")
+    assert result.stdout.splitlines() == [
+        "ClusterTrainingRuntime custom changed since HEAD~1; it reaches the JobSets of 2 TrainJobs of the "
+        "repository: team-a/a, team-a/c",
+        "",
+        *(line for name in "ac" for line in (
+            f"JobSet team-a/{name} changed: the cluster will refuse this update: delete and re-create, or rename "
+            "the TrainJob",
+            f"! apps/{name}/job.yaml:7:3: {refused.format(name)}",
+            "@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].image @@",
+            "- python:3.12",
+            "+ python:3.13",
+            "")),
+        "0 added, 2 changed, 0 removed (2 refused by the cluster)"]
+
+
+def test_a_runtime_change_the_jobset_webhook_takes_is_an_update_in_place(platform):
+    """The JobSet webhook takes a new failurePolicy in place; the runtime's own update is refused by its CRD."""
+    edit_runtime(platform, max_restarts=3)
+    result = run("diff", "--base", "HEAD~1", "platform/runtimes", "--color", "never", cwd=platform)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.split("\n\n")[1:] == [
+        f"ClusterTrainingRuntime custom changed: {diff.RUNTIME_REFUSED}\n"
+        "! platform/runtimes/custom.yaml:9:9: spec.template.spec.failurePolicy: Value is immutable",
+        *(f"JobSet team-a/{name} changed: applying updates it in place\n@@ spec.failurePolicy.maxRestarts @@\n- 1\n+ 3"
+          for name in "ac"),
+        "0 added, 3 changed, 0 removed (1 refused by the cluster)\n"]
+
+
+def test_runtimes_alone_in_markdown_and_json(platform):
+    edit_runtime(platform, image="python:3.13")
+    markdown = run("diff", "--base", "HEAD~1", "platform/runtimes", "--format", "markdown", cwd=platform)
+    assert markdown.returncode == 1, markdown.stderr
+    assert markdown.stdout.startswith(
+        "**trainc diff** (ClusterTrainingRuntime custom changed since HEAD~1; it reaches the JobSets of 2 TrainJobs "
+        "of the repository: team-a/a, team-a/c): 0 added, 2 changed, 0 removed (2 refused by the cluster)\n")
+    assert "| `JobSet team-a/a` | changed | the cluster will refuse this update" in markdown.stdout
+    assert "#### `JobSet team-a/c` changed" in markdown.stdout and "team-a/b" not in markdown.stdout
+    found = json.loads(run("diff", "--base", "HEAD~1", "platform/runtimes", "--format", "json", cwd=platform).stdout)
+    assert [(obj["kind"], obj["name"], obj["change"]) for obj in found["objects"]] == [
+        ("JobSet", "a", "changed"), ("JobSet", "c", "changed")]
+    assert found["objects"][0]["effect"] == diff.REFUSED
+    assert found["objects"][0]["reasons"][0].startswith("apps/a/job.yaml:7:3: the JobSet webhook refuses")
+    assert found["objects"][0]["hunks"] == [{
+        "path": "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image",
+        "old": "python:3.12", "new": "python:3.13"}]
+    assert found["reach"] == {"runtimes": ["ClusterTrainingRuntime custom"], "trainjobs": [
+        {"namespace": "team-a", "name": name, "file": f"apps/{name}/job.yaml", "runtime": "ClusterTrainingRuntime custom"}
+        for name in "ac"]}
+    assert found["summary"] == "0 added, 2 changed, 0 removed (2 refused by the cluster)"
+
+
+def test_the_heading_names_five_trainjobs_and_counts_the_rest(platform):
+    for index in range(5):
+        (platform / "apps" / "a" / f"more-{index}.yaml").write_text(APP.format(name=f"m{index}", runtime="custom"))
+    git(platform, "add", ".")
+    git(platform, "commit", "-qm", "more apps")
+    edit_runtime(platform, max_restarts=2)
+    result = run("diff", "--base", "HEAD~1", "platform/runtimes", "--format", "markdown", cwd=platform)
+    assert result.stdout.startswith("**trainc diff** (ClusterTrainingRuntime custom changed since HEAD~1; it reaches "
+                                    "the JobSets of 7 TrainJobs of the repository: team-a/a, team-a/c, team-a/m0, "
+                                    "team-a/m1, team-a/m2, … 2 more): 0 added, 8 changed, 0 removed (1 refused by "
+                                    "the cluster)\n")  # the runtime, and the JobSets of 7 TrainJobs
+
+
+def test_a_trainjob_under_another_config_is_named_not_compared(platform):
+    """One run has one set of settings: an app's own .trainc.yaml may set another namespace or runtimes."""
+    (platform / "apps" / "c" / ".trainc.yaml").write_text("namespace: team-c\n")
+    git(platform, "add", ".")
+    git(platform, "commit", "-qm", "app c's own config")
+    edit_runtime(platform, max_restarts=2)
+    result = run("diff", "--base", "HEAD~1", "platform/runtimes", "--color", "never", cwd=platform)
+    assert "JobSet team-a/a changed" in result.stdout and "JobSet team-a/c" not in result.stdout
+    assert ("notice: apps/c/job.yaml:1:1: TrainJob c uses ClusterTrainingRuntime custom but is governed by "
+            "apps/c/.trainc.yaml, not by the runtimes' settings: compare it with `trainc diff --base HEAD~1 apps/c`"
+            ) in result.stderr
+
+
+def test_runtimes_alone_against_a_directory_base(platform, tmp_path):
+    """A directory base holds the previous runtimes only: the TrainJobs as they are now, with those runtimes."""
+    old = tmp_path / "old-runtimes"
+    old.mkdir()
+    (old / "custom.yaml").write_text(RUNTIME.format(max_restarts=1))
+    (platform / "platform" / "runtimes" / "custom.yaml").write_text(
+        RUNTIME.format(max_restarts=1).replace("python:3.12", "python:3.13"))
+    result = run("diff", "--base", str(old), "platform/runtimes", cwd=platform)
+    assert result.returncode == 1, result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("JobSet")] == [
+        f"JobSet team-a/{name} changed: {diff.REFUSED}" for name in "ac"]
+    assert "+ python:3.13" in result.stdout and "added" not in result.stdout.replace("0 added", "")
+
+
+def test_a_file_the_search_cannot_read_is_named(platform):
+    (platform / "apps" / "b" / "broken.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: [\n")
+    edit_runtime(platform, max_restarts=2)
+    result = run("diff", "--base", "HEAD~1", "platform/runtimes", cwd=platform)
+    assert "JobSet team-a/a changed" in result.stdout, result.stderr
+    assert "notice: apps/b/broken.yaml:3:1: not searched for TrainJobs the runtime change reaches: invalid YAML" \
+        in result.stderr
+
+
+def test_runtimes_unchanged_reach_nothing(platform):
+    result = run("diff", "platform/runtimes", cwd=platform)
+    assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
+    (platform / "apps" / "a" / "job.yaml").write_text(APP.format(name="a", runtime="custom") + "  suspend: true\n")
+    assert run("diff", "platform/runtimes", cwd=platform).stdout == "no changes\n"  # a TrainJob's edit: not here

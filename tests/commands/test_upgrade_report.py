@@ -20,8 +20,7 @@ WEBHOOK = "the JobSet webhook refuses this update of JobSet"
 
 
 def rendered_jobsets(case: str, release) -> dict:
-    with releases.using(release):
-        output = build(inputs(case), ssh_key_seed=key_settings(case))
+    output = build(inputs(case), ssh_key_seed=key_settings(case), trainer_version=release.name)
     return {obj["metadata"]["name"]: obj for obj in output.documents() if obj["kind"] == "JobSet"}
 
 

@@ -23,7 +23,7 @@ PRTE = ("PRTE_MCA_prte_default_hostfile", "PRTE_MCA_prte_keep_fqdn_hostnames", "
 
 
 def test_the_releases_are_ordered_the_newest_the_default_and_every_switch_differs():
-    assert releases.NAMES == ("v2.3", "v2.4") and releases.DEFAULT is V24 and releases.selected is V24
+    assert releases.NAMES == ("v2.3", "v2.4") and releases.DEFAULT is V24
     switches = [field.name for field in fields(releases.Release) if field.name not in ("name", "note")]
     assert all(getattr(V23, name) != getattr(V24, name) for name in switches)
     with pytest.raises(ValueError, match=r"'v2.5' is not a Kubeflow Trainer release .*\(supported: v2.3, v2.4\)"):
@@ -40,8 +40,8 @@ def mpi_runtime(launcher_as_node: bool) -> str:
 def containers(tmp_path, job: str, runtime_text: str, release) -> dict:
     (tmp_path / "runtime.yaml").write_text(runtime_text)
     (tmp_path / "job.yaml").write_text(job)
-    with releases.using(release):
-        objects = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "job.yaml")], ssh_key_seed=GOLDEN_SEED)
+    objects = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "job.yaml")], ssh_key_seed=GOLDEN_SEED,
+                    trainer_version=release.name)
     jobset = next(obj for obj in objects.documents() if obj["kind"] == "JobSet")
     return {rjob["name"]: rjob["template"]["spec"]["template"]["spec"]["containers"][0]
             for rjob in jobset["spec"]["replicatedJobs"]}
@@ -85,8 +85,7 @@ def test_v24_reserves_the_prte_names_as_the_orte_ones(tmp_path, name):
     job = HEAD + f"  trainer:\n    env:\n      - name: {name}\n        value: x\n"
     assert errors(tmp_path, job, rt) == [
         f"job.yaml:11:15: spec.trainer.env: must not have reserved envs, invalid envs configured: [{name}]"]
-    with releases.using(V23):
-        assert errors(tmp_path, job, rt) == []
+    assert errors(tmp_path, job, rt, trainer_version="v2.3") == []
 
 
 LONG = "a-twenty-one-letters-"  # 21 characters
@@ -98,8 +97,7 @@ def test_v24_refuses_a_runtime_replicated_job_name_longer_than_20_at_the_name(tm
     assert errors(tmp_path, HEAD, rt) == [
         f'runtime.yaml:20:15: spec.template.spec.replicatedJobs[1].name: Invalid value: "{LONG}": must be no more '
         "than 20 characters (from Kubeflow Trainer v2.4)"]
-    with releases.using(V23):
-        assert errors(tmp_path, HEAD, rt) == []
+    assert errors(tmp_path, HEAD, rt, trainer_version="v2.3") == []
     skipped = rt.replace("metadata:\n  name: rt\n",
                          "metadata:\n  name: rt\n  labels: {trainer.kubeflow.org/webhook-validation: disabled}\n")
     assert len(errors(tmp_path, HEAD, skipped)) == 1  # API validation: the webhook's label does not skip it
@@ -123,8 +121,7 @@ def test_every_bundled_runtime_passes_the_v24_rule():
     assert loaders
     for load in loaders.values():
         bundled = load()
-        with releases.using(V24):
-            assert runtime_rules.name_lengths(bundled) == [], bundled.name
+        assert runtime_rules.name_lengths(bundled, release=V24) == [], bundled.name
 
 
 def test_the_python_api_takes_the_release(tmp_path):
@@ -141,7 +138,7 @@ def test_the_python_api_takes_the_release(tmp_path):
 
     assert "PRTE_MCA_prte_default_hostfile" in launcher_env()
     assert not any(name.startswith("PRTE_") for name in launcher_env(trainer_version="v2.3"))
-    assert releases.selected is V24
+    assert "PRTE_MCA_prte_default_hostfile" in launcher_env()  # the release is the call's, nothing left set
 
 
 def test_forked_build_workers_render_for_the_selected_release(tmp_path, monkeypatch):

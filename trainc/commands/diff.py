@@ -39,6 +39,7 @@ from ..compiler import mpikeys, sshkeys
 from ..errors import InputError, InputErrors, Notice, Origin, TraincError, plural, render_path
 from .. import inputs as inputset
 from ..formats.limits import room_for_depth
+from ..formats.source import Budget
 from ..formats.serialize import dump_all
 from ..formats.table import markdown as table
 from ..k8s import treediff
@@ -47,7 +48,7 @@ from ..output import manifests
 from ..trainer import api, releases
 from ..trainer import previous as previous_versions
 from ..validation import configdata, jobset_update
-from ..validation.requests import delta, delta_markdown, delta_text, jobs
+from ..validation.requests import delta, delta_markdown, delta_text, jobs, queue_name, signed
 from . import EXIT_DIFF_ERROR, write_out
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
@@ -88,14 +89,16 @@ class ObjectDiff:
 
 
 def compare(paths, options, *, notices: list | None = None, requests: list | None = None,
-            base_release=None) -> list[ObjectDiff]:
+            base_release=None, reached: list | None = None, trainjobs: set | None = None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `options.previous` (the base) and now (the
     rendered objects and, unless `options.trainer_only`, what passes through), in (kind, namespace, name) order,
     from one run (`trainc.engine`): its update refusals are the cluster's verdict on a change, any other error
     fails the diff. TrainJobs of the base that do not compile there are unreadable: their objects now are shown
     against nothing, and `notices` gets why. With `base_release` (a `releases.Release`) the base is rendered at
     that release, PATHS as they are when `options.previous` is None, and every rendered object has a verdict
-    (the upgrade report).
+    (the upgrade report). PATHS of runtimes and no TrainJob compare the JobSets of the repository's TrainJobs
+    that use a changed runtime (`reach`; what was found goes to `reached`); `trainjobs`, (namespace, name) of the
+    TrainJobs whose rendered objects are compared (None: all).
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
@@ -103,18 +106,20 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
 
     base = options.previous
     if base_release is not None:
-        before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths)
+        before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths, options.reader())
         options = replace(options, previous=replace(before, release=base_release))
     elif isinstance(base, str):
-        options = replace(options, base_ssh_key_seed=_seed_at(base, options.ssh_key_seed))
+        options = replace(options, base_ssh_key_seed=_seed_at(base, options.ssh_key_seed, options.max_input_bytes))
     new = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
-    if notices is not None and not new.jobs and isinstance(base, str) and new.previous is not None:
-        notices.extend(_runtimes_alone(new.previous, new.user_runtimes, base))
+    reaches = []  # the JobSets a change of runtimes alone reaches
+    if not new.jobs and isinstance(base, str) and new.previous is not None and base_release is None:
+        reaches = _reached_jobsets(paths, options, new, base, notices, requests, reached)
     old, unreadable, problems = new.base, new.unreadable, new.base_problems
     if old is None:
         raise InputErrors(problems)
     if notices is not None and problems:
-        where = f"--base {base}" if base is not None else f"--base-trainer-version {base_release.name}"
+        where = f"--base {base}" if isinstance(base, str) else "--base" if base_release is None \
+            else f"--base-trainer-version {base_release.name}"
         notices.append(Notice("notice", None, (), f"{where}: {plural(len(unreadable), 'TrainJob')} not compiled "
                               "there, their objects shown against nothing (unreadable at the base):"))
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
@@ -125,6 +130,12 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
                                                                 trainer_only=options.trainer_only).objects()}
     new_manifests = new.manifests
     new_objects = {_key(obj): obj for obj in new_manifests.objects()}
+    if trainjobs is not None:  # what other TrainJobs render is not compared
+        others = {_key(obj) for trainjob, objects in [*old.jobs, *new_manifests.jobs]
+                  if (trainjob.namespace, trainjob.name) not in trainjobs for obj in objects}
+        old_objects = {key: obj for key, obj in old_objects.items() if key not in others}
+        new_objects = {key: obj for key, obj in new_objects.items() if key not in others}
+        refusals = {key: found for key, found in refusals.items() if key in old_objects or key in new_objects}
     passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
     rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
     unknown = {_key(obj) for trainjob, objects in new_manifests.jobs if (trainjob.namespace, trainjob.name)
@@ -141,7 +152,7 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
             found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
     if base_release is not None:
         found = _upgrade_verdicts(found, new_manifests.jobs)
-    return found
+    return sorted(found + reaches, key=lambda diff: (diff.kind, diff.namespace, diff.name)) if reaches else found
 
 
 def _upgrade_verdicts(found: list[ObjectDiff], jobs) -> list[ObjectDiff]:
@@ -169,24 +180,32 @@ def _waiting(trainjob, jobset: dict) -> list[str]:
     return out
 
 
-def _runtimes_alone(before, runtimes: list, base: str) -> list[Notice]:
+def _reached_jobsets(paths, options, new, base: str, notices, requests, reached) -> list[ObjectDiff]:
     """PATHS of runtimes and no TrainJob (`trainc diff platform/runtimes`): a runtime is not output, so its edit
-    shows no object; say which runtimes changed and how to see the JobSets they reach."""
-    changed = [runtime for runtime in runtimes if (then := before.find(runtime)) is not None
-               and then != runtime.document]
-    if not changed:
+    shows in the JobSets of the repository's TrainJobs that use it (`reach`), compared as `trainc diff --base
+    BASE THEIR-FILES --runtimes PATHS` compares them; none when no runtime changed."""
+    from . import reach
+
+    runtimes = reach.changed(new.previous, new.user_runtimes)
+    if not runtimes:
         return []
-    names = ", ".join(api.described(runtime.kind, runtime.metadata.namespace, runtime.name) for runtime in changed)
-    return [Notice("notice", None, (), f"{names} changed since {base}, and PATHS hold no TrainJob: a runtime "
-                   "renders nothing itself; its edit reaches the JobSets of the TrainJobs that use it, which `trainc "
-                   "diff APPS --runtimes RUNTIMES` shows (with the refusals of running JobSets)")]
+    found = reach.find(paths, options, runtimes, base)
+    if reached is not None:
+        reached.append(found)
+    if notices is not None:
+        notices.extend(found.notices)
+    if not found.files:
+        return []
+    options = replace(options, runtime_paths=(*paths, *options.runtime_paths), trainer_only=True,
+                      previous=reach.base_of(base, new.previous, found, options))
+    return compare(found.files, options, notices=notices, requests=requests, trainjobs=set(found.trainjobs))
 
 
-def _seed_at(base: str, seed):
+def _seed_at(base: str, seed, limit: int):
     """The seed settings the base was rendered with: under `--ssh-keys sealed-secrets`, the controller's
     certificate as the base revision holds it, so rotating the certificate in git shows every SealedSecret
-    resealed. A certificate outside the repository, absent or unreadable at the base, or a directory base:
-    the current one."""
+    resealed (read within the run's bound, `limit` bytes). A certificate outside the repository, absent or
+    unreadable at the base, or a directory base: the current one."""
     if not isinstance(seed, sshkeys.SeedFile) or seed.mode != "sealed-secrets" or seed.cert is None \
             or os.path.isdir(base):
         return seed
@@ -195,7 +214,7 @@ def _seed_at(base: str, seed):
     from ..compiler import sealing
 
     try:
-        texts, _ = inputset.at_revision(base, [seed.cert])
+        texts, _ = inputset.at_revision(base, [seed.cert], budget=Budget(limit))
         then = sealing.Certificate(texts[0][1]) if texts else None
     except (inputset.RevisionError, sealing.CertError, TraincError):
         then = None
@@ -378,6 +397,33 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=(), heading: str
     return "\n".join(out) + "\n" + ("\n" + delta_text(requests) if requests else "")
 
 
+def json_text(diffs: list[ObjectDiff], requests=(), heading: str = "", reached=None) -> str:
+    """The diffs as one JSON object, for tools: each object's change, what applying it does, the cluster's
+    reasons and its hunks (`path`, `old`, `new`: a value absent on one side has no key; Secret values hidden as
+    in the text); the summary, the requests per Kueue queue, and for a change of runtimes alone what it reaches."""
+    out = {"heading": heading, "summary": summary(diffs) if diffs else "no changes",
+           "objects": [_json_object(diff) for diff in diffs],
+           "requests": [{"queue": queue_name(queue), "resource": resource, "change": signed(resource, change)}
+                        for queue, resource, change in requests]}
+    if reached is not None:
+        out["reach"] = reached.json()
+    return json.dumps(out, indent=2, default=str) + "\n"  # \u escapes: any text, a lone surrogate too, is JSON
+
+
+def _json_object(diff: ObjectDiff) -> dict:
+    hunks = []
+    for path, old, new in diff.hunks:
+        changed = isinstance(old, Hidden) and isinstance(new, Hidden)
+        hunk = {"path": render_path(path)}
+        hunk.update({"old": "(unreadable at the base)" if old is _UNREADABLE else _shown(old)} if old is not MISSING
+                    else {})
+        hunk.update({"new": _shown(new, changed)} if new is not MISSING else {})
+        hunks.append(hunk)
+    return {"kind": diff.kind, "namespace": diff.namespace, "name": diff.name, "change": diff.change,
+            "effect": diff.effect, "reasons": diff.reasons, "untilAdmitted": diff.until_admitted,
+            "waiting": diff.waiting, "hunks": hunks}
+
+
 MARKDOWN_LIMIT = 65536  # characters of a GitHub comment (issue, pull request), the body GitHub refuses past
 
 
@@ -456,9 +502,10 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
                                                                    mode=seed.mode, cert=seed.cert, scope=seed.scope)
     notices: list[str] = []
     requests: list = []
+    reached: list = []
     try:
         diffs = compare(paths, replace(options, ssh_key_seed=key_seed), notices=notices, requests=requests,
-                        base_release=base_release)
+                        base_release=base_release, reached=reached)
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -471,8 +518,11 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
                    "makes a new key every run", err=True)
     target = releases.named(options.trainer_version) if options.trainer_version else releases.DEFAULT
     heading = "" if base_release is None else upgrade_heading(base_release, target, diffs)
+    heading = reached[0].heading(options.previous) if reached else heading
     if output_format == "markdown":
         write_out(markdown(diffs, requests, heading))
+    elif output_format == "json":
+        write_out(json_text(diffs, requests, heading, reached[0] if reached else None))
     else:
         colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
         write_out(text(diffs, colored, requests, heading))

@@ -185,7 +185,7 @@ def _rendered(output, items: list, kept: list) -> list[dict]:
     return rendered
 
 
-def _user_files(item) -> list[tuple[str, list]]:
+def _user_files(item, limit: int | None = None) -> list[tuple[str, list]]:
     """(path to show, documents) of each file the item may have been read from: under the package path
     `kpt fn render` gives, or else relative to the current directory or one of its subdirectories (kpt
     runs exec functions where it was started, and `kpt fn eval jobs/` says nothing of `jobs/`)."""
@@ -209,7 +209,7 @@ def _user_files(item) -> list[tuple[str, list]]:
         if os.path.isfile(candidate):
             shown = os.path.relpath(candidate) if os.path.isabs(candidate) else candidate
             try:
-                found.append((shown, list(source.load_text(source.read(candidate), shown))))
+                found.append((shown, list(source.load_text(source.read(candidate, source.Budget(limit)), shown))))
             except TraincError:
                 continue
     return found
@@ -225,8 +225,8 @@ def _identity(obj) -> tuple | None:
 class _Report:
     """An error as a KRM result and as a stderr line (a notice as a line), in the user's file where it can be."""
 
-    def __init__(self, items: list):
-        self.items, self.files = items, {}
+    def __init__(self, items: list, limit: int | None = None):
+        self.items, self.files, self.limit = items, {}, limit  # the user's files read within the run's bound
 
     def item_of(self, error: InputError | Notice):
         base = error.origin.base if error.origin is not None else ()
@@ -260,7 +260,7 @@ class _Report:
         index is this object."""
         key = id(item)
         if key not in self.files:
-            self.files[key] = _user_files(item)
+            self.files[key] = _user_files(item, self.limit)
         index = krm.first(krm.annotations(item), krm.INDEXES) or "0"
         if not index.isdigit():
             return None
@@ -278,7 +278,7 @@ def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
     from .. import engine
 
     options = options or engine.Options()
-    report = _Report([])
+    report = _Report([], options.max_input_bytes)
     try:
         origin, resource_list = krm.read(text)
         report.items = items = resource_list.get("items") or []
@@ -286,7 +286,7 @@ def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
         notices: list[Notice] = []
         documents, trainer = _sources(origin, items, notices)
         options = replace(options, namespace=namespace, trainer_only=True,
-                          runtime_paths=tuple(_runtime_files(options.runtime_paths, items)))
+                          runtime_paths=tuple(_runtime_files(options.runtime_paths, items, options.root)))
         output = engine.run(engine.Inputs(documents=tuple(documents)), options).checked()
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
         lines = [report.line(notice) for notice in notices]
@@ -305,7 +305,7 @@ def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
     return HEADER + ("items:\n" + body if body else "items: []\n") + krm.results(results), lines, []
 
 
-def _runtime_files(runtime_paths, items: list) -> list[str]:
+def _runtime_files(runtime_paths, items: list, root: str | None = None) -> list[str]:
     """The files of `runtime_paths` that are not among the package's items: a runtime file reached both ways (a
     package at the repository root holding the config's platform/runtimes) is read once, as build reads a file
     reached through PATHS and --runtimes."""
@@ -319,7 +319,7 @@ def _runtime_files(runtime_paths, items: list) -> list[str]:
             if path is not None:  # under the package path `kpt fn render` gives, else from where kpt runs
                 own.add(_file_identity(os.path.join(package, path) if isinstance(package, str) else path))
     own.discard(None)
-    return [file for file in inputset.listed(runtime_paths) if file == "-" or _file_identity(file) not in own]
+    return [file for file in inputset.listed(runtime_paths, root=root) if file == "-" or _file_identity(file) not in own]
 
 
 def _file_identity(path: str) -> tuple | None:
@@ -383,7 +383,7 @@ def _takes_namespace(item) -> bool:
 def main(options) -> None:
     """`trainc fn`: the ResourceList on stdin run through `run`, the result on stdout, errors also on stderr."""
     try:
-        text = source.read("-")
+        text = source.read("-", source.Budget(options.max_input_bytes))
     except TraincError as error:
         fail(error)
     rendered, notices, errors = run(text, options)

@@ -58,7 +58,7 @@ class File:
         return not self.others
 
 
-def collect(result, jobsets: dict, now: int, older_than: int, namespace: str) -> list[File]:
+def collect(result, jobsets: dict, now: int, older_than: int, namespace: str, limit: int | None = None) -> list[File]:
     """The files holding a TrainJob whose live JobSet finished more than `older_than` seconds before `now`, each
     with what else it holds now, sorted by path."""
     files: dict = {}
@@ -77,7 +77,7 @@ def collect(result, jobsets: dict, now: int, older_than: int, namespace: str) ->
                             obj["metadata"].get("name")) for obj in objects])
         files.setdefault(trainjob.origin.file, File(trainjob.origin.file)).trainjobs.append(leaving)
     for file in files.values():
-        file.others = _others(file, states, namespace)
+        file.others = _others(file, states, namespace, limit)
     return [files[path] for path in sorted(files)]
 
 
@@ -89,7 +89,7 @@ def _described_state(found, now: int, older_than: int) -> str:
     return f"{found.state} {_age(now - found.finished)} ago, not more than {_age(older_than)}"
 
 
-def _others(file: File, states: dict, namespace: str) -> list[str]:
+def _others(file: File, states: dict, namespace: str, limit: int | None) -> list[str]:
     """What the file holds now besides its finished TrainJobs, read again as the run reads inputs."""
     from ..errors import InputError
     from ..formats import source
@@ -97,7 +97,7 @@ def _others(file: File, states: dict, namespace: str) -> list[str]:
 
     leaving = {(job.namespace, job.name) for job in file.trainjobs}
     errors: list = []
-    found = documents([(file.path, lambda: source.read(file.path))], errors)
+    found = documents([(file.path, lambda: source.read(file.path, source.Budget(limit)))], errors)
     if errors:
         return [f"cannot be read again: {errors[0].message}"]
     others = []
@@ -175,10 +175,10 @@ def main(paths, options, live_path: str, older_than: str, apply: bool, output_fo
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--older-than") from None
     try:
-        jobsets = live.read(live_path)
+        jobsets = live.read(live_path, options.max_input_bytes)
         result = engine.run(engine.Inputs(tuple(paths) or (".",)), options).checked()
         now = clock()
-        files = collect(result, jobsets, now, seconds, options.namespace)
+        files = collect(result, jobsets, now, seconds, options.namespace, options.max_input_bytes)
     except TraincError as error:
         fail(error)
     for notice in result.notices:

@@ -30,9 +30,9 @@ class Entry:
         return self.runtime() if callable(self.runtime) else self.runtime
 
 
-def _user_runtimes(paths, runtime_paths, namespace: str) -> list:
+def _user_runtimes(paths, options) -> list:
     """The runtimes among the inputs (TrainJobs are not read: their problems are `validate`'s business)."""
-    found, clashes = catalog.collect(engine.runtimes([*paths, *runtime_paths], namespace), namespace,
+    found, clashes = catalog.collect(engine.runtimes([*paths, *options.runtime_paths], options), options.namespace,
                                      include_bundled=False)
     if clashes:
         raise InputErrors(clashes)
@@ -44,9 +44,10 @@ def _place(origin) -> str:
     return f"{origin.file}:{line}"
 
 
-def entries(paths=(), runtime_paths=(), namespace: str = "default") -> list[Entry]:
-    """Every runtime, user ones before the bundled ones they shadow, sorted by kind, namespace, name."""
-    users = {catalog.key_of(runtime, namespace): runtime for runtime in _user_runtimes(paths, runtime_paths, namespace)}
+def entries(paths=(), options=engine.Options()) -> list[Entry]:
+    """Every runtime of the run's inputs (PATHS, `options.runtime_paths`), user ones before the bundled ones they
+    shadow, sorted by kind, namespace, name."""
+    users = {catalog.key_of(runtime, options.namespace): runtime for runtime in _user_runtimes(paths, options)}
     found = [Entry(key, _place(runtime.origin), runtime) for key, runtime in users.items()]
     for key, loader in catalog.bundled().items():
         shadow = users.get(key)
@@ -111,7 +112,7 @@ def main_list(paths, options) -> None:
     from . import fail, write_out
 
     try:
-        found = entries(paths, options.runtime_paths, options.namespace)
+        found = entries(paths, options)
     except TraincError as error:
         fail(error)
     write_out(table(found) + plugins_line(options.plugins))
@@ -123,7 +124,7 @@ def main_show(name, paths, options, kind) -> None:
     from . import fail, write_out
 
     try:
-        runtime = show(entries(paths, options.runtime_paths, options.namespace), name, kind)
+        runtime = show(entries(paths, options), name, kind)
     except TraincError as error:
         fail(error)
     write_out(dump_all([runtime.document]))

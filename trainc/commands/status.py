@@ -26,12 +26,13 @@ def table(trainjobs: list[dict]) -> str:
     return out
 
 
-def main(file, output_format) -> None:
-    """`trainc status`: the TrainJob statuses of the JobSets in FILE, as YAML or a table."""
+def main(file, output_format, limit: int | None = None) -> None:
+    """`trainc status`: the TrainJob statuses of the JobSets in FILE (read within `limit` bytes), as YAML or a
+    table."""
     from ..formats.serialize import dump_all
 
     try:
-        statuses = status.read(file)
+        statuses = status.read(file, limit)
     except TraincError as error:
         fail(error)
     write_out(table(statuses) if output_format == "table" else dump_all(statuses))

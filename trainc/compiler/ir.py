@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..trainer import releases
 from ..trainer.api import Runtime, TrainJob
 
 ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
@@ -36,6 +37,7 @@ class Unit:
     pod_requests: dict = field(default_factory=dict)  # {rjob name: {resource: Quantity}} (upstream SinglePodRequests)
     objects: tuple = ()  # objects built beside the JobSet (Secrets, ConfigMaps, PodGroups)
     notices: tuple = ()
+    release: releases.Release = releases.DEFAULT  # the run's Trainer release (the context's, set by `resolve`)
 
     @property
     def name(self) -> str:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..trainer.catalog import Catalog
+from ..trainer import releases
+from ..trainer.catalog import RUNTIMES_WORDS, Catalog
 from .ir import Unit
 from .passes.components import components
 from .passes.deadline import deadline
@@ -50,6 +51,8 @@ class Context:
     runtime_snapshot: bool = False  # also emit upstream's <trainjob>-runtime-snapshot ConfigMap
     provenance: Provenance | None = None  # where each field came from, recorded only for `trainc explain`
     plugins: tuple = ()  # installed plugins every TrainJob runs (entrypoints.for_unit), by name
+    release: releases.Release = releases.DEFAULT  # the Kubeflow Trainer release rendered for (trainer-version)
+    runtimes_words: str = RUNTIMES_WORDS  # how "runtime not found" names where runtimes come from (catalog.not_found)
 
 
 def run(unit: Unit, ctx: Context, passes=PASSES) -> Unit:

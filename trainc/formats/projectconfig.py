@@ -138,13 +138,14 @@ def _toml(path: str) -> dict:
         raise InputError(Origin(os.path.relpath(path)), (), f"cannot read: {exc.strerror}") from None
 
 
-def load(start: str | None = None, root: str | None = None) -> Config:
+def load(start: str | None = None, root: str | None = None, limit: int | None = None) -> Config:
     """The project config governing files in `start` (default: the current directory): every config of
-    `chain`, layered; raises InputError on unknown keys or wrong types."""
+    `chain`, layered, a YAML one read within `limit` bytes (the run's bound); raises InputError on unknown keys
+    or wrong types."""
     paths = chain(start or os.getcwd(), root)
     values, where = {}, {}
     for path in paths:
-        one = _load(path)
+        one = _load(path, limit)
         for name, value in one.values.items():
             if KEYS[_key_of(name)][2]:  # a list: the platform's items stay, the team's follow
                 values[name] = [*values.get(name, []), *value]
@@ -158,10 +159,10 @@ def _key_of(name: str) -> str:
     return next(key for key, (parameter, _, _) in KEYS.items() if parameter == name)
 
 
-def _load(path: str) -> Config:
+def _load(path: str, limit: int | None = None) -> Config:
     """One config file's values; raises InputError on unknown keys or wrong types."""
     if os.path.basename(path) == FILE:
-        raw, origin, where = _yaml(path)
+        raw, origin, where = _yaml(path, limit)
     else:
         raw, origin, where = _toml(path)["tool"]["trainc"], Origin(os.path.relpath(path)), _toml_locator(path)
     if not isinstance(raw, dict):
@@ -192,10 +193,10 @@ def _load(path: str) -> Config:
     return Config(path, values, positions)
 
 
-def _yaml(path: str):
+def _yaml(path: str, limit: int | None = None):
     from . import source
 
-    text = source.read(path)
+    text = source.read(path, source.Budget(limit))
     documents = list(source.load_text(text, os.path.relpath(path)))
     if len(documents) > 1:
         raise InputError(documents[1][0], (), "holds more than one document")

@@ -92,7 +92,7 @@ class Budget:
     so /dev/zero or a runaway pipe is an error, not an exhausted memory."""
 
     def __init__(self, limit: int | None = None):
-        self.limit = self.left = limits.input_bytes if limit is None else limit
+        self.limit = self.left = limits.MAX_INPUT_BYTES if limit is None else limit
 
     def take(self, handle, file: str) -> bytes:
         """What `handle` holds, read in chunks (one read of the limit would allocate all of it at once)."""

@@ -33,7 +33,8 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
     run's."""
     from . import house
 
-    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config)
+    limit = reader.budget.limit if reader is not None else None
+    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config, limit)
     inputs = [*output.others, *output.uncompiled]
     extra = _read(paths, errors, reader) if paths else []
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
@@ -76,4 +77,5 @@ def _read(paths, errors: list, reader) -> list:
     bindings and their params; none of them passes through."""
     from .. import inputs
 
-    return (reader or inputs.Reader()).documents(inputs.listed(list(paths)), errors)
+    reader = reader or inputs.Reader()
+    return reader.documents(reader.listed(list(paths)), errors)

@@ -31,26 +31,27 @@ class Rule:
     message: str
 
 
-def load(paths) -> tuple[list[Rule], list[InputError]]:
+def load(paths, limit: int | None = None) -> tuple[list[Rule], list[InputError]]:
     """The house rules of the project configs at `paths` (outermost first: a nested config adds rules, never
-    drops the platform's), or of the one at `paths` when it is a path (none without one)."""
+    drops the platform's), or of the one at `paths` when it is a path (none without one); read within `limit`
+    bytes each (the run's bound)."""
     if paths is None:
         return [], []
     if isinstance(paths, str):
         paths = [paths]
     rules, errors = [], []
     for path in paths:
-        found = _load(path)
+        found = _load(path, limit)
         rules += found[0]
         errors += found[1]
     return rules, errors
 
 
-def _load(path: str) -> tuple[list[Rule], list[InputError]]:
+def _load(path: str, limit: int | None = None) -> tuple[list[Rule], list[InputError]]:
     from ..formats import projectconfig as config
 
     if os.path.basename(path) == config.FILE:
-        raw, origin, where = config._yaml(path)
+        raw, origin, where = config._yaml(path, limit)
     else:
         raw, origin = config._toml(path)["tool"]["trainc"], Origin(os.path.relpath(path))
         where = config._toml_locator(path)

@@ -117,20 +117,18 @@ def _describe(pods) -> list[dict]:
     return described
 
 
-def read_env_file(path: str) -> dict[str, str]:
+def read_env_file(path: str, limit: int) -> dict[str, str]:
     """KEY=VALUE lines (`export ` and one pair of surrounding quotes allowed; `#` comments), read within the
-    run's input bound; raises Usage."""
-    from ..formats import limits
-
+    run's input bound (`limit` bytes); raises Usage."""
     try:
         with open(path, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise Usage(f"{path}: not a regular file")
-            data = handle.read(limits.input_bytes + 1)
+            data = handle.read(limit + 1)
     except OSError as exc:
         raise Usage(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > limits.input_bytes:
-        raise Usage(f"{path}: larger than the input bound ({limits.input_bytes} bytes, --max-input-bytes)")
+    if len(data) > limit:
+        raise Usage(f"{path}: larger than the input bound ({limit} bytes, --max-input-bytes)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -17,11 +17,9 @@ from .api import Runtime, described, identity
 
 Key = tuple  # (kind, namespace or None, name)
 SUPPORT_LABEL = "trainer.kubeflow.org/support"
+# How messages name where runtimes come from besides the inputs ("runtime not found"), unless the run says otherwise
+# (`engine.Options.runtimes_words`: the plugin's parameter under Argo CD, the config's key under pre-commit).
 RUNTIMES_WORDS = "--runtimes"
-# How this run's messages name where runtimes come from besides the inputs ("runtime not found"): the plugin's
-# parameter under Argo CD, the config's key under pre-commit. Set per command by `settings.resolve` (and back
-# after it), as depth.input_bytes is, so forked build workers see it too.
-runtimes_words = RUNTIMES_WORDS
 
 
 def deprecation(runtime: Runtime) -> str | None:
@@ -120,8 +118,9 @@ def collect(user: list[Runtime], default_namespace: str, *, include_bundled: boo
     return Catalog(runtimes), errors
 
 
-def not_found(catalog: Catalog, ref, namespace: str) -> str:
-    """What a runtimeRef naming no runtime says: where trainc looked, where that name is, the nearest names."""
+def not_found(catalog: Catalog, ref, namespace: str, runtimes_words: str = RUNTIMES_WORDS) -> str:
+    """What a runtimeRef naming no runtime says: where trainc looked (`runtimes_words`: where runtimes come from
+    besides the inputs), where that name is, the nearest names."""
     if ref.kind == "TrainingRuntime":
         message = f'TrainingRuntime "{ref.name}" not found in namespace "{namespace}"'
         elsewhere = catalog.namespaces_with("TrainingRuntime", ref.name)

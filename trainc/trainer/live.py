@@ -32,12 +32,13 @@ class JobSet:
     finished: int | None  # Unix seconds of the Completed / Failed condition, when finished
 
 
-def read(path: str) -> dict[tuple[str, str], JobSet]:
-    """The JobSets of the file (`-`: stdin) by (namespace, name); raises InputErrors, positioned."""
+def read(path: str, limit: int | None = None) -> dict[tuple[str, str], JobSet]:
+    """The JobSets of the file (`-`: stdin, read within `limit` bytes) by (namespace, name); raises InputErrors,
+    positioned."""
     found: dict = {}
     where: dict = {}
     errors: list = []
-    for origin, prefix, jobset in status.jobsets(path):
+    for origin, prefix, jobset in status.jobsets(path, limit):
         metadata = jobset["metadata"]
         if "namespace" not in metadata:
             errors.append(InputError(origin, (*prefix, "metadata"), "metadata.namespace is required: a live JobSet "

@@ -1,20 +1,20 @@
 """The Kubeflow Trainer releases trainc renders for: one record per release, one field per behavior that differs.
 
 A project pins its release (`trainer-version` in `.trainc.yaml`) so that upgrading trainc never changes a
-rendered object until the pin changes; the code that owns a behavior asks `selected` for its switch, so the
-releases differ in these fields and nowhere else. `trainc diff --base-trainer-version` renders both and says
-what the upgrade does to the objects in the cluster (docs/guides/upgrading.md).
+rendered object until the pin changes; the code that owns a behavior asks the run's release for its switch
+(`pipeline.Context.release`; the unit's `release` for the webhook rules), so the releases differ in these fields
+and nowhere else. `trainc diff --base-trainer-version` renders both and says what the upgrade does to the
+objects in the cluster (docs/guides/upgrading.md).
 
 v2.4's code is newer than the upstream revision the rest of trainc was read against (UPSTREAM-BEHAVIOR.md
 §14): its fields come from the v2.4.0 release notes and the PR texts named beside each one.
 
-`selected` is this run's release: the command sets it from its settings (and back when it ends), as
-`entrypoints.requested` is set, so forked build workers see it too.
+A run's release is `engine.Options.trainer_version` (DEFAULT when none): it travels in the compile context, so
+forked build workers render for it too, and nothing here changes while trainc runs.
 """
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 
@@ -40,7 +40,6 @@ RELEASES = (
 )
 NAMES = tuple(release.name for release in RELEASES)
 DEFAULT = RELEASES[-1]  # the newest
-selected: Release = DEFAULT
 
 
 def named(name: str) -> Release:
@@ -50,13 +49,3 @@ def named(name: str) -> Release:
             return release
     raise ValueError(f"{name!r} is not a Kubeflow Trainer release trainc renders for (supported: {', '.join(NAMES)})")
 
-
-@contextlib.contextmanager
-def using(release: Release):
-    """Render with `release` inside the block (the base side of an upgrade report, a golden case's pin)."""
-    global selected
-    before, selected = selected, release
-    try:
-        yield release
-    finally:
-        selected = before

@@ -60,16 +60,17 @@ _JOBSET = {
 }
 
 
-def read(path: str) -> list[dict]:
-    """The derived TrainJob (metadata and status) of every JobSet in the file, in input order."""
-    return [derive(jobset) for _, _, jobset in jobsets(path)]
+def read(path: str, limit: int | None = None) -> list[dict]:
+    """The derived TrainJob (metadata and status) of every JobSet in the file, in input order; the file read
+    within `limit` bytes (--max-input-bytes)."""
+    return [derive(jobset) for _, _, jobset in jobsets(path, limit)]
 
 
-def jobsets(path: str) -> list[tuple[Origin, tuple, dict]]:
-    """Every JobSet in the file (or stdin, `-`), read within the run's input bound, with where it is: its
-    document's origin and its path in that document (`()`, or `("items", i)` in a List); raises InputErrors
-    for what is not a JobSet status can be derived from."""
-    text = source.read(path)
+def jobsets(path: str, limit: int | None = None) -> list[tuple[Origin, tuple, dict]]:
+    """Every JobSet in the file (or stdin, `-`), read within `limit` bytes, with where it is: its document's
+    origin and its path in that document (`()`, or `("items", i)` in a List); raises InputErrors for what is
+    not a JobSet status can be derived from."""
+    text = source.read(path, source.Budget(limit))
     found, errors = [], []
     for origin, document in source.load_text(text, source.name(path)):
         for prefix, jobset in _jobsets(origin, document, errors):

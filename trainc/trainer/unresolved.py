@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from . import api
-from .catalog import not_found
+from .catalog import RUNTIMES_WORDS, not_found
 
 _REF = ("spec", "runtimeRef")
 
@@ -39,7 +39,8 @@ def doubtful(inputs, namespace: str):
     return check
 
 
-def runtimes_of_unparsed(unparsed, runtimes, doubtful_ref, namespace: str) -> list[InputError]:
+def runtimes_of_unparsed(unparsed, runtimes, doubtful_ref, namespace: str,
+                         runtimes_words: str = RUNTIMES_WORDS) -> list[InputError]:
     """"not found" for TrainJobs that failed elsewhere but name, readably, a runtime that does not exist."""
     errors = []
     for origin, data, problems in unparsed:
@@ -56,5 +57,5 @@ def runtimes_of_unparsed(unparsed, runtimes, doubtful_ref, namespace: str) -> li
         if ref.api_group != api.GROUP or ref.kind not in api.RUNTIME_KINDS:
             continue  # an unsupported runtimeRef: the resolve pass says so once the TrainJob parses
         if runtimes.find(ref.kind, job_namespace, ref.name) is None and not doubtful_ref(ref, job_namespace, runtimes):
-            errors.append(InputError(origin, _REF + ("name",), not_found(runtimes, ref, job_namespace)))
+            errors.append(InputError(origin, _REF + ("name",), not_found(runtimes, ref, job_namespace, runtimes_words)))
     return errors

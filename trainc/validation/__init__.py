@@ -29,6 +29,7 @@ from ..compiler.plugins.registry import PLUGINS
 from ..errors import InputError, Notice
 from ..k8s import openapi as schema
 from ..trainer.previous import Previous
+from ..trainer.releases import DEFAULT, Release
 from . import heredoc, immutable, initializers, jobset, patches, runtime
 from .base import info
 
@@ -51,11 +52,12 @@ def runtime_transition(runtime_obj, previous: Previous | None) -> list[InputErro
     return immutable.check(runtime_obj.origin, runtime_obj.document, old, _schema("trainingruntime", runtime_obj))
 
 
-def check_runtime(runtime_obj, previous: Previous | None = None) -> tuple[list[InputError], list[Notice]]:
-    """(errors, warnings) of the runtime webhook for one user runtime, on create or on update."""
+def check_runtime(runtime_obj, previous: Previous | None = None,
+                  release: Release = DEFAULT) -> tuple[list[InputError], list[Notice]]:
+    """(errors, warnings) of the runtime webhook of `release` for one user runtime, on create or on update."""
     old = previous.find(runtime_obj) if previous is not None else None
     created = old is None
-    errors = runtime.name_lengths(runtime_obj, old) + runtime.check(runtime_obj, created=created)
+    errors = runtime.name_lengths(runtime_obj, old, release) + runtime.check(runtime_obj, created=created)
     return errors, runtime.warnings(runtime_obj, created=created)
 
 

@@ -29,7 +29,7 @@ from ..compiler.ir import Unit, ensure_pod_template, pod_template
 from ..errors import InputError, Origin, caught, render_path
 from ..formats.position import locate
 from ..k8s.treediff import first_change
-from ..trainer import catalog, releases
+from ..trainer import catalog
 from ..trainer.previous import Previous, key
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -43,9 +43,9 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
     if old_trainjob is None:
         return []
     old_runtimes = previous.runtimes_then(runtimes)
-    old_ctx = replace(ctx, catalog=catalog.build(old_runtimes, old_trainjob.namespace), provenance=None)
-    with releases.using(previous.release or releases.selected):
-        old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
+    old_ctx = replace(ctx, catalog=catalog.build(old_runtimes, old_trainjob.namespace), provenance=None,
+                      release=previous.release or ctx.release)  # the release it was rendered at
+    old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
     if problems or old_unit is None:
         return []
     return refusals(unit.trainjob.origin, unit.name, emit.jobset(unit), emit.jobset(old_unit))

@@ -68,9 +68,10 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
     return errors
 
 
-def name_lengths(runtime: Runtime, old: dict | None = None) -> list[InputError]:
-    """The selected release's limit on replicatedJobs[].name; names `old` (the previous version) has pass."""
-    limit = releases.selected.replicated_job_name_max
+def name_lengths(runtime: Runtime, old: dict | None = None,
+                 release: releases.Release = releases.DEFAULT) -> list[InputError]:
+    """The `release`'s limit on replicatedJobs[].name; names `old` (the previous version) has pass."""
+    limit = release.replicated_job_name_max
     if limit is None:
         return []
     template = ((old or {}).get("spec") or {}).get("template") or {}
@@ -82,7 +83,7 @@ def name_lengths(runtime: Runtime, old: dict | None = None) -> list[InputError]:
             errors.append(InputError(
                 runtime.origin, ("spec", "template", "spec", "replicatedJobs", index, "name"),
                 f"Invalid value: {json.dumps(name)}: must be no more than {limit} characters (from Kubeflow Trainer "
-                f"{releases.selected.name})",
+                f"{release.name})",
             ))
     return errors
 

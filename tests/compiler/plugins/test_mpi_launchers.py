@@ -23,7 +23,6 @@ from conftest import GOLDEN_SEED, IN_CI, need
 from helpers import build
 from podplay import REPORTER, Play, Result, check
 
-from trainc.trainer import releases
 
 NODES = 2
 SLOTS = 2
@@ -115,8 +114,8 @@ def rendered(tmp_path, implementation: str, as_node: bool, command: list[str], r
     """The objects `trainc build` renders, at `release` (--trainer-version) or the newest."""
     (tmp_path / "runtime.yaml").write_text(runtime(implementation, as_node))
     (tmp_path / "trainjob.yaml").write_text(trainjob(implementation, command))
-    with releases.using(releases.named(release) if release else releases.DEFAULT):
-        output = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "trainjob.yaml")], ssh_key_seed=GOLDEN_SEED)
+    output = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "trainjob.yaml")], ssh_key_seed=GOLDEN_SEED,
+                   trainer_version=release)
     return {obj["kind"]: obj for obj in output.documents()}
 
 

@@ -13,7 +13,6 @@ issue #4030), with or without runLauncherAsNode.
 from __future__ import annotations
 
 from ...k8s import podspec
-from ...trainer import releases
 from .. import provenance
 from ..ir import NODE, TRAINER, Unit, main_container, step_of
 from ..provenance import TRAINER_OVERRIDE as BY
@@ -33,7 +32,7 @@ def override(unit: Unit, ctx) -> Unit:
         is_trainer = step_of(rjob, unit.kep) == TRAINER
         is_node = launcher_as_node and rjob.get("name") == NODE
         container = main_container(rjob, unit.kep)
-        mpi_node = mpi and releases.selected.image_on_mpi_nodes and _mpi_node(rjob, unit)
+        mpi_node = mpi and ctx.release.image_on_mpi_nodes and _mpi_node(rjob, unit)
         if container is None:
             continue
         if mpi_node and not is_trainer and trainer.image is not None:

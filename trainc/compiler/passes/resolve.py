@@ -18,7 +18,8 @@ def resolve(unit: Unit, ctx) -> Unit:
         raise InputError(trainjob.origin, ("spec", "runtimeRef"), f"unsupported runtime: {_registry_key(ref)}")
     runtime = ctx.catalog.find(ref.kind, trainjob.namespace, ref.name)
     if runtime is None:
-        raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), not_found(ctx.catalog, ref, trainjob.namespace))
+        missing = not_found(ctx.catalog, ref, trainjob.namespace, ctx.runtimes_words)
+        raise InputError(trainjob.origin, ("spec", "runtimeRef", "name"), missing)
     notices = unit.notices
     deprecated = deprecation(runtime)
     if deprecated is not None:
@@ -32,6 +33,7 @@ def resolve(unit: Unit, ctx) -> Unit:
         labels=dict(template.metadata.labels),
         annotations=dict(template.metadata.annotations),
         notices=notices,
+        release=ctx.release,  # for the webhook rules, which get the unit alone
     )
 
 

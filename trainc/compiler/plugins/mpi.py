@@ -39,7 +39,6 @@ from dataclasses import replace
 
 from ...errors import InputError
 from ...k8s import podspec
-from ...trainer import releases
 from .. import emit, ir, mpikeys, provenance, templates
 from ..admission import error, reserved_env
 from ..ir import NODE, Unit
@@ -93,7 +92,7 @@ def validate(unit: Unit, change) -> list[InputError]:
                 "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have either launcher "
                 "and node",
             ))
-    reserved = RESERVED_ENV + (PRTE_RESERVED_ENV if releases.selected.prte_env else ())
+    reserved = RESERVED_ENV + (PRTE_RESERVED_ENV if unit.release.prte_env else ())
     return errors + reserved_env(unit, reserved)
 
 
@@ -234,7 +233,7 @@ def _launcher_env(unit: Unit, slots: int) -> list:
             env("OMPI_MCA_orte_set_default_slots", str(slots)),
             env("OMPI_MCA_plm_rsh_args", SSH_RETRY_ARGS),
         ]
-        if not releases.selected.prte_env:
+        if not unit.release.prte_env:
             return orte
         return orte + [
             env("PRTE_MCA_prte_default_hostfile", HOSTFILE_PATH),
