@@ -3,6 +3,7 @@ refusing with their message or the CEL error."""
 
 from __future__ import annotations
 
+from helpers import run
 from trainc.errors import Origin
 from trainc.policy import house
 
@@ -71,3 +72,18 @@ def test_bad_rules_are_errors_at_their_place(tmp_path):
 
 def test_no_config_no_rules():
     assert house.load(None) == ([], [])
+
+
+def test_objects_kubectl_would_not_send_are_reported_not_admitted(tmp_path):
+    """An object without a string apiVersion or kind, or without a metadata mapping, never reaches the admission
+    chain: with a house rule configured, build reports each at its place (it crashed the run before)."""
+    (tmp_path / ".trainc.yaml").write_text(CONFIG)
+    (tmp_path / "a.yaml").write_text("apiVersion: {a: 1}\nkind: ConfigMap\nmetadata: {name: x}\n---\n"
+                                     "apiVersion: v1\nkind: [ConfigMap]\nmetadata: {name: y}\n---\n"
+                                     "apiVersion: v1\nkind: ConfigMap\nmetadata: [1]\n")
+    result = run("build", "a.yaml", cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines() == [
+        "a.yaml:1:13: apiVersion: required for kubectl apply: a non-empty string",
+        "a.yaml:6:7: kind: required for kubectl apply: a non-empty string",
+        "a.yaml:11:11: metadata: required for kubectl apply: a mapping with the object's name"]

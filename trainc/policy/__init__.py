@@ -35,13 +35,13 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
 
     limit = reader.budget.limit if reader is not None else None
     rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config, limit)
-    inputs = [*output.others, *output.uncompiled]
-    extra = _read(paths, errors, reader) if paths else []
+    inputs = [(origin, obj) for origin, obj in (*output.others, *output.uncompiled) if _sendable(obj)]
+    extra = [(origin, obj) for origin, obj in (_read(paths, errors, reader) if paths else []) if _sendable(obj)]
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
         return [], []
     from . import vap
 
-    everything = [obj for _, obj in (*inputs, *extra) if isinstance(obj, dict)]
+    everything = [obj for _, obj in (*inputs, *extra)]
     bindings, problems = vap.load([*inputs, *extra], [*inputs, *extra])
     errors += problems
     if errors:
@@ -55,11 +55,17 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
                 admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(resid.identity(obj, namespace))),
                                 outcome)
         for origin, obj in inputs:
-            if isinstance(obj, dict):
-                admission.admit(vap.Subject(obj, origin, (), old.get(resid.identity(obj, namespace))), outcome)
+            admission.admit(vap.Subject(obj, origin, (), old.get(resid.identity(obj, namespace))), outcome)
     finally:
         outcome.notices += admission.notices()
     return outcome.errors, outcome.notices
+
+
+def _sendable(obj) -> bool:
+    """Whether kubectl apply would send the object to the API server at all (a string apiVersion and kind, a
+    metadata mapping): the admission chain never sees one it would not, and the output set reports those."""
+    return isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and isinstance(obj.get("kind"), str) \
+        and isinstance(obj.get("metadata"), dict)
 
 
 def identity(obj, namespace: str) -> tuple | None:
