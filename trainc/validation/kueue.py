@@ -332,6 +332,18 @@ def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Or
     return Workload(namespace, name, queue, labelled, tuple(found), origin)
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where Kueue's flavor assigner puts a workload on an empty cluster: per pod set (in order), the flavor of
+    each resource its ClusterQueue covers; or why Kueue can never admit it; and a notice when only borrowing fits.
+    `flavors` is empty when nothing places it (no ClusterQueue among the inputs, or a problem)."""
+
+    flavors: tuple = ()  # ({resource: flavor}, ...), one per pod set
+    problem: str | None = None
+    notice: str | None = None
+    cluster_queue: str | None = None
+
+
 def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[Notice]]:
     """(errors, notices) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as `build.Output`
     holds them) against the Kueue objects among `documents` ((origin, object) pairs)."""
@@ -346,7 +358,8 @@ def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError]
         found = workload(trainjob.namespace, trainjob.name, jobset, queues, trainjob.origin)
         if found.queue is None:
             continue
-        problem, notice = admissible(found, queues)
+        placed = place(found, queues)
+        problem, notice = placed.problem, placed.notice
         path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
         if problem is not None:
             errors.append(InputError(_located(found.origin), path, f"Kueue can never admit this TrainJob: {problem}"))
@@ -366,22 +379,23 @@ def _located(origin: Origin | None) -> Origin | None:
         return origin
 
 
-def admissible(found: Workload, queues: Queues) -> tuple[str | None, str | None]:
-    """(why Kueue can never admit it, or None; a notice when it fits only by borrowing, or None)."""
+def place(found: Workload, queues: Queues) -> Placement:
+    """The flavors Kueue picks for `found`, or why it can never admit it (a notice when it fits only by
+    borrowing)."""
     key = (found.namespace, found.queue)
     if key not in queues.local_queues:
         there = sorted(name for ns, name in queues.local_queues if ns == found.namespace)
-        return (f"LocalQueue {found.queue!r} does not exist in namespace {found.namespace!r} (LocalQueues there: "
-                f"{', '.join(there) or 'none'})"), None
+        return Placement(problem=f"LocalQueue {found.queue!r} does not exist in namespace {found.namespace!r} "
+                                 f"(LocalQueues there: {', '.join(there) or 'none'})")
     cq_name = queues.local_queues[key]
     cq = queues.cluster_queues.get(cq_name)
     if cq is None:
-        return None, None
+        return Placement()
     where = f"ClusterQueue {cq_name!r} (of LocalQueue {found.namespace}/{found.queue})"
     refused = _namespace_refused(cq, found.namespace, queues)
     if refused is not None:
-        return f"{where} {refused}", None
-    return _assign(found, cq, where, queues)
+        return Placement(problem=f"{where} {refused}", cluster_queue=cq_name)
+    return _assign(found, cq, cq_name, where, queues)
 
 
 def _namespace_refused(cq: Node, namespace: str, queues: Queues) -> str | None:
@@ -420,14 +434,16 @@ def _requirement(requirement: dict, labels: dict) -> bool:
     return False
 
 
-def _assign(found: Workload, cq: Node, where: str, queues: Queues) -> tuple[str | None, str | None]:
+def _assign(found: Workload, cq: Node, cq_name: str, where: str, queues: Queues) -> Placement:
     """The flavor assigner on an empty cluster: pod set by pod set, each resource group's flavors in order,
     the usage of the pod sets already assigned counted (`fitsResourceQuota`)."""
     covered = {resource: (covered, flavors) for covered, flavors in cq.groups for resource in covered}
     try_next = ((cq.document.get("spec") or {}).get("flavorFungibility") or {}).get("whenCanBorrow") == "TryNextFlavor"
     usage: dict = {}
-    borrowed = []
+    borrowed, placed = [], []
     for pod_set in found.pod_sets:
+        picked: dict = {}
+        placed.append(picked)
         amounts = {resource: pod_set.total(resource) for resource in sorted(pod_set.requests)}
         if _PODS in covered:
             amounts[_PODS] = pod_set.count
@@ -438,26 +454,27 @@ def _assign(found: Workload, cq: Node, where: str, queues: Queues) -> tuple[str 
             if resource not in covered:
                 if amount == 0:
                     continue
-                return (f"{where} does not cover {resource}, which pod set {pod_set.name!r} requests "
-                        f"(it covers {', '.join(sorted(covered)) or 'nothing'})"), None
+                return Placement(problem=f"{where} does not cover {resource}, which pod set {pod_set.name!r} "
+                                 f"requests (it covers {', '.join(sorted(covered)) or 'nothing'})", cluster_queue=cq_name)
             group, flavors = covered[resource]
             wanted = {name: amounts[name] for name in group if name in amounts}
             done.update(wanted)
             chosen, reasons = _flavor(cq, flavors, wanted, pod_set, usage, try_next, queues)
             if chosen is None:
                 asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
-                return (f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no flavor of "
-                        f"{where} takes it: {'; '.join(reasons)}"), None
+                return Placement(problem=f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no "
+                                 f"flavor of {where} takes it: {'; '.join(reasons)}", cluster_queue=cq_name)
             flavor, borrows = chosen
             for name, amount in wanted.items():
                 usage[(flavor, name)] = usage.get((flavor, name), 0) + amount
+                picked[name] = flavor
             borrowed += borrows
     if not borrowed:
-        return None, None
+        return Placement(tuple(placed), cluster_queue=cq_name)
     parts = [f"flavor {flavor!r}: {show(name, need, name in cq.binary)} {name} > nominal quota "
              f"{show(name, nominal, name in cq.binary)}" for flavor, name, need, nominal in borrowed]
-    return None, (f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, {'; '.join(parts)}): "
-                  "it waits until the cohort has that much unused")
+    return Placement(tuple(placed), notice=f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, "
+                     f"{'; '.join(parts)}): it waits until the cohort has that much unused", cluster_queue=cq_name)
 
 
 def _flavor(cq: Node, flavors: list, wanted: dict, pod_set: PodSet, usage: dict, try_next: bool, queues: Queues):

@@ -21,6 +21,17 @@ NO_QUEUE = "-"
 
 
 @dataclass(frozen=True)
+class Usage:
+    """One pod set of a job as Kueue charges it: its pods, its requests over every pod, and the flavor Kueue's
+    flavor assigner picks for each resource its ClusterQueue covers (none when nothing places it)."""
+
+    name: str
+    count: int
+    total: dict  # resource -> Kueue's integer, every pod of the pod set
+    flavors: dict  # resource -> ResourceFlavor name
+
+
+@dataclass(frozen=True)
 class Job:
     namespace: str
     name: str
@@ -29,6 +40,8 @@ class Job:
     processes: str
     per_node: dict  # resource -> Kueue's integer, one trainer pod
     total: dict  # resource -> Kueue's integer, every pod
+    pod_sets: tuple = ()  # Usage, one per replicated job, in order
+    cluster_queue: str | None = None  # the LocalQueue's ClusterQueue, when the inputs hold it
 
     @property
     def queue_key(self) -> tuple:
@@ -58,10 +71,15 @@ def jobs(output, others=None) -> list[Job]:
                 total[resource] = total.get(resource, 0) + pod_set.total(resource)
         per_node = {resource: max(0, kueue.value(resource, amount))
                     for resource, amount in (trainer.requests if trainer else {}).items()}
+        placed = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
+        flavors = placed.flavors or ({},) * len(work.pod_sets)
+        usage = tuple(Usage(pod_set.name, pod_set.count,
+                            {resource: pod_set.total(resource) for resource in pod_set.requests}, dict(chosen))
+                      for pod_set, chosen in zip(work.pod_sets, flavors))
         nodes = _mpi_hosts(trainjob.name, objects)
         found.append(Job(trainjob.namespace, trainjob.name, work.queue,
                          nodes if nodes is not None else trainer.count if trainer else 0,
-                         _processes(jobset, trainjob), per_node, total))
+                         _processes(jobset, trainjob), per_node, total, usage, placed.cluster_queue))
     return found
 
 
