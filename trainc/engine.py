@@ -34,6 +34,7 @@ class Options:
     plugins: tuple = ()  # installed plugins every TrainJob runs
     policy_paths: tuple = ()  # --policies: ValidatingAdmissionPolicies, bindings and params, not passed through
     kueue_paths: tuple = ()  # --kueue: the platform's Kueue objects, checked against, not passed through
+    cluster_state: str | None = None  # --cluster-state: the cluster's queues and workloads (kubectl get ... -o json)
     output_dir: str | None = None  # a rendered tree: its files are no inputs; objects must map to distinct files
     config: tuple | str | None = None  # the project configs the settings came from, outermost first: house rules
     house_rules: tuple | None = None  # house rules given directly (else the config's)
@@ -79,6 +80,8 @@ class Result(build.Output):
     unreadable: set = field(default_factory=set)  # (namespace, name) of previous TrainJobs that do not compile
     base_problems: list = field(default_factory=list)  # why
     provenance: Provenance | None = None
+    kueue_platform: list = field(default_factory=list)  # (origin, object) read from --kueue, for placement
+    standings: dict = field(default_factory=dict)  # (namespace, name) -> clusterstate.Standing (--cluster-state)
 
     def failures(self, refusals: bool = True) -> list:
         """The errors; without an update's `refusals` (what `trainc diff` shows as the cluster's verdict)."""
@@ -207,6 +210,47 @@ def kueue(state: _Run) -> None:
     errors, notices = queues.check(result.jobs, [*result.others, *platform], state.options.namespace)
     result.errors += sorted([*read, *errors], key=build.error_place)
     result.notices += notices
+    result.kueue_platform = platform
+    if state.options.cluster_state is not None:
+        _cluster_state(state, platform)
+
+
+def _cluster_state(state: _Run, platform: list) -> None:
+    """Where each Kueue-managed TrainJob stands on the cluster of --cluster-state (read within the run's bound):
+    admitted, admissible now, preempting or waiting, a notice each; a snapshot older than the inputs' commit is
+    a notice too."""
+    from .formats import source
+    from .validation import clusterstate
+    from .validation import kueue as queues
+
+    result, options, path = state.result, state.options, state.options.cluster_state
+    if path == "-" and "-" in state.inputs.paths:
+        result.errors.append(InputError(None, (), "--cluster-state -: stdin is already read for PATHS (-)"))
+        return
+    errors: list = []
+    documents = state.reader.documents([path], errors)
+    cluster = clusterstate.read(documents, source.name(path), errors)
+    errors += queues.read(cluster.documents, options.namespace)[1]
+    result.errors += errors
+    if errors:
+        return
+    merged, _ = queues.read([*cluster.documents, *result.others, *platform], options.namespace)
+    origins = {}
+    for trainjob, objects in result.jobs:
+        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
+        if jobset is None:
+            continue
+        work = queues.workload(trainjob.namespace, trainjob.name, jobset, merged, trainjob.origin)
+        found = clusterstate.standing(work, (jobset.get("metadata") or {}).get("labels") or {}, cluster, merged)
+        if found is not None:
+            key = (trainjob.namespace, trainjob.name)
+            result.standings[key] = found
+            origins[key] = (queues._located(trainjob.origin), ("metadata", "labels", queues.QUEUE_LABEL)
+                            if work.labelled else ("metadata",))
+    result.notices += clusterstate.notices(result.standings, origins)
+    stale = inputset.stale_snapshot(path, state.inputs.paths)
+    if stale is not None:
+        result.notices.append(stale)
 
 
 def policies(state: _Run) -> None:

@@ -178,7 +178,10 @@ _GROUPS = [{"coveredResources": [str], "flavors": [{"name": str, "resources": [
 # What trainc reads of each kind (other fields are Kueue's business): its spec, or for a Namespace its metadata.
 _SHAPES = {
     "ClusterQueue": {"cohort": str, "cohortName": str, "namespaceSelector": _SELECTOR, "resourceGroups": _GROUPS,
-                     "flavorFungibility": {"whenCanBorrow": str}},
+                     "flavorFungibility": {"whenCanBorrow": str, "whenCanPreempt": str, "preference": str},
+                     "queueingStrategy": str,
+                     "preemption": {"withinClusterQueue": str, "reclaimWithinCohort": str,
+                                    "borrowWithinCohort": {"policy": str, "maxPriorityThreshold": int}}},
     "Cohort": {"parent": str, "parentName": str, "resourceGroups": _GROUPS},
     "LocalQueue": {"clusterQueue": str},
     "ResourceFlavor": {"nodeLabels": {str: str}, "nodeTaints": [{"key": str, "value": str, "effect": str}],
@@ -189,7 +192,7 @@ _SHAPES = {
 }
 
 
-def _mistakes(value, shape, path: tuple):
+def mistakes(value, shape, path: tuple):
     """(path, message) wherever `value` is not of `shape`; a missing or null field is no mistake."""
     if value is None:
         return
@@ -201,6 +204,12 @@ def _mistakes(value, shape, path: tuple):
     elif shape is str:
         if not isinstance(value, str):
             yield path, "must be a string"
+    elif shape is int:
+        if isinstance(value, bool) or not isinstance(value, int) or not -2**31 <= value < 2**31:
+            yield path, "must be an integer (int32)"
+    elif shape is bool:
+        if not isinstance(value, bool):
+            yield path, "must be a boolean"
     elif isinstance(shape, list):
         if not isinstance(value, list):
             yield path, "must be a list"
@@ -208,15 +217,15 @@ def _mistakes(value, shape, path: tuple):
         for index, item in enumerate(value):
             if item is None:  # a list's item is no optional field: Kueue would read a null as an empty one
                 yield (*path, index), "must not be null"
-            yield from _mistakes(item, shape[0], (*path, index))
+            yield from mistakes(item, shape[0], (*path, index))
     elif not isinstance(value, dict):
         yield path, "must be a mapping"
     elif str in shape:  # a map: every key a string, every value of the shape
         for key, item in value.items():
-            yield from _mistakes(item, shape[str], (*path, key))
+            yield from mistakes(item, shape[str], (*path, key))
     else:
         for key, field_shape in shape.items():
-            yield from _mistakes(value.get(key), field_shape, (*path, key))
+            yield from mistakes(value.get(key), field_shape, (*path, key))
 
 
 def read(documents, namespace: str = "default", warnings: list | None = None) -> tuple[Queues, list[InputError]]:
@@ -240,7 +249,7 @@ def read(documents, namespace: str = "default", warnings: list | None = None) ->
             continue
         part = {"Namespace": ("metadata",), "RuntimeClass": ()}.get(kind, ("spec",))  # a RuntimeClass has no spec
         checked = obj.get(part[0]) or {} if part else obj
-        problems = [InputError(origin, path, message) for path, message in _mistakes(checked, _SHAPES[kind], part)]
+        problems = [InputError(origin, path, message) for path, message in mistakes(checked, _SHAPES[kind], part)]
         version = api_version.rpartition("/")[2] if not core else None
         if kind == "ClusterQueue" and version in COHORT_FIELD:
             problems += _cohort_field(origin, version, checked)

@@ -42,6 +42,8 @@ class Job:
     total: dict  # resource -> Kueue's integer, every pod
     pod_sets: tuple = ()  # Usage, one per replicated job, in order
     cluster_queue: str | None = None  # the LocalQueue's ClusterQueue, when the inputs hold it
+    standing: object = None  # clusterstate.Standing on the cluster of --cluster-state (None without one)
+    placement: object = None  # kueue.Placement on an empty cluster (None when Kueue does not manage it)
 
     @property
     def queue_key(self) -> tuple:
@@ -55,9 +57,11 @@ def queue_name(key: tuple) -> str:
 
 
 def jobs(output, others=None) -> list[Job]:
-    """A Job per compiled TrainJob of `output` (a build.Output), in output order; `others` are the documents
-    beside them (the output's own by default), for LimitRanges and `default` LocalQueues."""
-    queues, _ = kueue.read(output.others if others is None else others)
+    """A Job per compiled TrainJob of `output` (a build.Output, or the run's Result with the platform's Kueue
+    objects and each job's standing on --cluster-state), in output order; `others` are the documents beside them
+    (the output's own by default), for LimitRanges and `default` LocalQueues."""
+    queues, _ = kueue.read([*(output.others if others is None else others), *getattr(output, "kueue_platform", ())])
+    standings = getattr(output, "standings", {})
     found = []
     for trainjob, objects in output.jobs:
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
@@ -72,14 +76,18 @@ def jobs(output, others=None) -> list[Job]:
         per_node = {resource: max(0, kueue.value(resource, amount))
                     for resource, amount in (trainer.requests if trainer else {}).items()}
         placed = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
+        standing = standings.get((trainjob.namespace, trainjob.name))
         flavors = placed.flavors or ({},) * len(work.pod_sets)
+        if standing is not None and standing.state != "waiting" and standing.flavors:  # where it runs now
+            flavors = standing.flavors
         usage = tuple(Usage(pod_set.name, pod_set.count,
                             {resource: pod_set.total(resource) for resource in pod_set.requests}, dict(chosen))
                       for pod_set, chosen in zip(work.pod_sets, flavors))
         nodes = _mpi_hosts(trainjob.name, objects)
         found.append(Job(trainjob.namespace, trainjob.name, work.queue,
                          nodes if nodes is not None else trainer.count if trainer else 0,
-                         _processes(jobset, trainjob), per_node, total, usage, placed.cluster_queue))
+                         _processes(jobset, trainjob), per_node, total, usage, placed.cluster_queue, standing,
+                         placed if work.queue is not None else None))
     return found
 
 
