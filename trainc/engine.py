@@ -82,6 +82,7 @@ class Result(build.Output):
     provenance: Provenance | None = None
     kueue_platform: list = field(default_factory=list)  # (origin, object) read from --kueue, for placement
     standings: dict = field(default_factory=dict)  # (namespace, name) -> clusterstate.Standing (--cluster-state)
+    standing_notices: list = field(default_factory=list)  # their notices (summary shows them in its tables)
 
     def failures(self, refusals: bool = True) -> list:
         """The errors; without an update's `refusals` (what `trainc diff` shows as the cluster's verdict)."""
@@ -213,6 +214,9 @@ def kueue(state: _Run) -> None:
     result.kueue_platform = platform
     if state.options.cluster_state is not None:
         _cluster_state(state, platform)
+        placed = {f"{namespace}/{name}: " for namespace, name in result.standings}
+        result.notices = [notice for notice in result.notices if not (  # the cluster state says more
+            notice in notices and any(notice.message.startswith(prefix) for prefix in placed))]
 
 
 def _cluster_state(state: _Run, platform: list) -> None:
@@ -247,7 +251,8 @@ def _cluster_state(state: _Run, platform: list) -> None:
             result.standings[key] = found
             origins[key] = (queues._located(trainjob.origin), ("metadata", "labels", queues.QUEUE_LABEL)
                             if work.labelled else ("metadata",))
-    result.notices += clusterstate.notices(result.standings, origins)
+    result.standing_notices = clusterstate.notices(result.standings, origins)
+    result.notices += result.standing_notices
     stale = inputset.stale_snapshot(path, state.inputs.paths)
     if stale is not None:
         result.notices.append(stale)

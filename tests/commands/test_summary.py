@@ -40,6 +40,19 @@ def test_summary_and_diff_delta_golden(output_format, snapshot, monkeypatch):
         + trainc("diff", *CASE, "--base", BASE, "--format", output_format, "--color", "never") == snapshot
 
 
+PLACEMENT = ("golden/kueue-placement/queues.yaml", "golden/kueue-placement/trainjobs.yaml")
+STATE = "golden/kueue-placement/cluster/state.json"
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown", "json"])
+def test_summary_on_a_cluster_state_golden(output_format, snapshot, monkeypatch):
+    """golden/kueue-placement on its cluster state: a job admissible now by borrowing, one Kueue moves to the
+    tainted flavor it tolerates because a100 is full, one that preempts a lower priority, one that waits in a
+    StrictFIFO queue."""
+    monkeypatch.chdir(ROOT)
+    assert trainc("summary", *PLACEMENT, "--cluster-state", STATE, "--format", output_format) == snapshot
+
+
 def test_totals_count_every_pod_as_kueue_does(monkeypatch):
     monkeypatch.chdir(ROOT)
     found = {job.name: job for job in requests.jobs(build(CASE))}

@@ -47,7 +47,7 @@ from ..output import manifests
 from ..trainer import api, releases
 from ..trainer import previous as previous_versions
 from ..validation import configdata, jobset_update
-from ..validation.requests import delta, delta_markdown, delta_text, jobs
+from ..validation.requests import delta, delta_markdown, delta_text, flavor_moves, jobs
 from . import EXIT_DIFF_ERROR, write_out
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
@@ -59,6 +59,7 @@ UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted
 UPGRADE_REFUSED = ("refused in place: delete and re-create it (a running job starts over), or wait until it "
                    "finishes and delete it then")
 UNCHANGED = "the upgrade leaves it as it is"
+KUEUE_MOVED = "applying leaves it as it is; Kueue now places it on flavor {1} (was {0})"
 SUSPENDED = ("suspended (spec.suspend): the controller of the new release cannot resume it, its JobSet being "
              "immutable; re-create it after the upgrade")
 QUEUED = ("managed by Kueue (queue {queue!r}): suspended until Kueue admits it, so one still queued at the "
@@ -81,6 +82,7 @@ class ObjectDiff:
     hunks: list = field(default_factory=list)  # (path, old or MISSING, new or MISSING)
     until_admitted: list = field(default_factory=list)  # why it refuses the update once Kueue admits the job
     waiting: list = field(default_factory=list)  # upgrade report: why this job, suspended or queued, breaks
+    kueue: list = field(default_factory=list)  # the flavor a change moves it to; where it stands (--cluster-state)
 
     @property
     def title(self) -> str:
@@ -119,8 +121,9 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
                               "there, their objects shown against nothing (unreadable at the base):"))
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     refusals = _refusals(new.refusals, new.jobs, new.user_runtimes)
+    old_jobs, new_jobs = jobs(old), jobs(new)
     if requests is not None:  # from the two sides compared here: what the change adds on each Kueue queue
-        requests.extend(delta(jobs(old), jobs(new)))
+        requests.extend(delta(old_jobs, new_jobs))
     old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=options.namespace,
                                                                 trainer_only=options.trainer_only).objects()}
     new_manifests = new.manifests
@@ -141,7 +144,25 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
             found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
     if base_release is not None:
         found = _upgrade_verdicts(found, new_manifests.jobs)
-    return found
+    return _placements(found, flavor_moves(old_jobs, new_jobs), new.standings)
+
+
+def _placements(found: list[ObjectDiff], moves: dict, standings: dict) -> list[ObjectDiff]:
+    """Each JobSet's Kueue lines: the flavor a change moves it to (an unchanged JobSet listed for it), and where
+    it stands on the cluster of --cluster-state."""
+    diffs = {(diff.kind, diff.namespace, diff.name): diff for diff in found}
+    for namespace, name in sorted(moves.keys() | standings.keys()):
+        diff = diffs.get(("JobSet", namespace, name))
+        if diff is None and (namespace, name) not in moves:
+            continue
+        if diff is None:
+            diff = diffs[("JobSet", namespace, name)] = ObjectDiff("JobSet", namespace, name, "unchanged",
+                                                                   KUEUE_MOVED.format(*moves[(namespace, name)]))
+        if (namespace, name) in moves:
+            diff.kueue.append("Kueue flavor: {} → {}".format(*moves[(namespace, name)]))
+        if (namespace, name) in standings:
+            diff.kueue.append(f"Kueue now: {standings[(namespace, name)].words()}")
+    return sorted(diffs.values(), key=lambda diff: (diff.kind, diff.namespace, diff.name))
 
 
 def _upgrade_verdicts(found: list[ObjectDiff], jobs) -> list[ObjectDiff]:
@@ -371,6 +392,7 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=(), heading: str
     for diff in diffs:
         lines = [("title", f"{diff.title} {diff.change}: {diff.effect}")]
         lines += [("reason", f"! {reason}") for reason in [*diff.reasons, *diff.until_admitted, *diff.waiting]]
+        lines += [("path", f"~ {line}") for line in diff.kueue]
         lines += [line for hunk in diff.hunks for line in hunk_lines(hunk)]
         out += [click.style(line, **styles[style]) if color else line for style, line in lines]
         out.append("")
@@ -421,7 +443,7 @@ def _short(waiting: list[str]) -> list[str]:
 def _markdown_section(diff: ObjectDiff) -> str:
     """One object's heading, the cluster's reasons and its fenced `diff` block (folded when it is removed)."""
     out = ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
-    reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting]
+    reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting, *diff.kueue]
     out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
     body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
     longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)

@@ -245,6 +245,7 @@ class Standing:
     strategy: str = "BestEffortFIFO"
     priority: int = 0
     pod_sets: tuple = ()  # the pod sets' names, for the flavors
+    borrows: bool = False  # on quota its cohort lends
 
     def placed(self) -> str:
         """`a100`, or `launcher: cpu, node: a100` when the pod sets differ."""
@@ -256,8 +257,7 @@ class Standing:
     def words(self) -> str:
         """One line: where it stands and why."""
         queue = f"ClusterQueue {self.cluster_queue!r}"
-        behind = (f"{plural(self.ahead, 'pending workload')} of {queue} {'is' if self.ahead == 1 else 'are'} "
-                  f"ahead of it ({self.strategy}")
+        behind = f"{plural(self.ahead, 'pending workload')} ahead of it ({self.strategy}"
         if self.state == "admitted":
             return f"admitted: its Workload holds quota in {queue} on {self.placed()}"
         if self.state == "waiting" and not self.short:
@@ -265,11 +265,12 @@ class Standing:
                     f"now on {self.placed()}")
         order = "it admits none past the first" if self.strategy == "StrictFIFO" else "those that fit go first"
         tail = f"; {behind}: {order})" if self.ahead else ""
+        borrowing = " borrowing from cohort quota" if self.borrows else ""
         if self.state == "admissible":
-            return f"admissible now in {queue} on {self.placed()}{tail}"
+            return f"admissible now in {queue} on {self.placed()}{borrowing}{tail}"
         if self.state == "preempting":
             victims = ", ".join(str(each) for each in self.targets)
-            return (f"admissible now in {queue} on {self.placed()} by preempting "
+            return (f"admissible now in {queue} on {self.placed()}{borrowing} by preempting "
                     f"{plural(len(self.targets), 'workload')}: {victims}{tail}")
         needs = "; or ".join(f"{kueue.show(resource, amount, resource in self.binary)} {resource} more in flavor "
                              f"{flavor!r}" for flavor, resource, amount in self.short)
@@ -306,7 +307,7 @@ def standing(work: kueue.Workload, labels: dict, state: State, queues: kueue.Que
     if kind != "waiting" and ahead and strategy == "StrictFIFO":
         kind = "waiting"
     return Standing(kind, cq_name, placed.flavors, placed.short, frozenset(cq.binary), placed.targets, ahead,
-                    strategy, priority, names)
+                    strategy, priority, names, placed.borrows)
 
 
 def _before(other: Pending, priority: int, created: datetime | None, own: Pending | None) -> bool:

@@ -355,6 +355,7 @@ class Placement:
     attempts: tuple = ()  # per pod set {resource: (Attempt, ...)}: every flavor tried, in order, and how it came out
     targets: tuple = ()  # the workloads it would preempt ("preempt")
     short: tuple = ()  # (flavor, resource, amount) more than is unused, that it waits for ("wait")
+    borrows: bool = False  # it uses quota its cohort lends
 
 
 def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[Notice]]:
@@ -573,7 +574,7 @@ def _assign(found: Workload, cq: Node, cq_name: str, where: str, queues: Queues,
         notice = (f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, {'; '.join(parts)}): it "
                   "waits until the cohort has that much unused")
     return Placement(tuple(placed), notice=notice, cluster_queue=cq_name, mode=kind, attempts=tuple(tried),
-                     targets=targets, short=short)
+                     targets=targets, short=short, borrows=any(attempt.borrow > 0 for attempt in chosen_attempts))
 
 
 def _flavor(cq: Node, flavors: list, wanted: dict, pod_set: PodSet, assumed: dict, fungible: Fungibility,

@@ -91,6 +91,37 @@ def jobs(output, others=None) -> list[Job]:
     return found
 
 
+def flavor_names(job: Job) -> str:
+    """Where Kueue places the job's pods: `a100`, or `launcher: cpu-pool; node: a100` when its pod sets differ;
+    NO_QUEUE when nothing places it (no ClusterQueue among the inputs, or it can never be admitted)."""
+    return _names([(pod_set.name, pod_set.flavors) for pod_set in job.pod_sets])
+
+
+def _names(pod_sets) -> str:
+    names = [", ".join(sorted(set(flavors.values()))) or NO_QUEUE for _, flavors in pod_sets]
+    if not any(name != NO_QUEUE for name in names):
+        return NO_QUEUE
+    if len(set(names)) == 1:
+        return names[0]
+    return "; ".join(f"{pod_set}: {name}" for (pod_set, _), name in zip(pod_sets, names))
+
+
+def flavor_moves(before: list[Job], after: list[Job]) -> dict:
+    """{(namespace, name): (flavors before, flavors after)} for each job of both sides that Kueue's flavor
+    assigner places elsewhere after the change (both on an empty cluster, so only the change moves it)."""
+    def placed(job: Job) -> str:
+        flavors = job.placement.flavors if job.placement is not None else ()
+        return _names(list(zip((pod_set.name for pod_set in job.pod_sets), flavors)))
+
+    old = {(job.namespace, job.name): placed(job) for job in before}
+    moves = {}
+    for job in after:
+        was, now = old.get((job.namespace, job.name)), placed(job)
+        if was is not None and was != now and NO_QUEUE not in (was, now):
+            moves[(job.namespace, job.name)] = (was, now)
+    return moves
+
+
 def _mpi_hosts(name: str, objects) -> int | None:
     """An MPI job's nodes are the hosts mpirun runs on: the lines of its hostfile, which hold the launcher too
     when it runs as a node (`runLauncherAsNode`); None for a job without a hostfile."""
