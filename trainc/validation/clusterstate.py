@@ -246,6 +246,7 @@ class Standing:
     priority: int = 0
     pod_sets: tuple = ()  # the pod sets' names, for the flavors
     borrows: bool = False  # on quota its cohort lends
+    attempts: tuple = ()  # kueue.Placement.attempts on the cluster's usage, for `trainc explain`
 
     def placed(self) -> str:
         """`a100`, or `launcher: cpu, node: a100` when the pod sets differ."""
@@ -307,7 +308,7 @@ def standing(work: kueue.Workload, labels: dict, state: State, queues: kueue.Que
     if kind != "waiting" and ahead and strategy == "StrictFIFO":
         kind = "waiting"
     return Standing(kind, cq_name, placed.flavors, placed.short, frozenset(cq.binary), placed.targets, ahead,
-                    strategy, priority, names, placed.borrows)
+                    strategy, priority, names, placed.borrows, placed.attempts)
 
 
 def _before(other: Pending, priority: int, created: datetime | None, own: Pending | None) -> bool:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
-from ..errors import InputError, Notice, Origin
+from ..errors import InputError, Notice, Origin, plural
 from ..formats import source
 from ..k8s.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse
 from ..trainer import api
@@ -541,7 +541,8 @@ def _assign(found: Workload, cq: Node, cq_name: str, where: str, queues: Queues,
             wanted = {name: amounts[name] for name in group if name in amounts}
             done.update(wanted)
             chosen, attempts = _flavor(cq, flavors, wanted, pod_set, assumed, fungible, queues, usage, oracle)
-            tried[-1].update({name: tuple(attempts) for name in wanted})
+            attempts = tuple(attempts)  # one for the group's resources
+            tried[-1].update({name: attempts for name in wanted})
             asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
             if chosen is None and all(attempt.never for attempt in attempts):
                 return Placement(problem=f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no "
@@ -621,8 +622,7 @@ def _fits(cq: Node, flavor: str, name: str, before: int, amount: int, queues: Qu
         return FIT, borrow, None, 0, False
     more = need - free
     binary = name in cq.binary
-    reason = (f"flavor {flavor!r}: {show(name, more, binary)} {name} more than its unused "
-              f"{show(name, free, binary)}")
+    reason = f"flavor {flavor!r}: {show(name, need, binary)} {name} needed, {show(name, free, binary)} unused"
     quota = cq.quotas.get(key)
     if oracle is not None and ((quota is not None and quota.nominal >= need) or may_reclaim
                                or _preempts_while_borrowing(cq)):
@@ -808,3 +808,27 @@ def _height(node: Node, queues: Queues, seen: frozenset = frozenset()) -> int:
         if child.kind == "Cohort" and child.name not in seen and child.name != node.name:
             height = max(height, _height(child, queues, seen | {node.name}) + 1)
     return height
+
+
+def explained(placement: Placement, pod_sets) -> list[str]:
+    """Why each pod set got its flavor, for `trainc explain`: per resource group, every flavor tried in order,
+    the one picked marked, and why the others were passed over (or not picked)."""
+    lines = []
+    for index, (pod_set, tried) in enumerate(zip(pod_sets, placement.attempts)):
+        chosen = placement.flavors[index] if index < len(placement.flavors) else {}
+        groups: dict = {}
+        for resource, attempts in tried.items():
+            groups.setdefault(id(attempts), (attempts, []))[1].append(resource)
+        for attempts, resources in groups.values():
+            picked = chosen.get(resources[0])
+            lines.append(f"{pod_set.name} ({plural(pod_set.count, 'pod')}; {', '.join(resources)}): "
+                         + (f"flavor {picked!r}" if picked else "no flavor"))
+            for attempt in attempts:
+                lines.append(f"  {'←' if attempt.flavor == picked else ' '} {attempt.flavor}: {_attempt_words(attempt)}")
+    return lines
+
+
+def _attempt_words(attempt: Attempt) -> str:
+    if attempt.mode == FIT:
+        return "fits by borrowing from its cohort" if attempt.borrow else "fits"
+    return (attempt.reason or "does not fit").replace(f"flavor {attempt.flavor!r}: ", "")
