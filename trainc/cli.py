@@ -480,13 +480,14 @@ def runtimes(ctx):
 @_ssh_key_seed
 @_ssh_keys
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
+@_cluster_state
 @_policies
 def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir, policy_paths):
     """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
 
     One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, each project config read
     (outermost first), then every setting (runtimes, namespace, ssh-key-seed,
-    output-dir, plugins, policy-paths, ssh-keys, sealed-secrets-cert, the identity
+    output-dir, plugins, policy-paths, kueue-paths, cluster-state, ssh-keys, sealed-secrets-cert, the identity
     policies admit as: as, as-groups), the house rules (`policies=NAME`) and the
     Trainer releases trainc renders for. ORIGIN is the flag, the
     environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's

@@ -235,7 +235,7 @@ def _cluster_state(state: _Run, platform: list) -> None:
     documents = state.reader.documents([path], errors)
     cluster = clusterstate.read(documents, source.name(path), errors)
     errors += queues.read(cluster.documents, options.namespace)[1]
-    result.errors += errors
+    result.errors += sorted(errors, key=build.error_place)
     if errors:
         return
     merged, _ = queues.read([*cluster.documents, *result.others, *platform], options.namespace)
