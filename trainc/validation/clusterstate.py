@@ -217,6 +217,8 @@ def _workload(origin: Origin, obj: dict, state: State, errors: list) -> None:
             chosen = assignment.get("flavors") or {}
             flavors.append(dict(chosen))
             for resource, amount in (assignment.get("resourceUsage") or {}).items():
+                if amount is None:  # a null Quantity reads as zero
+                    continue
                 key = (chosen.get(resource, ""), resource)
                 usage[key] = kueue._add(usage.get(key, 0), max(0, kueue.value(resource, parse(amount))))
         reserved = conditions["QuotaReserved"].get("lastTransitionTime")
