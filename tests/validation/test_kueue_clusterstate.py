@@ -292,3 +292,16 @@ def test_the_project_config_names_it(tmp_path):
     assert result.exit_code == 0, result.output
     assert "team-a/pretrain: admissible now in ClusterQueue 'team-a-gpu' on a100" in result.output
     assert ".trainc.yaml:1:16\tcluster-state=cluster/state.json\n" in shown.output
+
+
+def test_the_guides_example(monkeypatch):
+    """docs/guides/kueue.md's summary on the cluster state, read from stdin (no stale-snapshot notice)."""
+    text = (ROOT / "docs" / "guides" / "kueue.md").read_text()
+    start = text.index("$ trainc summary golden/kueue-placement/")
+    command, _, rest = text[start + 2:].partition("\n")
+    shown = rest[:rest.index("```")]
+    words, _, stdin = command.partition(" < ")
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(cli, words.split()[1:], input=(ROOT / stdin).read_text())
+    assert result.exit_code == 0
+    assert result.output == shown
