@@ -92,18 +92,24 @@ class State:
     held: list = field(default_factory=list)
     pending: list = field(default_factory=list)
     priorities: dict = field(default_factory=dict)  # WorkloadPriorityClass name -> value
+    _usage: tuple | None = None  # (queues, usage) computed last
 
-    def usage(self, queues: kueue.Queues, leaving=()) -> dict:
-        """{ClusterQueue: {(flavor, resource): amount}} of the held workloads, but those of `leaving`."""
-        out: dict = {}
-        gone = {id(each) for each in leaving}
-        for held in self.held:
-            if id(held) in gone or held.cluster_queue not in queues.cluster_queues:
-                continue
-            into = out.setdefault(held.cluster_queue, {})
-            for key, amount in held.usage.items():
-                into[key] = kueue._add(into.get(key, 0), amount)
-        return out
+    def usage(self, queues: kueue.Queues) -> dict:
+        """{ClusterQueue: {(flavor, resource): amount}} of the held workloads (computed once per `queues`)."""
+        if self._usage is None or self._usage[0] is not queues:
+            out: dict = {}
+            for held in self.held:
+                if held.cluster_queue in queues.cluster_queues:
+                    _charge(out, held, 1)
+            self._usage = (queues, out)
+        return self._usage[1]
+
+
+def _charge(usage: dict, held: Held, sign: int) -> None:
+    """Add (sign 1) or take away (-1) a held workload's usage, saturating as Kueue's Amount."""
+    into = usage.setdefault(held.cluster_queue, {})
+    for key, amount in held.usage.items():
+        into[key] = kueue._add(into.get(key, 0), sign * amount)
 
 
 def read(documents, file: str, errors: list) -> State:
@@ -138,7 +144,7 @@ def read(documents, file: str, errors: list) -> State:
 
 def _problems(origin: Origin, obj: dict, shape: dict) -> list[InputError]:
     found = []
-    for path, message in kueue.mistakes(obj, _typed(shape), ()):
+    for path, message in kueue.mistakes(obj, _TYPED[id(shape)], ()):
         found.append(InputError(origin, path, message))
     for path, value in _leaves(obj, shape, ()):
         try:
@@ -163,6 +169,9 @@ def _typed(shape):
     if isinstance(shape, dict):
         return {key: _typed(value) for key, value in shape.items()}
     return shape
+
+
+_TYPED = {id(shape): _typed(shape) for shape in (_WORKLOAD, _PRIORITY_CLASS)}
 
 
 def _leaves(value, shape, path: tuple):
@@ -341,7 +350,8 @@ class _Oracle:
         root = self._root(cq)
         candidates = []
         for held in self.state.held:
-            if not any(key in needs for key in held.usage) or held.cluster_queue not in self.queues.cluster_queues:
+            if not any(held.usage.get(key, 0) > 0 for key in needs) or held.cluster_queue not in \
+                    self.queues.cluster_queues:  # preempting it would free nothing it needs
                 continue
             if held.cluster_queue == cq.name:
                 if not self._allows(within, held):
@@ -356,7 +366,7 @@ class _Oracle:
             candidates.append((held, without_borrowing))
         candidates.sort(key=lambda each: (each[0].cluster_queue == cq.name, each[0].priority,
                                           -(each[0].reserved.timestamp() if each[0].reserved else 0), each[0].uid))
-        usage = self.state.usage(self.queues)
+        usage = self.state.usage(self.queues)  # read only: each attempt works on its own copy
         others = any(held.cluster_queue != cq.name for held, _ in candidates)
         under = all((cq.quotas.get(key) or kueue.Quota(0, None, None)).nominal
                     > kueue.used(cq, key, self.queues, usage) for key in needs)
@@ -370,29 +380,31 @@ class _Oracle:
     def _attempt(self, cq: kueue.Node, needs: dict, candidates: list, borrowing: bool) -> list[Held]:
         """classicalPreemptions' loop: remove candidates in order until it fits, then put back what it need not
         preempt (fillBackWorkloads)."""
+        usage = {name: dict(amounts) for name, amounts in self.state.usage(self.queues).items()}
         targets: list = []
         for held, without_borrowing in candidates:
             if held.cluster_queue != cq.name:
                 if borrowing and without_borrowing:
                     continue
                 other = self.queues.cluster_queues[held.cluster_queue]
-                usage = self.state.usage(self.queues, targets)
                 if not any(kueue.used(other, key, self.queues, usage) > other.quotas.get(key, kueue.Quota(0, None, None))
                            .nominal for key in needs):  # a ClusterQueue within its quota keeps its workloads
                     continue
             targets.append(held)
-            if self._fits(cq, needs, targets, borrowing):
+            _charge(usage, held, -1)
+            if self._fits(cq, needs, usage, borrowing):
                 for index in range(len(targets) - 2, -1, -1):
-                    kept = targets[:index] + targets[index + 1:]
-                    if self._fits(cq, needs, kept, borrowing):
-                        targets = kept
+                    _charge(usage, targets[index], 1)
+                    if self._fits(cq, needs, usage, borrowing):
+                        del targets[index]
+                    else:
+                        _charge(usage, targets[index], -1)
                 return targets
         return []
 
-    def _fits(self, cq: kueue.Node, needs: dict, leaving: list, borrowing: bool) -> bool:
-        """workloadFits: every need within what is available once `leaving` are gone, and within the nominal
-        quota unless it may borrow."""
-        usage = self.state.usage(self.queues, leaving)
+    def _fits(self, cq: kueue.Node, needs: dict, usage: dict, borrowing: bool) -> bool:
+        """workloadFits: every need within what is available on `usage`, and within the nominal quota unless it
+        may borrow."""
         for key, amount in needs.items():
             nominal = (cq.quotas.get(key) or kueue.Quota(0, None, None)).nominal
             if not borrowing and nominal < kueue._add(kueue.used(cq, key, self.queues, usage), amount):
