@@ -23,6 +23,12 @@ never be admitted, with the arithmetic:
 A workload that fits only beyond the nominal quota gets a notice: it waits
 until its cohort has that much unused.
 
+`place` is the flavor assigner itself (pkg/scheduler/flavorassigner/flavorassigner.go at kubernetes-sigs/kueue
+ff69552): per pod set and resource group, each flavor's mode (fits, by borrowing at some level of the cohort
+tree, by preempting or reclaiming, or not), the ClusterQueue's flavorFungibility (whenCanBorrow,
+whenCanPreempt, preference) choosing among them; on an empty cluster, or on the usage of a cluster's admitted
+workloads with a preemption oracle (`clusterstate`). Every flavor tried is kept, for `trainc explain`.
+
 Kueue's objects are read in `kueue.x-k8s.io/v1beta2` (Kueue 0.20 serves no other version) and in v1beta1,
 which earlier Kueues serve: a ClusterQueue's cohort is `spec.cohortName` in v1beta2 and `spec.cohort` in
 v1beta1 (kubernetes-sigs/kueue apis/kueue/v1beta1/clusterqueue_conversion.go; the other fields trainc reads
