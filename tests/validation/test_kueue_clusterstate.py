@@ -305,3 +305,24 @@ def test_the_guides_example(monkeypatch):
     result = CliRunner().invoke(cli, words.split()[1:], input=(ROOT / stdin).read_text())
     assert result.exit_code == 0
     assert result.output == shown
+
+
+def test_the_cluster_holds_the_queues_the_app_does_not(tmp_path):
+    """An app without Kueue objects: its jobs are placed and checked on the cluster's queues."""
+    (tmp_path / "jobs.yaml").write_text((CASE / "trainjobs.yaml").read_text())
+    (tmp_path / "state.json").write_text((CASE / "cluster" / "state.json").read_text())
+    args = [str(tmp_path / "jobs.yaml"), "--cluster-state", str(tmp_path / "state.json")]
+    result = CliRunner().invoke(cli, ["summary", *args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout[result.stdout.index("{"):])
+    assert [(job["name"], job["kueue"]["state"]) for job in data["trainJobs"]] == [
+        ("eval", "admissible"), ("finetune", "admissible"), ("pretrain", "preempting"), ("sweep", "waiting")]
+    data = state()
+    item(data, "ClusterQueue", "team-b-gpu")["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2][
+        "nominalQuota"] = 4
+    item(data, "ClusterQueue", "team-a-gpu")["spec"]["cohortName"] = "elsewhere"
+    (tmp_path / "state.json").write_text(json.dumps(data))
+    refused = CliRunner().invoke(cli, ["validate", *args])
+    assert refused.exit_code == 1
+    assert "team-b-gpu' (of LocalQueue team-b/team-b-gpu) takes it: flavor 'a100': 16 nvidia.com/gpu > its nominal " \
+        "quota 4" in refused.output

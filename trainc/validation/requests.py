@@ -60,7 +60,9 @@ def jobs(output, others=None) -> list[Job]:
     """A Job per compiled TrainJob of `output` (a build.Output, or the run's Result with the platform's Kueue
     objects and each job's standing on --cluster-state), in output order; `others` are the documents beside them
     (the output's own by default), for LimitRanges and `default` LocalQueues."""
-    queues, _ = kueue.read([*(output.others if others is None else others), *getattr(output, "kueue_platform", ())])
+    if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's)
+        others = getattr(output, "kueue_documents", None) or output.others
+    queues, _ = kueue.read(others)
     standings = getattr(output, "standings", {})
     found = []
     for trainjob, objects in output.jobs:
