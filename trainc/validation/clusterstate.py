@@ -143,18 +143,13 @@ def read(documents, file: str, errors: list) -> State:
 
 
 def _problems(origin: Origin, obj: dict, shape: dict) -> list[InputError]:
-    found = []
-    for path, message in kueue.mistakes(obj, _TYPED[id(shape)], ()):
-        found.append(InputError(origin, path, message))
-    for path, value in _leaves(obj, shape, ()):
+    """Each field of `shape` in `obj` that is not of its type, times included."""
+    found = [InputError(origin, path, message) for path, message in kueue.mistakes(obj, _TYPED[id(shape)], ())]
+    for path, text in _times(obj, shape, ()):
         try:
-            if value[0] is _QUANTITY:
-                parse(value[1] if isinstance(value[1], (str, int, float)) and not isinstance(value[1], bool) else "")
-            else:
-                _time(value[1])
+            _time(text)
         except ValueError as exc:
-            found.append(InputError(origin, path, f"must be a {'quantity' if value[0] is _QUANTITY else 'time'} "
-                                                  f"({exc})"))
+            found.append(InputError(origin, path, f"must be a time ({exc})"))
     return found
 
 
@@ -174,23 +169,19 @@ def _typed(shape):
 _TYPED = {id(shape): _typed(shape) for shape in (_WORKLOAD, _PRIORITY_CLASS)}
 
 
-def _leaves(value, shape, path: tuple):
-    """(path, (kind, value)) of every time in `value` that `shape` places (quantities kueue.mistakes checks)."""
+def _times(value, shape, path: tuple):
+    """(path, text) of every time string in `value` where `shape` has one."""
     if value is None:
         return
     if shape is _TIME:
         if isinstance(value, str):
-            yield path, (_TIME, value)
+            yield path, value
     elif isinstance(shape, list) and isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _leaves(item, shape[0], (*path, index))
+            yield from _times(item, shape[0], (*path, index))
     elif isinstance(shape, dict) and isinstance(value, dict):
-        if str in shape:
-            for key, item in value.items():
-                yield from _leaves(item, shape[str], (*path, key))
-        else:
-            for key, inner in shape.items():
-                yield from _leaves(value.get(key), inner, (*path, key))
+        for key, inner in shape.items():
+            yield from _times(value.get(key), inner, (*path, key))
 
 
 def _time(text: str) -> datetime:
