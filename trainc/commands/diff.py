@@ -422,7 +422,7 @@ def markdown(diffs: list[ObjectDiff], requests=(), heading: str = "", limit: int
     size, left_out = len("\n".join(out)) + 1, 0
     footer = f"\n_{{}} of {len(diffs)} objects' diffs left out to fit a GitHub comment; `trainc diff` shows them all._"
     for diff in diffs:
-        if diff.change == "unchanged":
+        if diff.change == "unchanged" and not diff.kueue:  # a JobSet a change moves to another flavor is shown
             continue
         section = _markdown_section(diff)
         if left_out or size + len(section) + len(footer) + 8 > limit:
@@ -446,6 +446,8 @@ def _markdown_section(diff: ObjectDiff) -> str:
     reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting, *diff.kueue]
     out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
     body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
+    if not body:  # unchanged: only Kueue's lines
+        return "\n".join(out).rstrip("\n")
     longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
     fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
     block = [fence + "diff", *body, fence]
