@@ -38,7 +38,7 @@ from ..k8s.quantity import parse
 from . import kueue
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # the WorkloadPriorityClass of a job
-_QUANTITY = "quantity"
+_QUANTITY = kueue._QUANTITY  # checked by kueue.mistakes
 _TIME = "time"
 _WORKLOAD = {
     "metadata": {"name": str, "namespace": str, "uid": str, "creationTimestamp": _TIME,
@@ -154,11 +154,9 @@ def _problems(origin: Origin, obj: dict, shape: dict) -> list[InputError]:
 
 
 def _typed(shape):
-    """The shape as kueue.mistakes checks it: quantities and times as strings (checked apart)."""
+    """The shape as kueue.mistakes checks it: times as strings (checked apart)."""
     if shape is _TIME:
         return str
-    if shape is _QUANTITY:
-        return kueue._QUANTITY
     if isinstance(shape, list):
         return [_typed(shape[0])]
     if isinstance(shape, dict):
