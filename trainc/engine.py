@@ -262,7 +262,7 @@ def _standings(state: _Run, cluster, known: list) -> None:
             origins[key] = (queues._located(trainjob.origin), ("metadata", "labels", queues.QUEUE_LABEL)
                             if work.labelled else ("metadata",))
     result.standing_notices = clusterstate.notices(result.standings, origins)
-    result.notices += result.standing_notices
+    result.notices += [*result.standing_notices, *clusterstate.unreported(cluster, merged)]
     stale = inputset.stale_snapshot(state.options.cluster_state, state.inputs.paths)
     if stale is not None:
         result.notices.append(stale)

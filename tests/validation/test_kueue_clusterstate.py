@@ -327,3 +327,18 @@ def test_the_cluster_holds_the_queues_the_app_does_not(tmp_path):
     assert refused.exit_code == 1
     assert "team-b-gpu' (of LocalQueue team-b/team-b-gpu) takes it: flavor 'a100': 16 nvidia.com/gpu > its nominal " \
         "quota 4" in refused.output
+
+
+def test_a_cluster_queue_reporting_more_than_its_workloads_hold_is_a_notice(tmp_path):
+    """Taken with `-n team-a` instead of -A, the state lacks team-b's workload: the answers count what the
+    Workloads hold (as Kueue's scheduler), and the ClusterQueue's own report says that is short."""
+    data = state()
+    data["items"].remove(item(data, "Workload", "jobset-sweep-1-5f2c1"))
+    result = run(tmp_path, cluster=data, command="validate")
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.output.splitlines() if "reports" in line]
+    assert line.startswith(f"notice: {tmp_path / 'state.json'}:")
+    assert line.endswith("ClusterQueue 'team-b-gpu' reports 24 nvidia.com/gpu in use on flavor 'a100', its Workloads "
+                         "in this state hold 0: the state lacks some (take it with -A) or was taken mid-change; the "
+                         "Workloads are what trainc counts, as Kueue's scheduler does")
+    assert "team-b/sweep: Kueue: waiting: 1 pending workload ahead of it (StrictFIFO" in result.output  # it fits now

@@ -49,6 +49,7 @@ _WORKLOAD = {
         "conditions": [{"type": str, "status": str, "lastTransitionTime": _TIME}]},
 }
 _PRIORITY_CLASS = {"value": int}
+_REPORTED = {"status": {"flavorsUsage": [{"name": str, "resources": [{"name": str, "total": _QUANTITY}]}]}}
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,10 @@ def read(documents, file: str, errors: list) -> State:
         if not (isinstance(api_version, str) and api_version.startswith(kueue.GROUP + "/")):
             continue
         if kind in ("ClusterQueue", "Cohort", "LocalQueue", "ResourceFlavor"):
-            state.documents.append((origin, obj))
+            problems = _problems(origin, obj, _REPORTED) if kind == "ClusterQueue" else []
+            errors.extend(problems)
+            if not problems:
+                state.documents.append((origin, obj))
         elif kind == "Workload":
             _workload(origin, obj, state, errors)
         elif kind == "WorkloadPriorityClass":
@@ -164,7 +168,7 @@ def _typed(shape):
     return shape
 
 
-_TYPED = {id(shape): _typed(shape) for shape in (_WORKLOAD, _PRIORITY_CLASS)}
+_TYPED = {id(shape): _typed(shape) for shape in (_WORKLOAD, _PRIORITY_CLASS, _REPORTED)}
 
 
 def _times(value, shape, path: tuple):
@@ -420,6 +424,32 @@ class _Oracle:
             seen.add(node.name)
             node = kueue._cohort(node.parent, self.queues)
         return node.name if node.kind == "Cohort" else None
+
+
+def unreported(state: State, queues: kueue.Queues) -> list[Notice]:
+    """A notice for each ClusterQueue of the state whose own report of its usage (status.flavorsUsage, which
+    Kueue's controller writes from its cache) differs from what the state's Workloads hold: the state lacks
+    workloads (taken without -A?) or was taken mid-change, and its answers are off by that much."""
+    out, usage = [], state.usage(queues)
+    for origin, obj in state.documents:
+        if obj.get("kind") != "ClusterQueue":
+            continue
+        name = (obj.get("metadata") or {}).get("name")
+        held = usage.get(name) or {}
+        for index, flavor in enumerate(((obj.get("status") or {}).get("flavorsUsage")) or ()):
+            for number, resource in enumerate(flavor.get("resources") or ()):
+                if resource.get("total") is None:
+                    continue
+                reported = max(0, kueue.value(resource.get("name"), parse(resource["total"])))
+                counted = held.get((flavor.get("name"), resource.get("name")), 0)
+                if reported != counted:
+                    out.append(Notice("notice", origin, (), (
+                        f"ClusterQueue {name!r} reports {kueue.show(resource['name'], reported)} {resource['name']} in "
+                        f"use on flavor {flavor.get('name')!r}, its Workloads in this state hold "
+                        f"{kueue.show(resource['name'], counted)}: the state lacks some (take it with -A) or was "
+                        "taken mid-change; the Workloads are what trainc counts, as Kueue's scheduler does"),
+                        at=("status", "flavorsUsage", index, "resources", number, "total")))
+    return out
 
 
 def notices(found: dict, origins: dict) -> list[Notice]:
