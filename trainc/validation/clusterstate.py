@@ -7,7 +7,8 @@ change makes them); its Workloads are what the queues hold. As Kueue's cache (ku
 pkg/cache/scheduler/cache.go), a workload holds quota while its QuotaReserved condition is True, it is not
 Finished and `spec.active` is not false (workload.HasActiveQuotaReservation), charged with its admission's
 `podSetAssignments[].resourceUsage` on their flavors (pkg/workload/workload.go, totalRequestsFromAdmission);
-a ClusterQueue's `status.flavorsUsage` is the controller's report of that cache, not read. The file is
+a ClusterQueue's `status.flavorsUsage` is the controller's report of that cache: where it differs, a notice
+says the state lacks workloads (`unreported`). The file is
 untrusted: it is read within the run's byte bound, at most MAX_CLUSTER_STATE_ITEMS objects, every field trainc
 reads checked with its position, quantities saturating at int64 as Kueue's.
 
