@@ -433,22 +433,24 @@ def unreported(state: State, queues: kueue.Queues) -> list[Notice]:
     workloads (taken without -A?) or was taken mid-change, and its answers are off by that much."""
     out, usage = [], state.usage(queues)
     for origin, obj in state.documents:
-        if obj.get("kind") != "ClusterQueue":
-            continue
-        name = (obj.get("metadata") or {}).get("name")
-        held = usage.get(name) or {}
+        meta = obj.get("metadata")
+        if obj.get("kind") != "ClusterQueue" or not isinstance(meta, dict) or \
+                meta.get("name") not in queues.cluster_queues:
+            continue  # one kueue.read left out
+        name, held = meta["name"], usage.get(meta["name"]) or {}
         for index, flavor in enumerate(((obj.get("status") or {}).get("flavorsUsage")) or ()):
             for number, resource in enumerate(flavor.get("resources") or ()):
-                if resource.get("total") is None:
+                what = resource.get("name")
+                if not isinstance(what, str) or resource.get("total") is None:
                     continue
-                reported = max(0, kueue.value(resource.get("name"), parse(resource["total"])))
-                counted = held.get((flavor.get("name"), resource.get("name")), 0)
+                reported = max(0, kueue.value(what, parse(resource["total"])))
+                counted = held.get((flavor.get("name"), what), 0)
                 if reported != counted:
                     out.append(Notice("notice", origin, (), (
-                        f"ClusterQueue {name!r} reports {kueue.show(resource['name'], reported)} {resource['name']} in "
-                        f"use on flavor {flavor.get('name')!r}, its Workloads in this state hold "
-                        f"{kueue.show(resource['name'], counted)}: the state lacks some (take it with -A) or was "
-                        "taken mid-change; the Workloads are what trainc counts, as Kueue's scheduler does"),
+                        f"ClusterQueue {name!r} reports {kueue.show(what, reported)} {what} in use on flavor "
+                        f"{flavor.get('name')!r}, its Workloads in this state hold {kueue.show(what, counted)}: the "
+                        "state lacks some (take it with -A) or was taken mid-change; the Workloads are what trainc "
+                        "counts, as Kueue's scheduler does"),
                         at=("status", "flavorsUsage", index, "resources", number, "total")))
     return out
 
