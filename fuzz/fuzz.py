@@ -2,7 +2,8 @@
 and rendered JobSets, through every command that reads input: `build`, `build --previous`, `diff` (a
 directory base), `explain`, `fn`, `run --dry-run` (with an `--env-file`), `status` (with a
 `SOURCE_DATE_EPOCH`), `gc` (live JobSets on stdin), a project config (`.trainc.yaml`, `pyproject.toml`)
-under `build`, `validate` and `explain`, and the Python API (`from_objects`).
+under `build`, `validate` and `explain`, a Kueue cluster state (`--cluster-state`) under `validate`, `summary`
+and `explain`, and the Python API (`from_objects`).
 
 Each input gets one of three kinds of mutation: structure-aware (a field deleted, replaced, retyped or
 tagged, then written back as YAML or JSON), textual (YAML syntax spliced in at a random place: tags,
@@ -53,7 +54,9 @@ from trainc.cli import cli
 
 SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
 COMMANDS = ("build", "build-previous", "diff", "explain", "fn", "run-dry-run", "status", "gc", "config",
+            "cluster-state",
             "from_objects")  # the last: the Python API
+PLACEMENT = ROOT / "golden" / "kueue-placement"  # its queues and jobs, against a mutated --cluster-state
 CONFIGS = {  # project configs to mutate, as a repository holds them
     ".trainc.yaml": "namespace: default\nruntimes: [runtimes]\nssh-key-seed: seed\n",
     "pyproject.toml": '[project]\nname = "app"\n\n[tool.trainc]\nnamespace = "default"\nruntimes = ["runtimes"]\n',
@@ -261,6 +264,12 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
         older = rng.choice(["0s", "7d", "1d12h", "999999999d"])
         return command, ["gc", "-o", "json", "--live", "-", "--older-than", older, str(work / "in")], text, {
             **case, "<stdin>": text}
+    if command == "cluster-state":  # what `kubectl get clusterqueues,...,workloads -A -o json` printed, mutated
+        text = mutate(rng, (PLACEMENT / "cluster" / "state.json").read_text())
+        _write(work, {"state.json": text})
+        verb = rng.choice([["validate"], ["summary", "--format", "json"], ["explain"]])
+        return command, [*verb, str(PLACEMENT / "queues.yaml"), str(PLACEMENT / "trainjobs.yaml"), "--cluster-state",
+                         str(work / "state.json")], None, {"state.json": text}
     case = rng.choice(runnable() if command == "run-dry-run" and rng.random() < 0.6 else cases)
     if command == "config":
         return _config(rng, case, work)
@@ -379,7 +388,8 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir()
             command, args, stdin, files = _case(rng, cases, jobsets, work)
-            if command not in ("status", "gc", "from_objects", "explain", "run-dry-run", "config") and rng.random() < 0.5:
+            if command not in ("status", "gc", "from_objects", "explain", "run-dry-run", "config",
+                               "cluster-state") and rng.random() < 0.5:
                 args += ["--ssh-key-seed", str(seed_file)]
             epoch = rng.choice(EPOCHS) if command in ("status", "gc") and rng.random() < 0.3 else \
                 "1800000000" if command == "gc" else "0"

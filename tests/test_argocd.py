@@ -84,7 +84,7 @@ def test_plugin_config_is_what_cmp_server_accepts():
                                   "array", "map"}
     announced = {parameter["name"]: parameter for parameter in PLUGIN["spec"]["parameters"]["static"]}
     assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "ssh-keys", "sealed-secrets-cert",
-                              "trainer-version", "allow-empty"}
+                              "trainer-version", "cluster-state", "allow-empty"}
     assert announced["runtimes"]["collectionType"] == "array"
     assert announced["ssh-key-seed-file"]["string"] == Path(DEFAULT_SEED).name  # a name in the seed directory
     script = PLUGIN["spec"]["generate"]["args"][0]
@@ -916,3 +916,27 @@ def test_a_kustomization_or_helm_values_in_the_app_say_what_they_are(tmp_path):
         in result.stderr
     assert "values.yaml:1:1: apiVersion: required for kubectl apply: a non-empty string; this file is a Helm " \
            "chart's file" in result.stderr
+
+
+def test_the_cluster_state_parameter_gives_each_queued_job_a_notice(tmp_path):
+    """An Application's cluster-state (a file of the repository a job refreshes) reaches the run: the queued
+    TrainJob's standing is a notice in the sync's output, the manifests unchanged; a path outside the repository
+    is refused in the parameter's words."""
+    case = ROOT / "golden" / "kueue-placement"
+    app = checkout(tmp_path, {"apps/training/queues.yaml": (case / "queues.yaml").read_text(),
+                              "apps/training/jobs.yaml": (case / "trainjobs.yaml").read_text(),
+                              "cluster/state.json": (case / "cluster" / "state.json").read_text()})
+    plain = generate(app, cmp_env(tmp_path, namespace=""))
+    result = generate(app, cmp_env(tmp_path, namespace="", parameters=[
+        {"name": "cluster-state", "string": "../../cluster/state.json"}]))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == plain.stdout
+    assert "team-b/sweep: Kueue: waiting in ClusterQueue 'team-b-gpu' until it has 8 nvidia.com/gpu more in " \
+        "flavor 'a100' unused" in result.stderr
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("{}")
+    refused = generate(app, cmp_env(tmp_path, namespace="", parameters=[
+        {"name": "cluster-state", "string": str(outside)}]))
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("PARAM_CLUSTER_STATE (the plugin parameter cluster-state): ")
+    assert "outside the repository being rendered" in refused.stderr

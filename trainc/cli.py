@@ -68,6 +68,7 @@ def _settled(function):
             _plugins(ctx, params.pop("plugins"))
         params.pop("trainer_version", None)  # the run's Options take these from the settings (`_options`)
         params.pop("kueue_paths", None)
+        params.pop("cluster_state", None)
         if "as_user" in params:
             _admitted_as(params.pop("as_user"), params.pop("as_groups"))
         return function(**params)
@@ -152,6 +153,13 @@ _previous = click.option(
     "--previous", metavar="REV_OR_DIR",
     help="Check PATHS as updates of their previous versions: a directory holding them, or a git revision to read "
          "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.")
+
+
+_cluster_state = click.option(
+    "--cluster-state", "cluster_state", type=click.Path(allow_dash=True), metavar="FILE",
+    help="The cluster's queues and workloads as `kubectl get clusterqueues,localqueues,resourceflavors,cohorts,"
+         "workloads -A -o json` prints them (`-`: stdin): says of each Kueue-managed TrainJob whether it is "
+         "admissible now, on which flavor, would preempt, or waits, and for what (docs/guides/kueue.md).")
 
 
 def _policies(command):
@@ -256,6 +264,7 @@ def _output_format(ctx, param, value: str) -> str:
 @click.option("--runtime-snapshot", is_flag=True,
               help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
 @_previous
+@_cluster_state
 @_policies
 @click.option("-j", "--jobs", "workers", type=click.IntRange(min=1), envvar="TRAINC_JOBS",
               help="Processes to build with (env TRAINC_JOBS; default: the available cores); the output is the "
@@ -283,6 +292,7 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
 @cli.command()
 @_inputs
 @_previous
+@_cluster_state
 @_policies
 @_ssh_keys
 @click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
@@ -330,6 +340,7 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
 @click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
+@_cluster_state
 @_policies
 def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_seed, output_format, color,
          trainer_only, policy_paths):
@@ -356,6 +367,7 @@ def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_se
               help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.")
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="Aligned tables, Markdown tables for a pull-request comment, or JSON.")
+@_cluster_state
 @_policies
 @_ssh_keys
 def summary_command(paths, runtime_paths, namespace, base, output_format, policy_paths):
@@ -378,6 +390,7 @@ def summary_command(paths, runtime_paths, namespace, base, output_format, policy
 @click.option("--field", metavar="PATH",
               help="Only this field (and the fields below it), e.g. "
                    "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.")
+@_cluster_state
 @_policies
 @_ssh_keys
 def explain(paths, runtime_paths, namespace, job, field, policy_paths):
@@ -499,13 +512,14 @@ def runtimes(ctx):
 @_ssh_key_seed
 @_ssh_keys
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR", help="As build's --output-dir.")
+@_cluster_state
 @_policies
 def show_config(paths, runtime_paths, namespace, ssh_key_seed, output_dir, policy_paths):
     """Print the settings in effect and where each came from, as `git config --show-origin --list` does.
 
     One line per value, `ORIGIN<TAB>KEY=VALUE`: the root, each project config read
     (outermost first), then every setting (runtimes, namespace, ssh-key-seed,
-    output-dir, plugins, policy-paths, ssh-keys, sealed-secrets-cert, the identity
+    output-dir, plugins, policy-paths, kueue-paths, cluster-state, ssh-keys, sealed-secrets-cert, the identity
     policies admit as: as, as-groups), the house rules (`policies=NAME`) and the
     Trainer releases trainc renders for. ORIGIN is the flag, the
     environment variable, FILE:LINE:COL of the project config, the Argo CD plugin's

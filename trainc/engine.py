@@ -37,6 +37,7 @@ class Options:
     plugins: tuple = ()  # installed plugins every TrainJob runs
     policy_paths: tuple = ()  # --policies: ValidatingAdmissionPolicies, bindings and params, not passed through
     kueue_paths: tuple = ()  # --kueue: the platform's Kueue objects, checked against, not passed through
+    cluster_state: str | None = None  # --cluster-state: the cluster's queues and workloads (kubectl get ... -o json)
     output_dir: str | None = None  # a rendered tree: its files are no inputs; objects must map to distinct files
     config: tuple | str | None = None  # the project configs the settings came from, outermost first: house rules
     house_rules: tuple | None = None  # house rules given directly (else the config's)
@@ -96,6 +97,9 @@ class Result(build.Output):
     unreadable: set = field(default_factory=set)  # (namespace, name) of previous TrainJobs that do not compile
     base_problems: list = field(default_factory=list)  # why
     provenance: Provenance | None = None
+    kueue_documents: list = field(default_factory=list)  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
+    standings: dict = field(default_factory=dict)  # (namespace, name) -> clusterstate.Standing (--cluster-state)
+    standing_notices: list = field(default_factory=list)  # their notices (summary shows them in its tables)
 
     def failures(self, refusals: bool = True) -> list:
         """The errors; without an update's `refusals` (what `trainc diff` shows as the cluster's verdict)."""
@@ -214,16 +218,71 @@ def _place(origin) -> tuple | None:
 
 
 def kueue(state: _Run) -> None:
-    """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs and the platform's
-    (--kueue: read within the run's bound, never passed through)."""
+    """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs, the platform's
+    (--kueue: read within the run's bound, never passed through) and the cluster's (--cluster-state); with a
+    cluster state, where each stands on it."""
     from .validation import kueue as queues
 
     result, read = state.result, []
     platform = state.reader.documents(state.reader.listed(list(state.options.kueue_paths)), read) \
         if state.options.kueue_paths else []
-    errors, notices = queues.check(result.jobs, [*result.others, *platform], state.options.namespace)
+    cluster = _cluster_state(state) if state.options.cluster_state is not None else None
+    # the cluster's queues, the inputs' replacing them by name, the platform's theirs
+    known = [*(cluster.documents if cluster is not None else ()), *result.others, *platform]
+    errors, notices = queues.check(result.jobs, known, state.options.namespace)
     result.errors += sorted([*read, *errors], key=build.error_place)
     result.notices += notices
+    result.kueue_documents = known
+    if cluster is not None:
+        _standings(state, cluster, known)
+        placed = {f"{namespace}/{name}: " for namespace, name in result.standings}
+        result.notices = [notice for notice in result.notices if not (  # the cluster state says more
+            notice in notices and any(notice.message.startswith(prefix) for prefix in placed))]
+
+
+def _cluster_state(state: _Run):
+    """The --cluster-state file read within the run's bound (a clusterstate.State), or None when it has errors
+    (in the result's)."""
+    from .formats import source
+    from .validation import clusterstate
+    from .validation import kueue as queues
+
+    result, path = state.result, state.options.cluster_state
+    if path == "-" and "-" in state.inputs.paths:
+        result.errors.append(InputError(None, (), "--cluster-state -: stdin is already read for PATHS (-)"))
+        return None
+    errors: list = []
+    cluster = clusterstate.read(state.reader.documents([path], errors), source.name(path), errors)
+    errors += queues.read(cluster.documents, state.options.namespace)[1]
+    result.errors += sorted(errors, key=build.error_place)
+    return None if errors else cluster
+
+
+def _standings(state: _Run, cluster, known: list) -> None:
+    """Where each Kueue-managed TrainJob stands on the cluster: admitted, admissible now, preempting or waiting,
+    a notice each; a snapshot older than the inputs' commit is a notice too."""
+    from .validation import clusterstate
+    from .validation import kueue as queues
+
+    result = state.result
+    merged, _ = queues.read(known, state.options.namespace)
+    origins = {}
+    for trainjob, objects in result.jobs:
+        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
+        if jobset is None:
+            continue
+        work = queues.workload(trainjob.namespace, trainjob.name, jobset, merged, trainjob.origin)
+        found = clusterstate.standing(work, (jobset.get("metadata") or {}).get("labels") or {}, cluster, merged)
+        if found is not None:
+            key = (trainjob.namespace, trainjob.name)
+            result.standings[key] = found
+            origins[key] = (queues._located(trainjob.origin), ("metadata", "labels", queues.QUEUE_LABEL)
+                            if work.labelled else ("metadata",))
+    result.standing_notices = clusterstate.notices(result.standings, origins)
+    result.notices += [*result.standing_notices, *clusterstate.unreported(cluster, merged)]
+    stale = inputset.stale_snapshot(state.options.cluster_state, state.inputs.paths)
+    if stale is not None:
+        result.notices.append(stale)
 
 
 def policies(state: _Run) -> None:

@@ -417,3 +417,60 @@ def _git(folder: str, *args: str):
         return subprocess.run(["git", "-C", folder, *args], capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise RevisionError(f"cannot run git: {exc}") from None
+
+
+def stale_snapshot(path: str, paths) -> Notice | None:
+    """A notice when the cluster state `path` was taken before the inputs' commit (HEAD of the git repository
+    holding the first of `paths`): the cluster it describes may not hold what that commit deployed. It was
+    taken when its file last changed: its last commit when git tracks it unmodified, else its modification
+    time; stdin is taken now."""
+    if path == "-":
+        return None
+    folder = next((p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"), ".")
+    commit = _time_of(folder, "log", "-1", "--format=%ct", "HEAD")
+    if commit is None:
+        return None
+    here, name = os.path.dirname(os.path.abspath(path)), os.path.basename(path)
+    taken = None
+    if _time_of(here, "ls-files", "--error-unmatch", "--", name, number=False) is not None:
+        changed = _git_quietly(here, "status", "--porcelain", "--", name)
+        if changed is not None and not changed.strip():
+            taken = _time_of(here, "log", "-1", "--format=%ct", "--", name)
+    if taken is None:
+        try:
+            taken = int(os.stat(path).st_mtime)
+        except OSError:
+            return None
+    if taken >= commit:
+        return None
+    from datetime import datetime, timezone
+
+    def shown(seconds: int) -> str:
+        return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    return Notice("notice", Origin(source.name(path)), (), (
+        f"the cluster state was taken at {shown(taken)}, before the inputs' commit ({shown(commit)}): the cluster "
+        "may have changed since; take it again (kubectl get clusterqueues,localqueues,resourceflavors,cohorts,"
+        "workloads -A -o json)"))
+
+
+def _git_quietly(folder: str, *args: str) -> str | None:
+    """git's output, or None when git fails or is missing."""
+    try:
+        done = _git(folder, *args)
+    except RevisionError:
+        return None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def _time_of(folder: str, *args: str, number: bool = True):
+    """The number git prints (a commit time), or True when it succeeds with `number` False; None on failure."""
+    out = _git_quietly(folder, *args)
+    if out is None:
+        return None
+    if not number:
+        return True
+    try:
+        return int(out.strip())
+    except ValueError:
+        return None

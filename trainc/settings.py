@@ -39,6 +39,7 @@ SETTINGS = {
     "plugins": ("plugins", "TRAINC_PLUGINS", "--plugin"),
     "policy_paths": ("policy-paths", None, "--policies"),
     "kueue_paths": ("kueue-paths", None, "--kueue"),
+    "cluster_state": ("cluster-state", None, "--cluster-state"),
     "ssh_keys": ("ssh-keys", "TRAINC_SSH_KEYS", "--ssh-keys"),
     "sealed_secrets_cert": ("sealed-secrets-cert", "TRAINC_SEALED_SECRETS_CERT", "--sealed-secrets-cert"),
     "trainer_version": ("trainer-version", "TRAINC_TRAINER_VERSION", "--trainer-version"),
@@ -217,9 +218,10 @@ def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
         if given.value not in releases.NAMES:
             raise given.error(f"{given.value!r} is not a Kubeflow Trainer release trainc renders for (supported: "
                               f"{', '.join(releases.NAMES)})")
-    for key in ("runtimes", "policy-paths", "kueue-paths"):
+    for key in ("runtimes", "policy-paths", "kueue-paths", "cluster-state"):
         for given in settings.values.get(key, []):
-            _check_path(settings, given, exists=True)
+            if not (key == "cluster-state" and given.value == "-"):  # stdin: the cluster state piped from kubectl
+                _check_path(settings, given, exists=True)
     for key in ("ssh-key-seed", "output-dir", "sealed-secrets-cert"):
         for given in settings.values.get(key, []):
             _check_path(settings, given)
@@ -321,6 +323,11 @@ def _plugin(name: str) -> list[Given]:
                 return [Given(environ[var], f"{var} ({what})")]
         if os.environ.get(DESTINATION):
             return [Given(os.environ[DESTINATION], f"{DESTINATION} (the Application's destination namespace)")]
+    if name == "cluster_state":
+        for var, what in (("PARAM_CLUSTER_STATE", "the plugin parameter cluster-state"),
+                          ("ARGOCD_ENV_TRAINC_CLUSTER_STATE", "the Application's plugin env TRAINC_CLUSTER_STATE")):
+            if environ.get(var):
+                return [Given(environ[var], f"{var} ({what})", True)]
     if name == "trainer_version":
         for var, what in (("PARAM_TRAINER_VERSION", "the plugin parameter trainer-version"),
                           ("ARGOCD_ENV_TRAINC_TRAINER_VERSION", "the Application's plugin env TRAINC_TRAINER_VERSION")):

@@ -18,12 +18,12 @@ CASE = ("golden/summary-kueue-queues/queues.yaml", "golden/summary-kueue-queues/
 BASE = "tests/summary-base"
 
 
-def trainc(*args) -> str:
+def trainc(*args, stdin: str | None = None) -> str:
     try:
         runner = CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into stdout by default
     except TypeError:
         runner = CliRunner()
-    result = runner.invoke(cli, list(args), catch_exceptions=False)
+    result = runner.invoke(cli, list(args), catch_exceptions=False, input=stdin)
     return f"$ trainc {' '.join(args)}\n{result.stdout}{result.stderr}exit {result.exit_code}\n"
 
 
@@ -38,6 +38,20 @@ def test_summary_and_diff_delta_golden(output_format, snapshot, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert trainc("summary", *CASE, "--base", BASE, "--format", output_format) \
         + trainc("diff", *CASE, "--base", BASE, "--format", output_format, "--color", "never") == snapshot
+
+
+PLACEMENT = ("golden/kueue-placement/queues.yaml", "golden/kueue-placement/trainjobs.yaml")
+STATE = "golden/kueue-placement/cluster/state.json"
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown", "json"])
+def test_summary_on_a_cluster_state_golden(output_format, snapshot, monkeypatch):
+    """golden/kueue-placement on its cluster state: a job admissible now by borrowing, one Kueue moves to the
+    tainted flavor it tolerates because a100 is full, one that preempts a lower priority, one that waits in a
+    StrictFIFO queue."""
+    monkeypatch.chdir(ROOT)  # on stdin, taken now: no notice that the snapshot is older than the commit
+    assert trainc("summary", *PLACEMENT, "--cluster-state", "-", "--format", output_format,
+                  stdin=(ROOT / STATE).read_text()) == snapshot
 
 
 def test_totals_count_every_pod_as_kueue_does(monkeypatch):

@@ -48,7 +48,7 @@ from ..output import manifests
 from ..trainer import api, releases
 from ..trainer import previous as previous_versions
 from ..validation import configdata, jobset_update
-from ..validation.requests import delta, delta_markdown, delta_text, jobs, queue_name, signed
+from ..validation.requests import delta, delta_markdown, delta_text, flavor_moves, jobs, queue_name, signed
 from . import EXIT_DIFF_ERROR, write_out
 
 REFUSED = "the cluster will refuse this update: delete and re-create, or rename the TrainJob"
@@ -60,6 +60,7 @@ UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted
 UPGRADE_REFUSED = ("refused in place: delete and re-create it (a running job starts over), or wait until it "
                    "finishes and delete it then")
 UNCHANGED = "the upgrade leaves it as it is"
+KUEUE_MOVED = "applying leaves it as it is; Kueue now places it on flavor {1} (was {0})"
 SUSPENDED = ("suspended (spec.suspend): the controller of the new release cannot resume it, its JobSet being "
              "immutable; re-create it after the upgrade")
 QUEUED = ("managed by Kueue (queue {queue!r}): suspended until Kueue admits it, so one still queued at the "
@@ -82,6 +83,7 @@ class ObjectDiff:
     hunks: list = field(default_factory=list)  # (path, old or MISSING, new or MISSING)
     until_admitted: list = field(default_factory=list)  # why it refuses the update once Kueue admits the job
     waiting: list = field(default_factory=list)  # upgrade report: why this job, suspended or queued, breaks
+    kueue: list = field(default_factory=list)  # the flavor a change moves it to; where it stands (--cluster-state)
 
     @property
     def title(self) -> str:
@@ -124,8 +126,9 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
                               "there, their objects shown against nothing (unreadable at the base):"))
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     refusals = _refusals(new.refusals, new.jobs, new.user_runtimes)
+    old_jobs, new_jobs = jobs(old), jobs(new)
     if requests is not None:  # from the two sides compared here: what the change adds on each Kueue queue
-        requests.extend(delta(jobs(old), jobs(new)))
+        requests.extend(delta(old_jobs, new_jobs))
     old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=options.namespace,
                                                                 trainer_only=options.trainer_only).objects()}
     new_manifests = new.manifests
@@ -152,7 +155,25 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
             found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
     if base_release is not None:
         found = _upgrade_verdicts(found, new_manifests.jobs)
-    return sorted(found + reaches, key=lambda diff: (diff.kind, diff.namespace, diff.name)) if reaches else found
+    return _placements(found + reaches, flavor_moves(old_jobs, new_jobs), new.standings)
+
+
+def _placements(found: list[ObjectDiff], moves: dict, standings: dict) -> list[ObjectDiff]:
+    """Each JobSet's Kueue lines: the flavor a change moves it to (an unchanged JobSet listed for it), and where
+    it stands on the cluster of --cluster-state."""
+    diffs = {(diff.kind, diff.namespace, diff.name): diff for diff in found}
+    for namespace, name in sorted(moves.keys() | standings.keys()):
+        diff = diffs.get(("JobSet", namespace, name))
+        if diff is None and (namespace, name) not in moves:
+            continue
+        if diff is None:
+            diff = diffs[("JobSet", namespace, name)] = ObjectDiff("JobSet", namespace, name, "unchanged",
+                                                                   KUEUE_MOVED.format(*moves[(namespace, name)]))
+        if (namespace, name) in moves:
+            diff.kueue.append("Kueue flavor: {} → {}".format(*moves[(namespace, name)]))
+        if (namespace, name) in standings:
+            diff.kueue.append(f"Kueue now: {standings[(namespace, name)].words()}")
+    return sorted(diffs.values(), key=lambda diff: (diff.kind, diff.namespace, diff.name))
 
 
 def _upgrade_verdicts(found: list[ObjectDiff], jobs) -> list[ObjectDiff]:
@@ -390,6 +411,7 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=(), heading: str
     for diff in diffs:
         lines = [("title", f"{diff.title} {diff.change}: {diff.effect}")]
         lines += [("reason", f"! {reason}") for reason in [*diff.reasons, *diff.until_admitted, *diff.waiting]]
+        lines += [("path", f"~ {line}") for line in diff.kueue]
         lines += [line for hunk in diff.hunks for line in hunk_lines(hunk)]
         out += [click.style(line, **styles[style]) if color else line for style, line in lines]
         out.append("")
@@ -446,7 +468,7 @@ def markdown(diffs: list[ObjectDiff], requests=(), heading: str = "", limit: int
     size, left_out = len("\n".join(out)) + 1, 0
     footer = f"\n_{{}} of {len(diffs)} objects' diffs left out to fit a GitHub comment; `trainc diff` shows them all._"
     for diff in diffs:
-        if diff.change == "unchanged":
+        if diff.change == "unchanged" and not diff.kueue:  # a JobSet a change moves to another flavor is shown
             continue
         section = _markdown_section(diff)
         if left_out or size + len(section) + len(footer) + 8 > limit:
@@ -467,9 +489,11 @@ def _short(waiting: list[str]) -> list[str]:
 def _markdown_section(diff: ObjectDiff) -> str:
     """One object's heading, the cluster's reasons and its fenced `diff` block (folded when it is removed)."""
     out = ["", f"#### `{_cell(diff.title)}` {diff.change}", ""]
-    reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting]
+    reasons = [*diff.reasons, *diff.until_admitted, *diff.waiting, *diff.kueue]
     out += [f"> {_cell(reason)}" for reason in reasons] + ([""] if reasons else [])
     body = [line for hunk in diff.hunks for _, line in hunk_lines(hunk)]
+    if not body:  # unchanged: only Kueue's lines
+        return "\n".join(out).rstrip("\n")
     longest = max((len(run) for line in body for run in re.findall("`+", line)), default=0)
     fence = "`" * max(3, longest + 1)  # a value holding ``` cannot close the block
     block = [fence + "diff", *body, fence]

@@ -20,6 +20,7 @@ from ..compiler.provenance import Provenance, Source
 from ..errors import Name, TraincError, render_path
 from ..formats.position import locate
 from ..k8s import fieldpath
+from ..validation import kueue, requests
 from . import fail, write_out
 
 ARROW = "←"
@@ -49,6 +50,7 @@ def explain(paths, options, *, job: str | None = None, field: str | None = None)
     except ValueError as exc:
         raise ExplainError(f"{field!r}: {exc}") from None
     out = []
+    placed = {(each.namespace, each.name): each for each in requests.jobs(output)} if parts is None else {}
     for trainjob, objects in jobs:
         unit = recorder.units[trainjob.namespace, trainjob.name]
         for obj in objects:
@@ -56,9 +58,26 @@ def explain(paths, options, *, job: str | None = None, field: str | None = None)
             if lines:
                 metadata = obj["metadata"]
                 out += [f"{obj['kind']} {metadata.get('namespace', '')}/{metadata['name']}", *lines, ""]
+        found = placed.get((trainjob.namespace, trainjob.name))
+        if found is not None and found.placement is not None and found.placement.attempts:
+            out += _placement_lines(found)
     if not out and parts is not None:
         raise ExplainError(f"no rendered object has the field {field!r}")
     return "\n".join(out)
+
+
+def _placement_lines(job) -> list[str]:
+    """Where Kueue's flavor assigner puts the job's pod sets, each flavor it tried and why it passed it over: on
+    an empty cluster, then on the cluster state (--cluster-state)."""
+    where = f"ClusterQueue {job.cluster_queue} (LocalQueue {job.namespace}/{job.queue})"
+    out = [f"Kueue {job.namespace}/{job.name}: {where}, on an empty cluster",
+           *(f"  {line}" for line in kueue.explained(job.placement, job.pod_sets))]
+    standing = job.standing
+    if standing is not None and standing.attempts:
+        live = kueue.Placement(standing.flavors, attempts=standing.attempts)
+        out += [f"  on the cluster state: {standing.words()}",
+                *(f"    {line}" for line in kueue.explained(live, job.pod_sets))]
+    return [*out, ""]
 
 
 def _object_lines(obj: dict, unit, recorder: Provenance, parts) -> list[str]:

@@ -15,8 +15,8 @@ import click
 from ..errors import InputErrors, TraincError
 from ..formats.table import aligned
 from ..formats.table import markdown as table
-from ..validation.requests import NO_QUEUE, Job, amount, delta, delta_markdown, delta_text, gpus, jobs, queue_name, \
-    signed, totals
+from ..validation.requests import NO_QUEUE, Job, amount, delta, delta_markdown, delta_text, flavor_names, gpus, jobs, \
+    queue_name, signed, totals
 from . import fail, write_out
 
 
@@ -25,14 +25,22 @@ def _resources(amounts: dict) -> str:
 
 
 def _job_rows(found: list[Job]) -> list[tuple]:
-    header = ("TRAINJOB", "QUEUE", "NODES×PROCS", "GPUS/NODE", "CPUS/NODE", "MEMORY/NODE", "GPUS", "CPUS", "MEMORY")
+    live = any(job.standing is not None for job in found)  # --cluster-state: where each job stands now
+    header = ("TRAINJOB", "QUEUE", "FLAVOR", *(("KUEUE NOW",) if live else ()), "NODES×PROCS", "GPUS/NODE",
+              "CPUS/NODE", "MEMORY/NODE", "GPUS", "CPUS", "MEMORY")
     rows = [header]
     for job in found:
-        rows.append((f"{job.namespace}/{job.name}", job.queue or NO_QUEUE, f"{job.nodes}×{job.processes}",
-                     str(gpus(job.per_node)), amount("cpu", job.per_node.get("cpu", 0)),
+        now = ((job.standing.state if job.standing is not None else NO_QUEUE),) if live else ()
+        rows.append((f"{job.namespace}/{job.name}", job.queue or NO_QUEUE, flavor_names(job), *now,
+                     f"{job.nodes}×{job.processes}", str(gpus(job.per_node)), amount("cpu", job.per_node.get("cpu", 0)),
                      amount("memory", job.per_node.get("memory", 0)), str(gpus(job.total)),
                      amount("cpu", job.total.get("cpu", 0)), amount("memory", job.total.get("memory", 0))))
     return rows
+
+
+def _standing_lines(found: list[Job]) -> list[str]:
+    """`team-a/eval: admissible now in ClusterQueue 'team-a-gpu' on a100`, one a job the cluster state places."""
+    return [f"{job.namespace}/{job.name}: {job.standing.words()}" for job in found if job.standing is not None]
 
 
 def _total_rows(found: list[Job]) -> tuple[list[tuple], list[tuple]]:
@@ -52,6 +60,9 @@ def text(found: list[Job], changes=None) -> str:
     else:
         queues, namespaces = _total_rows(found)
         out = aligned(_job_rows(found)) + "\n" + aligned(queues) + "\n" + aligned(namespaces)
+        standing = _standing_lines(found)
+        if standing:
+            out += "\nKueue on the cluster state:\n" + "".join(f"  {line}\n" for line in standing)
     return out + ("" if changes is None else "\n" + delta_text(changes))
 
 
@@ -63,6 +74,9 @@ def markdown(found: list[Job], changes=None) -> str:
         queues, namespaces = _total_rows(found)
         out += ["", *table(_job_rows(found)), "", "Per queue:", "", *table(queues), "", "Per namespace:", "",
                 *table(namespaces)]
+        standing = _standing_lines(found)
+        if standing:
+            out += ["", "**Kueue** on the cluster state:", "", *(f"- {line}" for line in standing)]
     text = "\n".join(out) + "\n"
     return text + ("" if changes is None else "\n" + delta_markdown(changes))
 
@@ -72,8 +86,12 @@ def as_json(found: list[Job], changes=None) -> str:
         return {resource: amount(resource, value) for resource, value in sorted(amounts.items())}
 
     data = {
-        "trainJobs": [{"namespace": job.namespace, "name": job.name, "queue": job.queue, "nodes": job.nodes,
-                       "processesPerNode": job.processes, "perNode": shown(job.per_node), "total": shown(job.total)}
+        "trainJobs": [{"namespace": job.namespace, "name": job.name, "queue": job.queue,
+                       "clusterQueue": job.cluster_queue, "nodes": job.nodes, "processesPerNode": job.processes,
+                       "perNode": shown(job.per_node), "total": shown(job.total),
+                       "podSets": [{"name": pod_set.name, "count": pod_set.count, "flavors": dict(sorted(
+                           pod_set.flavors.items()))} for pod_set in job.pod_sets],
+                       **({"kueue": _standing_json(job.standing)} if job.standing is not None else {})}
                       for job in found],
         "queues": [{"namespace": namespace, "queue": queue or None, "total": shown(amounts)}
                    for (namespace, queue), amounts in sorted(totals(found, lambda job: job.queue_key).items())],
@@ -84,6 +102,15 @@ def as_json(found: list[Job], changes=None) -> str:
         data["delta"] = [{"namespace": namespace, "queue": queue or None, "resource": resource,
                           "change": signed(resource, change)} for (namespace, queue), resource, change in changes]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _standing_json(standing) -> dict:
+    return {"state": standing.state, "message": standing.words(), "pendingAhead": standing.ahead,
+            "queueingStrategy": standing.strategy, "priority": standing.priority,
+            "preempts": [{"namespace": each.namespace, "name": each.name, "clusterQueue": each.cluster_queue,
+                          "priority": each.priority} for each in standing.targets],
+            "waitsFor": [{"flavor": flavor, "resource": resource,
+                          "amount": amount(resource, value)} for flavor, resource, value in standing.short]}
 
 
 def main(paths, options, output_format) -> None:
@@ -106,7 +133,9 @@ def main(paths, options, output_format) -> None:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
         fail(error)
+    shown = {id(notice) for notice in result.standing_notices}  # printed on stdout, in its own lines
     for notice in result.notices:  # Kueue's borrowing among them
-        click.echo(notice, err=True)
+        if id(notice) not in shown:
+            click.echo(notice, err=True)
     render = {"text": text, "markdown": markdown, "json": as_json}[output_format]
     write_out(render(found, changes))

@@ -38,6 +38,7 @@ KEYS = {
     "sealed-secrets-cert": ("sealed_secrets_cert", True, False),
     "policy-paths": ("policy_paths", True, True),
     "kueue-paths": ("kueue_paths", True, True),
+    "cluster-state": ("cluster_state", True, False),
     "trainer-version": ("trainer_version", False, False),
     "as": ("as_user", False, False),
     "as-groups": ("as_groups", False, True),

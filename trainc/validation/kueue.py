@@ -23,6 +23,12 @@ never be admitted, with the arithmetic:
 A workload that fits only beyond the nominal quota gets a notice: it waits
 until its cohort has that much unused.
 
+`place` is the flavor assigner itself (pkg/scheduler/flavorassigner/flavorassigner.go at kubernetes-sigs/kueue
+ff69552): per pod set and resource group, each flavor's mode (fits, by borrowing at some level of the cohort
+tree, by preempting or reclaiming, or not), the ClusterQueue's flavorFungibility (whenCanBorrow,
+whenCanPreempt, preference) choosing among them; on an empty cluster, or on the usage of a cluster's admitted
+workloads with a preemption oracle (`clusterstate`). Every flavor tried is kept, for `trainc explain`.
+
 Kueue's objects are read in `kueue.x-k8s.io/v1beta2` (Kueue 0.20 serves no other version) and in v1beta1,
 which earlier Kueues serve: a ClusterQueue's cohort is `spec.cohortName` in v1beta2 and `spec.cohort` in
 v1beta1 (kubernetes-sigs/kueue apis/kueue/v1beta1/clusterqueue_conversion.go; the other fields trainc reads
@@ -44,7 +50,7 @@ from dataclasses import dataclass, field
 
 from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
-from ..errors import InputError, Notice, Origin
+from ..errors import InputError, Notice, Origin, plural
 from ..formats import source
 from ..k8s.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse
 from ..trainer import api
@@ -178,7 +184,10 @@ _GROUPS = [{"coveredResources": [str], "flavors": [{"name": str, "resources": [
 # What trainc reads of each kind (other fields are Kueue's business): its spec, or for a Namespace its metadata.
 _SHAPES = {
     "ClusterQueue": {"cohort": str, "cohortName": str, "namespaceSelector": _SELECTOR, "resourceGroups": _GROUPS,
-                     "flavorFungibility": {"whenCanBorrow": str}},
+                     "flavorFungibility": {"whenCanBorrow": str, "whenCanPreempt": str, "preference": str},
+                     "queueingStrategy": str,
+                     "preemption": {"withinClusterQueue": str, "reclaimWithinCohort": str,
+                                    "borrowWithinCohort": {"policy": str, "maxPriorityThreshold": int}}},
     "Cohort": {"parent": str, "parentName": str, "resourceGroups": _GROUPS},
     "LocalQueue": {"clusterQueue": str},
     "ResourceFlavor": {"nodeLabels": {str: str}, "nodeTaints": [{"key": str, "value": str, "effect": str}],
@@ -189,7 +198,7 @@ _SHAPES = {
 }
 
 
-def _mistakes(value, shape, path: tuple):
+def mistakes(value, shape, path: tuple):
     """(path, message) wherever `value` is not of `shape`; a missing or null field is no mistake."""
     if value is None:
         return
@@ -201,6 +210,12 @@ def _mistakes(value, shape, path: tuple):
     elif shape is str:
         if not isinstance(value, str):
             yield path, "must be a string"
+    elif shape is int:
+        if isinstance(value, bool) or not isinstance(value, int) or not -2**31 <= value < 2**31:
+            yield path, "must be an integer (int32)"
+    elif shape is bool:
+        if not isinstance(value, bool):
+            yield path, "must be a boolean"
     elif isinstance(shape, list):
         if not isinstance(value, list):
             yield path, "must be a list"
@@ -208,15 +223,15 @@ def _mistakes(value, shape, path: tuple):
         for index, item in enumerate(value):
             if item is None:  # a list's item is no optional field: Kueue would read a null as an empty one
                 yield (*path, index), "must not be null"
-            yield from _mistakes(item, shape[0], (*path, index))
+            yield from mistakes(item, shape[0], (*path, index))
     elif not isinstance(value, dict):
         yield path, "must be a mapping"
     elif str in shape:  # a map: every key a string, every value of the shape
         for key, item in value.items():
-            yield from _mistakes(item, shape[str], (*path, key))
+            yield from mistakes(item, shape[str], (*path, key))
     else:
         for key, field_shape in shape.items():
-            yield from _mistakes(value.get(key), field_shape, (*path, key))
+            yield from mistakes(value.get(key), field_shape, (*path, key))
 
 
 def read(documents, namespace: str = "default", warnings: list | None = None) -> tuple[Queues, list[InputError]]:
@@ -240,7 +255,7 @@ def read(documents, namespace: str = "default", warnings: list | None = None) ->
             continue
         part = {"Namespace": ("metadata",), "RuntimeClass": ()}.get(kind, ("spec",))  # a RuntimeClass has no spec
         checked = obj.get(part[0]) or {} if part else obj
-        problems = [InputError(origin, path, message) for path, message in _mistakes(checked, _SHAPES[kind], part)]
+        problems = [InputError(origin, path, message) for path, message in mistakes(checked, _SHAPES[kind], part)]
         version = api_version.rpartition("/")[2] if not core else None
         if kind == "ClusterQueue" and version in COHORT_FIELD:
             problems += _cohort_field(origin, version, checked)
@@ -332,6 +347,23 @@ def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Or
     return Workload(namespace, name, queue, labelled, tuple(found), origin)
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where Kueue's flavor assigner puts a workload on an empty cluster: per pod set (in order), the flavor of
+    each resource its ClusterQueue covers; or why Kueue can never admit it; and a notice when only borrowing fits.
+    `flavors` is empty when nothing places it (no ClusterQueue among the inputs, or a problem)."""
+
+    flavors: tuple = ()  # ({resource: flavor}, ...), one per pod set
+    problem: str | None = None
+    notice: str | None = None
+    cluster_queue: str | None = None
+    mode: str | None = None  # "fit", "preempt" or "wait" (only with a cluster's usage), once it is placed
+    attempts: tuple = ()  # per pod set {resource: (Attempt, ...)}: every flavor tried, in order, and how it came out
+    targets: tuple = ()  # the workloads it would preempt ("preempt")
+    short: tuple = ()  # (flavor, resource, amount) more than is unused, that it waits for ("wait")
+    borrows: bool = False  # it uses quota its cohort lends
+
+
 def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[Notice]]:
     """(errors, notices) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as `build.Output`
     holds them) against the Kueue objects among `documents` ((origin, object) pairs)."""
@@ -346,7 +378,8 @@ def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError]
         found = workload(trainjob.namespace, trainjob.name, jobset, queues, trainjob.origin)
         if found.queue is None:
             continue
-        problem, notice = admissible(found, queues)
+        placed = place(found, queues)
+        problem, notice = placed.problem, placed.notice
         path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
         if problem is not None:
             errors.append(InputError(_located(found.origin), path, f"Kueue can never admit this TrainJob: {problem}"))
@@ -366,22 +399,23 @@ def _located(origin: Origin | None) -> Origin | None:
         return origin
 
 
-def admissible(found: Workload, queues: Queues) -> tuple[str | None, str | None]:
-    """(why Kueue can never admit it, or None; a notice when it fits only by borrowing, or None)."""
+def place(found: Workload, queues: Queues, usage: dict | None = None, oracle=None) -> Placement:
+    """The flavors Kueue picks for `found`, or why it can never admit it (a notice when it fits only by
+    borrowing); on an empty cluster, or with `usage` and `oracle` (see `_assign`) on the cluster as it is."""
     key = (found.namespace, found.queue)
     if key not in queues.local_queues:
         there = sorted(name for ns, name in queues.local_queues if ns == found.namespace)
-        return (f"LocalQueue {found.queue!r} does not exist in namespace {found.namespace!r} (LocalQueues there: "
-                f"{', '.join(there) or 'none'})"), None
+        return Placement(problem=f"LocalQueue {found.queue!r} does not exist in namespace {found.namespace!r} "
+                                 f"(LocalQueues there: {', '.join(there) or 'none'})")
     cq_name = queues.local_queues[key]
     cq = queues.cluster_queues.get(cq_name)
     if cq is None:
-        return None, None
+        return Placement()
     where = f"ClusterQueue {cq_name!r} (of LocalQueue {found.namespace}/{found.queue})"
     refused = _namespace_refused(cq, found.namespace, queues)
     if refused is not None:
-        return f"{where} {refused}", None
-    return _assign(found, cq, where, queues)
+        return Placement(problem=f"{where} {refused}", cluster_queue=cq_name)
+    return _assign(found, cq, cq_name, where, queues, usage, oracle)
 
 
 def _namespace_refused(cq: Node, namespace: str, queues: Queues) -> str | None:
@@ -420,14 +454,83 @@ def _requirement(requirement: dict, labels: dict) -> bool:
     return False
 
 
-def _assign(found: Workload, cq: Node, where: str, queues: Queues) -> tuple[str | None, str | None]:
-    """The flavor assigner on an empty cluster: pod set by pod set, each resource group's flavors in order,
-    the usage of the pod sets already assigned counted (`fitsResourceQuota`)."""
+# The flavor assigner's modes of one flavor, worst to best (kubernetes-sigs/kueue
+# pkg/scheduler/flavorassigner/flavorassigner.go, preemptionMode): nothing fits (now or ever), preemption would
+# be needed but finds no workload to preempt, it fits by preempting in its ClusterQueue, by reclaiming quota its
+# cohort lent, it fits.
+NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
+MAY_STOP, TRY_NEXT = "MayStopSearch", "TryNextFlavor"
+
+
+@dataclass(frozen=True)
+class Fungibility:
+    """A ClusterQueue's flavorFungibility with v1beta2's defaults (apis/kueue/v1beta2/clusterqueue_types.go):
+    stop at a flavor that fits by borrowing, try the next one past a flavor that needs preemption."""
+
+    when_can_borrow: str = MAY_STOP
+    when_can_preempt: str = TRY_NEXT
+    preemption_over_borrowing: bool = False  # preference: PreemptionOverBorrowing (else BorrowingOverPreemption)
+
+
+def fungibility(cq: Node) -> Fungibility:
+    """v1beta1's `Borrow` and `Preempt` are v1beta2's MayStopSearch (apis/kueue/v1beta1/clusterqueue_conversion.go)."""
+    spec = (cq.document.get("spec") or {}).get("flavorFungibility") or {}
+    return Fungibility(TRY_NEXT if spec.get("whenCanBorrow") == TRY_NEXT else MAY_STOP,
+                       MAY_STOP if spec.get("whenCanPreempt") not in (None, TRY_NEXT) else TRY_NEXT,
+                       spec.get("preference") == "PreemptionOverBorrowing")
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One flavor the assigner tried for one pod set's resource group, and how it came out (`fitsResourceQuota`
+    over the group's resources, the worst of them)."""
+
+    flavor: str
+    mode: int
+    borrow: int = 0  # the borrowing level: 0 within the ClusterQueue's quota, else the height of the subtree lent
+    reason: str | None = None  # why it does not simply fit
+    never: bool = False  # refused, or beyond all the ClusterQueue could ever use: no cluster state changes it
+    short: tuple = ()  # (resource, amount more needed than unused), when it must wait
+    targets: tuple = ()  # the workloads it would preempt
+
+
+def _preferred(a: tuple, b: tuple, fungible: Fungibility) -> bool:
+    """Kueue's isPreferred over (mode, borrowing level) pairs: whether `a` is better than `b`."""
+    if a[0] == NO_FIT:
+        return False
+    if b[0] == NO_FIT:
+        return True
+    if (a[0] == NO_CANDIDATES) != (b[0] == NO_CANDIDATES):
+        return a[0] != NO_CANDIDATES
+    if fungible.preemption_over_borrowing:
+        return a[1] < b[1] if a[1] != b[1] else a[0] > b[0]
+    return a[0] > b[0] if a[0] != b[0] else a[1] < b[1]
+
+
+def _try_next(mode: int, borrow: int, fungible: Fungibility) -> bool:
+    """Kueue's shouldTryNextFlavor."""
+    if mode in (NO_FIT, NO_CANDIDATES):
+        return True
+    if mode in (PREEMPT, RECLAIM) and fungible.when_can_preempt == TRY_NEXT:
+        return True
+    return borrow > 0 and fungible.when_can_borrow == TRY_NEXT
+
+
+def _assign(found: Workload, cq: Node, cq_name: str, where: str, queues: Queues, usage: dict | None = None,
+            oracle=None) -> Placement:
+    """The flavor assigner (assignFlavors): pod set by pod set, each resource group's flavors in order, the usage
+    of the pod sets already assigned counted. `usage` ({ClusterQueue: {(flavor, resource): amount}}) is what the
+    cluster's admitted workloads hold (none: an empty cluster); `oracle(cq, needs)` the workloads Kueue would
+    preempt for `needs` ({(flavor, resource): amount}), as its preemption oracle simulates."""
+    usage = usage or {}
     covered = {resource: (covered, flavors) for covered, flavors in cq.groups for resource in covered}
-    try_next = ((cq.document.get("spec") or {}).get("flavorFungibility") or {}).get("whenCanBorrow") == "TryNextFlavor"
-    usage: dict = {}
-    borrowed = []
+    fungible = fungibility(cq)
+    assumed: dict = {}
+    borrowed, placed, tried, chosen_attempts = [], [], [], []
     for pod_set in found.pod_sets:
+        picked: dict = {}
+        placed.append(picked)
+        tried.append({})
         amounts = {resource: pod_set.total(resource) for resource in sorted(pod_set.requests)}
         if _PODS in covered:
             amounts[_PODS] = pod_set.count
@@ -438,53 +541,114 @@ def _assign(found: Workload, cq: Node, where: str, queues: Queues) -> tuple[str 
             if resource not in covered:
                 if amount == 0:
                     continue
-                return (f"{where} does not cover {resource}, which pod set {pod_set.name!r} requests "
-                        f"(it covers {', '.join(sorted(covered)) or 'nothing'})"), None
+                return Placement(problem=f"{where} does not cover {resource}, which pod set {pod_set.name!r} "
+                                 f"requests (it covers {', '.join(sorted(covered)) or 'nothing'})", cluster_queue=cq_name)
             group, flavors = covered[resource]
             wanted = {name: amounts[name] for name in group if name in amounts}
             done.update(wanted)
-            chosen, reasons = _flavor(cq, flavors, wanted, pod_set, usage, try_next, queues)
-            if chosen is None:
-                asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
-                return (f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no flavor of "
-                        f"{where} takes it: {'; '.join(reasons)}"), None
-            flavor, borrows = chosen
+            chosen, attempts = _flavor(cq, flavors, wanted, pod_set, assumed, fungible, queues, usage, oracle)
+            attempts = tuple(attempts)  # one for the group's resources
+            tried[-1].update({name: attempts for name in wanted})
+            asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
+            if chosen is None and all(attempt.never for attempt in attempts):
+                return Placement(problem=f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no "
+                                 f"flavor of {where} takes it: {'; '.join(a.reason for a in attempts)}",
+                                 cluster_queue=cq_name, attempts=tuple(tried))
+            if chosen is None:  # it fits some flavor once enough is unused: the cluster is full for it now
+                short = tuple((attempt.flavor, name, more) for attempt in attempts for name, more in attempt.short)
+                return Placement(tuple(placed), cluster_queue=cq_name, mode="wait", short=short,
+                                 attempts=tuple(tried))
             for name, amount in wanted.items():
-                usage[(flavor, name)] = usage.get((flavor, name), 0) + amount
-            borrowed += borrows
-    if not borrowed:
-        return None, None
-    parts = [f"flavor {flavor!r}: {show(name, need, name in cq.binary)} {name} > nominal quota "
-             f"{show(name, nominal, name in cq.binary)}" for flavor, name, need, nominal in borrowed]
-    return None, (f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, {'; '.join(parts)}): "
-                  "it waits until the cohort has that much unused")
+                assumed[(chosen.flavor, name)] = _add(assumed.get((chosen.flavor, name), 0), amount)
+                picked[name] = chosen.flavor
+                if assumed[(chosen.flavor, name)] > subtree_quota(cq, (chosen.flavor, name), queues):
+                    borrowed.append((chosen.flavor, name, assumed[(chosen.flavor, name)],
+                                     subtree_quota(cq, (chosen.flavor, name), queues)))
+            chosen_attempts.append(chosen)
+    mode = min((attempt.mode for attempt in chosen_attempts), default=FIT)
+    targets = ()
+    if mode in (PREEMPT, RECLAIM) and oracle is not None:  # the workloads its whole assignment preempts
+        needs = {key: amount for key, amount in assumed.items()
+                 if amount > max(0, available(cq, key, queues, usage))}
+        targets = tuple(oracle(cq, needs))
+    kind = "fit" if mode == FIT else "preempt" if targets else "wait"
+    short = () if kind != "wait" else tuple((attempt.flavor, name, more) for attempt in chosen_attempts
+                                            for name, more in attempt.short)
+    notice = None
+    if borrowed:
+        parts = [f"flavor {flavor!r}: {show(name, need, name in cq.binary)} {name} > nominal quota "
+                 f"{show(name, nominal, name in cq.binary)}" for flavor, name, need, nominal in borrowed]
+        notice = (f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, {'; '.join(parts)}): it "
+                  "waits until the cohort has that much unused")
+    return Placement(tuple(placed), notice=notice, cluster_queue=cq_name, mode=kind, attempts=tuple(tried),
+                     targets=targets, short=short, borrows=any(attempt.borrow > 0 for attempt in chosen_attempts))
 
 
-def _flavor(cq: Node, flavors: list, wanted: dict, pod_set: PodSet, usage: dict, try_next: bool, queues: Queues):
-    """((flavor, [borrowing]), []) for the flavor Kueue picks, or (None, [why each flavor was passed over])."""
-    reasons, fallback = [], None
+def _flavor(cq: Node, flavors: list, wanted: dict, pod_set: PodSet, assumed: dict, fungible: Fungibility,
+            queues: Queues, usage: dict, oracle) -> tuple:
+    """(the Attempt Kueue picks or None, every Attempt in order): findFlavorForPodSets."""
+    attempts, best = [], None
     for flavor in flavors:
         refused = _flavor_refuses(flavor, pod_set.spec, queues)
         if refused is not None:
-            reasons.append(f"flavor {flavor!r}: {refused}")
+            attempts.append(Attempt(flavor, NO_FIT, reason=f"flavor {flavor!r}: {refused}", never=True))
             continue
-        borrows, short = [], None
+        worst, reasons, short, never = (FIT, 0), [], [], False
         for name, amount in wanted.items():
-            before = usage.get((flavor, name), 0)
-            need, most = before + amount, potential(cq, (flavor, name), queues)
-            if need > most:
-                short = _shortfall(cq, flavor, name, amount, before, most, queues)
+            mode, borrow, reason, more, beyond = _fits(cq, flavor, name, assumed.get((flavor, name), 0), amount,
+                                                       queues, usage, oracle)
+            if reason is not None:
+                reasons.append(reason)
+            if more:
+                short.append((name, more))
+            never = never or beyond
+            if _preferred(worst, (mode, borrow), fungible):
+                worst = (mode, borrow)
+            if mode == NO_FIT:
                 break
-            nominal = subtree_quota(cq, (flavor, name), queues)
-            if need > nominal:
-                borrows.append((flavor, name, need, nominal))
-        if short is not None:
-            reasons.append(short)
-        elif not borrows or not try_next:
-            return (flavor, borrows), []
-        elif fallback is None:
-            fallback = (flavor, borrows)
-    return fallback, reasons
+        attempt = Attempt(flavor, worst[0], worst[1], "; ".join(reasons) or None, never, tuple(short))
+        attempts.append(attempt)
+        if not _try_next(*worst, fungible):
+            return attempt, attempts
+        if best is None or _preferred(worst, (best.mode, best.borrow), fungible):
+            best = attempt
+    return (best if best is not None and best.mode != NO_FIT else None), attempts
+
+
+def _fits(cq: Node, flavor: str, name: str, before: int, amount: int, queues: Queues, usage: dict, oracle):
+    """(mode, borrowing level, why it does not simply fit or None, how much more it needs than is unused, whether
+    it is beyond all the ClusterQueue could ever use): Kueue's fitsResourceQuota for one resource of a flavor."""
+    key = (flavor, name)
+    need, most = _add(before, amount), potential(cq, key, queues)
+    if need > most:
+        return NO_FIT, 0, _shortfall(cq, flavor, name, amount, before, most, queues), 0, True
+    borrow, may_reclaim = borrow_level(cq, key, need, queues, usage)
+    free = max(0, available(cq, key, queues, usage))
+    if need <= free:
+        return FIT, borrow, None, 0, False
+    more = need - free
+    binary = name in cq.binary
+    reason = f"flavor {flavor!r}: {show(name, need, binary)} {name} needed, {show(name, free, binary)} unused"
+    quota = cq.quotas.get(key)
+    if oracle is not None and ((quota is not None and quota.nominal >= need) or may_reclaim
+                               or _preempts_while_borrowing(cq)):
+        targets = oracle(cq, {key: need})
+        if targets:
+            return (PREEMPT if any(target.cluster_queue == cq.name for target in targets) else RECLAIM), borrow, \
+                reason + f", unless it preempts {len(targets)} workload{'s' * (len(targets) != 1)}", more, False
+        return NO_CANDIDATES, borrow, reason + " (and nothing it may preempt frees it)", more, False
+    return NO_FIT, borrow, reason, more, False
+
+
+def _preempts_while_borrowing(cq: Node) -> bool:
+    """canPreemptWhileBorrowing (classical preemption: borrowWithinCohort's policy other than Never)."""
+    policy = (((cq.document.get("spec") or {}).get("preemption") or {}).get("borrowWithinCohort") or {}).get("policy")
+    return policy not in (None, "Never")
+
+
+def _add(a: int, b: int) -> int:
+    """Kueue's Amount.Add: saturating at int64's maximum."""
+    return min(a + b, _INT64_MAX)
 
 
 def _shortfall(cq: Node, flavor: str, name: str, amount: int, before: int, most: int, queues: Queues) -> str:
@@ -560,7 +724,7 @@ def subtree_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = froz
         for child in queues.children(node.name):
             if child.kind == "Cohort" and child.name in seen:
                 continue
-            total += subtree_quota(child, key, queues, seen | {node.name}) - _local_quota(child, key, queues, seen)
+            total = _add(total, subtree_quota(child, key, queues, seen | {node.name}) - _local_quota(child, key, queues, seen))
     return total
 
 
@@ -583,8 +747,94 @@ def potential(node: Node, key: tuple, queues: Queues, seen: frozenset = frozense
     if node.parent is None or node.parent in seen:
         return own
     parent = _cohort(node.parent, queues)
-    available = _local_quota(node, key, queues) + potential(parent, key, queues, seen | {node.name})
+    available = _add(_local_quota(node, key, queues), potential(parent, key, queues, seen | {node.name}))
     quota = node.quotas.get(key)
     if quota is not None and quota.borrowing is not None:
-        available = min(available, own + quota.borrowing)
+        available = min(available, _add(own, quota.borrowing))
     return available
+
+
+def used(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozenset = frozenset()) -> int:
+    """What counts against a node's subtree quota (pkg/cache/scheduler/resource_node.go): a ClusterQueue's
+    admitted workloads; a Cohort's, what its children use beyond the quota they keep (accumulateFromChild)."""
+    if node.kind == "ClusterQueue":
+        return (usage.get(node.name) or {}).get(key, 0)
+    total = 0
+    for child in queues.children(node.name):
+        if child.kind == "Cohort" and (child.name in seen or child.name == node.name):
+            continue
+        total = _add(total, max(0, used(child, key, queues, usage, seen | {node.name})
+                                - _local_quota(child, key, queues)))
+    return total
+
+
+def _local_available(node: Node, key: tuple, queues: Queues, usage: dict) -> int:
+    """Kueue's LocalAvailable: the quota a node keeps from its cohort (lendingLimit) that it does not use."""
+    return max(0, _local_quota(node, key, queues) - used(node, key, queues, usage))
+
+
+def available(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozenset = frozenset()) -> int:
+    """Kueue's available: what a node may still use now, its own unused quota and what its cohort tree has
+    unused, within its borrowingLimit; negative when it is over-admitted."""
+    if node.parent is None or node.parent in seen:
+        return subtree_quota(node, key, queues) - used(node, key, queues, usage)
+    from_parent = available(_cohort(node.parent, queues), key, queues, usage, seen | {node.name})
+    quota = node.quotas.get(key)
+    if quota is not None and quota.borrowing is not None:
+        kept = _local_quota(node, key, queues)
+        stored = subtree_quota(node, key, queues) - kept
+        used_there = max(0, used(node, key, queues, usage) - kept)
+        from_parent = min(stored - used_there + quota.borrowing, from_parent)
+    return _local_available(node, key, queues, usage) + from_parent
+
+
+def borrow_level(cq: Node, key: tuple, amount: int, queues: Queues, usage: dict) -> tuple[int, bool]:
+    """(borrowing level, whether a subtree smaller than the whole tree holds it): Kueue's
+    FindHeightOfLowestSubtreeThatFits (pkg/scheduler/preemption/classical/hierarchical_preemption.go)."""
+    nominal = (cq.quotas.get(key) or Quota(0, None, None)).nominal
+    if cq.parent is None or nominal >= _add(used(cq, key, queues, usage), amount):
+        return 0, cq.parent is not None
+    remaining = amount - _local_available(cq, key, queues, usage)
+    node, seen = _cohort(cq.parent, queues), {cq.name}
+    while True:
+        seen.add(node.name)
+        if subtree_quota(node, key, queues) >= _add(used(node, key, queues, usage), remaining):
+            return _height(node, queues), node.parent is not None and node.parent not in seen
+        remaining -= _local_available(node, key, queues, usage)
+        if node.parent is None or node.parent in seen:
+            return _height(node, queues), False
+        node = _cohort(node.parent, queues)
+
+
+def _height(node: Node, queues: Queues, seen: frozenset = frozenset()) -> int:
+    """Kueue's getNodeHeight: the distance from a Cohort to its furthest ClusterQueue."""
+    children = queues.children(node.name)
+    height = min(len(children), 1)
+    for child in children:
+        if child.kind == "Cohort" and child.name not in seen and child.name != node.name:
+            height = max(height, _height(child, queues, seen | {node.name}) + 1)
+    return height
+
+
+def explained(placement: Placement, pod_sets) -> list[str]:
+    """Why each pod set got its flavor, for `trainc explain`: per resource group, every flavor tried in order,
+    the one picked marked, and why the others were passed over (or not picked)."""
+    lines = []
+    for index, (pod_set, tried) in enumerate(zip(pod_sets, placement.attempts)):
+        chosen = placement.flavors[index] if index < len(placement.flavors) else {}
+        groups: dict = {}
+        for resource, attempts in tried.items():
+            groups.setdefault(id(attempts), (attempts, []))[1].append(resource)
+        for attempts, resources in groups.values():
+            picked = chosen.get(resources[0])
+            lines.append(f"{pod_set.name} ({plural(pod_set.count, 'pod')}; {', '.join(resources)}): "
+                         + (f"flavor {picked!r}" if picked else "no flavor"))
+            for attempt in attempts:
+                lines.append(f"  {'←' if attempt.flavor == picked else ' '} {attempt.flavor}: {_attempt_words(attempt)}")
+    return lines
+
+
+def _attempt_words(attempt: Attempt) -> str:
+    if attempt.mode == FIT:
+        return "fits by borrowing from its cohort" if attempt.borrow else "fits"
+    return (attempt.reason or "does not fit").replace(f"flavor {attempt.flavor!r}: ", "")

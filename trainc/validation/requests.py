@@ -21,6 +21,17 @@ NO_QUEUE = "-"
 
 
 @dataclass(frozen=True)
+class Usage:
+    """One pod set of a job as Kueue charges it: its pods, its requests over every pod, and the flavor Kueue's
+    flavor assigner picks for each resource its ClusterQueue covers (none when nothing places it)."""
+
+    name: str
+    count: int
+    total: dict  # resource -> Kueue's integer, every pod of the pod set
+    flavors: dict  # resource -> ResourceFlavor name
+
+
+@dataclass(frozen=True)
 class Job:
     namespace: str
     name: str
@@ -29,6 +40,10 @@ class Job:
     processes: str
     per_node: dict  # resource -> Kueue's integer, one trainer pod
     total: dict  # resource -> Kueue's integer, every pod
+    pod_sets: tuple = ()  # Usage, one per replicated job, in order
+    cluster_queue: str | None = None  # the LocalQueue's ClusterQueue, when the inputs hold it
+    standing: object = None  # clusterstate.Standing on the cluster of --cluster-state (None without one)
+    placement: object = None  # kueue.Placement on an empty cluster (None when Kueue does not manage it)
 
     @property
     def queue_key(self) -> tuple:
@@ -42,9 +57,13 @@ def queue_name(key: tuple) -> str:
 
 
 def jobs(output, others=None) -> list[Job]:
-    """A Job per compiled TrainJob of `output` (a build.Output), in output order; `others` are the documents
-    beside them (the output's own by default), for LimitRanges and `default` LocalQueues."""
-    queues, _ = kueue.read(output.others if others is None else others)
+    """A Job per compiled TrainJob of `output` (a build.Output, or the run's Result with the platform's Kueue
+    objects and each job's standing on --cluster-state), in output order; `others` are the documents beside them
+    (the output's own by default), for LimitRanges and `default` LocalQueues."""
+    if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's)
+        others = getattr(output, "kueue_documents", None) or output.others
+    queues, _ = kueue.read(others)
+    standings = getattr(output, "standings", {})
     found = []
     for trainjob, objects in output.jobs:
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
@@ -58,11 +77,51 @@ def jobs(output, others=None) -> list[Job]:
                 total[resource] = total.get(resource, 0) + pod_set.total(resource)
         per_node = {resource: max(0, kueue.value(resource, amount))
                     for resource, amount in (trainer.requests if trainer else {}).items()}
+        placed = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
+        standing = standings.get((trainjob.namespace, trainjob.name))
+        flavors = placed.flavors or ({},) * len(work.pod_sets)
+        if standing is not None and standing.state != "waiting" and standing.flavors:  # where it runs now
+            flavors = standing.flavors
+        usage = tuple(Usage(pod_set.name, pod_set.count,
+                            {resource: pod_set.total(resource) for resource in pod_set.requests}, dict(chosen))
+                      for pod_set, chosen in zip(work.pod_sets, flavors))
         nodes = _mpi_hosts(trainjob.name, objects)
         found.append(Job(trainjob.namespace, trainjob.name, work.queue,
                          nodes if nodes is not None else trainer.count if trainer else 0,
-                         _processes(jobset, trainjob), per_node, total))
+                         _processes(jobset, trainjob), per_node, total, usage, placed.cluster_queue, standing,
+                         placed if work.queue is not None else None))
     return found
+
+
+def flavor_names(job: Job) -> str:
+    """Where Kueue places the job's pods: `a100`, or `launcher: cpu-pool; node: a100` when its pod sets differ;
+    NO_QUEUE when nothing places it (no ClusterQueue among the inputs, or it can never be admitted)."""
+    return _names([(pod_set.name, pod_set.flavors) for pod_set in job.pod_sets])
+
+
+def _names(pod_sets) -> str:
+    names = [", ".join(sorted(set(flavors.values()))) or NO_QUEUE for _, flavors in pod_sets]
+    if not any(name != NO_QUEUE for name in names):
+        return NO_QUEUE
+    if len(set(names)) == 1:
+        return names[0]
+    return "; ".join(f"{pod_set}: {name}" for (pod_set, _), name in zip(pod_sets, names))
+
+
+def flavor_moves(before: list[Job], after: list[Job]) -> dict:
+    """{(namespace, name): (flavors before, flavors after)} for each job of both sides that Kueue's flavor
+    assigner places elsewhere after the change (both on an empty cluster, so only the change moves it)."""
+    def placed(job: Job) -> str:
+        flavors = job.placement.flavors if job.placement is not None else ()
+        return _names(list(zip((pod_set.name for pod_set in job.pod_sets), flavors)))
+
+    old = {(job.namespace, job.name): placed(job) for job in before}
+    moves = {}
+    for job in after:
+        was, now = old.get((job.namespace, job.name)), placed(job)
+        if was is not None and was != now and NO_QUEUE not in (was, now):
+            moves[(job.namespace, job.name)] = (was, now)
+    return moves
 
 
 def _mpi_hosts(name: str, objects) -> int | None:
