@@ -88,14 +88,15 @@ class ObjectDiff:
 
 
 def compare(paths, options, *, notices: list | None = None, requests: list | None = None,
-            base_release=None) -> list[ObjectDiff]:
+            base_release=None, sides: list | None = None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `options.previous` (the base) and now (the
     rendered objects and, unless `options.trainer_only`, what passes through), in (kind, namespace, name) order,
     from one run (`trainc.engine`): its update refusals are the cluster's verdict on a change, any other error
     fails the diff. TrainJobs of the base that do not compile there are unreadable: their objects now are shown
     against nothing, and `notices` gets why. With `base_release` (a `releases.Release`) the base is rendered at
     that release, PATHS as they are when `options.previous` is None, and every rendered object has a verdict
-    (the upgrade report).
+    (the upgrade report). `sides` gets the base's jobs, the jobs now and the run's Result (its costs), for
+    what a reviewer reads after the diff (`trainc.review`).
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
@@ -121,6 +122,8 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
     refusals = _refusals(new.refusals, new.jobs, new.user_runtimes)
     if requests is not None:  # from the two sides compared here: what the change adds on each Kueue queue
         requests.extend(delta(jobs(old), jobs(new)))
+    if sides is not None:
+        sides.extend((jobs(old), jobs(new), new))
     old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=options.namespace,
                                                                 trainer_only=options.trainer_only).objects()}
     new_manifests = new.manifests
@@ -456,9 +459,10 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
                                                                    mode=seed.mode, cert=seed.cert, scope=seed.scope)
     notices: list[str] = []
     requests: list = []
+    sides: list = []
     try:
         diffs = compare(paths, replace(options, ssh_key_seed=key_seed), notices=notices, requests=requests,
-                        base_release=base_release)
+                        base_release=base_release, sides=sides)
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -471,11 +475,18 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
                    "makes a new key every run", err=True)
     target = releases.named(options.trainer_version) if options.trainer_version else releases.DEFAULT
     heading = "" if base_release is None else upgrade_heading(base_release, target, diffs)
-    if output_format == "markdown":
-        write_out(markdown(diffs, requests, heading))
+    from ..review import report
+
+    if output_format == "html":  # one self-contained page, for a CI artifact
+        from ..review import page
+
+        write_out(page.diff(diffs, heading, *sides, [str(notice) for notice in notices]))
+    elif output_format == "markdown":
+        extra = report.diff(output_format, *sides)  # the cost and the charts, within the comment's bound
+        write_out(markdown(diffs, requests, heading, MARKDOWN_LIMIT - len(extra)).rstrip("\n") + "\n" + extra)
     else:
         colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
-        write_out(text(diffs, colored, requests, heading))
+        write_out(text(diffs, colored, requests, heading) + report.diff(output_format, *sides))
     sys.exit(1 if any(diff.change != "unchanged" for diff in diffs) else 0)
 
 
