@@ -480,7 +480,8 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
     if output_format == "html":  # one self-contained page, for a CI artifact
         from ..review import page
 
-        write_out(page.diff(diffs, heading, *sides, [str(notice) for notice in notices]))
+        write_out(page.diff(diffs, summary(diffs) if diffs else "no changes", heading, *sides,
+                            [str(notice) for notice in notices], hunk_lines))
     elif output_format == "markdown":
         extra = report.diff(output_format, *sides)  # the cost and the charts, within the comment's bound
         write_out(markdown(diffs, requests, heading, MARKDOWN_LIMIT - len(extra)).rstrip("\n") + "\n" + extra)

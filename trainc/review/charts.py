@@ -109,7 +109,7 @@ def mermaid(chart: Chart) -> str:
 
 # --- SVG: elements as data, (tag, {attribute: value}, [children or text]), serialized with every value escaped
 
-_WIDTH, _LABELS, _ROW, _TOP = 760, 230, 24, 52
+_WIDTH, _LABELS, _ROW, _TOP = 820, 230, 24, 52
 BAR, BASE = "#2f6fde", "#222222"
 
 
@@ -129,13 +129,13 @@ def svg(chart: Chart) -> str:
     """The chart as horizontal bars (and the base as a dashed mark on each), one row a category."""
     height = _TOP + _ROW * len(chart.categories) + 12
     top = max([*chart.bars, *(chart.line or ()), Fraction(1)])
-    span = _WIDTH - _LABELS - 110
+    span = _WIDTH - _LABELS - 200
 
     def x(value: Fraction) -> str:
         return number(_LABELS + value * span / top)
 
     legend = [_element("rect", {"x": _LABELS, "y": 28, "width": 12, "height": 12, "fill": BAR}),
-              _element("text", {"x": _LABELS + 18, "y": 39}, ["this change" if chart.line is not None else "value"])]
+              _element("text", {"x": _LABELS + 18, "y": 39}, ["this change" if chart.line is not None else "these TrainJobs"])]
     if chart.line is not None:
         legend += [_element("line", {"x1": _LABELS + 130, "x2": _LABELS + 130, "y1": 26, "y2": 42, "stroke": BASE,
                                      "stroke-width": 3, "stroke-dasharray": "3 2"}),
