@@ -101,3 +101,11 @@ def test_a_100_job_pull_request_comment_fits_github_with_its_charts(tmp_path):
     diff = run("diff", "queues.yaml", "trainjobs.yaml", "--base", "base", "--format", "markdown", cwd=folder).stdout
     assert "**Cost** since the base" in diff and "| total | all | 299.60 USD | 599.20 USD | +299.60 USD |" in diff
     assert "objects' diffs left out to fit a GitHub comment" in diff  # the diffs gave way, the cost did not
+
+
+def test_the_guide_shows_a_chart_diff_prints():
+    guide = (ROOT / "docs" / "guides" / "cost-capacity.md").read_text()
+    chart = re.search(r"tested-by: tests/review/test_report.py::test_the_guide_shows_a_chart_diff_prints -->\n"
+                      r"(```mermaid\n.*?```\n)", guide, re.S).group(1)
+    out = run("diff", *CASE, "--base", BASE, "--format", "markdown", cwd=ROOT).stdout
+    assert chart in out

@@ -9,12 +9,16 @@ import json
 from . import charts, costs
 
 
-def _charts(after: list, result, before: list | None) -> str:
+def _charts(after: list, result, before: list | None, changed_only: bool = False) -> str:
+    """The Mermaid blocks; `changed_only`: none unless a chart's base differs from this side (a diff that
+    changes no request or cost has nothing to picture)."""
     drawn = charts.quota(after, before)
     if result.prices is not None:
         rate = charts.cost(after, result.costs, result.prices.currency, before,
                            result.base_costs if before is not None else None)
         drawn += [rate] if rate is not None else []
+    if changed_only and all(chart.bars == chart.line for chart in drawn):
+        return ""
     return "".join("\n" + charts.mermaid(chart) for chart in drawn)
 
 
@@ -45,5 +49,6 @@ def diff(output_format: str, before: list, after: list, result) -> str:
     """What `trainc diff` ends with: the change's cost (per queue, namespace and in total), and in Markdown the
     charts of quota use and cost, base against the change."""
     if output_format == "markdown":
-        return "\n" + costs.delta_markdown(before, after, result) + _charts(after, result, before)
+        pictured = _charts(after, result, before, changed_only=True)
+        return ("\n" + costs.delta_markdown(before, after, result) if result.prices is not None else "") + pictured
     return ("\n" + costs.delta_text(before, after, result)) if result.prices is not None else ""
