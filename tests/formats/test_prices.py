@@ -35,7 +35,7 @@ def test_prices_are_the_decimals_the_text_writes(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     table, errors = load(tmp_path, TABLE)
     assert errors == []
-    assert table.currency == "USD" and table.where == ".trainc.yaml:2:3"
+    assert table.currency == "USD" and table.where == ".trainc.yaml:1:1"
     assert table.flavors == {"a100": {"nvidia.com/gpu": Decimal("2.50"), "cpu": Decimal("0.03"),
                                       "memory": Decimal("0.004")}, "h100": {"nvidia.com/gpu": Decimal(4)}}
     assert str(table.default["cpu"]) == "0.1" and str(table.default["memory"]) == "1E-9"  # no float on the way
@@ -107,8 +107,8 @@ def test_only_the_platform_sets_prices(tmp_path):
           "  name: demo\nspec:\n  runtimeRef: {name: torch-distributed}\n")
     result = run("build", "job.yaml", cwd=tmp_path / "team")
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (".trainc.yaml:2:3: prices: prices are set by the platform's config at "
-                             "../.trainc.yaml:2:3; a config below it cannot change them\n")
+    assert result.stderr == (".trainc.yaml:1:1: prices: prices are set by the platform's config at "
+                             "../.trainc.yaml:1:1; a config below it cannot change them\n")
 
 
 def test_a_bad_table_fails_every_route_that_compiles(tmp_path):
@@ -119,3 +119,10 @@ def test_a_bad_table_fails_every_route_that_compiles(tmp_path):
         result = run(command, "job.yaml", cwd=tmp_path)
         assert result.returncode == 1 and ".trainc.yaml:3:18: prices.default.cpu: -1: a price cannot be negative" \
             in result.stderr, command
+
+
+def test_trainc_config_names_the_table_and_its_currency(tmp_path):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, ".trainc.yaml", "namespace: team-a\nprices:\n  currency: EUR\n  default: {cpu: 1}\n")
+    result = run("config", cwd=tmp_path)
+    assert result.returncode == 0 and ".trainc.yaml:2:1\tprices=EUR\n" in result.stdout

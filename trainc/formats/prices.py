@@ -95,6 +95,7 @@ class _Node:
 
     def __init__(self, kind: str, value, mark: tuple[int, int], text: str = ""):
         self.kind, self.value, self.mark, self.text = kind, value, mark, text
+        self.key = mark  # where the table's key is written (the table's `where`)
 
 
 def _load(path: str) -> Prices | None:
@@ -126,7 +127,9 @@ def _yaml_table(path: str, origin: Origin) -> _Node | None:
         return None
     for key, value in root.value:
         if yamltext.key_of(key) == KEY:
-            return _from_yaml(value, 0)
+            node = _from_yaml(value, 0)
+            node.key = (key.start_mark.line + 1, key.start_mark.column + 1)
+            return node
     return None
 
 
@@ -213,7 +216,7 @@ def _table(origin: Origin, node: _Node) -> Prices:
                 raise bad(("flavors", str(name)), mark, "must be a ResourceFlavor's name", key=True)
             flavors[name] = _resources(("flavors", name), table, bad, count)
     default = _resources(("default",), fields["default"], bad, count) if "default" in fields else {}
-    line, column = node.mark
+    line, column = node.key
     return Prices(currency.value, flavors, default, f"{origin.file}:{line}:{column}")
 
 
@@ -232,6 +235,8 @@ def _resources(path: tuple, node: _Node, bad, count: list) -> dict:
 
 
 def _price(path: tuple, node: _Node, bad) -> Decimal:
+    if len(node.text) > 40:  # a message quotes no 5,000 digits
+        node.text = node.text[:40] + "…"
     if node.kind == "number" and node.value is not None:
         price = node.value
         if price > MAX_PRICE:

@@ -76,8 +76,9 @@ def summary_markdown(found: list, result) -> str:
     return "\n".join(out) + "\n"
 
 
-def summary_json(found: list, result) -> dict | None:
-    """The `cost` of `summary -o json`: amounts as strings of two decimals, `null` for unbounded."""
+def summary_json(found: list, result, before: list | None = None) -> dict | None:
+    """The `cost` of `summary -o json`: amounts as strings of two decimals, `null` for unbounded; with the base's
+    jobs (`before`), the `delta`."""
     if result.prices is None:
         return None
     currency, priced = result.prices.currency, result.costs
@@ -98,23 +99,34 @@ def summary_json(found: list, result) -> dict | None:
     queues = [{"namespace": each["key"][0], "queue": each["key"][1] or None,
                **{k: v for k, v in each.items() if k != "key"}} for each in totals(lambda job: job.queue_key)]
     namespaces = [{"namespace": each.pop("key"), **each} for each in totals(lambda job: job.namespace)]
-    return {"currency": currency, "prices": result.prices.where, "trainJobs": jobs, "queues": queues,
-            "namespaces": namespaces}
+    out = {"currency": currency, "prices": result.prices.where, "trainJobs": jobs, "queues": queues,
+           "namespaces": namespaces}
+    if before is not None:  # the change since the base: amounts as above, the changes signed
+        out["delta"] = [{"scope": scope, "name": name, "hourlyBase": amount(was.hourly), "hourly": amount(now.hourly),
+                         "hourlyChange": costing.signed_money(now.hourly - was.hourly, "").strip(),
+                         "boundedBase": amount(was.bounded), "bounded": amount(now.bounded),
+                         "boundedChange": None if was.bounded is None or now.bounded is None else
+                         costing.signed_money(now.bounded - was.bounded, "").strip()}
+                        for scope, name, was, now in changes(before, found, result.base_costs, priced)]
+    return out
 
 
-def delta_rows(before: list, after: list, base_costs: dict, costs: dict, currency: str) -> list[tuple]:
-    """(scope, name, base hourly, new hourly, change, base bound, new bound, change) per queue, namespace and
-    in total, for every one whose cost changes."""
-    rows = []
+def changes(before: list, after: list, base_costs: dict, costs: dict) -> list[tuple]:
+    """(scope, name, base Total, new Total) per queue, namespace and in total, for every one whose cost changes."""
+    found = []
     for scope, key, name in (("queue", lambda job: job.queue_key, queue_name),
                              ("namespace", lambda job: job.namespace, str), ("total", lambda job: "", lambda _: "all")):
         old, new = costing.totals(before, base_costs, key), costing.totals(after, costs, key)
-        for found, was, now in costing.delta(old, new):
-            rows.append((scope, name(found), costing.money(was.hourly, currency), costing.money(now.hourly, currency),
-                         costing.signed_money(now.hourly - was.hourly, currency),
-                         costing.money(was.bounded, currency), costing.money(now.bounded, currency),
-                         costing.change(was.bounded, now.bounded, currency)))
-    return rows
+        found += [(scope, name(each), was, now) for each, was, now in costing.delta(old, new)]
+    return found
+
+
+def delta_rows(before: list, after: list, base_costs: dict, costs: dict, currency: str) -> list[tuple]:
+    """(scope, name, base hourly, new hourly, change, base bound, new bound, change) as shown, one a `changes`."""
+    return [(scope, name, costing.money(was.hourly, currency), costing.money(now.hourly, currency),
+             costing.signed_money(now.hourly - was.hourly, currency), costing.money(was.bounded, currency),
+             costing.money(now.bounded, currency), costing.change(was.bounded, now.bounded, currency))
+            for scope, name, was, now in changes(before, after, base_costs, costs)]
 
 
 def delta_text(before: list, after: list, result) -> str:

@@ -25,17 +25,10 @@ def _charts(after: list, result, before: list | None, changed_only: bool = False
 def summary(output_format: str, rendered: str, found: list, result, before: list | None = None) -> str:
     """`rendered` (summary's own output) with the costs, and in Markdown the charts; `before`: the base's jobs."""
     if output_format == "json":
-        cost = costs.summary_json(found, result)
+        cost = costs.summary_json(found, result, before)
         if cost is None:
             return rendered
-        data = json.loads(rendered)
-        data["cost"] = cost
-        if before is not None:
-            data["cost"]["delta"] = [dict(zip(("scope", "name", "hourlyBase", "hourly", "hourlyChange", "boundedBase",
-                                               "bounded", "boundedChange"), row))
-                                     for row in costs.delta_rows(before, found, result.base_costs, result.costs,
-                                                                 result.prices.currency)]
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps({**json.loads(rendered), "cost": cost}, indent=2, ensure_ascii=False) + "\n"
     if output_format == "markdown":
         out = rendered + costs.summary_markdown(found, result)
         if before is not None and result.prices is not None:
