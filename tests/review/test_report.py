@@ -65,14 +65,16 @@ def test_a_chart_holds_at_most_its_bound_of_categories_and_no_quote_escapes_a_la
 def pull_request(tmp_path, jobs: int = 100):
     """A repository of `jobs` TrainJobs over ten teams' queues, each job bigger than at the base (base/)."""
     (tmp_path / ".git").mkdir()
-    write(tmp_path, ".trainc.yaml", "prices:\n  currency: USD\n  flavors:\n    a100: {nvidia.com/gpu: 2.50, cpu: 0.03}\n"
-          "  default: {cpu: 0.03, memory: 0.004}\n")
+    write(tmp_path, ".trainc.yaml", "prices:\n  currency: USD\n  flavors:\n"
+          "    a100: {nvidia.com/gpu: 2.50, cpu: 0.03}\n  default: {cpu: 0.03, memory: 0.004}\n")
     queues = ["apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata:\n  name: a100\n"]
     for team in range(10):
-        queues.append(f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: team-{team}\nspec:\n"
-                      "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu, memory, nvidia.com/gpu]\n"
-                      "    flavors:\n    - name: a100\n      resources:\n      - {name: cpu, nominalQuota: \"4096\"}\n"
-                      "      - {name: memory, nominalQuota: 64Ti}\n      - {name: nvidia.com/gpu, nominalQuota: 1024}\n")
+        queues.append(f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: team-{team}\n"
+                      "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+                      "  - coveredResources: [cpu, memory, nvidia.com/gpu]\n    flavors:\n    - name: a100\n"
+                      "      resources:\n      - {name: cpu, nominalQuota: \"4096\"}\n"
+                      "      - {name: memory, nominalQuota: 64Ti}\n"
+                      "      - {name: nvidia.com/gpu, nominalQuota: 1024}\n")
         queues.append(f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: gpu\n"
                       f"  namespace: team-{team}\nspec:\n  clusterQueue: team-{team}\n")
 

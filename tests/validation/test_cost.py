@@ -60,7 +60,8 @@ def test_signed_changes_and_unbounded_totals():
     assert cost.money(None, "USD") == "unbounded"
     total = cost.Total().add(cost.Cost(Fraction(1), 3600)).add(cost.Cost(Fraction(2), None))
     assert (total.jobs, total.hourly, total.bounded) == (2, Fraction(3), None)
-    assert cost.change(Fraction(1), None, "USD") == "unbounded" and cost.change(None, Fraction(1), "USD") == "now bounded"
+    assert cost.change(Fraction(1), None, "USD") == "unbounded"
+    assert cost.change(None, Fraction(1), "USD") == "now bounded"
 
 
 @pytest.mark.parametrize(("spec", "seconds"), [

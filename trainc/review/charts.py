@@ -135,7 +135,8 @@ def svg(chart: Chart) -> str:
         return number(_LABELS + value * span / top)
 
     legend = [_element("rect", {"x": _LABELS, "y": 28, "width": 12, "height": 12, "fill": BAR}),
-              _element("text", {"x": _LABELS + 18, "y": 39}, ["this change" if chart.line is not None else "these TrainJobs"])]
+              _element("text", {"x": _LABELS + 18, "y": 39},
+                       ["this change" if chart.line is not None else "these TrainJobs"])]
     if chart.line is not None:
         legend += [_element("line", {"x1": _LABELS + 130, "x2": _LABELS + 130, "y1": 26, "y2": 42, "stroke": BASE,
                                      "stroke-width": 3, "stroke-dasharray": "3 2"}),
@@ -150,8 +151,9 @@ def svg(chart: Chart) -> str:
         shown = f"{number(value)} {chart.unit}"
         if chart.line is not None:
             base = chart.line[index]
-            rows.append(_element("line", {"class": "base", "x1": x(base), "x2": x(base), "y1": y + 1, "y2": y + _ROW - 1,
-                                          "stroke": BASE, "stroke-width": 3, "stroke-dasharray": "3 2"}))
+            rows.append(_element("line", {"class": "base", "x1": x(base), "x2": x(base), "y1": y + 1,
+                                          "y2": y + _ROW - 1, "stroke": BASE, "stroke-width": 3,
+                                          "stroke-dasharray": "3 2"}))
             shown += f" (base {number(base)})"
         rows.append(_element("text", {"x": x(max(value, chart.line[index] if chart.line else value)), "dx": 6,
                                       "y": y + 16}, [shown]))
