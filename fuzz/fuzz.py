@@ -57,12 +57,15 @@ COMMANDS = ("build", "build-previous", "diff", "explain", "fn", "run-dry-run", "
             "cluster-state",
             "from_objects")  # the last: the Python API
 PLACEMENT = ROOT / "golden" / "kueue-placement"  # its queues and jobs, against a mutated --cluster-state
-CONFIGS = {  # project configs to mutate, as a repository holds them
-    ".trainc.yaml": "namespace: default\nruntimes: [runtimes]\nssh-key-seed: seed\n",
-    "pyproject.toml": '[project]\nname = "app"\n\n[tool.trainc]\nnamespace = "default"\nruntimes = ["runtimes"]\n',
+CONFIGS = {  # project configs to mutate, as a repository holds them (a price table too: untrusted input)
+    ".trainc.yaml": "namespace: default\nruntimes: [runtimes]\nssh-key-seed: seed\nprices:\n  currency: USD\n"
+                    "  flavors: {a100: {nvidia.com/gpu: 2.50, cpu: 0.03}}\n  default: {cpu: 0.03, memory: 0.004}\n",
+    "pyproject.toml": '[project]\nname = "app"\n\n[tool.trainc]\nnamespace = "default"\nruntimes = ["runtimes"]\n'
+                      '\n[tool.trainc.prices]\ncurrency = "USD"\ndefault = {cpu = 0.03, "nvidia.com/gpu" = 2.5}\n',
 }
 TOML_SNIPPETS = ["tool = 5\n", 'tool = "trainc"\n', "[tool]\ntrainc = 1\n", "[tool.trainc.runtimes]\n", "namespace = 7\n",
-                 'runtimes = "/"\n', "runtimes = [[]]\n", '"\\ud800"', "[[tool.trainc]]\n", "\x00", "\xff"]
+                 'runtimes = "/"\n', "runtimes = [[]]\n", '"\\ud800"', "[[tool.trainc]]\n", "\x00", "\xff",
+                 "prices = 1\n", "[tool.trainc.prices.default]\ncpu = -1e400\n", "[tool.trainc.prices.flavors.x]\n"]
 ENV_FILE = "A=1\nexport B='two words'\n# comment\nC=\"$(A)\"\n"
 EPOCHS = ["0", "1700000000", "253402300799", "253402300800", "99999999999999999999", "9" * 5000, "-1", "1e9", "",
           "\u0661", " 1"]

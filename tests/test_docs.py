@@ -190,7 +190,7 @@ def test_the_config_reference_lists_every_key():
     from trainc.settings import SETTINGS
 
     text = reference.settings()
-    for key in [*projectconfig.KEYS, projectconfig.HOUSE_RULES, *(key for key, _, _ in SETTINGS.values())]:
+    for key in [*projectconfig.KEYS, projectconfig.HOUSE_RULES, projectconfig.PRICES, *(key for key, _, _ in SETTINGS.values())]:
         assert f"| `{key}` |" in text, key
     assert "::: trainc-settings\n" in (DOCS / "reference" / "config.md").read_text()
 
@@ -308,7 +308,8 @@ def test_toml_block(block):
 
     data = tomllib.loads(block.body)
     if "trainc" in data.get("tool", {}):
-        assert set(data["tool"]["trainc"]) <= {*projectconfig.KEYS, projectconfig.HOUSE_RULES}, block.id
+        assert set(data["tool"]["trainc"]) <= {*projectconfig.KEYS, projectconfig.HOUSE_RULES, projectconfig.PRICES}, \
+            block.id
     if "entry-points" in data.get("project", {}):
         assert list(data["project"]["entry-points"]) == [entrypoints.GROUP], block.id
 

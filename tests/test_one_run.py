@@ -96,7 +96,7 @@ def test_the_stages_are_one_visible_tuple_of_named_functions():
         "unique", "transition", "webhooks", "update_webhooks", "multikueue", "passes", "jobset", "jobset_update",
         "lints", "objects", "plugin_checks", "self_deleting"]
     assert [stage.__name__ for stage in engine.RUN] == [
-        "input_files", "previous", "compiled", "base", "kueue", "policies", "output_set"]
+        "input_files", "previous", "compiled", "base", "kueue", "cost", "policies", "output_set"]
     assert all(stage.__doc__ for stage in (*build.STAGES, *engine.RUN))
 
 

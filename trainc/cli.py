@@ -335,8 +335,9 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 @_inputs
 @_ssh_key_seed
 @_ssh_keys
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
-              show_default=True, help="A unified-diff-style text, Markdown for a pull-request comment, or JSON.")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json", "html"]), default="text",
+              show_default=True, help="A unified-diff-style text, Markdown for a pull-request comment (with charts), "
+                                      "JSON, or one self-contained HTML page (a CI artifact).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text format: auto colours it on a terminal.")
 @click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
@@ -365,8 +366,9 @@ def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_se
 @_inputs
 @click.option("--base", metavar="REV_OR_DIR",
               help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.")
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
-              show_default=True, help="Aligned tables, Markdown tables for a pull-request comment, or JSON.")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json", "html"]), default="text",
+              show_default=True, help="Aligned tables, Markdown tables and charts for a pull-request comment, JSON, "
+                                      "or one self-contained HTML page (a CI artifact).")
 @_cluster_state
 @_policies
 @_ssh_keys

@@ -41,6 +41,7 @@ class Options:
     output_dir: str | None = None  # a rendered tree: its files are no inputs; objects must map to distinct files
     config: tuple | str | None = None  # the project configs the settings came from, outermost first: house rules
     house_rules: tuple | None = None  # house rules given directly (else the config's)
+    prices: object = None  # a formats.prices.Prices given directly (else the config's `prices`, if any)
     previous: object = None  # REV_OR_DIR (or previous_versions.Previous): check PATHS as updates of those
     runtime_snapshot: bool = False  # also emit upstream's <trainjob>-runtime-snapshot ConfigMap
     provenance: bool = False  # record who wrote each field (Result.provenance, for `trainc explain`)
@@ -100,6 +101,9 @@ class Result(build.Output):
     kueue_documents: list = field(default_factory=list)  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
     standings: dict = field(default_factory=dict)  # (namespace, name) -> clusterstate.Standing (--cluster-state)
     standing_notices: list = field(default_factory=list)  # their notices (summary shows them in its tables)
+    prices: object = None  # the price table of the run (formats.prices.Prices), None without one
+    costs: dict = field(default_factory=dict)  # (namespace, name) -> validation.cost.Cost of each TrainJob
+    base_costs: dict = field(default_factory=dict)  # the same at the base (--previous)
 
     def failures(self, refusals: bool = True) -> list:
         """The errors; without an update's `refusals` (what `trainc diff` shows as the cluster's verdict)."""
@@ -285,6 +289,23 @@ def _standings(state: _Run, cluster, known: list) -> None:
         result.notices.append(stale)
 
 
+def cost(state: _Run) -> None:
+    """With a price table (the project config's `prices`, or Options.prices), what each TrainJob costs an hour
+    and at most (`validation.cost`), here and at the base: for summary, diff, house rules and policies."""
+    from .formats import prices
+
+    result, options = state.result, state.options
+    table, errors = (options.prices, []) if options.prices is not None else prices.load(options.config)
+    result.errors += errors
+    if table is None:
+        return
+    from .validation import cost as costs
+
+    result.prices, result.costs = table, costs.costs(result, table)
+    if result.base is not None:
+        result.base_costs = costs.costs(result.base, table, result.previous.others)
+
+
 def policies(state: _Run) -> None:
     """ValidatingAdmissionPolicies (the inputs' and --policies') and the project config's house rules, on every
     rendered and passed-through object; with previous versions, as UPDATEs of what the cluster holds."""
@@ -299,7 +320,8 @@ def policies(state: _Run) -> None:
                 old[key] = obj
     errors, notices = policy.check(result, namespace=options.namespace, old=old, paths=options.policy_paths,
                                    house_rules=options.house_rules, config=options.config, reader=state.reader,
-                                   user=policy.impersonated(options.as_user, options.as_groups))
+                                   user=policy.impersonated(options.as_user, options.as_groups),
+                                   costs=result.costs, currency=result.prices.currency if result.prices else None)
     result.errors += errors
     result.notices += notices
 
@@ -323,6 +345,7 @@ RUN = (
     compiled,
     base,
     kueue,
+    cost,
     policies,
     output_set,
 )

@@ -61,8 +61,8 @@ def test_unknown_keys_and_wrong_types(tmp_path):
     result = run("validate", "jobs", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == ("pyproject.toml:3:3: numNodes: unknown key (known: runtimes, namespace, ssh-key-seed, "
-                             "output-dir, plugins, ssh-keys, sealed-secrets-cert, policy-paths, kueue-paths, cluster-state, trainer-version, "
-                             "as, as-groups, policies)\n")
+                             "output-dir, plugins, ssh-keys, sealed-secrets-cert, policy-paths, kueue-paths, cluster-state, "
+                             "trainer-version, as, as-groups, policies, prices)\n")
     write(tmp_path, ".trainc.yaml", "runtimes: platform\n")
     result = run("validate", "jobs", cwd=tmp_path / "jobs")
     assert result.stderr == "../.trainc.yaml:1:11: runtimes: must be a list of non-empty strings\n"

@@ -209,7 +209,7 @@ def test_diff_shows_a_flavor_move_and_the_standing(tmp_path):
     assert "JobSet team-a/eval" not in result.output  # a100 still
     assert "| `JobSet team-a/finetune` | unchanged | applying leaves it as it is; Kueue now places it on flavor h100 " \
         "(was a100) |" in markdown.output
-    assert markdown.output.endswith("#### `JobSet team-a/finetune` unchanged\n\n> Kueue flavor: a100 → h100\n")
+    assert "\n#### `JobSet team-a/finetune` unchanged\n\n> Kueue flavor: a100 → h100\n" in markdown.output
 
 
 def test_a_snapshot_older_than_the_commit_is_a_notice(tmp_path):

@@ -132,6 +132,8 @@ def settings() -> str:
                    f"{', '.join(dict.fromkeys(takes.get(name, [])))} | {holds} |")
     out.append(f"| `{projectconfig.HOUSE_RULES}` | | | `build`, `validate` and every command that compiles | "
                "a list of house rules (see [Admission policies and house rules](../guides/policies.md)) |")
+    out.append(f"| `{projectconfig.PRICES}` | | | `summary`, `diff`, and the house rules and policies of every command "
+               "that compiles | the price table (see [Cost and capacity](../guides/cost-capacity.md)) |")
     return "\n".join(out) + "\n"
 
 

@@ -91,7 +91,8 @@ class ObjectDiff:
 
 
 def compare(paths, options, *, notices: list | None = None, requests: list | None = None,
-            base_release=None, reached: list | None = None, trainjobs: set | None = None) -> list[ObjectDiff]:
+            base_release=None, reached: list | None = None, trainjobs: set | None = None,
+            sides: list | None = None) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `options.previous` (the base) and now (the
     rendered objects and, unless `options.trainer_only`, what passes through), in (kind, namespace, name) order,
     from one run (`trainc.engine`): its update refusals are the cluster's verdict on a change, any other error
@@ -101,6 +102,8 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
     (the upgrade report). PATHS of runtimes and no TrainJob compare the JobSets of the repository's TrainJobs
     that use a changed runtime (`reach`; what was found goes to `reached`); `trainjobs`, (namespace, name) of the
     TrainJobs whose rendered objects are compared (None: all).
+    `sides` gets the base's jobs, the jobs now and the run's Result (its costs), for what a reviewer reads after
+    the diff (`trainc.review`).
 
     Raises PreviousError for a base that is neither a directory nor a revision,
     InputErrors when the inputs do not compile, or the base cannot be read."""
@@ -129,6 +132,8 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
     old_jobs, new_jobs = jobs(old), jobs(new)
     if requests is not None:  # from the two sides compared here: what the change adds on each Kueue queue
         requests.extend(delta(old_jobs, new_jobs))
+    if sides is not None:
+        sides.extend((old_jobs, new_jobs, new))
     old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=options.namespace,
                                                                 trainer_only=options.trainer_only).objects()}
     new_manifests = new.manifests
@@ -527,9 +532,10 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
     notices: list[str] = []
     requests: list = []
     reached: list = []
+    sides: list = []
     try:
         diffs = compare(paths, replace(options, ssh_key_seed=key_seed), notices=notices, requests=requests,
-                        base_release=base_release, reached=reached)
+                        base_release=base_release, reached=reached, sides=sides)
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -543,13 +549,21 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
     target = releases.named(options.trainer_version) if options.trainer_version else releases.DEFAULT
     heading = "" if base_release is None else upgrade_heading(base_release, target, diffs)
     heading = reached[0].heading(options.previous) if reached else heading
-    if output_format == "markdown":
-        write_out(markdown(diffs, requests, heading))
+    from ..review import report
+
+    if output_format == "html":  # one self-contained page, for a CI artifact
+        from ..review import page
+
+        write_out(page.diff(diffs, summary(diffs) if diffs else "no changes", heading, *sides,
+                            [str(notice) for notice in notices], hunk_lines))
+    elif output_format == "markdown":
+        extra = report.diff(output_format, *sides)  # the cost and the charts, within the comment's bound
+        write_out(markdown(diffs, requests, heading, MARKDOWN_LIMIT - len(extra)).rstrip("\n") + "\n" + extra)
     elif output_format == "json":
         write_out(json_text(diffs, requests, heading, reached[0] if reached else None))
     else:
         colored = color == "always" or (color == "auto" and sys.stdout is not None and sys.stdout.isatty())
-        write_out(text(diffs, colored, requests, heading))
+        write_out(text(diffs, colored, requests, heading) + report.diff(output_format, *sides))
     sys.exit(1 if any(diff.change != "unchanged" for diff in diffs) else 0)
 
 

@@ -124,11 +124,12 @@ def main(paths, options, output_format) -> None:
     try:
         result = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
         found = jobs(result)
-        changes = None
+        changes = before = None
         if options.previous is not None:
             if result.base is None:
                 raise InputErrors(result.base_problems)
-            changes = delta(jobs(result.base, result.previous.others), found)
+            before = jobs(result.base, result.previous.others)
+            changes = delta(before, found)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -137,5 +138,12 @@ def main(paths, options, output_format) -> None:
     for notice in result.notices:  # Kueue's borrowing among them
         if id(notice) not in shown:
             click.echo(notice, err=True)
+    from ..review import report
+
+    if output_format == "html":  # one self-contained page, for a CI artifact
+        from ..review import page
+
+        write_out(page.summary(found, result, before))
+        return
     render = {"text": text, "markdown": markdown, "json": as_json}[output_format]
-    write_out(render(found, changes))
+    write_out(report.summary(output_format, render(found, changes), found, result, before))

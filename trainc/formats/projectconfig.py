@@ -10,7 +10,8 @@ it) down to the inputs' common folder, layered outermost first:
 - a list (`runtimes`, `policy-paths`, `plugins`, the house rules `policies`) adds its items after those of
   the configs above: a team's config cannot drop the platform's runtimes, policies or house rules;
 - any other key (`namespace`, `ssh-keys`, `sealed-secrets-cert`, `ssh-key-seed`, `output-dir`) replaces the
-  value above it.
+  value above it;
+- but `prices` (`trainc.formats.prices`), the platform's, is set by the outermost config that writes it.
 
 Paths in a config are relative to its file. Inputs governed by different configs (an app's own config below
 the inputs' common folder) are refused, since one run has one set of settings (`nested`). `trainc.settings`
@@ -44,6 +45,7 @@ KEYS = {
     "as-groups": ("as_groups", False, True),
 }
 HOUSE_RULES = "policies"  # a list of house rules, read with their positions by trainc.policy.house
+PRICES = "prices"  # the price table, read with its positions and decimals by trainc.formats.prices
 
 
 @dataclass(frozen=True)
@@ -175,10 +177,10 @@ def _load(path: str, limit: int | None = None) -> Config:
     base = os.path.dirname(path)
     values, positions = {}, {}
     for key, value in raw.items():
-        if key == HOUSE_RULES:
+        if key in (HOUSE_RULES, PRICES):
             continue
         if key not in KEYS:
-            known = ", ".join([*KEYS, HOUSE_RULES])
+            known = ", ".join([*KEYS, HOUSE_RULES, PRICES])
             raise InputError(origin, (key,), f"unknown key (known: {known})", key=True, mark=where((key,)))
         name, is_path, is_list = KEYS[key]
         items = value if is_list else [value]

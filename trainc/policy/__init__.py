@@ -25,12 +25,14 @@ def impersonated(user: str | None, groups=()) -> tuple[str, tuple]:
 
 
 def check(output, *, namespace: str = "default", old=None, paths=(), house_rules=None, config: str | None = None,
-          reader=None, user=NOBODY) -> tuple[list, list[Notice]]:
+          reader=None, user=NOBODY, costs=None, currency: str | None = None) \
+        -> tuple[list, list[Notice]]:
     """(errors, notices) of the policies' verdicts on `output` (a build.Output): denials and bad policy input are
     the errors. `old` ({identity: object} as the cluster holds it before the update) makes objects with a
     previous version UPDATEs; `house_rules` are given by tests, else read from the project configs `config` (those
     the run's settings were read from, outermost first, `trainc.settings`); `paths` (--policies) are read by `reader`, the
-    run's."""
+    run's. `costs` ({(namespace, name): validation.cost.Cost} in `currency`) are what house rules and policies read
+    as the `cost` of the objects each TrainJob renders."""
     from . import house
 
     limit = reader.budget.limit if reader is not None else None
@@ -51,8 +53,10 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
     outcome = vap.Outcome()
     try:
         for trainjob, objects in output.jobs:
+            priced = (costs or {}).get((trainjob.namespace, trainjob.name))
+            cost = None if priced is None else priced.cel(currency)
             for obj in objects:
-                admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(resid.identity(obj, namespace))),
+                admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(resid.identity(obj, namespace)), cost),
                                 outcome)
         for origin, obj in inputs:
             admission.admit(vap.Subject(obj, origin, (), old.get(resid.identity(obj, namespace))), outcome)

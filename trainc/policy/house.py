@@ -8,6 +8,9 @@
 
 `kinds` are `Kind` (any group) or `group/Kind`, of rendered or passed-through objects; `namespaces` and
 `labels` narrow the match. A rule that refuses, or fails at run time, is an error at the object's place.
+A rule also reads `cost`: with the config's price table, what the TrainJob that rendered the object costs
+(`hourly`, and `bounded` and `seconds` unless nothing bounds it, `currency`: `validation.cost`); else `{}`.
+A cost cap: `has(cost.bounded) && cost.bounded <= 500.0`.
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ def _rule(item, index: int) -> Rule:
     from ..k8s import celengine
 
     try:
-        program = celengine.compile(expression, ("object",))
+        program = celengine.compile(expression, ("object", "cost"))
     except celengine.CompileError as exc:
         raise _Bad(("rule",), f"compilation failed: {exc}") from None
     message = _text(item, "message", required=False) or f"failed rule: {expression.strip()}"
@@ -118,8 +121,10 @@ def _rule(item, index: int) -> Rule:
                 message)
 
 
-def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list) -> None:
-    """Add an error for each rule that takes `obj` (in `namespace`, "" when cluster-scoped) and refuses it."""
+def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list,
+          cost: dict | None = None) -> None:
+    """Add an error for each rule that takes `obj` (in `namespace`, "" when cluster-scoped) and refuses it;
+    `cost`: its TrainJob's, as rules read it."""
     from ..k8s import celengine
 
     group = group_version(obj.get("apiVersion") or "")[0]
@@ -134,7 +139,7 @@ def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path
             continue
         bounds.doing(f"house rule '{rule.name}' on {label}")
         try:
-            allowed = celengine.evaluate(rule.program, {"object": obj})
+            allowed = celengine.evaluate(rule.program, {"object": obj, "cost": cost or {}})
         except celengine.EvalError as exc:
             message = f"expression '{rule.expression.strip()}' resulted in error: {exc}"
         else:

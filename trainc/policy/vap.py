@@ -42,6 +42,7 @@ class Subject:
     origin: Origin | None
     path: tuple = ()
     old: dict | None = None
+    cost: dict | None = None  # its TrainJob's cost (validation.cost.Cost.cel), with a price table
 
 
 @dataclass
@@ -270,6 +271,7 @@ class Admission:
         self.authorizer = celauthz.register(rbac.RBAC(objects, namespace).authorize)
         self.unevaluated: dict = {}  # (policy, expression path) -> (Policy, Expression): said once each
         self.current = ""  # the object being admitted, for the run bound's message
+        self.given = {}  # the variables trainc gives the object's policies (`cost`); a policy's own of a name wins
         self.resources = Resources(objects)
         self.namespaces = {}
         self.params: dict = {}  # (group, kind) -> [objects]
@@ -313,8 +315,10 @@ class Admission:
             obj = {**obj, "metadata": {**metadata, "namespace": namespace}}
         label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         self.current = label
+        self.given = {} if subject.cost is None else {"cost": subject.cost}
         if self.rules:
-            house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors)
+            house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors,
+                        subject.cost)
         data = shared = None  # shared: the data bound once, for the policies without params and variables
         for binding in self.bindings:
             policy = binding.policy
@@ -334,7 +338,7 @@ class Admission:
             for param in params:
                 if param is None and not policy.variables:
                     if shared is None:
-                        shared = celengine.bind({**data, "params": None, "variables": {}})
+                        shared = celengine.bind({**data, "params": None, "variables": dict(self.given)})
                     messages = self._validate(policy, data, shared)
                 else:
                     messages = self._validate(policy, {**data, "params": param})
@@ -388,7 +392,7 @@ class Admission:
     def _validations(self, policy: Policy, data: dict, bound, run) -> list[str]:
         errors = []
         if bound is None:
-            bound = celengine.bind({**data, "variables": {}})
+            bound = celengine.bind({**data, "variables": dict(self.given)})
         for _, condition in policy.conditions:
             try:
                 if run(condition, bound) is False:
@@ -399,7 +403,7 @@ class Admission:
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
-        variables, failed = {}, {}
+        variables, failed = dict(self.given), {}
         for name, expression in policy.variables:  # each sees those before it; a failed one fails its readers
             before = [failed[other] for other in failed if _reads(expression.text, other)]
             if before:
@@ -409,7 +413,7 @@ class Admission:
                 variables[name] = run(expression, {**data, "variables": variables})
             except celengine.EvalError as exc:
                 failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
-        if policy.variables:
+        if policy.variables:  # `variables` holds trainc's (`cost`) already, or a policy's own of that name
             bound = celengine.bind({**data, "variables": variables})
         messages = []
         for rule, expression, message_expression in policy.validations:

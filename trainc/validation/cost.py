@@ -1,0 +1,127 @@
+"""What a TrainJob costs, by the project config's price table (`formats.prices`): its hourly rate, and the bound
+the cluster enforces on it, `rate × deadline × (1 + the JobSet's maxRestarts)`, or unbounded when nothing
+stops it.
+
+The rate of a pod set is, per resource, Kueue's integer over all its pods (`requests.Usage`) divided by the
+price's unit (a CPU, a GiB, one) times the price of the flavor Kueue's flavor assigner places it on, else the
+table's `default`; a resource priced nowhere costs nothing and is named (`unpriced`). Arithmetic is exact
+(rationals from the prices' decimals); only what is shown is rounded, to cents, half up (`money`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..formats import prices as pricetable
+from ..k8s.enforced import enforced_bound
+from .requests import Job, jobs
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One TrainJob's hourly rate (exact), the seconds the cluster lets it run at most (None: unbounded), and the
+    resources it requests that the table prices nowhere."""
+
+    hourly: Fraction
+    seconds: int | None
+    unpriced: tuple = ()
+
+    @property
+    def bounded(self) -> Fraction | None:
+        return None if self.seconds is None else self.hourly * self.seconds / 3600
+
+    def cel(self, currency: str) -> dict:
+        """As house rules and policies read it (`cost`): `hourly`, and `bounded` and `seconds` unless unbounded,
+        as CEL doubles and ints (the exact values rounded to the nearest double)."""
+        out = {"currency": currency, "hourly": float(self.hourly)}
+        if self.seconds is not None:
+            out.update(bounded=float(self.bounded), seconds=self.seconds)
+        return out
+
+
+def rate(job: Job, table: pricetable.Prices) -> tuple[Fraction, tuple]:
+    """(hourly rate, resources priced nowhere) of `job`'s pod sets on the flavors they are placed on."""
+    total, unpriced = Fraction(0), set()
+    for pod_set in job.pod_sets:
+        for resource, amount in pod_set.total.items():
+            price = table.price(pod_set.flavors.get(resource), resource)
+            if price is None:
+                if amount:
+                    unpriced.add(resource)
+                continue
+            total += Fraction(price) * amount / pricetable.unit(resource)
+    return total, tuple(sorted(unpriced))
+
+
+def costs(output, table: pricetable.Prices, others=None) -> dict:
+    """{(namespace, name): Cost} of every compiled TrainJob of `output` (a build.Output; `others` as
+    `requests.jobs` takes them)."""
+    jobsets = {(trainjob.namespace, trainjob.name): next((obj for obj in objects if obj.get("kind") == "JobSet"), {})
+               for trainjob, objects in output.jobs}
+    out = {}
+    for job in jobs(output, others):
+        hourly, unpriced = rate(job, table)
+        out[(job.namespace, job.name)] = Cost(hourly, enforced_bound(jobsets[(job.namespace, job.name)]), unpriced)
+    return out
+
+
+@dataclass(frozen=True)
+class Total:
+    """The sum of several jobs' costs: the bound is None (unbounded) when one of them is."""
+
+    jobs: int = 0
+    hourly: Fraction = Fraction(0)
+    bounded: Fraction | None = Fraction(0)
+
+    def add(self, cost: Cost) -> Total:
+        bounded = None if self.bounded is None or cost.bounded is None else self.bounded + cost.bounded
+        return Total(self.jobs + 1, self.hourly + cost.hourly, bounded)
+
+
+def totals(found: list[Job], priced: dict, key) -> dict:
+    """{key(job): Total} over the priced jobs of `found`."""
+    out: dict = {}
+    for job in found:
+        cost = priced.get((job.namespace, job.name))
+        if cost is not None:
+            out[key(job)] = out.get(key(job), Total()).add(cost)
+    return out
+
+
+def delta(before: dict, after: dict) -> list[tuple]:
+    """(key, base Total, new Total) for every key of two `totals` whose hourly rate or bound differs, sorted."""
+    changes = []
+    for key in sorted(before.keys() | after.keys()):
+        was, now = before.get(key, Total()), after.get(key, Total())
+        if (was.hourly, was.bounded) != (now.hourly, now.bounded):
+            changes.append((key, was, now))
+    return changes
+
+
+def money(amount: Fraction | None, currency: str) -> str:
+    """`12.35 USD`, rounded to cents half up; `unbounded` for None."""
+    if amount is None:
+        return "unbounded"
+    return f"{cents(amount)} {currency}"
+
+
+def cents(amount: Fraction) -> str:
+    """`amount` with two decimals, rounded half up (away from zero at .005), in integers: exact at any size."""
+    hundredths = abs(amount) * 100
+    whole = (hundredths.numerator * 2 + hundredths.denominator) // (2 * hundredths.denominator)
+    return f"{'-' if amount < 0 and whole else ''}{whole // 100}.{whole % 100:02d}"
+
+
+def signed_money(change: Fraction, currency: str) -> str:
+    """`+12.35 USD`, `-0.50 USD`, `±0.00 USD` (a change that rounds to nothing)."""
+    shown = cents(change)
+    sign = "±" if shown.lstrip("-") == "0.00" else "-" if change < 0 else "+"
+    return f"{sign}{shown.lstrip('-')} {currency}"
+
+
+def change(was: Fraction | None, now: Fraction | None, currency: str) -> str:
+    """A bound's change: signed, or `unbounded` once either side is."""
+    if was is None or now is None:
+        return "unbounded" if now is None else "now bounded"
+    return signed_money(now - was, currency)
