@@ -285,7 +285,7 @@ def _compile(inputs, every_runtime, assigned, namespace, context: dict) -> list:
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
     compiled = []
     for local, position in assigned:
-        trainjob = inputs.trainjobs[local]
+        trainjob, inputs.trainjobs[local] = inputs.trainjobs[local], None  # its memory free for the output's
         job = builder.compile_trainjob(trainjob, None, ctx, None, every_runtime)
         problems, notices, objects = job.errors, job.notices, job.objects
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
