@@ -199,9 +199,11 @@ def _place(origin) -> tuple | None:
 def kueue(state: _Run) -> None:
     """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs and the platform's
     (--kueue: read within the run's bound, never passed through)."""
+    result, read = state.result, []
+    if not result.others and not state.options.kueue_paths:  # no queue, LimitRange, ...: nothing to check against
+        return
     from .validation import kueue as queues
 
-    result, read = state.result, []
     platform = state.reader.documents(inputset.listed(list(state.options.kueue_paths)), read) \
         if state.options.kueue_paths else []
     errors, notices = queues.check(result.jobs, [*result.others, *platform], state.options.namespace)

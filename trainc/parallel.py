@@ -20,7 +20,6 @@ import os
 import pickle
 import signal
 import sys
-import traceback
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
@@ -153,6 +152,8 @@ def _start(work: _Slice, others, namespace, context: dict) -> tuple[int, _Channe
             _worker(_Channel(down[0], up[1]), work, namespace, context)
             status = 0
         except Exception:
+            import traceback  # only a worker that fails needs it
+
             traceback.print_exc()
         finally:
             os._exit(status)

@@ -31,9 +31,8 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
     previous version UPDATEs; `house_rules` are given by tests, else read from the project configs `config` (those
     the run's settings were read from, outermost first, `trainc.settings`); `paths` (--policies) are read by `reader`, the
     run's."""
-    from . import house
-
-    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config)
+    rules, errors = (list(house_rules), []) if house_rules is not None else ([], []) if config is None else \
+        _house_rules(config)
     inputs = [*output.others, *output.uncompiled]
     extra = _read(paths, errors, reader) if paths else []
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
@@ -59,6 +58,12 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
     finally:
         outcome.notices += admission.notices()
     return outcome.errors, outcome.notices
+
+
+def _house_rules(config) -> tuple[list, list]:
+    from . import house
+
+    return house.load(config)
 
 
 def identity(obj, namespace: str) -> tuple | None:
