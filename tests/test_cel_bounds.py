@@ -244,7 +244,7 @@ def test_an_application_cannot_set_the_run_bound(tmp_path):
 def bounded(body: str, **env):
     """`body` (Python statements) run under `bounds.supervised` in a fresh interpreter, as the console script
     runs a command; `pid` is the process's own id before it."""
-    program = f"import os, signal, sys, time\nfrom trainc import bounds\npid = os.getpid()\ndef run():\n" + \
+    program = "import os, signal, sys, time\nfrom trainc import bounds\npid = os.getpid()\ndef run():\n" + \
         textwrap.indent(body, "    ") + "\nbounds.supervised(run)\n"
     return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **env})
