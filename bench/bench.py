@@ -1,21 +1,24 @@
-"""Benchmark `trainc build` end to end on generated, realistic TrainJobs, as the ratios issue 11 sets.
+"""Benchmark `trainc build` end to end on generated, realistic TrainJobs, as the goals of issue 24 set them.
 
 Generates TrainJobs (fixed seed, so every run compiles the same inputs) spread over namespace/group
 subdirectories of a temporary directory, mixing the bundled torch-distributed, torch-simple and
 torch-distributed-single-worker runtimes with two user runtimes shipped among the inputs. Then runs
 each command as a subprocess, interleaved with what it is compared to, --repeat times, and reports
-the best wall time (and CPU time) of each and these ratios:
+the best and median wall time and CPU time (user + system of the command and its children) of each,
+and these figures against their goals (GOALS), with the commit they ran on:
 
-- one TrainJob: `trainc build` against `kubectl kustomize` on the JobSet it renders (goal <= 3);
+- one TrainJob: `trainc build` against `kubectl kustomize` on the JobSet it renders (goal <= 1.5);
 - --jobs TrainJobs (1000): `trainc build` against the floor, `bench/floor.py`, a bare Python process
-  that loads the inputs and dumps trainc's output objects with libyaml (goal <= 0.8);
-- --large TrainJobs (10000) against --jobs: time (goal <= 11 for 10x the TrainJobs) and peak RSS of
-  the build to stdout and with --output-dir (goal <= 150 MB), from getrusage(RUSAGE_CHILDREN);
+  that loads the inputs and dumps trainc's output objects with libyaml (goal <= 0.5), and against
+  `kubectl kustomize` re-emitting the JobSets (goal <= 0.15);
+- --large TrainJobs (10000) against --jobs: time and peak RSS (goal <= 10 for 10x the TrainJobs), and the
+  peak RSS of the build to stdout and with --output-dir (goal <= 120 MB), from getrusage(RUSAGE_CHILDREN);
+- --huge TrainJobs (e.g. 100000; default none): time, peak RSS and time per TrainJob against --large;
 - start-up: `trainc --help`, plus `python -X importtime` totals of its imports.
 
 Python runs with bytecode caching on (in a folder of the temporary directory), as an installed trainc
 has its .pyc files, whatever PYTHONDONTWRITEBYTECODE says. Writes only inside the temporary directory.
-Usage: python bench/bench.py [--jobs N] [--large N] [--repeat R]
+Usage: python bench/bench.py [--jobs N] [--large N] [--huge N] [--repeat R]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,6 +39,7 @@ from pathlib import Path
 import yaml
 
 SEED = 2170
+GOALS = {"one": 1.5, "floor": 0.5, "kustomize": 0.15, "growth": 10, "rss": 120}  # issue 24
 NAMESPACES = [f"team-{n:02d}" for n in range(10)]
 TEAM_RUNTIME_NAMESPACES = NAMESPACES[:2]  # namespaces holding the user TrainingRuntime
 GROUPS = 5  # subdirectories per namespace
@@ -225,15 +230,28 @@ def run(command: list[str], env: dict, **kwargs) -> tuple[float, float, subproce
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, result
 
 
-def interleaved(commands: dict[str, list[str]], repeat: int, env: dict) -> dict[str, tuple[float, float]]:
-    """Best (wall, CPU) of each command, run in turn `repeat` times so that load on the machine hits
-    them alike."""
-    best = {name: (float("inf"), float("inf")) for name in commands}
+class Times:
+    """The wall and CPU times of a command's runs: the best counts, the median shows the spread."""
+
+    def __init__(self):
+        self.walls, self.cpus = [], []
+
+    def __getitem__(self, index: int) -> float:  # 0: best wall, 1: best CPU
+        return min((self.walls, self.cpus)[index])
+
+    def median(self, index: int) -> float:
+        return statistics.median((self.walls, self.cpus)[index])
+
+
+def interleaved(commands: dict[str, list[str]], repeat: int, env: dict) -> dict[str, Times]:
+    """The times of each command, run in turn `repeat` times so that load on the machine hits them alike."""
+    times = {name: Times() for name in commands}
     for _ in range(repeat):
         for name, command in commands.items():
             wall, cpu, _ = run(command, env)
-            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
-    return best
+            times[name].walls.append(wall)
+            times[name].cpus.append(cpu)
+    return times
 
 
 def peak_rss_mb(command: list[str], env: dict) -> float:
@@ -291,20 +309,38 @@ def trainc_command(given: str | None) -> list[str]:
     return [found] if found else [sys.executable, "-m", "trainc"]
 
 
-def row(label: str, best: tuple[float, float], jobs: int | None = None) -> str:
-    wall, cpu = best
+def row(label: str, times: Times, jobs: int | None = None) -> str:
+    wall = times[0]
     extra = f"{wall * 1000 / jobs:8.3f} ms/job {jobs / wall:9.0f} jobs/s" if jobs else ""
-    return f"{label:<44} {wall:8.3f} s {cpu:8.3f} s   {extra}"
+    return (f"{label:<44} {wall:8.3f} {times.median(0):8.3f} s {times[1]:8.3f} {times.median(1):8.3f} s   "
+            f"{extra}")
 
 
-def ratio(label: str, value: float, goal: float, unit: str = "x") -> str:
-    return f"{label:<44} {value:8.2f} {unit:<3} (goal <= {goal:g} {unit}: {'met' if value <= goal else 'NOT met'})"
+def ratio(label: str, value: float, goal: float, unit: str = "x", cpu: float | None = None) -> str:
+    beside = f"   CPU {cpu:.2f} {unit}" if cpu is not None else ""
+    return (f"{label:<44} {value:8.2f} {unit:<3} (goal <= {goal:g} {unit}: {'met' if value <= goal else 'NOT met'})"
+            f"{beside}")
+
+
+def commit() -> str:
+    """The commit of the checkout this benchmark is in, `+changes` when its trainc/ differs from it."""
+    here = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--", "trainc"],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return head + (" +changes" if changed else "")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1000, help="TrainJobs of the main build (default 1000)")
     parser.add_argument("--large", type=int, default=10000, help="TrainJobs of the large build (default 10000)")
+    parser.add_argument("--huge", type=int, default=0, help="TrainJobs of a build measured once (e.g. 100000; "
+                                                            "default none)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best counts (default 5)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
     parser.add_argument("--trainc", help="trainc executable (default: the one beside this Python, else PATH)")
@@ -318,10 +354,12 @@ def main() -> None:
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     try:
-        one, inputs, large = work / "one", work / "inputs", work / "large"
+        one, inputs, large, huge = work / "one", work / "inputs", work / "large", work / "huge"
         generate(one, 1, options.seed)
         files = generate(inputs, options.jobs, options.seed)
         generate(large, options.large, options.seed)
+        if options.huge:
+            generate(huge, options.huge, options.seed)
         run([*trainc, "--help"], env)  # writes the bytecode caches
         _, _, single = run([*trainc, "build", str(one)], env)
         split_for_kustomize(single.stdout, work / "kustomize-one")
@@ -340,14 +378,19 @@ def main() -> None:
                                   "kustomize": ["kubectl", "kustomize", str(work / "kustomize")]}, options.repeat, env)
         large_build = interleaved({"trainc": [*trainc, "build", str(large)],
                                    "small": [*trainc, "build", str(inputs)]}, max(1, options.repeat // 2), env)
+        rss_small = peak_rss_mb([*trainc, "build", str(inputs)], env)
         rss_stdout = peak_rss_mb([*trainc, "build", str(large)], env)
         rss_dir = peak_rss_mb([*trainc, "build", str(large), "--output-dir", str(work / "rendered")], env)
+        if options.huge:
+            huge_build = interleaved({"trainc": [*trainc, "build", str(huge)]}, 1, env)["trainc"]
+            rss_huge = peak_rss_mb([*trainc, "build", str(huge)], env)
         imports = import_times(env)
 
-        print(f"trainc benchmark: {options.jobs} TrainJobs in {files} files under {len(NAMESPACES)} namespaces x "
-              f"{GROUPS} groups (seed {options.seed}), large build {options.large}; best of {options.repeat}, "
-              f"{os.cpu_count()} CPUs; bytecode cached")
-        print(f"{'step':<44} {'wall':>10} {'CPU':>10}")
+        print(f"trainc benchmark on commit {commit()}: {options.jobs} TrainJobs in {files} files under "
+              f"{len(NAMESPACES)} namespaces x {GROUPS} groups (seed {options.seed}), large build {options.large}"
+              f"{f', huge build {options.huge}' if options.huge else ''}; best and median of {options.repeat}, "
+              f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; bytecode cached")
+        print(f"{'step':<44} {'wall best  median':>19} {'CPU best  median':>19}")
         print(row("trainc build, 1 TrainJob", small["trainc"]))
         print(row("kubectl kustomize, its JobSet", small["kustomize"]))
         print(row("trainc --help (start-up)", small["help"]))
@@ -356,17 +399,29 @@ def main() -> None:
         print(row(f"floor (libyaml load + dump), {options.jobs}", main_build["floor"], options.jobs))
         print(row(f"kubectl kustomize, {objects} JobSets", main_build["kustomize"], options.jobs))
         print(row(f"trainc build, {options.large} TrainJobs", large_build["trainc"], options.large))
+        if options.huge:
+            print(row(f"trainc build, {options.huge} TrainJobs (once)", huge_build, options.huge))
         if imports is not None:
             total, slowest = imports
             print(f"{'  imports (-X importtime)':<44} {total / 1000:8.3f} s   slowest: "
                   + ", ".join(f"{name} {ms:.0f} ms" for name, ms in slowest))
-        print("ratios (wall, best of each):")
-        print(ratio("1 TrainJob / kubectl kustomize", small["trainc"][0] / small["kustomize"][0], 3))
-        print(ratio(f"{options.jobs} TrainJobs / floor", main_build["trainc"][0] / main_build["floor"][0], 0.8))
+        print("figures (wall, best of each; CPU beside) against the goals of issue 24:")
+        print(ratio("1 TrainJob / kubectl kustomize", small["trainc"][0] / small["kustomize"][0], GOALS["one"],
+                    cpu=small["trainc"][1] / small["kustomize"][1]))
+        print(ratio(f"{options.jobs} TrainJobs / floor", main_build["trainc"][0] / main_build["floor"][0],
+                    GOALS["floor"], cpu=main_build["trainc"][1] / main_build["floor"][1]))
+        print(ratio(f"{options.jobs} TrainJobs / kubectl kustomize", main_build["trainc"][0] / main_build["kustomize"][0],
+                    GOALS["kustomize"], cpu=main_build["trainc"][1] / main_build["kustomize"][1]))
+        scale = options.large / options.jobs / 10
         print(ratio(f"{options.large} / {options.jobs} TrainJobs, time", large_build["trainc"][0] / large_build["small"][0],
-                    11 * options.large / options.jobs / 10))
-        print(ratio(f"peak RSS, {options.large} TrainJobs to stdout", rss_stdout, 150, "MB"))
-        print(ratio(f"peak RSS, {options.large} TrainJobs --output-dir", rss_dir, 150, "MB"))
+                    GOALS["growth"] * scale, cpu=large_build["trainc"][1] / large_build["small"][1]))
+        print(ratio(f"{options.large} / {options.jobs} TrainJobs, peak RSS", rss_stdout / rss_small, GOALS["growth"] * scale))
+        print(ratio(f"peak RSS, {options.large} TrainJobs to stdout", rss_stdout, GOALS["rss"], "MB"))
+        print(ratio(f"peak RSS, {options.large} TrainJobs --output-dir", rss_dir, GOALS["rss"], "MB"))
+        if options.huge:
+            per_large, per_huge = large_build["trainc"][0] / options.large, huge_build[0] / options.huge
+            print(f"{f'{options.huge} TrainJobs':<44} {huge_build[0]:8.1f} s, peak RSS {rss_huge:.1f} MB, "
+                  f"{per_huge / per_large:.2f}x the time per TrainJob of {options.large}")
         print(f"output: {len(built.stdout) / 1e6:.1f} MB of YAML, {objects} objects")
     finally:
         if options.keep:

@@ -239,3 +239,36 @@ def test_an_application_cannot_set_the_run_bound(tmp_path):
     done = trainc(tmp_path, TRAINJOB, policy("true"), env={"ARGOCD_ENV_TRAINC_RUN_TIMEOUT": "0.01",
                                                            "ARGOCD_ENV_TRAINC_RUN_MEMORY": "1"})
     assert done.returncode == 0 and "kind: JobSet" in done.stdout, done.stderr
+
+
+def bounded(body: str, **env):
+    """`body` (Python statements) run under `bounds.supervised` in a fresh interpreter, as the console script
+    runs a command; `pid` is the process's own id before it."""
+    program = "import os, signal, sys, time\nfrom trainc import bounds\npid = os.getpid()\ndef run():\n" + \
+        textwrap.indent(body, "    ") + "\nbounds.supervised(run)\n"
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def test_a_run_without_the_repositorys_cel_is_bounded_in_its_own_process():
+    done = bounded("print(os.getpid() == pid)\ntime.sleep(30)", TRAINC_RUN_TIMEOUT="0.5")
+    assert done.stdout == "True\n" and done.returncode == 1
+    assert done.stderr.startswith("Error: the run ran past the time bound (TRAINC_RUN_TIMEOUT=0.5 seconds); nothing")
+
+
+def test_a_run_goes_on_under_the_supervisor_once_it_meets_the_repositorys_cel():
+    done = bounded("bounds.supervise()\nprint(os.getpid() != pid, flush=True)\nsys.exit(3)")
+    assert (done.stdout, done.returncode, done.stderr) == ("True\n", 3, "")
+    done = bounded("bounds.supervise()\nbounds.doing('house rule x on y')\nos.kill(os.getpid(), signal.SIGSEGV)")
+    assert done.returncode == 1 and done.stderr.startswith(
+        "Error: the run crashed (SIGSEGV) while evaluating house rule x on y; nothing was written.")
+    done = bounded("bounds.supervise()\nbounds.doing('policy p')\ntime.sleep(30)", TRAINC_RUN_TIMEOUT="0.5")
+    assert done.returncode == 1 and done.stderr.startswith(
+        "Error: the run ran past the time bound (TRAINC_RUN_TIMEOUT=0.5 seconds) while evaluating policy p;")
+
+
+def test_the_memory_bound_holds_before_and_after_supervision():
+    for body in ("b = bytearray(1 << 31)", "bounds.supervise()\nb = bytearray(1 << 31)"):
+        done = bounded(body, TRAINC_RUN_MEMORY="1Gi")
+        assert done.returncode == 1 and done.stderr.startswith(
+            f"Error: the run ran out of the memory bound (TRAINC_RUN_MEMORY={1 << 30} bytes)"), done.stderr

@@ -271,8 +271,8 @@ def test_python_api_renders_in_memory_objects():
 
 
 def test_start_up_imports_only_what_the_command_needs():
-    """One TrainJob builds without the modules of other commands, of MPI and Flux, or of parallel builds;
-    --help without the compiler."""
+    """One TrainJob builds without the modules of other commands, of MPI and Flux, of parallel builds, of Kueue or
+    of policies; --help without the compiler."""
     probe = ("import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
              "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
     unneeded = {"pydantic", "jinja2", "cryptography", "multiprocessing", "subprocess", "hashlib", "tempfile"}
@@ -284,5 +284,7 @@ def test_start_up_imports_only_what_the_command_needs():
                            capture_output=True, text=True)
     loaded = {name.partition(".")[0] for name in built.stderr.split()}
     assert "kind: JobSet" in built.stdout and "trainc" in loaded and loaded & unneeded == set()
+    # nor, with no Kueue object, policy or project config, the Kueue model and the policy engines
+    assert {"trainc.validation.kueue", "trainc.policy.house", "trainc.policy.vap"} & set(built.stderr.split()) == set()
     helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
     assert "build" in helped.stdout and {"yaml", "trainc.build"} & set(helped.stderr.split()) == set()

@@ -225,9 +225,11 @@ def kueue(state: _Run) -> None:
     """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs, the platform's
     (--kueue: read within the run's bound, never passed through) and the cluster's (--cluster-state); with a
     cluster state, where each stands on it."""
+    result, read = state.result, []
+    if not result.others and not state.options.kueue_paths and state.options.cluster_state is None:
+        return  # no queue, LimitRange, ...: nothing to check against
     from .validation import kueue as queues
 
-    result, read = state.result, []
     platform = state.reader.documents(state.reader.listed(list(state.options.kueue_paths)), read) \
         if state.options.kueue_paths else []
     cluster = _cluster_state(state) if state.options.cluster_state is not None else None

@@ -20,7 +20,6 @@ import os
 import pickle
 import signal
 import sys
-import traceback
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
@@ -155,6 +154,8 @@ def _start(work: _Slice, others, namespace, context: dict) -> tuple[int, _Channe
             _worker(_Channel(down[0], up[1]), work, namespace, context)
             status = 0
         except Exception:
+            import traceback  # only a worker that fails needs it
+
             traceback.print_exc()
         finally:
             os._exit(status)
@@ -287,7 +288,7 @@ def _compile(inputs, every_runtime, assigned, namespace, context: dict) -> list:
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
     compiled = []
     for local, position in assigned:
-        trainjob = inputs.trainjobs[local]
+        trainjob, inputs.trainjobs[local] = inputs.trainjobs[local], None  # its memory free for the output's
         job = builder.compile_trainjob(trainjob, None, ctx, None, every_runtime)
         problems, notices, objects = job.errors, job.notices, job.objects
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest

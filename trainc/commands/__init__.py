@@ -24,21 +24,22 @@ def fail(error: TraincError) -> None:
     sys.exit(EXIT_INVALID)
 
 
-def write_out(text: str) -> None:
+def write_out(text: str | list[str]) -> None:
     """The output on stdout, written whole to its descriptor: a full disk, a file size limit or a closed
-    stdout is an error line and exit 1, never a cut output with exit 0 nor a traceback."""
+    stdout is an error line and exit 1, never a cut output with exit 0 nor a traceback. `text` may be the
+    output's pieces, all made already, so that a large output is never joined into one more copy."""
+    pieces = [text] if isinstance(text, str) else text
     try:
         if sys.stdout is None:
             raise OSError(errno.EBADF, "stdout is closed")
         try:
             descriptor = sys.stdout.fileno()
         except (AttributeError, ValueError, OSError):  # not a real file (a test's capture): its own write
-            sys.stdout.write(text)
+            sys.stdout.write("".join(pieces))
             sys.stdout.flush()
             return
         sys.stdout.flush()
-        for start in range(0, len(text), _CHUNK):  # encoded a slice at a time: no second copy of a large output
-            data = memoryview(text[start:start + _CHUNK].encode("utf-8"))
+        for data in _encoded(pieces):
             while data:
                 data = data[os.write(descriptor, data):]
     except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
@@ -47,3 +48,19 @@ def write_out(text: str) -> None:
     except OSError as exc:
         click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_INVALID)
+
+
+def _encoded(pieces):
+    """The pieces as UTF-8, about _CHUNK characters at a time: no second copy of a large output, and few writes
+    for many small pieces."""
+    held, size = [], 0
+    for piece in pieces:
+        for start in range(0, len(piece), _CHUNK):
+            part = piece[start:start + _CHUNK]
+            held.append(part)
+            size += len(part)
+            if size >= _CHUNK:
+                yield memoryview("".join(held).encode("utf-8"))
+                held, size = [], 0
+    if held:
+        yield memoryview("".join(held).encode("utf-8"))

@@ -44,7 +44,7 @@ def main(paths, options, output_format, allow_empty, check) -> None:
 
             write_out(dump_list(manifests.objects()))
         else:
-            write_out(manifests.yaml())
+            write_out(manifests.yaml_pieces())
         return
     _write(manifests, output_dir, check, paths)
 

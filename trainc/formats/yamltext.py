@@ -12,6 +12,7 @@ import bisect
 import math
 import re
 from functools import lru_cache
+from sys import intern
 
 import yaml
 
@@ -143,7 +144,7 @@ class Loader(yaml.CSafeLoader):
                 raise yaml.constructor.ConstructorError(None, None, "mapping keys must be strings", key_node.start_mark)
             if key in mapping:
                 raise yaml.constructor.ConstructorError(None, None, f'duplicate key "{key}"', key_node.start_mark)
-            mapping[key] = self.construct_object(value_node, deep=deep)
+            mapping[intern(key)] = self.construct_object(value_node, deep=deep)  # one copy of each key held
         return mapping
 
 

@@ -10,6 +10,7 @@ The engine is imported on the first rule evaluated.
 
 from __future__ import annotations
 
+import marshal
 import re
 from functools import cache
 
@@ -25,11 +26,36 @@ def is_transition(rule: dict) -> bool:
 def check(rule: dict, value, old=None) -> tuple[tuple, str] | None:
     """(path below the rule's place, message) when `rule` refuses `value` (`old`: the stored value, for a
     transition rule); None when it allows it."""
+    reads = _read_fields(f"{rule['rule']}\n{rule.get('messageExpression') or ''}")  # the message reads self too
+    if old is not None:
+        return _evaluated(rule, value, old)
+    if isinstance(value, dict) and reads is not None:
+        value = {key: value[key] for key in reads if key in value}
+    try:
+        key = (id(rule), marshal.dumps(value))
+    except ValueError:  # not JSON data: nothing to key it by
+        return _evaluated(rule, value, old)
+    if len(key[1]) > _MAX_KEPT_BYTES:
+        return _evaluated(rule, value, old)
+    kept = _verdicts.get(key)
+    if kept is not None and kept[0] is rule:
+        return kept[1]
+    verdict = _evaluated(rule, value, old)
+    if len(_verdicts) >= _MAX_VERDICTS:
+        _verdicts.clear()
+    _verdicts[key] = (rule, verdict)
+    return verdict
+
+
+# A rule's verdict on the same value (as marshal writes it: types and order kept) is the same: most TrainJobs of
+# a run give the rules the same small values (their kind, their runtime's fields), each evaluated once
+_verdicts: dict = {}  # (id(rule), marshalled value) -> (rule, verdict)
+_MAX_VERDICTS, _MAX_KEPT_BYTES = 512, 512
+
+
+def _evaluated(rule: dict, value, old) -> tuple[tuple, str] | None:
     from . import celengine
 
-    reads = _read_fields(f"{rule['rule']}\n{rule.get('messageExpression') or ''}")  # the message reads self too
-    if old is None and isinstance(value, dict) and reads is not None:
-        value = {key: value[key] for key in reads if key in value}
     data = {"self": value} if old is None else {"self": value, "oldSelf": old}
     text = rule["rule"]
     try:

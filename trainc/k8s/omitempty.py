@@ -14,6 +14,7 @@ tools/schemas/gotypes.py); anything those types do not reach is copied as is.
 from __future__ import annotations
 
 import json
+import marshal
 from functools import cache
 
 from ..shipped import read_text
@@ -47,3 +48,22 @@ def reencode(node, struct: str | None):
         else:
             out[key] = reencode(value, child)
     return out
+
+
+def reencoded(node, struct: str | None):
+    """`reencode(node, struct)` of JSON data, re-encoded once per run for each content: every TrainJob of a runtime
+    starts from the same spec. Keyed by the content as marshal writes it (types and order kept), so a changed
+    spec is re-encoded anew; each call returns its own copy."""
+    try:
+        key = (struct, marshal.dumps(node))
+    except ValueError:  # not JSON data
+        return reencode(node, struct)
+    kept = _reencoded.get(key)
+    if kept is None:
+        if len(_reencoded) >= 64:
+            _reencoded.clear()
+        kept = _reencoded[key] = marshal.dumps(reencode(node, struct))
+    return marshal.loads(kept)
+
+
+_reencoded: dict = {}  # (struct, marshalled node) -> marshalled re-encoding

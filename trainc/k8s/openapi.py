@@ -97,7 +97,9 @@ class _Walker:
         if "enum" in schema and value not in schema["enum"]:
             choices = ", ".join(json.dumps(choice) for choice in schema["enum"])
             self.fail(path, f"unsupported value {json.dumps(value)}: must be one of {choices}", blocking=True)
-        self.rules.extend((path, value, rule) for rule in schema.get("x-kubernetes-validations", ()))
+        rules = schema.get("x-kubernetes-validations")
+        if rules:
+            self.rules.extend((path, value, rule) for rule in rules)
         return value
 
     def check_rules(self):
@@ -184,9 +186,9 @@ class _Walker:
         properties = schema.get("properties")
         extra = schema.get("additionalProperties")
         if properties is not None:
-            for key, sub in properties.items():
-                if key not in value and "default" in sub:
-                    value[key] = json.loads(json.dumps(sub["default"]))
+            for key, default in _defaults(schema):
+                if key not in value:
+                    value[key] = json.loads(json.dumps(default))
             for key, item in value.items():
                 sub = properties.get(key)
                 if sub is None:
@@ -239,6 +241,19 @@ class _Walker:
                 what = marker if keys is None else ", ".join(f"{k}={item.get(k)!r}" for k in keys)
                 self.fail(path + (index,), f"duplicate entry ({what})")
             seen.add(marker)
+
+
+_defaulted: dict = {}  # id(schema) -> (schema, its properties' (key, default) pairs)
+
+
+def _defaults(schema: dict) -> tuple:
+    """The (key, default) pairs of an object schema's properties, found once per schema rather than on each of the
+    run's objects (the schemas stay loaded for the run)."""
+    kept = _defaulted.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        kept = _defaulted[id(schema)] = (schema, tuple((key, sub["default"]) for key, sub in
+                                                       schema["properties"].items() if "default" in sub))
+    return kept[1]
 
 
 def unknown_field(key: str, known) -> str:

@@ -6,6 +6,7 @@ A value is an exact decimal, ``coefficient * 10**exponent``.
 """
 
 from fractions import Fraction
+from functools import lru_cache
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -155,6 +156,15 @@ def parse(text: str | int | float) -> Quantity:
         text = _float_text(text)
     elif isinstance(text, int):
         text = str(text)
+    return _parsed(text) if len(text) <= 32 else _parse_text(text)
+
+
+@lru_cache(maxsize=4096)  # a run reads the same few amounts over and over; a Quantity is never changed once made
+def _parsed(text: str) -> Quantity:
+    return _parse_text(text)
+
+
+def _parse_text(text: str) -> Quantity:
     if not text:
         raise ValueError(_FORMAT_MESSAGE)
     if text == "0":

@@ -137,8 +137,12 @@ class Manifests:
 
     def yaml(self) -> str:
         """One YAML stream, each document starting with `---`."""
-        return "".join([*("---\n" + d.text() for d in self.first), *(dump(objs) for _, objs in self.jobs),
-                        *("---\n" + d.text() for d in self.last)])  # per TrainJob: no pieces of the whole stream held
+        return "".join(self.yaml_pieces())
+
+    def yaml_pieces(self) -> list[str]:
+        """The YAML stream in pieces (per TrainJob, per document), for a writer that needs no one copy of it."""
+        return [*("---\n" + d.text() for d in self.first), *(dump(objs) for _, objs in self.jobs),
+                *("---\n" + d.text() for d in self.last)]
 
 
 def dump(documents) -> str:

@@ -33,10 +33,9 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
     the run's settings were read from, outermost first, `trainc.settings`); `paths` (--policies) are read by `reader`, the
     run's. `costs` ({(namespace, name): validation.cost.Cost} in `currency`) are what house rules and policies read
     as the `cost` of the objects each TrainJob renders."""
-    from . import house
-
     limit = reader.budget.limit if reader is not None else None
-    rules, errors = (list(house_rules), []) if house_rules is not None else house.load(config, limit)
+    rules, errors = (list(house_rules), []) if house_rules is not None else ([], []) if config is None else \
+        _house_rules(config, limit)
     inputs = [(origin, obj) for origin, obj in (*output.others, *output.uncompiled) if _sendable(obj)]
     extra = [(origin, obj) for origin, obj in (_read(paths, errors, reader) if paths else []) if _sendable(obj)]
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
@@ -70,6 +69,13 @@ def _sendable(obj) -> bool:
     metadata mapping): the admission chain never sees one it would not, and the output set reports those."""
     return isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and isinstance(obj.get("kind"), str) \
         and isinstance(obj.get("metadata"), dict)
+
+
+def _house_rules(config, limit: int | None) -> tuple[list, list]:
+    """The project config's house rules (imported only when a config is there to hold them)."""
+    from . import house
+
+    return house.load(config, limit)
 
 
 def identity(obj, namespace: str) -> tuple | None:

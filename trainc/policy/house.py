@@ -112,6 +112,7 @@ def _rule(item, index: int) -> Rule:
         raise _Bad(("match", "labels"), "must map label keys to values")
     from ..k8s import celengine
 
+    bounds.supervise()  # the repository's own program, in native code: under the supervisor from here
     try:
         program = celengine.compile(expression, ("object", "cost"))
     except celengine.CompileError as exc:

@@ -94,6 +94,7 @@ def _get(node, path: tuple, kind, required=False, default=None):
 
 
 def _compile(text, path) -> Expression:
+    bounds.supervise()  # the repository's own program, in native code: under the supervisor from here
     try:
         return Expression(text, celengine.compile(text, NAMES), path)
     except celengine.CompileError as exc:

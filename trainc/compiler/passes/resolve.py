@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...errors import InputError, Notice
-from ...k8s.omitempty import JOBSET_SPEC, reencode
+from ...k8s.omitempty import JOBSET_SPEC, reencoded
 from ...trainer.api import GROUP, RUNTIME_KINDS
 from ...trainer.catalog import deprecation, not_found
 from ..ir import Unit
@@ -29,7 +29,7 @@ def resolve(unit: Unit, ctx) -> Unit:
     return replace(
         unit,
         runtime=runtime,
-        jobset=reencode(template.spec, JOBSET_SPEC),
+        jobset=reencoded(template.spec, JOBSET_SPEC),
         labels=dict(template.metadata.labels),
         annotations=dict(template.metadata.annotations),
         notices=notices,
