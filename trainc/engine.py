@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from . import build, parallel
 from . import inputs as inputset
 from .compiler.provenance import Provenance
-from .errors import InputError, InputErrors
+from .errors import InputError, InputErrors, Notice
 from .formats import source
 from .formats.limits import MAX_INPUT_BYTES
 from .inputs import read_previous
@@ -101,6 +101,7 @@ class Result(build.Output):
     kueue_documents: list = field(default_factory=list)  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
     standings: dict = field(default_factory=dict)  # (namespace, name) -> clusterstate.Standing (--cluster-state)
     standing_notices: list = field(default_factory=list)  # their notices (summary shows them in its tables)
+    cost_notices: list = field(default_factory=list)  # each TrainJob's cost, a notice (summary shows it in its tables)
     prices: object = None  # the price table of the run (formats.prices.Prices), None without one
     costs: dict = field(default_factory=dict)  # (namespace, name) -> validation.cost.Cost of each TrainJob
     base_costs: dict = field(default_factory=dict)  # the same at the base (--previous)
@@ -304,6 +305,11 @@ def cost(state: _Run) -> None:
     from .validation import cost as costs
 
     result.prices, result.costs = table, costs.costs(result, table)
+    result.cost_notices = [
+        Notice("notice", trainjob.origin, (), f"{key[0]}/{key[1]}: {costs.words(result.costs[key], table.currency)}",
+               at=("metadata",))
+        for trainjob, _ in result.jobs if (key := (trainjob.namespace, trainjob.name)) in result.costs]
+    result.notices += result.cost_notices
     if result.base is not None:
         result.base_costs = costs.costs(result.base, table, result.previous.others)
 

@@ -88,7 +88,8 @@ def test_a_cost_cap_is_one_house_rule(tmp_path):
     assert result.returncode == 1
     assert result.stderr.splitlines()[0] == ("trainjobs.yaml:18:1: JobSet team-a/finetune: house rule 'cost-cap' "
                                              "denied: a TrainJob must be bounded and cost at most 500 USD")
-    assert "llm" not in result.stderr and "notebook-check" not in result.stderr  # 175.87 and 0.37: under the cap
+    denials = [line for line in result.stderr.splitlines() if not line.startswith("notice: ")]  # costs are notices
+    assert not any("llm" in line or "notebook-check" in line for line in denials)  # 175.87 and 0.37: under the cap
     (folder / ".trainc.yaml").write_text((folder / ".trainc.yaml").read_text().replace("500.0", "150.0"))
     result = run("validate", "queues.yaml", "runtime.yaml", "trainjobs.yaml", cwd=folder)
     assert "trainjobs.yaml:2:1: JobSet team-a/llm: house rule 'cost-cap' denied" in result.stderr
@@ -129,4 +130,25 @@ def test_a_policy_reads_the_cost_as_a_variable(tmp_path):
     assert result.stderr.splitlines()[0] == (
         "trainjobs.yaml:2:1: JobSet team-a/llm: ValidatingAdmissionPolicy 'hourly-cap' with binding 'hourly-cap' "
         "denied request: costs 43.968 USD an hour")
-    assert "finetune" not in result.stderr  # 16.99 an hour
+    assert not any("finetune" in line for line in result.stderr.splitlines()
+                   if not line.startswith("notice: "))  # 16.99 an hour: a notice says so, no denial
+
+
+def test_every_route_that_reports_says_what_each_job_costs():
+    """validate and build (so the Argo CD plugin) give each TrainJob's cost as a notice at the TrainJob, explain
+    as a line of its own; summary shows it in its tables only, not again on stderr."""
+    folder = ROOT / "tests" / "cost-case"
+    names = ("queues.yaml", "runtime.yaml", "trainjobs.yaml")
+    llm = ("notice: trainjobs.yaml:5:3: team-a/llm: 43.97 USD an hour, at most 175.87 USD (4h: the deadline the "
+           "cluster enforces, restarts included)")
+    finetune = ("notice: trainjobs.yaml:21:3: team-a/finetune: 16.99 USD an hour, unbounded (no activeDeadlineSeconds "
+                "stops every Job of its JobSet, or its failure policy restarts it without end)")
+    for verb in ("validate", "build"):
+        result = run(verb, *names, cwd=folder)
+        assert result.returncode == 0, result.stderr
+        assert llm in result.stderr.splitlines() and finetune in result.stderr.splitlines()
+    explained = run("explain", *names, cwd=folder)
+    assert ("Cost team-a/llm: 43.97 USD an hour, at most 175.87 USD (4h: the deadline the cluster enforces, "
+            "restarts included)") in explained.stdout.splitlines()
+    summary = run("summary", *names, cwd=folder)
+    assert summary.returncode == 0 and "USD an hour" not in summary.stderr

@@ -20,6 +20,7 @@ from ..compiler.provenance import Provenance, Source
 from ..errors import Name, TraincError, render_path
 from ..formats.position import locate
 from ..k8s import fieldpath
+from ..validation import cost as costing
 from ..validation import kueue, requests
 from . import fail, write_out
 
@@ -61,6 +62,9 @@ def explain(paths, options, *, job: str | None = None, field: str | None = None)
         found = placed.get((trainjob.namespace, trainjob.name))
         if found is not None and found.placement is not None and found.placement.attempts:
             out += _placement_lines(found)
+        cost = output.costs.get((trainjob.namespace, trainjob.name)) if parts is None else None
+        if cost is not None:  # by the project config's prices
+            out += [f"Cost {trainjob.namespace}/{trainjob.name}: {costing.words(cost, output.prices.currency)}", ""]
     if not out and parts is not None:
         raise ExplainError(f"no rendered object has the field {field!r}")
     return "\n".join(out)

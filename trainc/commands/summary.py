@@ -134,7 +134,7 @@ def main(paths, options, output_format) -> None:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
         fail(error)
-    shown = {id(notice) for notice in result.standing_notices}  # printed on stdout, in its own lines
+    shown = {id(notice) for notice in [*result.standing_notices, *result.cost_notices]}  # on stdout, in tables
     for notice in result.notices:  # Kueue's borrowing among them
         if id(notice) not in shown:
             click.echo(notice, err=True)

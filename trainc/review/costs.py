@@ -12,15 +12,6 @@ from ..validation.requests import NO_QUEUE, queue_name
 MAX_ROWS = 200  # TrainJob rows of a Markdown table: more are counted, so a comment stays within GitHub's bound
 
 
-def duration(seconds: int | None) -> str:
-    """`4h`, `2h30m`, `45m10s`; `unbounded` for None."""
-    if seconds is None:
-        return "unbounded"
-    hours, rest = divmod(seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    return "".join(f"{value}{unit}" for value, unit in ((hours, "h"), (minutes, "m"), (seconds, "s")) if value) or "0s"
-
-
 def _placed(job) -> str:
     flavors = sorted({flavor for pod_set in job.pod_sets for flavor in pod_set.flavors.values()})
     return ",".join(flavors) or "-"
@@ -32,7 +23,7 @@ def job_rows(found: list, priced: dict, currency: str, limit: int | None = None)
     for job in shown[:limit]:
         cost = priced[(job.namespace, job.name)]
         rows.append((f"{job.namespace}/{job.name}", job.queue or NO_QUEUE, _placed(job),
-                     costing.money(cost.hourly, currency), duration(cost.seconds),
+                     costing.money(cost.hourly, currency), costing.duration(cost.seconds),
                      costing.money(cost.bounded, currency), ",".join(cost.unpriced) or "-"))
     if limit is not None and len(shown) > limit:
         rows.append((f"… {len(shown) - limit} more", "", "", "", "", "", ""))

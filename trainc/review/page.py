@@ -13,6 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import cache
 
+from ..validation import cost as costing
 from ..validation import kueue
 from ..validation.requests import NO_QUEUE, amount, gpus
 from . import charts, costs
@@ -46,7 +47,7 @@ def _jobs(found: list, result) -> list[dict]:
                      "cpus": amount("cpu", job.total.get("cpu", 0)),
                      "memory": amount("memory", job.total.get("memory", 0)),
                      "hourly": "-" if cost is None else costs.costing.money(cost.hourly, currency),
-                     "runs": "-" if cost is None else costs.duration(cost.seconds),
+                     "runs": "-" if cost is None else costing.duration(cost.seconds),
                      "bounded": "-" if cost is None else costs.costing.money(cost.bounded, currency)})
     return rows
 

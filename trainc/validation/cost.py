@@ -106,6 +106,30 @@ def money(amount: Fraction | None, currency: str) -> str:
     return f"{cents(amount)} {currency}"
 
 
+def duration(seconds: int | None) -> str:
+    """`4h`, `2h30m`, `45m10s`; `unbounded` for None."""
+    if seconds is None:
+        return "unbounded"
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return "".join(f"{value}{unit}" for value, unit in ((hours, "h"), (minutes, "m"), (seconds, "s")) if value) or "0s"
+
+
+def words(cost: Cost, currency: str) -> str:
+    """What a notice says of one TrainJob's cost: `12.35 USD an hour, at most 98.80 USD (8h: the deadline the
+    cluster enforces, restarts included)`, or why nothing bounds it."""
+    said = f"{money(cost.hourly, currency)} an hour, "
+    if cost.seconds is None:
+        said += ("unbounded (no activeDeadlineSeconds stops every Job of its JobSet, or its failure policy restarts "
+                 "it without end)")
+    else:
+        said += f"at most {money(cost.bounded, currency)} ({duration(cost.seconds)}: the deadline the cluster " \
+                "enforces, restarts included)"
+    if cost.unpriced:
+        said += f"; priced nowhere: {', '.join(cost.unpriced)}"
+    return said
+
+
 def cents(amount: Fraction) -> str:
     """`amount` with two decimals, rounded half up (away from zero at .005), in integers: exact at any size."""
     hundredths = abs(amount) * 100
