@@ -110,7 +110,13 @@ def summary(found: list, result, before: list | None = None) -> str:
     return _render(title="trainc summary", heading=f"{len(found)} TrainJob{'s' if len(found) != 1 else ''}",
                    jobs=_jobs(found, result), capacity=_capacity(found, result, before), base=before is not None,
                    charts=_charts(found, result, before), cost=_cost(found, result, before), diff=None,
-                   notices=[str(notice) for notice in result.notices])
+                   notices=_notices(result))
+
+
+def _notices(result) -> list[str]:
+    """The run's notices but those the page's tables already say (each job's cost and standing)."""
+    shown = {id(notice) for notice in [*result.cost_notices, *result.standing_notices]}
+    return [str(notice) for notice in result.notices if id(notice) not in shown]
 
 
 def diff(diffs: list, line: str, heading: str, before: list, found: list, result, notices: list, hunk_lines) -> str:
@@ -123,4 +129,4 @@ def diff(diffs: list, line: str, heading: str, before: list, found: list, result
     title = f"trainc diff ({heading})" if heading else "trainc diff"
     return _render(title=title, heading=line, jobs=_jobs(found, result), capacity=_capacity(found, result, before),
                    base=True, charts=_charts(found, result, before), cost=_cost(found, result, before),
-                   diff=objects, notices=[*notices, *(str(notice) for notice in result.notices)])
+                   diff=objects, notices=[*notices, *_notices(result)])
