@@ -248,7 +248,8 @@ def escape(name: str) -> str | None:
             .replace("/", "__slash__"))
 
 
-def _number(schema: dict, key: str) -> int | None:
+def bound(schema: dict, key: str) -> int | None:
+    """A schema's maxLength, maxItems or maxProperties (a negative one is 0); None when not given."""
     value = schema.get(key)
     return max(0, value) if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -275,7 +276,7 @@ def _with_object_meta(schema: dict) -> dict:
         return schema
 
     def capped(existing, cap):
-        given = _number(existing, "maxLength") if isinstance(existing, dict) else None
+        given = bound(existing, "maxLength") if isinstance(existing, dict) else None
         return {"type": "string", "maxLength": cap if given is None or given >= cap else given}
 
     return {**schema, "properties": {
@@ -290,7 +291,7 @@ def decl(schema, root: bool = False) -> Decl | None:
     serialized size; None for what CEL does not see."""
     if not isinstance(schema, dict):
         return None
-    length = _number(schema, "maxLength")
+    length = bound(schema, "maxLength")
     if schema.get("x-kubernetes-int-or-string"):
         return Decl("dyn", length * 4 if length is not None else _string_length(schema), 1)
     if root:
@@ -303,7 +304,7 @@ def decl(schema, root: bool = False) -> Decl | None:
         element = decl(items, bool(items.get("x-kubernetes-embedded-resource")))
         if element is None:
             return None
-        most = _number(schema, "maxItems")
+        most = bound(schema, "maxItems")
         return Decl("list", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 1), 2,
                     element=element)
     if kind == "object":
@@ -312,7 +313,7 @@ def decl(schema, root: bool = False) -> Decl | None:
             element = decl(extra, bool(extra.get("x-kubernetes-embedded-resource")))
             if element is None:
                 return None
-            most = _number(schema, "maxProperties")
+            most = bound(schema, "maxProperties")
             return Decl("map", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 6), 2,
                         element=element)
         fields, least = {}, 2
