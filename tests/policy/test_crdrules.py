@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from conftest import ORACLE, need
+from conftest import ORACLE, ROOT, need
 from helpers import run, write
 
 from trainc.k8s import celcost, celengine
@@ -58,6 +58,7 @@ def test_a_rule_over_budget_refuses_the_crd_with_the_api_servers_errors(tmp_path
         "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
         "crd.yaml:15:11: spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule "
         f"cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {HINT}"]
+    assert f"  {result.stderr.splitlines()[0]}\n" in (ROOT / "docs" / "guides" / "policies.md").read_text()
 
 
 def test_maxitems_and_maxlength_bring_the_rule_within_budget(tmp_path):
