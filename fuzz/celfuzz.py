@@ -70,6 +70,12 @@ GLOBALS = [("quantity", 1), ("isQuantity", 1), ("url", 1), ("isURL", 1), ("sets.
 OBJECT = {"object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "labels": {"a": "b"}},
                      "spec": {"list": [1, 2], "text": "a" * 100}}}
 
+RULE_SCHEMA = {"type": "object", "properties": {  # the schema of `self` when an expression is a CRD rule
+    "metadata": {"type": "object", "properties": {"name": {"type": "string"}, "labels": {
+        "type": "object", "additionalProperties": {"type": "string", "maxLength": 63}}}},
+    "spec": {"type": "object", "properties": {"list": {"type": "array", "items": {"type": "integer"}},
+                                              "text": {"type": "string", "maxLength": 100}}}}}
+
 
 LISTS = [value for value in VALUES if value.startswith("[")]
 QUANTITIES = [value for value in VALUES if "quantity(" in value or "Quantity" in value] + ["1", "-1"]
@@ -136,12 +142,19 @@ class Report:
 
 # --- in-process, in forked workers
 
+def _rule_root():
+    from trainc.k8s import celcost
+
+    return celcost.decl(RULE_SCHEMA, root=True)
+
+
 def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:
     """Evaluate expressions start..start+count of `seed`; report each index before it and the outcome counts
     at the end, on `write`."""
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    from trainc.k8s import celengine
+    from trainc.k8s import celcost, celengine
 
+    root = _rule_root()
     outcomes, findings = Counter(), []
     for index in range(start, start + count):
         text = expression(random.Random(f"{seed}:{index}"))
@@ -155,6 +168,13 @@ def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:
             outcomes["eval error"] += 1
         except BaseException as exc:  # noqa: BLE001 (any other exception is the finding)
             findings.append({"expression": text, "index": index, "error": f"{type(exc).__name__}: {exc}"[:500]})
+        try:  # the same text as a CRD validation rule on `self`: its estimated cost, as `trainc build` checks it
+            celcost.rule_cost(celengine.checked_ast(text.replace("object", "self"), ("self", "oldSelf")), root)
+            outcomes["estimated"] += 1
+        except celengine.CompileError:
+            pass
+        except BaseException as exc:  # noqa: BLE001
+            findings.append({"rule": text, "index": index, "error": f"{type(exc).__name__}: {exc}"[:500]})
     os.write(write, ("r " + json.dumps({"outcomes": outcomes, "findings": findings}) + "\n").encode())
 
 
@@ -232,6 +252,16 @@ spec:
 def _command_files(rng: random.Random, folder: Path) -> list[str]:
     first, second = expression(rng), expression(rng)
     (folder / "job.yaml").write_text(TRAINJOB)
+    if rng.random() < 0.15:  # a CRD among the inputs, the expressions its rule and messageExpression
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": "widgets.example.com"},
+               "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"},
+                        "scope": "Namespaced", "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                            "openAPIV3Schema": {**RULE_SCHEMA, "x-kubernetes-validations": [{
+                                "rule": first.replace("object", "self"),
+                                "messageExpression": second.replace("object", "self")}]}}}]}}
+        (folder / "crd.yaml").write_text(json.dumps(crd))
+        return ["job.yaml", "crd.yaml"]
     if rng.random() < 0.3:  # a house rule in the project config
         (folder / ".trainc.yaml").write_text(
             "policies:\n  - name: fuzz\n    match: {kinds: [JobSet]}\n    rule: " + json.dumps(f"{first} != null")
@@ -337,7 +367,7 @@ class ForkServer:
             os._exit(99)
 
 
-POSITIONED = ("job.yaml:", "policy.yaml:", ".trainc.yaml:", "Error:", "warning:", "notice:", "  ", "\t")
+POSITIONED = ("job.yaml:", "policy.yaml:", ".trainc.yaml:", "crd.yaml:", "Error:", "warning:", "notice:", "  ", "\t")
 
 
 def command(server: ForkServer, seed: int, index: int, report: Report) -> None:
