@@ -638,6 +638,8 @@ class Estimator:
         if library is not None:
             cost, size = library
             return _add(cost, argument_costs), size
+        if overload == "string_format" and target is not None:
+            return _add(_factor(self.size_or_unknown(target), _STRING_TRAVERSAL), argument_costs), None
         if overload in ("starts_with_string", "ends_with_string") and len(args) == 1:
             return _add(_factor(self.size_or_unknown(args[0]), _STRING_TRAVERSAL), argument_costs), None
         if overload == "string_to_bytes" and len(args) == 1:
