@@ -143,9 +143,9 @@ class Report:
 # --- in-process, in forked workers
 
 def _rule_root():
-    from trainc.k8s import celcost
+    from trainc.k8s import celschema
 
-    return celcost.decl(RULE_SCHEMA, root=True)
+    return celschema.decl(RULE_SCHEMA, root=True)
 
 
 def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:

@@ -12,7 +12,7 @@ import yaml
 from conftest import ORACLE, ROOT, need
 from helpers import run, write
 
-from trainc.k8s import celcost, celengine
+from trainc.k8s import celcost, celengine, celschema
 from trainc.policy import crdrules
 
 HINT = ("(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and "
@@ -167,6 +167,6 @@ COSTS = [
 @pytest.mark.parametrize("schema, rule, unbounded, limit, bounded", COSTS, ids=[case[1] for case in COSTS])
 def test_estimates_are_the_api_servers(schema, rule, unbounded, limit, bounded):
     def cost(given):
-        return celcost.rule_cost(celengine.checked_ast(rule, ("self", "oldSelf")), celcost.decl(given))
+        return celcost.rule_cost(celengine.checked_ast(rule, ("self", "oldSelf")), celschema.decl(given))
 
     assert (cost(schema(None)), cost(schema(limit))) == (unbounded, bounded)

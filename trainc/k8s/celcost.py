@@ -5,20 +5,20 @@ whole schema): cel-go's checker cost estimator (`checker/cost.go`) with Kubernet
 (`pkg/cel/common/schemas.go`: maxLength, maxItems, maxProperties, else what fits in a 3 MiB request).
 
 The rule is compiled by cel-cpp (`celengine`, `self` and `oldSelf` dynamically typed); its checked AST is read
-from the protobuf cel-cpp serializes, and the types cel-go would know come from the schema by each
-expression's path, as cel-go's size estimator finds them. A rule trainc's CEL library cannot compile is not
+from the protobuf cel-cpp serializes (`celast`), and the types and sizes cel-go would know come from the
+schema (`celschema`) by each expression's path, as cel-go's size estimator finds them. A rule trainc's CEL library cannot compile is not
 estimated (the API server may know functions trainc lacks).
 """
 
 from __future__ import annotations
 
 import math
-import re
-import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from .celast import Checked, Expr, checked
+from .celschema import KEY, Decl
 
 U64 = 2**64 - 1
-MAX_REQUEST = 3 * 1024 * 1024  # k8s.io/apiserver/pkg/apis/cel/config.go MaxRequestSizeBytes
 UNKNOWN = (0, U64)
 _STRING_TRAVERSAL, _REGEX_LENGTH = 0.1, 0.25  # cel-go common/cost.go
 
@@ -46,310 +46,6 @@ def _factor(a: tuple, factor: float) -> tuple:
 
 def _union(a: tuple, b: tuple) -> tuple:
     return min(a[0], b[0]), max(a[1], b[1])
-
-
-# --- the checked AST, from cel-cpp's serialized cel.expr.CheckedExpr (an Any)
-
-def _varint(data: bytes, at: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, at
-        shift += 7
-
-
-def _fields(data: bytes):
-    """(number, value) of each field of one protobuf message: an int, or bytes for the other wire types."""
-    at, end = 0, len(data)
-    while at < end:
-        key, at = _varint(data, at)
-        wire = key & 7
-        if wire == 0:
-            value, at = _varint(data, at)
-        elif wire == 1:
-            value, at = data[at:at + 8], at + 8
-        elif wire == 2:
-            length, at = _varint(data, at)
-            value, at = data[at:at + length], at + length
-        elif wire == 5:
-            value, at = data[at:at + 4], at + 4
-        else:
-            raise ValueError(f"protobuf wire type {wire}")
-        yield key >> 3, value
-
-
-@dataclass
-class Expr:
-    id: int = 0
-    kind: str = ""  # const, ident, select, call, list, map, struct, comprehension
-    value: object = None  # const: (type, value); ident: name; select: field; call: function name
-    operand: Expr | None = None  # select's operand, call's target
-    test_only: bool = False
-    args: list = field(default_factory=list)  # call arguments, list elements, [(key, value)] of a map
-    loop: dict = field(default_factory=dict)  # comprehension: iter_var, iter_var2, accu_var, and the parts
-
-
-_CONSTANTS = {1: "null", 2: "bool", 3: "int", 4: "uint", 5: "double", 6: "string", 7: "bytes", 8: "duration",
-              9: "timestamp"}
-
-
-def _constant(data: bytes) -> tuple:
-    for number, value in _fields(data):
-        kind = _CONSTANTS.get(number, "other")
-        if kind == "string":
-            return kind, value.decode(errors="replace")
-        if kind == "int":
-            return kind, value - 2**64 if value >= 2**63 else value
-        if kind == "double":
-            return kind, struct.unpack("<d", value)[0]
-        return kind, value
-    return "null", None
-
-
-def _expr(data: bytes) -> Expr:
-    node = Expr()
-    for number, value in _fields(data):
-        if number == 2:
-            node.id = value
-        elif number == 3:
-            node.kind, node.value = "const", _constant(value)
-        elif number == 4:
-            node.kind, node.value = "ident", next((v.decode() for n, v in _fields(value) if n == 1), "")
-        elif number == 5:
-            node.kind = "select"
-            for part, item in _fields(value):
-                if part == 1:
-                    node.operand = _expr(item)
-                elif part == 2:
-                    node.value = item.decode()
-                elif part == 3:
-                    node.test_only = bool(item)
-        elif number == 6:
-            node.kind = "call"
-            for part, item in _fields(value):
-                if part == 1:
-                    node.operand = _expr(item)
-                elif part == 2:
-                    node.value = item.decode()
-                elif part == 3:
-                    node.args.append(_expr(item))
-        elif number == 7:
-            node.kind = "list"
-            node.args = [_expr(item) for part, item in _fields(value) if part == 1]
-        elif number == 8:
-            name, entries = "", []
-            for part, item in _fields(value):
-                if part == 1:
-                    name = item.decode()
-                elif part == 2:
-                    parts = dict((n, v) for n, v in _fields(item))
-                    entries.append((_expr(parts[3]) if 3 in parts else None, _expr(parts[4]) if 4 in parts else Expr()))
-            node.kind, node.value, node.args = ("struct" if name else "map"), name, entries
-        elif number == 9:
-            node.kind = "comprehension"
-            names = {1: "iter_var", 3: "accu_var", 8: "iter_var2"}
-            parts = {2: "range", 4: "init", 5: "condition", 6: "step", 7: "result"}
-            for part, item in _fields(value):
-                if part in names:
-                    node.loop[names[part]] = item.decode()
-                elif part in parts:
-                    node.loop[parts[part]] = _expr(item)
-    return node
-
-
-_PRIMITIVES = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "bytes"}
-_WELL_KNOWN = {1: "dyn", 2: "timestamp", 3: "duration"}
-
-
-def _type(data: bytes) -> tuple:
-    """A cel.expr.Type as (kind, parameters...): ("list", element), ("opaque", name, parameters), ("int",)."""
-    for number, value in _fields(data):
-        if number == 3:
-            return (_PRIMITIVES.get(value, "dyn"),)
-        if number == 4:
-            return (_PRIMITIVES.get(value, "dyn"),)  # a wrapper: the primitive or null
-        if number == 5:
-            return (_WELL_KNOWN.get(value, "dyn"),)
-        if number == 6:
-            element = next((_type(v) for n, v in _fields(value) if n == 1), ("dyn",))
-            return "list", element
-        if number == 7:
-            parts = dict(_fields(value))
-            return "map", _type(parts[1]) if 1 in parts else ("dyn",), _type(parts[2]) if 2 in parts else ("dyn",)
-        if number == 9:
-            return ("struct",)
-        if number == 10:
-            return ("typeparam",)
-        if number == 14:
-            parts = list(_fields(value))
-            name = next((v.decode() for n, v in parts if n == 1), "")
-            return ("opaque", name, *(_type(v) for n, v in parts if n == 2))
-        if number == 2:
-            return ("null",)
-        if number == 11:
-            return ("type",)
-        if number == 12:
-            return ("error",)
-    return ("dyn",)
-
-
-@dataclass
-class Checked:
-    expr: Expr
-    overloads: dict  # expression id -> [overload id]
-    types: dict  # expression id -> type tuple
-
-
-def checked(serialized: bytes) -> Checked:
-    """The checked AST of cel-cpp's `Expression.serialize()`."""
-    message = next((value for number, value in _fields(serialized) if number == 2), serialized)  # Any.value
-    overloads, types, expr = {}, {}, Expr()
-    for number, value in _fields(message):
-        if number in (2, 3):
-            entry = dict(_fields(value))
-            key = entry.get(1, 0)
-            if number == 2:
-                overloads[key] = [v.decode() for n, v in _fields(entry.get(2, b"")) if n == 3]
-            else:
-                types[key] = _type(entry.get(2, b""))
-        elif number == 4:
-            expr = _expr(value)
-    return Checked(expr, overloads, types)
-
-
-# --- the schema's CEL types and their sizes (pkg/cel/common/schemas.go, pkg/cel/limits.go)
-
-@dataclass
-class Decl:
-    kind: str  # object, map, list, string, bytes, int, double, bool, duration, timestamp, dyn
-    max_elements: int = 0
-    min_size: int = 0
-    fields: dict = field(default_factory=dict)
-    element: Decl | None = None  # a list's items, a map's values
-
-
-_KEY = Decl("string", 0, 2)  # a map's keys: apiservercel.StringType (no MaxElements)
-_RESERVED = {"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
-             "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"}
-_ESCAPABLE = re.compile(r"[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*")
-NAME_MAX = 253  # apimachinery DNS1123SubdomainMaxLength: metadata.name's cap (apiextensions model/schemas.go)
-
-
-def escape(name: str) -> str | None:
-    """A property's name as CEL sees it (k8s.io/apiserver/pkg/cel/escaping.go); None when it cannot be."""
-    if name in _RESERVED:
-        return f"__{name}__"
-    if not _ESCAPABLE.fullmatch(name):
-        return None
-    return (name.replace("__", "__underscores__").replace(".", "__dot__").replace("-", "__dash__")
-            .replace("/", "__slash__"))
-
-
-def bound(schema: dict, key: str) -> int | None:
-    """A schema's maxLength, maxItems or maxProperties (a negative one is 0); None when not given."""
-    value = schema.get(key)
-    return max(0, value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _string_length(schema: dict) -> int:
-    """estimateMaxStringLengthPerRequest."""
-    if schema.get("x-kubernetes-int-or-string"):
-        return MAX_REQUEST - 2
-    return {"duration": 32, "date": 12, "date-time": 32}.get(schema.get("format"), MAX_REQUEST - 2)
-
-
-def _with_object_meta(schema: dict) -> dict:
-    """WithTypeAndObjectMeta: a resource's kind, apiVersion and metadata.name (at most 253 characters) and
-    generateName (252)."""
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-
-    def typed(name, kind, where=properties):
-        return isinstance(where.get(name), dict) and where[name].get("type") == kind
-
-    metadata = properties.get("metadata") if isinstance(properties.get("metadata"), dict) else {}
-    inner = metadata.get("properties") if isinstance(metadata.get("properties"), dict) else {}
-    if (properties and typed("kind", "string") and typed("apiVersion", "string") and typed("metadata", "object")
-            and inner and typed("name", "string", inner) and typed("generateName", "string", inner)):
-        return schema
-
-    def capped(existing, cap):
-        given = bound(existing, "maxLength") if isinstance(existing, dict) else None
-        return {"type": "string", "maxLength": cap if given is None or given >= cap else given}
-
-    return {**schema, "properties": {
-        **properties, "kind": {"type": "string"}, "apiVersion": {"type": "string"},
-        "metadata": {"type": "object", "properties": {"name": capped(inner.get("name"), NAME_MAX),
-                                                      "generateName": capped(inner.get("generateName"),
-                                                                             NAME_MAX - 1)}}}}
-
-
-def decl(schema, root: bool = False) -> Decl | None:
-    """SchemaDeclType: the CEL type of `schema`, with its most elements (characters of a string) and its least
-    serialized size; None for what CEL does not see."""
-    if not isinstance(schema, dict):
-        return None
-    length = bound(schema, "maxLength")
-    if schema.get("x-kubernetes-int-or-string"):
-        return Decl("dyn", length * 4 if length is not None else _string_length(schema), 1)
-    if root:
-        schema = _with_object_meta(schema)
-    kind = schema.get("type")
-    if kind == "array":
-        items = schema.get("items")
-        if not isinstance(items, dict):
-            return None
-        element = decl(items, bool(items.get("x-kubernetes-embedded-resource")))
-        if element is None:
-            return None
-        most = bound(schema, "maxItems")
-        return Decl("list", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 1), 2,
-                    element=element)
-    if kind == "object":
-        extra = schema.get("additionalProperties")
-        if isinstance(extra, dict):
-            element = decl(extra, bool(extra.get("x-kubernetes-embedded-resource")))
-            if element is None:
-                return None
-            most = bound(schema, "maxProperties")
-            return Decl("map", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 6), 2,
-                        element=element)
-        fields, least = {}, 2
-        required = set(schema.get("required") or ()) if isinstance(schema.get("required"), list) else set()
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        for name, prop in properties.items():
-            typed = decl(prop, isinstance(prop, dict) and bool(prop.get("x-kubernetes-embedded-resource")))
-            if typed is None:
-                continue
-            escaped = escape(name)
-            if escaped is not None:
-                fields[escaped] = typed
-            if name in required and prop.get("default") is None:
-                least += len(name) + typed.min_size + 4
-        return Decl("object", 0, least, fields)
-    if kind == "string":
-        form = schema.get("format")
-        if form == "byte":
-            return Decl("bytes", length if length is not None else _string_length(schema), 2)
-        if form in ("duration", "date", "date-time"):
-            least = {"duration": 3, "date": 12, "date-time": 21}[form]
-            return Decl("duration" if form == "duration" else "timestamp", _string_length(schema), least)
-        if length is not None:
-            most = length * 4
-        elif isinstance(schema.get("enum"), list) and schema["enum"]:
-            most = max((len(value.encode()) for value in schema["enum"] if isinstance(value, str)), default=0)
-        else:
-            most = _string_length(schema)
-        return Decl("string", most, 2)
-    return {"boolean": Decl("bool", 0, 4), "number": Decl("double", 0, 1),
-            "integer": Decl("int", 0, 1)}.get(kind)
-
-
-def max_cardinality(least: int) -> int:
-    """How many times a value of at least `least` bytes fits in one request (compilation.go maxCardinality)."""
-    return MAX_REQUEST // (least + 1)
 
 
 # --- the estimator (cel-go checker/cost.go)
@@ -405,7 +101,7 @@ class Estimator:
             if name in ("@items", "@values"):
                 node = node.element
             elif name == "@keys":
-                node = _KEY if node.kind == "map" else None
+                node = KEY if node.kind == "map" else None
             else:
                 node = node.fields.get(name) if node.kind == "object" else None
             if node is None:

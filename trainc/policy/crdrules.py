@@ -3,16 +3,17 @@ the API server refuses the CRD when it is written (apiextensions `pkg/apis/apiex
 `validation.go` and `cel_validation.go`), so that a repository learns it before kubectl apply or an Argo CD
 sync does.
 
-Per schema version: each rule's estimated cost (`k8s/celcost.py`) times how many times the rule's value can
-occur in one object (the product of maxItems / maxProperties above it, else what fits in a 3 MiB request) must
-not pass `StaticEstimatedCostLimit`, nor a messageExpression's own estimate; the sum over the schema must not
-pass `StaticEstimatedCRDCostLimit`. Messages are the API server's.
+Per schema version: each rule's estimated cost (`k8s/celcost.py`, over `k8s/celschema.py`'s sizes) times how
+many times the rule's value can occur in one object (the product of maxItems / maxProperties above it, else
+what fits in a 3 MiB request) must not pass `StaticEstimatedCostLimit`, nor a messageExpression's own
+estimate; the sum over the schema must not pass `StaticEstimatedCRDCostLimit`. Messages are the API
+server's.
 """
 
 from __future__ import annotations
 
 from ..errors import InputError
-from ..k8s import celcost
+from ..k8s import celcost, celschema
 
 RULE_LIMIT = 10_000_000  # StaticEstimatedCostLimit
 CRD_LIMIT = 100_000_000  # StaticEstimatedCRDCostLimit
@@ -85,9 +86,9 @@ def _most(schema: dict) -> int | None:
     """extractMaxElements: how many values a child of `schema` has per value of it (None: unbounded)."""
     kind = schema.get("type")
     if kind == "object" and "additionalProperties" in schema:
-        return celcost.bound(schema, "maxProperties")
+        return celschema.bound(schema, "maxProperties")
     if kind == "array":
-        return celcost.bound(schema, "maxItems")
+        return celschema.bound(schema, "maxItems")
     return 1
 
 
@@ -98,9 +99,9 @@ def _walk(origin, at, schema, decl, in_scope, cardinality, total, errors, root=F
     rules = schema.get("x-kubernetes-validations")
     in_scope = in_scope or bool(rules)
     if in_scope and decl is None:
-        decl = celcost.decl(schema, root or bool(schema.get("x-kubernetes-embedded-resource")))
+        decl = celschema.decl(schema, root or bool(schema.get("x-kubernetes-embedded-resource")))
     if isinstance(rules, list) and rules and decl is not None:
-        times = cardinality if cardinality is not None else celcost.max_cardinality(decl.min_size)
+        times = cardinality if cardinality is not None else celschema.max_cardinality(decl.min_size)
         for index, rule in enumerate(rules):
             if not isinstance(rule, dict):
                 continue
@@ -122,7 +123,7 @@ def _walk(origin, at, schema, decl, in_scope, cardinality, total, errors, root=F
         for name in sorted(properties):
             prop = properties[name]
             if isinstance(prop, dict):
-                escaped = celcost.escape(name)
+                escaped = celschema.escape(name)
                 inner = decl.fields.get(escaped) if in_scope and decl is not None and decl.kind == "object" else None
                 _walk(origin, (*at, "properties", name), prop, inner, in_scope, child_cardinality, total, errors)
     for key in ("additionalProperties", "items"):
