@@ -21,6 +21,7 @@ Prints the counts (expressions, outcomes, command runs, findings) as JSON at the
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -68,6 +69,12 @@ GLOBALS = [("quantity", 1), ("isQuantity", 1), ("url", 1), ("isURL", 1), ("sets.
            ("sets.equivalent", 2), ("sets.intersects", 2)]
 OBJECT = {"object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "labels": {"a": "b"}},
                      "spec": {"list": [1, 2], "text": "a" * 100}}}
+
+RULE_SCHEMA = {"type": "object", "properties": {  # the schema of `self` when an expression is a CRD rule
+    "metadata": {"type": "object", "properties": {"name": {"type": "string"}, "labels": {
+        "type": "object", "additionalProperties": {"type": "string", "maxLength": 63}}}},
+    "spec": {"type": "object", "properties": {"list": {"type": "array", "items": {"type": "integer"}},
+                                              "text": {"type": "string", "maxLength": 100}}}}}
 
 
 LISTS = [value for value in VALUES if value.startswith("[")]
@@ -135,12 +142,19 @@ class Report:
 
 # --- in-process, in forked workers
 
+def _rule_root():
+    from trainc.k8s import celschema
+
+    return celschema.decl(RULE_SCHEMA, root=True)
+
+
 def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:
     """Evaluate expressions start..start+count of `seed`; report each index before it and the outcome counts
     at the end, on `write`."""
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    from trainc.k8s import celengine
+    from trainc.k8s import celcost, celengine
 
+    root = _rule_root()
     outcomes, findings = Counter(), []
     for index in range(start, start + count):
         text = expression(random.Random(f"{seed}:{index}"))
@@ -154,13 +168,19 @@ def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:
             outcomes["eval error"] += 1
         except BaseException as exc:  # noqa: BLE001 (any other exception is the finding)
             findings.append({"expression": text, "index": index, "error": f"{type(exc).__name__}: {exc}"[:500]})
+        try:  # the same text as a CRD validation rule on `self`: its estimated cost, as `trainc build` checks it
+            celcost.rule_cost(celengine.checked_ast(text.replace("object", "self"), ("self", "oldSelf")), root)
+            outcomes["estimated"] += 1
+        except celengine.CompileError:
+            pass
+        except BaseException as exc:  # noqa: BLE001
+            findings.append({"rule": text, "index": index, "error": f"{type(exc).__name__}: {exc}"[:500]})
     os.write(write, ("r " + json.dumps({"outcomes": outcomes, "findings": findings}) + "\n").encode())
 
 
 def in_process(seed: int, total: int, report: Report, stall: float = 20, batch: int = 2000,
-               memory: int = 2 << 30, deadline: float | None = None) -> None:
-    """`total` expressions of `seed`, in batches of forked workers."""
-    start = 0
+               memory: int = 2 << 30, deadline: float | None = None, start: int = 0) -> None:
+    """Expressions `start`..`total` of `seed`, in batches of forked workers."""
     while start < total and (deadline is None or time.monotonic() < deadline):
         count = min(batch, total - start)
         read, write = os.pipe()
@@ -232,6 +252,16 @@ spec:
 def _command_files(rng: random.Random, folder: Path) -> list[str]:
     first, second = expression(rng), expression(rng)
     (folder / "job.yaml").write_text(TRAINJOB)
+    if rng.random() < 0.15:  # a CRD among the inputs, the expressions its rule and messageExpression
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": "widgets.example.com"},
+               "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"},
+                        "scope": "Namespaced", "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                            "openAPIV3Schema": {**RULE_SCHEMA, "x-kubernetes-validations": [{
+                                "rule": first.replace("object", "self"),
+                                "messageExpression": second.replace("object", "self")}]}}}]}}
+        (folder / "crd.yaml").write_text(json.dumps(crd))
+        return ["job.yaml", "crd.yaml"]
     if rng.random() < 0.3:  # a house rule in the project config
         (folder / ".trainc.yaml").write_text(
             "policies:\n  - name: fuzz\n    match: {kinds: [JobSet]}\n    rule: " + json.dumps(f"{first} != null")
@@ -243,61 +273,148 @@ def _command_files(rng: random.Random, folder: Path) -> list[str]:
     return ["job.yaml", "policy.yaml"]
 
 
-def command(seed: int, index: int, report: Report, timeout: float = 30, memory: str = "1Gi") -> None:
-    """One `trainc build` through the CLI entry point (the run bound on), in a forked child."""
-    rng = random.Random(f"{seed}:cli:{index}")
-    with tempfile.TemporaryDirectory() as folder:
-        files = _command_files(rng, Path(folder))
-        out, err = Path(folder) / "out", Path(folder) / "err"
+class ForkServer:
+    """Command runs through the CLI, cheaply: this process has trainc loaded and has run one build (the bundled
+    runtimes and schemas read, as a long-running sidecar worker has them), then forks a child per run. The
+    child enters the console script (`trainc.cli.main`) with the run's argv in a scratch folder, under
+    RLIMIT_AS and RLIMIT_CPU; this parent holds the wall-time limit and classifies what the child did. One run
+    in `bounded_every` keeps the operator's run bound on (the console script's own supervisor, a second fork)."""
+
+    def __init__(self, folder: Path, timeout: float = 30, memory: int = 1 << 30, bounded_every: int = 10):
+        self.folder, self.timeout, self.memory, self.bounded_every = folder, timeout, memory, bounded_every
+        folder.mkdir(parents=True, exist_ok=True)
+        self._warm()
+
+    def _warm(self) -> None:
+        import contextlib
+        import io
+
+        import trainc.cli
+
+        self._clear()
+        (self.folder / "job.yaml").write_text(TRAINJOB)
+        (self.folder / "policy.yaml").write_text(POLICY.format(failure="Fail", variable='"1"',
+                                                                   validation='"variables.v == 1"'))
+        here = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                status = trainc.cli.cli.main(args=["build", "job.yaml", "policy.yaml"], prog_name="trainc",
+                                             standalone_mode=False)
+        except SystemExit as done:
+            status = done.code
+        finally:
+            os.chdir(here)
+            trainc.cli._QUICK_EXIT.clear()
+        assert status in (None, 0), f"the warm-up build failed ({status})"
+        gc.freeze()  # a child's collections then leave the parent's objects (and their pages) alone
+
+    def _clear(self) -> None:
+        for name in os.listdir(self.folder):
+            os.unlink(self.folder / name)
+
+    def run(self, write, bounded: bool) -> tuple[int | str, str]:
+        """(exit status, or "hang" or "signal NAME"; stderr) of `trainc <arguments>`, where `write(folder)`
+        puts the run's files in the scratch folder and returns its arguments."""
+        self._clear()
+        arguments = write(self.folder)
+        err = self.folder.parent / (self.folder.name + ".err")
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
         pid = os.fork()
         if pid == 0:
-            try:
-                os.chdir(folder)
-                for number, path in ((1, out), (2, err)):
-                    handle = os.open(path, os.O_WRONLY | os.O_CREAT)
-                    os.dup2(handle, number)
-                os.environ.update({"TRAINC_RUN_TIMEOUT": str(timeout), "TRAINC_RUN_MEMORY": memory})
-                sys.argv = ["trainc", "build", *files]
-                from trainc.cli import main
-
-                main()
-                os._exit(0)
-            except SystemExit as done:
-                os._exit(done.code if isinstance(done.code, int) else 1)
-            except BaseException:  # noqa: BLE001 (a traceback is the finding)
-                import traceback
-
-                traceback.print_exc()
-                os._exit(99)
+            self._child(arguments, err, bounded)
+        handle = os.pidfd_open(pid)
+        try:
+            ready, _, _ = select.select([handle], [], [], self.timeout)
+        finally:
+            os.close(handle)
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
-        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
         stderr = err.read_text(errors="replace")
-        report.commands += 1
-        report.outcomes[f"command exit {code}"] += 1
-        bad = code not in (0, 1) or "Traceback" in stderr or (
-            code == 1 and not all(not line or line.startswith(("job.yaml:", "policy.yaml:", ".trainc.yaml:", "Error:",
-                                                               "warning:", "notice:", "  ", "\t"))
-                                  for line in stderr.splitlines()))
-        if bad or "ran past the time bound" in stderr or "memory" in stderr and "bound" in stderr:
-            report.findings.append({"command": index, "files": {name: (Path(folder) / name).read_text()
-                                                               for name in os.listdir(folder)
-                                                               if name not in ("out", "err")},
-                                    "exit": code, "stderr": stderr[-2000:]})
+        if not ready:
+            return "hang", stderr
+        if os.WIFSIGNALED(status):
+            return f"signal {signal.Signals(os.WTERMSIG(status)).name}", stderr
+        return os.WEXITSTATUS(status), stderr
+
+    def _child(self, arguments: list[str], err: Path, bounded: bool) -> None:
+        try:
+            os.chdir(self.folder)
+            for number, path in ((1, os.devnull), (2, err)):
+                handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+                os.dup2(handle, number)
+                os.close(handle)
+            if bounded:  # the operator's bound, as the sidecar sets it: the console script supervises the run
+                os.environ.update({"TRAINC_RUN_TIMEOUT": str(self.timeout), "TRAINC_RUN_MEMORY": str(self.memory)})
+            else:  # this server bounds the run itself
+                os.environ.update({"TRAINC_RUN_TIMEOUT": "0", "TRAINC_RUN_MEMORY": "0"})
+                resource.setrlimit(resource.RLIMIT_AS, (self.memory, self.memory))
+                cpu = int(self.timeout) + 1
+                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            sys.argv = ["trainc", *arguments]
+            from trainc.cli import main
+
+            main()
+            os._exit(0)
+        except SystemExit as done:
+            os._exit(done.code if isinstance(done.code, int) else 1)
+        except BaseException:  # noqa: BLE001 (a traceback is the finding)
+            import traceback
+
+            traceback.print_exc()
+            os._exit(99)
 
 
-def run(seed: int, expressions: int, commands: int, seconds: float | None = None) -> Report:
+POSITIONED = ("job.yaml:", "policy.yaml:", ".trainc.yaml:", "crd.yaml:", "Error:", "warning:", "notice:", "  ", "\t")
+
+
+def command(server: ForkServer, seed: int, index: int, report: Report) -> None:
+    """One `trainc build` of a TrainJob with generated expressions as a policy or a house rule; a finding is an
+    exit status other than 0/1, a signal, a hang, a traceback, an unpositioned error line, or the run bound
+    reached."""
+    rng = random.Random(f"{seed}:cli:{index}")
+    bounded = server.bounded_every and index % server.bounded_every == 0
+    code, stderr = server.run(lambda folder: ["build", *_command_files(rng, folder)], bounded)
+    report.commands += 1
+    report.outcomes[f"command exit {code}"] += 1
+    bad = code not in (0, 1) or "Traceback" in stderr or (
+        code == 1 and not all(not line or line.startswith(POSITIONED) for line in stderr.splitlines()))
+    if bad or "ran past the time bound" in stderr or "memory" in stderr and "bound" in stderr:
+        report.findings.append({"command": index, "seed": seed, "bounded": bool(bounded),
+                                "files": {name: (server.folder / name).read_text()
+                                          for name in sorted(os.listdir(server.folder))},
+                                "exit": code, "stderr": stderr[-2000:]})
+
+
+def run(seed: int, expressions: int, commands: int, seconds: float | None = None, timeout: float = 30,
+        progress=None) -> Report:
+    """`expressions` in-process and `commands` command runs of `seed`, interleaved in rounds (so a run cut
+    short by `seconds` has done some of each); `timeout`: the wall time of one command run, and of one
+    expression in-process; `progress(report)` after every round."""
     # loaded once, before the forks, as a long-running server has them
     import trainc.build
-    import trainc.cli
     import trainc.policy.vap  # noqa: F401
 
     report = Report()
     deadline = None if seconds is None else time.monotonic() + seconds
-    in_process(seed, expressions, report, deadline=deadline)
-    for index in range(commands):
-        if deadline is not None and time.monotonic() > deadline:
-            break
-        command(seed, index, report)
+    with tempfile.TemporaryDirectory() as scratch:
+        server = ForkServer(Path(scratch) / "run", timeout=timeout)
+        batch = 2000
+        per_round = max(1, -(-commands * batch // max(expressions, 1)))
+        done = 0
+        while (report.expressions < expressions or done < commands) and (
+                deadline is None or time.monotonic() < deadline):
+            in_process(seed, min(report.expressions + batch, expressions), report, stall=timeout,
+                       deadline=deadline, start=report.expressions)
+            for index in range(done, min(done + per_round, commands)):
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                command(server, seed, index, report)
+                done += 1
+            if progress:
+                progress(report)
     return report
 
 
@@ -306,18 +423,29 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--expressions", type=int, default=100000)
     parser.add_argument("--commands", type=int, default=1000)
-    parser.add_argument("--seconds", type=float)
-    parser.add_argument("--findings", type=Path)
+    parser.add_argument("--seconds", type=float, help="stop after this long, whatever is left")
+    parser.add_argument("--timeout", type=float, default=30, help="seconds one command run or expression may take")
+    parser.add_argument("--findings", type=Path, help="a folder for findings-SEED.json and counts-SEED.json, "
+                                                      "written after every round")
     options = parser.parse_args()
     started = time.monotonic()
-    report = run(options.seed, options.expressions, options.commands, options.seconds)
-    summary = {"seed": options.seed, "expressions": report.expressions, "commands": report.commands,
-               "outcomes": dict(report.outcomes), "findings": len(report.findings),
-               "seconds": round(time.monotonic() - started)}
-    if options.findings:
-        options.findings.mkdir(parents=True, exist_ok=True)
-        (options.findings / f"findings-{options.seed}.json").write_text(json.dumps(report.findings, indent=1))
-    print(json.dumps(summary))
+
+    def summary(report: Report) -> dict:
+        return {"seed": options.seed, "expressions": report.expressions, "commands": report.commands,
+                "outcomes": dict(report.outcomes), "findings": len(report.findings),
+                "seconds": round(time.monotonic() - started)}
+
+    def progress(report: Report) -> None:
+        if options.findings:
+            options.findings.mkdir(parents=True, exist_ok=True)
+            for name, data in ((f"findings-{options.seed}.json", report.findings),
+                               (f"counts-{options.seed}.json", summary(report))):
+                (options.findings / (name + ".new")).write_text(json.dumps(data, indent=1))
+                os.replace(options.findings / (name + ".new"), options.findings / name)
+
+    report = run(options.seed, options.expressions, options.commands, options.seconds, options.timeout, progress)
+    progress(report)
+    print(json.dumps(summary(report)))
     sys.exit(1 if report.findings else 0)
 
 

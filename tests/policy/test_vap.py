@@ -638,3 +638,17 @@ def test_the_rbac_objects_among_the_inputs_answer_too(tmp_path):
     allowed, _ = run(tmp_path, *inputs, args=("--as=alice", "--as-group=ml"))
     assert allowed.exit_code == 0, allowed.stderr
     assert "kind: RoleBinding" in allowed.stdout  # they are the app's objects: they pass through
+
+
+def test_a_policys_expressions_compile_once_per_run_not_per_trainjob(tmp_path):
+    from trainc.k8s import celengine
+
+    def compiled(count: int) -> int:
+        celengine.compile.cache_clear()
+        jobs = "---\n".join(trainjob(name=f"job-{index}") for index in range(count))
+        result, _ = run(tmp_path, jobs, GPU_CAP + "---\n" + binding())
+        assert result.exit_code == 0, result.stderr
+        return celengine.compile.cache_info().misses  # programs made (the CRDs' rules' and the policy's)
+
+    compiled(1)  # the bundled runtimes' rules, checked once per process
+    assert compiled(12) == compiled(1) >= 2

@@ -373,6 +373,13 @@ def compile(expression: str, names: tuple[str, ...]):
     return _Isolated(program) if _OPTIONAL.search(expression) and _PYTHON_CALL.search(expression) else program
 
 
+def checked_ast(expression: str, names: tuple[str, ...]) -> bytes:
+    """cel-cpp's checked AST of `expression` (a serialized cel.expr.CheckedExpr), for `celcost` to estimate;
+    raises CompileError."""
+    program = compile(expression, names)
+    return (program.program if isinstance(program, _Isolated) else program).serialize()
+
+
 # Optional values exist only where an expression makes them (data and variables hold none); one made and
 # handed to a Python-implemented function inside a list or map crashes cel-expr-python's conversion. The
 # functions taking only strings and ints (find, findAll, quantity, url, ...) are safe: cel-cpp checks kinds.

@@ -28,11 +28,27 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
           reader=None, user=NOBODY, costs=None, currency: str | None = None) \
         -> tuple[list, list[Notice]]:
     """(errors, notices) of the policies' verdicts on `output` (a build.Output): denials and bad policy input are
-    the errors. `old` ({identity: object} as the cluster holds it before the update) makes objects with a
+    the errors, after what the API server refuses of the CRDs among the inputs for their rules' estimated cost
+    (`crdrules`). `old` ({identity: object} as the cluster holds it before the update) makes objects with a
     previous version UPDATEs; `house_rules` are given by tests, else read from the project configs `config` (those
     the run's settings were read from, outermost first, `trainc.settings`); `paths` (--policies) are read by `reader`, the
     run's. `costs` ({(namespace, name): validation.cost.Cost} in `currency`) are what house rules and policies read
     as the `cost` of the objects each TrainJob renders."""
+    refused = []
+    for origin, obj in [*output.others, *output.uncompiled]:
+        if isinstance(obj, dict) and obj.get("kind") == "CustomResourceDefinition":
+            from . import crdrules
+
+            if crdrules.is_crd_with_rules(obj):
+                refused += crdrules.check(origin, obj, (old or {}).get(identity(obj, namespace)))
+    errors, notices = _policies(output, namespace=namespace, old=old, paths=paths, house_rules=house_rules,
+                                config=config, reader=reader, user=user, costs=costs, currency=currency)
+    return refused + errors, notices
+
+
+def _policies(output, *, namespace, old, paths, house_rules, config, reader, user, costs, currency) \
+        -> tuple[list, list[Notice]]:
+    """`check`'s ValidatingAdmissionPolicies and house rules."""
     limit = reader.budget.limit if reader is not None else None
     rules, errors = (list(house_rules), []) if house_rules is not None else ([], []) if config is None else \
         _house_rules(config, limit)
