@@ -305,7 +305,6 @@ class ForkServer:
             status = done.code
         finally:
             os.chdir(here)
-            trainc.cli._QUICK_EXIT.clear()
         assert status in (None, 0), f"the warm-up build failed ({status})"
         gc.freeze()  # a child's collections then leave the parent's objects (and their pages) alone
 

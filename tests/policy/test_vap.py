@@ -641,10 +641,11 @@ def test_the_rbac_objects_among_the_inputs_answer_too(tmp_path):
 
 
 def test_a_policys_expressions_compile_once_per_run_not_per_trainjob(tmp_path):
-    from trainc.k8s import celengine
+    from trainc.k8s import cel, celengine
 
     def compiled(count: int) -> int:
         celengine.compile.cache_clear()
+        cel._verdicts.clear()  # the CRD rules' verdicts kept from an earlier run would spare their programs
         jobs = "---\n".join(trainjob(name=f"job-{index}") for index in range(count))
         result, _ = run(tmp_path, jobs, GPU_CAP + "---\n" + binding())
         assert result.exit_code == 0, result.stderr
