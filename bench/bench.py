@@ -140,7 +140,7 @@ MEMORY = ["2Gi", "8Gi", "16Gi", "64Gi"]
 def _env_yaml(rng: random.Random) -> list[str]:
     lines = []
     for name, values in rng.sample(ENV_POOL, rng.randint(0, 5)):
-        lines += [f"      - name: {name}", f"        value: \"{rng.choice(values)}\""]
+        lines += [f"      - name: {name}", f'        value: "{rng.choice(values)}"']
     if rng.random() < 0.2:
         lines += [
             "      - name: HF_TOKEN",
@@ -151,8 +151,12 @@ def _env_yaml(rng: random.Random) -> list[str]:
 
 
 def _resources_yaml(rng: random.Random) -> list[str]:
-    lines = ["    resourcesPerNode:", "      requests:", f"        cpu: \"{rng.choice(CPUS)}\"",
-             f"        memory: {rng.choice(MEMORY)}"]
+    lines = [
+        "    resourcesPerNode:",
+        "      requests:",
+        f'        cpu: "{rng.choice(CPUS)}"',
+        f"        memory: {rng.choice(MEMORY)}",
+    ]
     if rng.random() < 0.4:
         lines += ["      limits:", f"        nvidia.com/gpu: {rng.choice([1, 2, 4, 8])}"]
     return lines
@@ -165,14 +169,18 @@ def trainjob(rng: random.Random, index: int) -> tuple[str, str, str]:
     trainer = []
     if draw < 0.60:
         runtime, kind, prefix = "torch-distributed", "ClusterTrainingRuntime", "ddp"
-        trainer += [f"    numNodes: {rng.choice([1, 1, 1, 2, 2, 4, 8, 16])}", f"    image: {rng.choice(IMAGES)}",
-                    "    command: [torchrun, train.py]", f"    args: [--epochs, \"{rng.randint(1, 20)}\"]"]
+        trainer += [
+            f"    numNodes: {rng.choice([1, 1, 1, 2, 2, 4, 8, 16])}",
+            f"    image: {rng.choice(IMAGES)}",
+            "    command: [torchrun, train.py]",
+            f'    args: [--epochs, "{rng.randint(1, 20)}"]',
+        ]
         if rng.random() < 0.15:
             trainer.append(f"    numProcPerNode: {rng.choice([1, 2, 4])}")
         trainer += _resources_yaml(rng) + _env_yaml(rng)
     elif draw < 0.75:
         runtime, kind, prefix = "torch-simple", "ClusterTrainingRuntime", "simple"
-        trainer += [f"    args: [--lr, \"{rng.choice(['0.1', '0.01'])}\"]"] + _env_yaml(rng)
+        trainer += [f'    args: [--lr, "{rng.choice(["0.1", "0.01"])}"]'] + _env_yaml(rng)
     elif draw < 0.85:
         runtime, kind, prefix = "torch-distributed-single-worker", "ClusterTrainingRuntime", "single"
         trainer += _resources_yaml(rng) + _env_yaml(rng)
@@ -257,8 +265,10 @@ def interleaved(commands: dict[str, list[str]], repeat: int, env: dict) -> dict[
 def peak_rss_mb(command: list[str], env: dict) -> float:
     """Peak resident memory of `command` and every process it started, in MB (a fresh process measures it,
     since RUSAGE_CHILDREN keeps the largest child it ever had)."""
-    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    probe = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     result = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, env=env)
     if result.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{result.stderr[-4000:]}")
@@ -285,15 +295,16 @@ def import_times(env: dict) -> tuple[float, list[tuple[str, float]]] | None:
 
     Runs this Python, so it needs trainc importable here (None when it is not).
     """
-    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "trainc", "--help"],
-                            capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "trainc", "--help"], capture_output=True, text=True, env=env
+    )
     if result.returncode != 0:
         return None
     top = []
     for line in result.stderr.splitlines():
         if not line.startswith("import time:") or "imported package" in line:
             continue
-        _, cumulative, package = line[len("import time:"):].split("|")
+        _, cumulative, package = line[len("import time:") :].split("|")
         if not package.startswith("  "):  # nesting is shown as indentation; top level has one space
             top.append((package.strip(), int(cumulative) / 1000))
     return sum(ms for _, ms in top), sorted(top, key=lambda item: -item[1])[:5]
@@ -312,24 +323,29 @@ def trainc_command(given: str | None) -> list[str]:
 def row(label: str, times: Times, jobs: int | None = None) -> str:
     wall = times[0]
     extra = f"{wall * 1000 / jobs:8.3f} ms/job {jobs / wall:9.0f} jobs/s" if jobs else ""
-    return (f"{label:<44} {wall:8.3f} {times.median(0):8.3f} s {times[1]:8.3f} {times.median(1):8.3f} s   "
-            f"{extra}")
+    return f"{label:<44} {wall:8.3f} {times.median(0):8.3f} s {times[1]:8.3f} {times.median(1):8.3f} s   {extra}"
 
 
 def ratio(label: str, value: float, goal: float, unit: str = "x", cpu: float | None = None) -> str:
     beside = f"   CPU {cpu:.2f} {unit}" if cpu is not None else ""
-    return (f"{label:<44} {value:8.2f} {unit:<3} (goal <= {goal:g} {unit}: {'met' if value <= goal else 'NOT met'})"
-            f"{beside}")
+    return (
+        f"{label:<44} {value:8.2f} {unit:<3} (goal <= {goal:g} {unit}: {'met' if value <= goal else 'NOT met'}){beside}"
+    )
 
 
 def commit() -> str:
     """The commit of the checkout this benchmark is in, `+changes` when its trainc/ differs from it."""
     here = Path(__file__).resolve().parent.parent
     try:
-        head = subprocess.run(["git", "-C", str(here), "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-        changed = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--", "trainc"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "-C", str(here), "status", "--porcelain", "--", "trainc"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return head + (" +changes" if changed else "")
@@ -339,8 +355,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1000, help="TrainJobs of the main build (default 1000)")
     parser.add_argument("--large", type=int, default=10000, help="TrainJobs of the large build (default 10000)")
-    parser.add_argument("--huge", type=int, default=0, help="TrainJobs of a build measured once (e.g. 100000; "
-                                                            "default none)")
+    parser.add_argument(
+        "--huge", type=int, default=0, help="TrainJobs of a build measured once (e.g. 100000; default none)"
+    )
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best counts (default 5)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
     parser.add_argument("--trainc", help="trainc executable (default: the one beside this Python, else PATH)")
@@ -367,17 +384,35 @@ def main() -> None:
         objects = split_for_kustomize(built.stdout, work / "kustomize")
         if objects != options.jobs:
             sys.exit(f"expected {options.jobs} objects from trainc, got {objects}")
-        (work / "objects.marshal").write_bytes(marshal.dumps(list(yaml.load_all(built.stdout, Loader=yaml.CSafeLoader))))
+        (work / "objects.marshal").write_bytes(
+            marshal.dumps(list(yaml.load_all(built.stdout, Loader=yaml.CSafeLoader)))
+        )
         floor = [sys.executable, str(Path(__file__).with_name("floor.py")), str(inputs), str(work / "objects.marshal")]
 
-        small = interleaved({"trainc": [*trainc, "build", str(one)],
-                             "kustomize": ["kubectl", "kustomize", str(work / "kustomize-one")],
-                             "help": [*trainc, "--help"]}, options.repeat, env)
-        main_build = interleaved({"trainc": [*trainc, "build", str(inputs)], "floor": floor,
-                                  "one core": [*trainc, "build", "--jobs", "1", str(inputs)],
-                                  "kustomize": ["kubectl", "kustomize", str(work / "kustomize")]}, options.repeat, env)
-        large_build = interleaved({"trainc": [*trainc, "build", str(large)],
-                                   "small": [*trainc, "build", str(inputs)]}, max(1, options.repeat // 2), env)
+        small = interleaved(
+            {
+                "trainc": [*trainc, "build", str(one)],
+                "kustomize": ["kubectl", "kustomize", str(work / "kustomize-one")],
+                "help": [*trainc, "--help"],
+            },
+            options.repeat,
+            env,
+        )
+        main_build = interleaved(
+            {
+                "trainc": [*trainc, "build", str(inputs)],
+                "floor": floor,
+                "one core": [*trainc, "build", "--jobs", "1", str(inputs)],
+                "kustomize": ["kubectl", "kustomize", str(work / "kustomize")],
+            },
+            options.repeat,
+            env,
+        )
+        large_build = interleaved(
+            {"trainc": [*trainc, "build", str(large)], "small": [*trainc, "build", str(inputs)]},
+            max(1, options.repeat // 2),
+            env,
+        )
         rss_small = peak_rss_mb([*trainc, "build", str(inputs)], env)
         rss_stdout = peak_rss_mb([*trainc, "build", str(large)], env)
         rss_dir = peak_rss_mb([*trainc, "build", str(large), "--output-dir", str(work / "rendered")], env)
@@ -386,10 +421,12 @@ def main() -> None:
             rss_huge = peak_rss_mb([*trainc, "build", str(huge)], env)
         imports = import_times(env)
 
-        print(f"trainc benchmark on commit {commit()}: {options.jobs} TrainJobs in {files} files under "
-              f"{len(NAMESPACES)} namespaces x {GROUPS} groups (seed {options.seed}), large build {options.large}"
-              f"{f', huge build {options.huge}' if options.huge else ''}; best and median of {options.repeat}, "
-              f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; bytecode cached")
+        print(
+            f"trainc benchmark on commit {commit()}: {options.jobs} TrainJobs in {files} files under "
+            f"{len(NAMESPACES)} namespaces x {GROUPS} groups (seed {options.seed}), large build {options.large}"
+            f"{f', huge build {options.huge}' if options.huge else ''}; best and median of {options.repeat}, "
+            f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; bytecode cached"
+        )
         print(f"{'step':<44} {'wall best  median':>19} {'CPU best  median':>19}")
         print(row("trainc build, 1 TrainJob", small["trainc"]))
         print(row("kubectl kustomize, its JobSet", small["kustomize"]))
@@ -403,25 +440,57 @@ def main() -> None:
             print(row(f"trainc build, {options.huge} TrainJobs (once)", huge_build, options.huge))
         if imports is not None:
             total, slowest = imports
-            print(f"{'  imports (-X importtime)':<44} {total / 1000:8.3f} s   slowest: "
-                  + ", ".join(f"{name} {ms:.0f} ms" for name, ms in slowest))
+            print(
+                f"{'  imports (-X importtime)':<44} {total / 1000:8.3f} s   slowest: "
+                + ", ".join(f"{name} {ms:.0f} ms" for name, ms in slowest)
+            )
         print("figures (wall, best of each; CPU beside) against the goals of issue 24:")
-        print(ratio("1 TrainJob / kubectl kustomize", small["trainc"][0] / small["kustomize"][0], GOALS["one"],
-                    cpu=small["trainc"][1] / small["kustomize"][1]))
-        print(ratio(f"{options.jobs} TrainJobs / floor", main_build["trainc"][0] / main_build["floor"][0],
-                    GOALS["floor"], cpu=main_build["trainc"][1] / main_build["floor"][1]))
-        print(ratio(f"{options.jobs} TrainJobs / kubectl kustomize", main_build["trainc"][0] / main_build["kustomize"][0],
-                    GOALS["kustomize"], cpu=main_build["trainc"][1] / main_build["kustomize"][1]))
+        print(
+            ratio(
+                "1 TrainJob / kubectl kustomize",
+                small["trainc"][0] / small["kustomize"][0],
+                GOALS["one"],
+                cpu=small["trainc"][1] / small["kustomize"][1],
+            )
+        )
+        print(
+            ratio(
+                f"{options.jobs} TrainJobs / floor",
+                main_build["trainc"][0] / main_build["floor"][0],
+                GOALS["floor"],
+                cpu=main_build["trainc"][1] / main_build["floor"][1],
+            )
+        )
+        print(
+            ratio(
+                f"{options.jobs} TrainJobs / kubectl kustomize",
+                main_build["trainc"][0] / main_build["kustomize"][0],
+                GOALS["kustomize"],
+                cpu=main_build["trainc"][1] / main_build["kustomize"][1],
+            )
+        )
         scale = options.large / options.jobs / 10
-        print(ratio(f"{options.large} / {options.jobs} TrainJobs, time", large_build["trainc"][0] / large_build["small"][0],
-                    GOALS["growth"] * scale, cpu=large_build["trainc"][1] / large_build["small"][1]))
-        print(ratio(f"{options.large} / {options.jobs} TrainJobs, peak RSS", rss_stdout / rss_small, GOALS["growth"] * scale))
+        print(
+            ratio(
+                f"{options.large} / {options.jobs} TrainJobs, time",
+                large_build["trainc"][0] / large_build["small"][0],
+                GOALS["growth"] * scale,
+                cpu=large_build["trainc"][1] / large_build["small"][1],
+            )
+        )
+        print(
+            ratio(
+                f"{options.large} / {options.jobs} TrainJobs, peak RSS", rss_stdout / rss_small, GOALS["growth"] * scale
+            )
+        )
         print(ratio(f"peak RSS, {options.large} TrainJobs to stdout", rss_stdout, GOALS["rss"], "MB"))
         print(ratio(f"peak RSS, {options.large} TrainJobs --output-dir", rss_dir, GOALS["rss"], "MB"))
         if options.huge:
             per_large, per_huge = large_build["trainc"][0] / options.large, huge_build[0] / options.huge
-            print(f"{f'{options.huge} TrainJobs':<44} {huge_build[0]:8.1f} s, peak RSS {rss_huge:.1f} MB, "
-                  f"{per_huge / per_large:.2f}x the time per TrainJob of {options.large}")
+            print(
+                f"{f'{options.huge} TrainJobs':<44} {huge_build[0]:8.1f} s, peak RSS {rss_huge:.1f} MB, "
+                f"{per_huge / per_large:.2f}x the time per TrainJob of {options.large}"
+            )
         print(f"output: {len(built.stdout) / 1e6:.1f} MB of YAML, {objects} objects")
     finally:
         if options.keep:

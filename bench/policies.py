@@ -31,14 +31,19 @@ JOBSETS = """\
 
 
 def policy(name: str, body: str, actions: str = "[Deny]", binding: str = "") -> str:
-    return (f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n"
-            f"  name: {name}\nspec:\n{body}---\n"
-            f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n"
-            f"  name: {name}\nspec:\n  policyName: {name}\n  validationActions: {actions}\n{binding}---\n")
+    return (
+        f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n"
+        f"  name: {name}\nspec:\n{body}---\n"
+        f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n"
+        f"  name: {name}\nspec:\n  policyName: {name}\n  validationActions: {actions}\n{binding}---\n"
+    )
 
 
 POLICIES = (
-    policy("gpu-per-node-cap", JOBSETS + """\
+    policy(
+        "gpu-per-node-cap",
+        JOBSETS
+        + """\
   variables:
     - name: containers
       expression: "object.spec.replicatedJobs.map(j, j.template.spec.template.spec.containers).map(cs, cs)"
@@ -48,30 +53,49 @@ POLICIES = (
           !has(c.resources) || !has(c.resources.limits) || !('nvidia.com/gpu' in c.resources.limits) ||
           int(c.resources.limits['nvidia.com/gpu']) <= 8))
       message: at most 8 GPUs per node
-""")
-    + policy("allowed-registries", "  paramKind: {apiVersion: v1, kind: ConfigMap}\n" + JOBSETS + """\
+""",
+    )
+    + policy(
+        "allowed-registries",
+        "  paramKind: {apiVersion: v1, kind: ConfigMap}\n"
+        + JOBSETS
+        + """\
   validations:
     - expression: >-
         object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
           params.data.registries.split(',').exists(r, c.image.startsWith(r))))
       messageExpression: "'images must come from ' + params.data.registries"
-""", binding="  paramRef: {name: registries, parameterNotFoundAction: Deny}\n")
-    + policy("replica-cap", JOBSETS + """\
+""",
+        binding="  paramRef: {name: registries, parameterNotFoundAction: Deny}\n",
+    )
+    + policy(
+        "replica-cap",
+        JOBSETS
+        + """\
   validations:
     - expression: object.spec.replicatedJobs.all(j, j.replicas * j.template.spec.parallelism <= 64)
       messageExpression: "'at most 64 pods, not ' + string(object.spec.replicatedJobs.size())"
-""")
-    + policy("memory-requested", JOBSETS.replace("  matchConstraints:\n", "  matchConstraints:\n"
-                                                 "    namespaceSelector: {matchLabels: {memory-policy: strict}}\n")
-             + """\
+""",
+    )
+    + policy(
+        "memory-requested",
+        JOBSETS.replace(
+            "  matchConstraints:\n",
+            "  matchConstraints:\n    namespaceSelector: {matchLabels: {memory-policy: strict}}\n",
+        )
+        + """\
   validations:
     - expression: >-
         object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
           !has(c.resources) || !has(c.resources.limits) || !has(c.resources.limits.memory) ||
           quantity(c.resources.limits.memory).compareTo(quantity('2Ti')) <= 0))
       message: at most 2Ti of memory per container
-""", actions="[Warn]")
-    + policy("names", """\
+""",
+        actions="[Warn]",
+    )
+    + policy(
+        "names",
+        """\
   matchConstraints:
     resourceRules:
       - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}
@@ -81,7 +105,9 @@ POLICIES = (
   validations:
     - expression: size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z0-9-]+$')
       message: names are DNS labels
-""", actions="[Audit]")
+""",
+        actions="[Audit]",
+    )
 )
 
 
@@ -90,9 +116,11 @@ def params() -> str:
     found = []
     for namespace in bench.NAMESPACES:
         strict = "  labels: {memory-policy: strict}\n" if namespace.endswith(("0", "2", "4")) else ""
-        found.append(f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n{strict}---\n"
-                     f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: registries\n  namespace: {namespace}\n"
-                     f"data:\n  registries: \"{registries}\"\n---\n")
+        found.append(
+            f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n{strict}---\n"
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: registries\n  namespace: {namespace}\n"
+            f'data:\n  registries: "{registries}"\n---\n'
+        )
     return "".join(found)
 
 
@@ -122,8 +150,10 @@ def main() -> None:
         warnings = first.stderr.count("warning: ")
         notices = first.stderr.count(": audit: ")
         best = bench.interleaved({"none": plain, "policies": checked}, options.repeat, env)
-        print(f"trainc build with 5 ValidatingAdmissionPolicies: {options.jobs} TrainJobs (seed {options.seed}); "
-              f"best of {options.repeat}, {os.cpu_count()} CPUs")
+        print(
+            f"trainc build with 5 ValidatingAdmissionPolicies: {options.jobs} TrainJobs (seed {options.seed}); "
+            f"best of {options.repeat}, {os.cpu_count()} CPUs"
+        )
         print(f"{'step':<44} {'wall':>10} {'CPU':>10}")
         print(bench.row(f"trainc build, {options.jobs} TrainJobs", best["none"], options.jobs))
         print(bench.row("  with --policies (5 policies)", best["policies"], options.jobs))

@@ -7,7 +7,8 @@ import importlib.util
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location(
-    "trainc_docs_reference", Path(__file__).resolve().parent.parent / "tools" / "docs" / "reference.py")
+    "trainc_docs_reference", Path(__file__).resolve().parent.parent / "tools" / "docs" / "reference.py"
+)
 reference = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(reference)
 

@@ -40,51 +40,199 @@ sys.path.insert(0, str(ROOT))
 
 BIG = "quantity('1e2147483647')"
 VALUES = [  # CEL literal text of every type, with edge values
-    "null", "true", "false", "0", "-1", "9223372036854775807", "-9223372036854775808", "0u",
-    "18446744073709551615u", "1.5", "-0.0", "1e308", "double('nan')", "double('inf')", "''", "'a'", "'ü'",
-    "'" + "a" * 64 + "!'", "b''", "b'\\xff'", "timestamp('2020-01-01T00:00:00Z')", "timestamp('9999-12-31T23:59:59Z')",
-    "duration('1s')", "duration('-1ns')", "optional.none()", "optional.of(1)", "optional.of('x')",
-    "dyn(optional.none())", "[]", "[1, 2]", "[2, 1]", "[1u, 2u]", "[1.5, 2.5]", "['a', 'b']", "[null]", "[true, false]",
-    "[b'a', b'b']", "[9223372036854775807, 1]", "[18446744073709551615u, 1u]", "[optional.none()]",
-    "[1, optional.of(2)]", "[[1]]", "[{'a': 1}]", "[timestamp('2020-01-01T00:00:00Z')]", "[duration('1s'), duration('2s')]",
-    "[dyn(optional.none())]", "{}", "{'a': 1}", "{'a': optional.none()}", "{'@kubernetes.Quantity': '1'}",
-    "{'@kubernetes.Quantity': optional.none()}", "{'@kubernetes.Quantity': 1}", "{'@kubernetes.URL': 'https://x'}",
-    "{'@kubernetes.URL': optional.none()}", "quantity('1')", "quantity('-1.5')", BIG, "quantity('1e-2147483647')",
-    "quantity('1Ei')", "quantity('9223372036854775807')", "url('https://a.example:8080/p?q=1&q=2')", "url('/x')",
-    "url('https://[::1]:80')", "type(1)", "object", "object.metadata", "object.?metadata", "object.spec",
-    "[object.?metadata]", "object.metadata.name",
+    "null",
+    "true",
+    "false",
+    "0",
+    "-1",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "0u",
+    "18446744073709551615u",
+    "1.5",
+    "-0.0",
+    "1e308",
+    "double('nan')",
+    "double('inf')",
+    "''",
+    "'a'",
+    "'ü'",
+    "'" + "a" * 64 + "!'",
+    "b''",
+    "b'\\xff'",
+    "timestamp('2020-01-01T00:00:00Z')",
+    "timestamp('9999-12-31T23:59:59Z')",
+    "duration('1s')",
+    "duration('-1ns')",
+    "optional.none()",
+    "optional.of(1)",
+    "optional.of('x')",
+    "dyn(optional.none())",
+    "[]",
+    "[1, 2]",
+    "[2, 1]",
+    "[1u, 2u]",
+    "[1.5, 2.5]",
+    "['a', 'b']",
+    "[null]",
+    "[true, false]",
+    "[b'a', b'b']",
+    "[9223372036854775807, 1]",
+    "[18446744073709551615u, 1u]",
+    "[optional.none()]",
+    "[1, optional.of(2)]",
+    "[[1]]",
+    "[{'a': 1}]",
+    "[timestamp('2020-01-01T00:00:00Z')]",
+    "[duration('1s'), duration('2s')]",
+    "[dyn(optional.none())]",
+    "{}",
+    "{'a': 1}",
+    "{'a': optional.none()}",
+    "{'@kubernetes.Quantity': '1'}",
+    "{'@kubernetes.Quantity': optional.none()}",
+    "{'@kubernetes.Quantity': 1}",
+    "{'@kubernetes.URL': 'https://x'}",
+    "{'@kubernetes.URL': optional.none()}",
+    "quantity('1')",
+    "quantity('-1.5')",
+    BIG,
+    "quantity('1e-2147483647')",
+    "quantity('1Ei')",
+    "quantity('9223372036854775807')",
+    "url('https://a.example:8080/p?q=1&q=2')",
+    "url('/x')",
+    "url('https://[::1]:80')",
+    "type(1)",
+    "object",
+    "object.metadata",
+    "object.?metadata",
+    "object.spec",
+    "[object.?metadata]",
+    "object.metadata.name",
 ]
 STRINGS = [  # string arguments: regular expressions, quantities, URLs
-    "''", "'a'", "'(a+)+$'", "'('", "'['", "'\\\\'", "'.*'", "'a{1001}'", "'(?i)A'", "'\\\\p{L}+'", "'$'", "'^'",
-    "'(x+x+)+y'", "'1'", "'1e2147483647'", "'1e-2147483647'", "'1Ei'", "'-'", "'1.'", "'abc'", "'" + "9" * 100 + "Ki'",
-    "'0." + "1" * 1200 + "'", "'https://a.example/p?q=1'", "'/x'", "'https://[::1'", "'http://a:b@c:d/e'",
-    "'" + "a" * 3000 + "!'", "'\\u0000'",
+    "''",
+    "'a'",
+    "'(a+)+$'",
+    "'('",
+    "'['",
+    "'\\\\'",
+    "'.*'",
+    "'a{1001}'",
+    "'(?i)A'",
+    "'\\\\p{L}+'",
+    "'$'",
+    "'^'",
+    "'(x+x+)+y'",
+    "'1'",
+    "'1e2147483647'",
+    "'1e-2147483647'",
+    "'1Ei'",
+    "'-'",
+    "'1.'",
+    "'abc'",
+    "'" + "9" * 100 + "Ki'",
+    "'0." + "1" * 1200 + "'",
+    "'https://a.example/p?q=1'",
+    "'/x'",
+    "'https://[::1'",
+    "'http://a:b@c:d/e'",
+    "'" + "a" * 3000 + "!'",
+    "'\\u0000'",
 ]
-MEMBERS = [("isSorted", 0), ("sum", 0), ("min", 0), ("max", 0), ("indexOf", 1), ("lastIndexOf", 1), ("find", 1),
-           ("findAll", 1), ("findAll", 2), ("sign", 0), ("isInteger", 0), ("asInteger", 0),
-           ("asApproximateFloat", 0), ("add", 1), ("sub", 1), ("isLessThan", 1), ("isGreaterThan", 1),
-           ("compareTo", 1), ("getScheme", 0), ("getHost", 0), ("getHostname", 0), ("getPort", 0),
-           ("getEscapedPath", 0), ("getQuery", 0)]
-GLOBALS = [("quantity", 1), ("isQuantity", 1), ("url", 1), ("isURL", 1), ("sets.contains", 2),
-           ("sets.equivalent", 2), ("sets.intersects", 2)]
-OBJECT = {"object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "labels": {"a": "b"}},
-                     "spec": {"list": [1, 2], "text": "a" * 100}}}
+MEMBERS = [
+    ("isSorted", 0),
+    ("sum", 0),
+    ("min", 0),
+    ("max", 0),
+    ("indexOf", 1),
+    ("lastIndexOf", 1),
+    ("find", 1),
+    ("findAll", 1),
+    ("findAll", 2),
+    ("sign", 0),
+    ("isInteger", 0),
+    ("asInteger", 0),
+    ("asApproximateFloat", 0),
+    ("add", 1),
+    ("sub", 1),
+    ("isLessThan", 1),
+    ("isGreaterThan", 1),
+    ("compareTo", 1),
+    ("getScheme", 0),
+    ("getHost", 0),
+    ("getHostname", 0),
+    ("getPort", 0),
+    ("getEscapedPath", 0),
+    ("getQuery", 0),
+]
+GLOBALS = [
+    ("quantity", 1),
+    ("isQuantity", 1),
+    ("url", 1),
+    ("isURL", 1),
+    ("sets.contains", 2),
+    ("sets.equivalent", 2),
+    ("sets.intersects", 2),
+]
+OBJECT = {
+    "object": {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "x", "labels": {"a": "b"}},
+        "spec": {"list": [1, 2], "text": "a" * 100},
+    }
+}
 
-RULE_SCHEMA = {"type": "object", "properties": {  # the schema of `self` when an expression is a CRD rule
-    "metadata": {"type": "object", "properties": {"name": {"type": "string"}, "labels": {
-        "type": "object", "additionalProperties": {"type": "string", "maxLength": 63}}}},
-    "spec": {"type": "object", "properties": {"list": {"type": "array", "items": {"type": "integer"}},
-                                              "text": {"type": "string", "maxLength": 100}}}}}
+RULE_SCHEMA = {
+    "type": "object",
+    "properties": {  # the schema of `self` when an expression is a CRD rule
+        "metadata": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "labels": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 63}},
+            },
+        },
+        "spec": {
+            "type": "object",
+            "properties": {
+                "list": {"type": "array", "items": {"type": "integer"}},
+                "text": {"type": "string", "maxLength": 100},
+            },
+        },
+    },
+}
 
 
 LISTS = [value for value in VALUES if value.startswith("[")]
 QUANTITIES = [value for value in VALUES if "quantity(" in value or "Quantity" in value] + ["1", "-1"]
 URLS = [value for value in VALUES if "url(" in value or "URL" in value]
 TEXTS = [value for value in VALUES + STRINGS if value.startswith("'")]
-TYPED = {"isSorted": LISTS, "sum": LISTS, "min": LISTS, "max": LISTS, "indexOf": LISTS, "lastIndexOf": LISTS,
-         "find": TEXTS, "findAll": TEXTS, "getScheme": URLS, "getHost": URLS, "getHostname": URLS, "getPort": URLS,
-         "getEscapedPath": URLS, "getQuery": URLS, "sets.contains": LISTS, "sets.equivalent": LISTS,
-         "sets.intersects": LISTS, "quantity": TEXTS, "isQuantity": TEXTS, "url": TEXTS, "isURL": TEXTS}
+TYPED = {
+    "isSorted": LISTS,
+    "sum": LISTS,
+    "min": LISTS,
+    "max": LISTS,
+    "indexOf": LISTS,
+    "lastIndexOf": LISTS,
+    "find": TEXTS,
+    "findAll": TEXTS,
+    "getScheme": URLS,
+    "getHost": URLS,
+    "getHostname": URLS,
+    "getPort": URLS,
+    "getEscapedPath": URLS,
+    "getQuery": URLS,
+    "sets.contains": LISTS,
+    "sets.equivalent": LISTS,
+    "sets.intersects": LISTS,
+    "quantity": TEXTS,
+    "isQuantity": TEXTS,
+    "url": TEXTS,
+    "isURL": TEXTS,
+}
 
 
 def _argument(rng: random.Random) -> str:
@@ -93,6 +241,7 @@ def _argument(rng: random.Random) -> str:
 
 def _call(rng: random.Random, depth: int = 0) -> str:
     """One library call with random receiver and arguments, sometimes nested in another."""
+
     def operand(name=None):
         if depth < 2 and rng.random() < 0.2:
             return _call(rng, depth + 1)
@@ -142,6 +291,7 @@ class Report:
 
 # --- in-process, in forked workers
 
+
 def _rule_root():
     from trainc.k8s import celschema
 
@@ -178,8 +328,16 @@ def _worker(seed: int, start: int, count: int, write: int, memory: int) -> None:
     os.write(write, ("r " + json.dumps({"outcomes": outcomes, "findings": findings}) + "\n").encode())
 
 
-def in_process(seed: int, total: int, report: Report, stall: float = 20, batch: int = 2000,
-               memory: int = 2 << 30, deadline: float | None = None, start: int = 0) -> None:
+def in_process(
+    seed: int,
+    total: int,
+    report: Report,
+    stall: float = 20,
+    batch: int = 2000,
+    memory: int = 2 << 30,
+    deadline: float | None = None,
+    start: int = 0,
+) -> None:
     """Expressions `start`..`total` of `seed`, in batches of forked workers."""
     while start < total and (deadline is None or time.monotonic() < deadline):
         count = min(batch, total - start)
@@ -217,7 +375,9 @@ def in_process(seed: int, total: int, report: Report, stall: float = 20, batch: 
             start += count
             continue
         text = expression(random.Random(f"{seed}:{current}"))
-        kind = "hang" if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL else f"crash (status {status})"
+        kind = (
+            "hang" if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL else f"crash (status {status})"
+        )
         report.findings.append({"expression": text, "index": current, "error": kind})
         report.expressions += current - start + 1
         start = current + 1  # go on after the expression that failed
@@ -253,23 +413,50 @@ def _command_files(rng: random.Random, folder: Path) -> list[str]:
     first, second = expression(rng), expression(rng)
     (folder / "job.yaml").write_text(TRAINJOB)
     if rng.random() < 0.15:  # a CRD among the inputs, the expressions its rule and messageExpression
-        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-               "metadata": {"name": "widgets.example.com"},
-               "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"},
-                        "scope": "Namespaced", "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
-                            "openAPIV3Schema": {**RULE_SCHEMA, "x-kubernetes-validations": [{
-                                "rule": first.replace("object", "self"),
-                                "messageExpression": second.replace("object", "self")}]}}}]}}
+        crd = {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {
+                "group": "example.com",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "scope": "Namespaced",
+                "versions": [
+                    {
+                        "name": "v1",
+                        "served": True,
+                        "storage": True,
+                        "schema": {
+                            "openAPIV3Schema": {
+                                **RULE_SCHEMA,
+                                "x-kubernetes-validations": [
+                                    {
+                                        "rule": first.replace("object", "self"),
+                                        "messageExpression": second.replace("object", "self"),
+                                    }
+                                ],
+                            }
+                        },
+                    }
+                ],
+            },
+        }
         (folder / "crd.yaml").write_text(json.dumps(crd))
         return ["job.yaml", "crd.yaml"]
     if rng.random() < 0.3:  # a house rule in the project config
         (folder / ".trainc.yaml").write_text(
-            "policies:\n  - name: fuzz\n    match: {kinds: [JobSet]}\n    rule: " + json.dumps(f"{first} != null")
-            + "\n")
+            "policies:\n  - name: fuzz\n    match: {kinds: [JobSet]}\n    rule: "
+            + json.dumps(f"{first} != null")
+            + "\n"
+        )
         return ["job.yaml"]
-    (folder / "policy.yaml").write_text(POLICY.format(failure=rng.choice(["Fail", "Ignore"]),
-                                                      variable=json.dumps(first),
-                                                      validation=json.dumps(f"variables.v != {second}")))
+    (folder / "policy.yaml").write_text(
+        POLICY.format(
+            failure=rng.choice(["Fail", "Ignore"]),
+            variable=json.dumps(first),
+            validation=json.dumps(f"variables.v != {second}"),
+        )
+    )
     return ["job.yaml", "policy.yaml"]
 
 
@@ -293,14 +480,16 @@ class ForkServer:
 
         self._clear()
         (self.folder / "job.yaml").write_text(TRAINJOB)
-        (self.folder / "policy.yaml").write_text(POLICY.format(failure="Fail", variable='"1"',
-                                                                   validation='"variables.v == 1"'))
+        (self.folder / "policy.yaml").write_text(
+            POLICY.format(failure="Fail", variable='"1"', validation='"variables.v == 1"')
+        )
         here = os.getcwd()
         os.chdir(self.folder)
         try:
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                status = trainc.cli.cli.main(args=["build", "job.yaml", "policy.yaml"], prog_name="trainc",
-                                             standalone_mode=False)
+                status = trainc.cli.cli.main(
+                    args=["build", "job.yaml", "policy.yaml"], prog_name="trainc", standalone_mode=False
+                )
         except SystemExit as done:
             status = done.code
         finally:
@@ -378,17 +567,27 @@ def command(server: ForkServer, seed: int, index: int, report: Report) -> None:
     code, stderr = server.run(lambda folder: ["build", *_command_files(rng, folder)], bounded)
     report.commands += 1
     report.outcomes[f"command exit {code}"] += 1
-    bad = code not in (0, 1) or "Traceback" in stderr or (
-        code == 1 and not all(not line or line.startswith(POSITIONED) for line in stderr.splitlines()))
+    bad = (
+        code not in (0, 1)
+        or "Traceback" in stderr
+        or (code == 1 and not all(not line or line.startswith(POSITIONED) for line in stderr.splitlines()))
+    )
     if bad or "ran past the time bound" in stderr or "memory" in stderr and "bound" in stderr:
-        report.findings.append({"command": index, "seed": seed, "bounded": bool(bounded),
-                                "files": {name: (server.folder / name).read_text()
-                                          for name in sorted(os.listdir(server.folder))},
-                                "exit": code, "stderr": stderr[-2000:]})
+        report.findings.append(
+            {
+                "command": index,
+                "seed": seed,
+                "bounded": bool(bounded),
+                "files": {name: (server.folder / name).read_text() for name in sorted(os.listdir(server.folder))},
+                "exit": code,
+                "stderr": stderr[-2000:],
+            }
+        )
 
 
-def run(seed: int, expressions: int, commands: int, seconds: float | None = None, timeout: float = 30,
-        progress=None) -> Report:
+def run(
+    seed: int, expressions: int, commands: int, seconds: float | None = None, timeout: float = 30, progress=None
+) -> Report:
     """`expressions` in-process and `commands` command runs of `seed`, interleaved in rounds (so a run cut
     short by `seconds` has done some of each); `timeout`: the wall time of one command run, and of one
     expression in-process; `progress(report)` after every round."""
@@ -404,9 +603,16 @@ def run(seed: int, expressions: int, commands: int, seconds: float | None = None
         per_round = max(1, -(-commands * batch // max(expressions, 1)))
         done = 0
         while (report.expressions < expressions or done < commands) and (
-                deadline is None or time.monotonic() < deadline):
-            in_process(seed, min(report.expressions + batch, expressions), report, stall=timeout,
-                       deadline=deadline, start=report.expressions)
+            deadline is None or time.monotonic() < deadline
+        ):
+            in_process(
+                seed,
+                min(report.expressions + batch, expressions),
+                report,
+                stall=timeout,
+                deadline=deadline,
+                start=report.expressions,
+            )
             for index in range(done, min(done + per_round, commands)):
                 if deadline is not None and time.monotonic() > deadline:
                     break
@@ -424,21 +630,29 @@ def main() -> None:
     parser.add_argument("--commands", type=int, default=1000)
     parser.add_argument("--seconds", type=float, help="stop after this long, whatever is left")
     parser.add_argument("--timeout", type=float, default=30, help="seconds one command run or expression may take")
-    parser.add_argument("--findings", type=Path, help="a folder for findings-SEED.json and counts-SEED.json, "
-                                                      "written after every round")
+    parser.add_argument(
+        "--findings", type=Path, help="a folder for findings-SEED.json and counts-SEED.json, written after every round"
+    )
     options = parser.parse_args()
     started = time.monotonic()
 
     def summary(report: Report) -> dict:
-        return {"seed": options.seed, "expressions": report.expressions, "commands": report.commands,
-                "outcomes": dict(report.outcomes), "findings": len(report.findings),
-                "seconds": round(time.monotonic() - started)}
+        return {
+            "seed": options.seed,
+            "expressions": report.expressions,
+            "commands": report.commands,
+            "outcomes": dict(report.outcomes),
+            "findings": len(report.findings),
+            "seconds": round(time.monotonic() - started),
+        }
 
     def progress(report: Report) -> None:
         if options.findings:
             options.findings.mkdir(parents=True, exist_ok=True)
-            for name, data in ((f"findings-{options.seed}.json", report.findings),
-                               (f"counts-{options.seed}.json", summary(report))):
+            for name, data in (
+                (f"findings-{options.seed}.json", report.findings),
+                (f"counts-{options.seed}.json", summary(report)),
+            ):
                 (options.findings / (name + ".new")).write_text(json.dumps(data, indent=1))
                 os.replace(options.findings / (name + ".new"), options.findings / name)
 

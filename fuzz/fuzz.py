@@ -53,35 +53,166 @@ sys.path.insert(0, str(ROOT))
 from trainc.cli import cli
 
 SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
-COMMANDS = ("build", "build-previous", "diff", "explain", "fn", "run-dry-run", "status", "gc", "config",
-            "cluster-state",
-            "from_objects")  # the last: the Python API
+COMMANDS = (
+    "build",
+    "build-previous",
+    "diff",
+    "explain",
+    "fn",
+    "run-dry-run",
+    "status",
+    "gc",
+    "config",
+    "cluster-state",
+    "from_objects",
+)  # the last: the Python API
 PLACEMENT = ROOT / "golden" / "kueue-placement"  # its queues and jobs, against a mutated --cluster-state
 CONFIGS = {  # project configs to mutate, as a repository holds them (a price table too: untrusted input)
     ".trainc.yaml": "namespace: default\nruntimes: [runtimes]\nssh-key-seed: seed\nprices:\n  currency: USD\n"
-                    "  flavors: {a100: {nvidia.com/gpu: 2.50, cpu: 0.03}}\n  default: {cpu: 0.03, memory: 0.004}\n",
+    "  flavors: {a100: {nvidia.com/gpu: 2.50, cpu: 0.03}}\n  default: {cpu: 0.03, memory: 0.004}\n",
     "pyproject.toml": '[project]\nname = "app"\n\n[tool.trainc]\nnamespace = "default"\nruntimes = ["runtimes"]\n'
-                      '\n[tool.trainc.prices]\ncurrency = "USD"\ndefault = {cpu = 0.03, "nvidia.com/gpu" = 2.5}\n',
+    '\n[tool.trainc.prices]\ncurrency = "USD"\ndefault = {cpu = 0.03, "nvidia.com/gpu" = 2.5}\n',
 }
-TOML_SNIPPETS = ["tool = 5\n", 'tool = "trainc"\n', "[tool]\ntrainc = 1\n", "[tool.trainc.runtimes]\n", "namespace = 7\n",
-                 'runtimes = "/"\n', "runtimes = [[]]\n", '"\\ud800"', "[[tool.trainc]]\n", "\x00", "\xff",
-                 "prices = 1\n", "[tool.trainc.prices.default]\ncpu = -1e400\n", "[tool.trainc.prices.flavors.x]\n"]
+TOML_SNIPPETS = [
+    "tool = 5\n",
+    'tool = "trainc"\n',
+    "[tool]\ntrainc = 1\n",
+    "[tool.trainc.runtimes]\n",
+    "namespace = 7\n",
+    'runtimes = "/"\n',
+    "runtimes = [[]]\n",
+    '"\\ud800"',
+    "[[tool.trainc]]\n",
+    "\x00",
+    "\xff",
+    "prices = 1\n",
+    "[tool.trainc.prices.default]\ncpu = -1e400\n",
+    "[tool.trainc.prices.flavors.x]\n",
+]
 ENV_FILE = "A=1\nexport B='two words'\n# comment\nC=\"$(A)\"\n"
-EPOCHS = ["0", "1700000000", "253402300799", "253402300800", "99999999999999999999", "9" * 5000, "-1", "1e9", "",
-          "\u0661", " 1"]
+EPOCHS = [
+    "0",
+    "1700000000",
+    "253402300799",
+    "253402300800",
+    "99999999999999999999",
+    "9" * 5000,
+    "-1",
+    "1e9",
+    "",
+    "\u0661",
+    " 1",
+]
 
-POOL = ["", "x", "node", "💥", "a\nb", "\x1b[31m", 0, -1, 2**31, 2**63, 2**70, 1.5, 1e308, True, None, [], {}, [None],
-        [1, "a"], {"name": None}, {"a": {"b": []}}, "1e999999999", "9" * 300, "Node", "-", "auto", "trainer", "010",
-        "y", "12:30", "\ud83d", "\U0010ffff", "\u2028", "\x85", "a" * 70, "100m", "1Gi", "-1", "0x10", "$patch"]
+POOL = [
+    "",
+    "x",
+    "node",
+    "💥",
+    "a\nb",
+    "\x1b[31m",
+    0,
+    -1,
+    2**31,
+    2**63,
+    2**70,
+    1.5,
+    1e308,
+    True,
+    None,
+    [],
+    {},
+    [None],
+    [1, "a"],
+    {"name": None},
+    {"a": {"b": []}},
+    "1e999999999",
+    "9" * 300,
+    "Node",
+    "-",
+    "auto",
+    "trainer",
+    "010",
+    "y",
+    "12:30",
+    "\ud83d",
+    "\U0010ffff",
+    "\u2028",
+    "\x85",
+    "a" * 70,
+    "100m",
+    "1Gi",
+    "-1",
+    "0x10",
+    "$patch",
+]
 # YAML syntax spliced into text: tags, anchors, indicators and escapes on which readers disagree
-SNIPPETS = ["# todo !\n", "! ", "!!int ", "!!bool ", "!!float ", "!!null ", "!!str ", "!!map ", "!!seq ", "!!binary ",
-            "!custom ", "&a ", "*a", "<<: *a\n", "<<: ", '"\\U00110000"', '"\\uD83D"', '"\\ud83d\\ude00"', "\t", "|#",
-            "|-\n", ">\n", "[n?]", "? ", "?", "---\n", "...\n", "%YAML 1.1\n", "%TAG ! tag:x,2000:\n", "\ufeff",
-            "\x85", "\u2028", "\r", "{", "}", "[", "]", "'", '"', ":", ": ", "- ", ",", "#", "@", "`", "%", "\\",
-            "9" * 40, "1e999", "-.inf", ".nan", "0o17", "0b101", "~", "null", "[[[[", "{a: ", "&x [*x]"]
+SNIPPETS = [
+    "# todo !\n",
+    "! ",
+    "!!int ",
+    "!!bool ",
+    "!!float ",
+    "!!null ",
+    "!!str ",
+    "!!map ",
+    "!!seq ",
+    "!!binary ",
+    "!custom ",
+    "&a ",
+    "*a",
+    "<<: *a\n",
+    "<<: ",
+    '"\\U00110000"',
+    '"\\uD83D"',
+    '"\\ud83d\\ude00"',
+    "\t",
+    "|#",
+    "|-\n",
+    ">\n",
+    "[n?]",
+    "? ",
+    "?",
+    "---\n",
+    "...\n",
+    "%YAML 1.1\n",
+    "%TAG ! tag:x,2000:\n",
+    "\ufeff",
+    "\x85",
+    "\u2028",
+    "\r",
+    "{",
+    "}",
+    "[",
+    "]",
+    "'",
+    '"',
+    ":",
+    ": ",
+    "- ",
+    ",",
+    "#",
+    "@",
+    "`",
+    "%",
+    "\\",
+    "9" * 40,
+    "1e999",
+    "-.inf",
+    ".nan",
+    "0o17",
+    "0b101",
+    "~",
+    "null",
+    "[[[[",
+    "{a: ",
+    "&x [*x]",
+]
 
 
-POSITIONED = re.compile(r"[^\n]+?:\d+:\d+: [^\n]+|(Error|warning|notice): [^\n]+|invalid: \d+ errors?")  # file:line:column: field.path: message, or about the whole run, or validate's count
+POSITIONED = re.compile(
+    r"[^\n]+?:\d+:\d+: [^\n]+|(Error|warning|notice): [^\n]+|invalid: \d+ errors?"
+)  # file:line:column: field.path: message, or about the whole run, or validate's count
 
 
 class Hang(BaseException):
@@ -96,8 +227,11 @@ class Report:
 
 
 def _inputs_of(folder: Path) -> dict[str, str]:
-    return {path.name: path.read_text() for path in sorted(folder.iterdir())
-            if path.suffix in (".yaml", ".yml", ".json") and not path.name.startswith("expected")}
+    return {
+        path.name: path.read_text()
+        for path in sorted(folder.iterdir())
+        if path.suffix in (".yaml", ".yml", ".json") and not path.name.startswith("expected")
+    }
 
 
 RUNNABLE = ("torch-cpu.yaml", "torch-ddp.yaml")  # examples whose pods have commands: `run` gets past planning
@@ -116,15 +250,24 @@ def corpus() -> tuple[list[dict[str, str]], list[str]]:
             cases.append(_inputs_of(folder))
             for document in yaml.load_all((folder / "expected.out.yaml").read_text(), Loader=yaml.CSafeLoader):
                 if isinstance(document, dict) and document.get("kind") == "JobSet" and len(jobsets) < 40:
-                    document["status"] = {"conditions": [{"type": "Completed", "status": "True"}],
-                                          "replicatedJobsStatus": [{"name": "node", "ready": 1, "succeeded": 0,
-                                                                    "failed": 0, "active": 1, "suspended": 0}]}
+                    document["status"] = {
+                        "conditions": [{"type": "Completed", "status": "True"}],
+                        "replicatedJobsStatus": [
+                            {"name": "node", "ready": 1, "succeeded": 0, "failed": 0, "active": 1, "suspended": 0}
+                        ],
+                    }
                     jobsets.append(yaml.dump(document, Dumper=yaml.CSafeDumper))
     for path in sorted((ROOT / "runtimes").glob("*.yaml")):
         runtime = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
-        trainjob = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "job"},
-                    "spec": {"runtimeRef": {"name": runtime["metadata"]["name"], "kind": runtime["kind"]},
-                             "trainer": {"numNodes": 2}}}
+        trainjob = {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainJob",
+            "metadata": {"name": "job"},
+            "spec": {
+                "runtimeRef": {"name": runtime["metadata"]["name"], "kind": runtime["kind"]},
+                "trainer": {"numNodes": 2},
+            },
+        }
         cases.append({"runtime.yaml": path.read_text(), "trainjob.yaml": yaml.dump(trainjob, Dumper=yaml.CSafeDumper)})
     return cases, jobsets
 
@@ -167,10 +310,16 @@ def _structural(rng: random.Random, text: str) -> str:
         else:
             parent[path[-1]] = copy.deepcopy(rng.choice(POOL))
     if rng.random() < 0.2:
-        return "\n".join(json.dumps(d, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])) for d in documents)
+        return "\n".join(
+            json.dumps(d, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])) for d in documents
+        )
     try:
-        return yaml.dump_all(documents, Dumper=yaml.CSafeDumper, allow_unicode=rng.random() < 0.5,
-                             default_flow_style=rng.choice([False, None, True]))
+        return yaml.dump_all(
+            documents,
+            Dumper=yaml.CSafeDumper,
+            allow_unicode=rng.random() < 0.5,
+            default_flow_style=rng.choice([False, None, True]),
+        )
     except (yaml.YAMLError, ValueError):
         return text
 
@@ -192,7 +341,7 @@ def _bytes(rng: random.Random, data: bytes) -> bytes:
         if action < 0.3 and data:
             data[min(at, len(data) - 1)] = rng.randrange(256)
         elif action < 0.5:
-            del data[at:at + rng.randint(1, 64)]
+            del data[at : at + rng.randint(1, 64)]
         elif action < 0.7:
             end = min(len(data), at + rng.randint(1, 64))
             data[at:at] = data[at:end] * rng.randint(1, 8)
@@ -265,14 +414,28 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
         _write(work / "in", case)
         text = mutate(rng, _live(rng.choice(jobsets)))
         older = rng.choice(["0s", "7d", "1d12h", "999999999d"])
-        return command, ["gc", "-o", "json", "--live", "-", "--older-than", older, str(work / "in")], text, {
-            **case, "<stdin>": text}
+        return (
+            command,
+            ["gc", "-o", "json", "--live", "-", "--older-than", older, str(work / "in")],
+            text,
+            {**case, "<stdin>": text},
+        )
     if command == "cluster-state":  # what `kubectl get clusterqueues,...,workloads -A -o json` printed, mutated
         text = mutate(rng, (PLACEMENT / "cluster" / "state.json").read_text())
         _write(work, {"state.json": text})
         verb = rng.choice([["validate"], ["summary", "--format", "json"], ["explain"]])
-        return command, [*verb, str(PLACEMENT / "queues.yaml"), str(PLACEMENT / "trainjobs.yaml"), "--cluster-state",
-                         str(work / "state.json")], None, {"state.json": text}
+        return (
+            command,
+            [
+                *verb,
+                str(PLACEMENT / "queues.yaml"),
+                str(PLACEMENT / "trainjobs.yaml"),
+                "--cluster-state",
+                str(work / "state.json"),
+            ],
+            None,
+            {"state.json": text},
+        )
     case = rng.choice(runnable() if command == "run-dry-run" and rng.random() < 0.6 else cases)
     if command == "config":
         return _config(rng, case, work)
@@ -280,7 +443,9 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
         try:
             items = [d for text in case.values() for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
         except yaml.YAMLError:  # a golden case of unreadable input: its text goes in as it is
-            items = [{"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "spec": "\n".join(case.values())}]
+            items = [
+                {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "spec": "\n".join(case.values())}
+            ]
         resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
         if rng.random() < 0.3:
             resource_list["functionConfig"] = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"namespace": "ns"}}
@@ -289,8 +454,15 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
     target = rng.choice(sorted(case))
     files = {name: (mutate(rng, text) if name == target else text.encode()) for name, text in case.items()}
     if command == "from_objects":  # text as str (lone surrogates kept) or bytes, as a caller may pass them
-        return command, [], None, {name: data.decode("utf-8", "surrogateescape") if rng.random() < 0.7 else data
-                                   for name, data in files.items()}
+        return (
+            command,
+            [],
+            None,
+            {
+                name: data.decode("utf-8", "surrogateescape") if rng.random() < 0.7 else data
+                for name, data in files.items()
+            },
+        )
     _write(work / "in", files)
     verb = {"diff": ["diff"], "explain": ["explain"], "run-dry-run": ["run", "--dry-run"]}.get(command, ["build"])
     args = [*verb, str(work / "in")]
@@ -304,9 +476,15 @@ def _case(rng: random.Random, cases, jobsets, work: Path) -> tuple[str, list[str
     elif command == "diff":  # against the case as it was, or the other way round
         base, now = (work / "prev", work / "in") if rng.random() < 0.7 else (work / "in", work / "prev")
         _write(work / "prev", case)
-        args = ["diff", "--base", str(base), str(now), *args[2:],
-                *(["--format", "markdown"] if rng.random() < 0.3 else []),
-                *(["--trainer-only"] if rng.random() < 0.2 else [])]
+        args = [
+            "diff",
+            "--base",
+            str(base),
+            str(now),
+            *args[2:],
+            *(["--format", "markdown"] if rng.random() < 0.3 else []),
+            *(["--trainer-only"] if rng.random() < 0.2 else []),
+        ]
     elif command == "run-dry-run" and rng.random() < 0.4:
         data = mutate(rng, ENV_FILE)
         _write(work, {"env": data})
@@ -367,8 +545,14 @@ def _alarm(signum, frame):
     raise Hang()
 
 
-def run(seed: int, count: int | None = None, seconds: float | None = None, limit: int = 20,
-        findings: Path | None = None, progress: bool = False) -> Report:
+def run(
+    seed: int,
+    count: int | None = None,
+    seconds: float | None = None,
+    limit: int = 20,
+    findings: Path | None = None,
+    progress: bool = False,
+) -> Report:
     """Fuzz `count` inputs (or for `seconds`) from `seed`; a finding is saved under `findings`."""
     rng, report = random.Random(seed), Report()
     cases, jobsets = corpus()
@@ -391,11 +575,18 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir()
             command, args, stdin, files = _case(rng, cases, jobsets, work)
-            if command not in ("status", "gc", "from_objects", "explain", "run-dry-run", "config",
-                               "cluster-state") and rng.random() < 0.5:
+            if (
+                command not in ("status", "gc", "from_objects", "explain", "run-dry-run", "config", "cluster-state")
+                and rng.random() < 0.5
+            ):
                 args += ["--ssh-key-seed", str(seed_file)]
-            epoch = rng.choice(EPOCHS) if command in ("status", "gc") and rng.random() < 0.3 else \
-                "1800000000" if command == "gc" else "0"
+            epoch = (
+                rng.choice(EPOCHS)
+                if command in ("status", "gc") and rng.random() < 0.3
+                else "1800000000"
+                if command == "gc"
+                else "0"
+            )
             signal.alarm(limit)
             here = os.getcwd()
             try:
@@ -404,8 +595,13 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
                 else:
                     if command == "config":  # trainc finds the project config in the current directory
                         os.chdir(work)
-                    result = runner.invoke(cli, args, input=stdin, env={**env, "SOURCE_DATE_EPOCH": epoch, "PATH": path},
-                                           catch_exceptions=True)
+                    result = runner.invoke(
+                        cli,
+                        args,
+                        input=stdin,
+                        env={**env, "SOURCE_DATE_EPOCH": epoch, "PATH": path},
+                        catch_exceptions=True,
+                    )
                 kind = _judge(command, args, result)
                 detail = result.stderr
                 if kind == "traceback":
@@ -422,8 +618,11 @@ def run(seed: int, count: int | None = None, seconds: float | None = None, limit
                 if findings is not None:
                     _save(findings, kind, args, stdin, files, detail, root)
             if progress and report.inputs % 1000 == 0:
-                print(f"{report.inputs} inputs, {len(report.findings)} findings, "
-                      f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"{report.inputs} inputs, {len(report.findings)} findings, {time.monotonic() - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         signal.signal(signal.SIGALRM, previous)
         shutil.rmtree(root, ignore_errors=True)
@@ -453,8 +652,12 @@ def main() -> None:
         parser.error("give --count or --seconds")
     report = run(options.seed, options.count, options.seconds, options.limit, options.findings, progress=True)
     outcomes = {f"{command}: {kind}": number for (command, kind), number in sorted(report.outcomes.items())}
-    print(json.dumps({"seed": options.seed, "inputs": report.inputs, "findings": len(report.findings),
-                      "outcomes": outcomes}, indent=1))
+    print(
+        json.dumps(
+            {"seed": options.seed, "inputs": report.inputs, "findings": len(report.findings), "outcomes": outcomes},
+            indent=1,
+        )
+    )
     sys.exit(1 if report.findings else 0)
 
 

@@ -57,7 +57,12 @@ spec:
 
 def run(*args, cwd=None, stdin=None):
     return subprocess.run(
-        [sys.executable, "-m", "trainc", *args], capture_output=True, text=True, cwd=cwd, input=stdin, timeout=60,
+        [sys.executable, "-m", "trainc", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=stdin,
+        timeout=60,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
 
@@ -74,6 +79,7 @@ def tree(folder) -> list[str]:
 
 
 # --- golden cases -------------------------------------------------------------------------------------------------
+
 
 def build(paths, runtime_paths=(), **options):
     """The run of `paths` (`trainc.engine`) as `trainc build` runs it, with `options` (engine.Options); raises
@@ -100,8 +106,9 @@ def key_settings(case: str):
     mode = GOLDEN / case / "ssh-keys"
     if not mode.exists():
         return GOLDEN_SEED
-    return SeedFile(None, _seed=GOLDEN_SEED, mode=mode.read_text().strip(),
-                    cert=str(GOLDEN / case / "sealed-secrets-cert.pem"))
+    return SeedFile(
+        None, _seed=GOLDEN_SEED, mode=mode.read_text().strip(), cert=str(GOLDEN / case / "sealed-secrets-cert.pem")
+    )
 
 
 def golden_release(case: str) -> str | None:
@@ -138,7 +145,7 @@ def environment() -> dict:
 
 def status_of(stdout: str) -> dict:
     """The TrainJob status document at the end of the output."""
-    return yaml.safe_load(stdout[stdout.rindex("---\napiVersion: trainer.kubeflow.org/v1alpha1"):])["status"]
+    return yaml.safe_load(stdout[stdout.rindex("---\napiVersion: trainer.kubeflow.org/v1alpha1") :])["status"]
 
 
 # --- Argo CD's cmp-server running the plugin ------------------------------------------------------------------------
@@ -187,19 +194,21 @@ def cmp_env(tmp_path, *, namespace="team-a", plugin_env=(), parameters=(), sidec
     need(Path(scripts, "trainc").exists(), f"trainc is not installed in {scripts}")
     revision = "4f0c1d2e3b4a5968778695a4b3c2d1e0f9a8b7c6"
     env = {"PATH": f"{scripts}:/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path), **(sidecar or {})}
-    env.update({
-        "ARGOCD_APP_NAME": "training",
-        "ARGOCD_APP_NAMESPACE": namespace,
-        "ARGOCD_APP_PROJECT_NAME": "default",
-        "ARGOCD_APP_REVISION": revision,
-        "ARGOCD_APP_REVISION_SHORT": revision[:7],
-        "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
-        "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
-        "ARGOCD_APP_SOURCE_PATH": "apps/training",
-        "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
-        "KUBE_VERSION": "1.32.0",
-        "KUBE_API_VERSIONS": "v1,apps/v1,batch/v1,jobset.x-k8s.io/v1alpha2,trainer.kubeflow.org/v1alpha1",
-    })
+    env.update(
+        {
+            "ARGOCD_APP_NAME": "training",
+            "ARGOCD_APP_NAMESPACE": namespace,
+            "ARGOCD_APP_PROJECT_NAME": "default",
+            "ARGOCD_APP_REVISION": revision,
+            "ARGOCD_APP_REVISION_SHORT": revision[:7],
+            "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
+            "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
+            "ARGOCD_APP_SOURCE_PATH": "apps/training",
+            "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
+            "KUBE_VERSION": "1.32.0",
+            "KUBE_API_VERSIONS": "v1,apps/v1,batch/v1,jobset.x-k8s.io/v1alpha2,trainer.kubeflow.org/v1alpha1",
+        }
+    )
     env.update({f"ARGOCD_ENV_{name}": value for name, value in plugin_env})
     env.update(parameter_env(list(parameters)))
     return env
@@ -258,8 +267,13 @@ spec:
 """
 
 
-def through(passes, job: str, runtime: str = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1"),
-            *, snapshot: bool = False):
+def through(
+    passes,
+    job: str,
+    runtime: str = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1"),
+    *,
+    snapshot: bool = False,
+):
     """The unit of the TrainJob `job` (YAML text) after `passes` (from compiler/pipeline.py), its runtime the
     ClusterTrainingRuntime `runtime` (YAML text; none of the bundled ones)."""
     from trainc.compiler.ir import Unit
@@ -280,9 +294,16 @@ STEP = "trainer.kubeflow.org/trainjob-ancestor-step"
 
 def job_template(name: str, step: str | None = None, containers=("node",), init_containers=(), mounts=()) -> dict:
     """A replicated job; `mounts` are volume names mounted by every container."""
-    pod = {"containers": [{"name": c, "image": "img", **({"volumeMounts": [{"name": v, "mountPath": f"/{v}"}
-                                                                             for v in mounts]} if mounts else {})}
-                          for c in containers]}
+    pod = {
+        "containers": [
+            {
+                "name": c,
+                "image": "img",
+                **({"volumeMounts": [{"name": v, "mountPath": f"/{v}"} for v in mounts]} if mounts else {}),
+            }
+            for c in containers
+        ]
+    }
     if init_containers:
         pod["initContainers"] = [{"name": c, "image": "img"} for c in init_containers]
     template = {"spec": {"template": {"spec": pod}}}
@@ -299,8 +320,15 @@ def runtime(*jobs: dict, ml_policy=None, annotations=None, pod_group_policy=None
         spec["mlPolicy"] = ml_policy
     if pod_group_policy is not None:
         spec["podGroupPolicy"] = pod_group_policy
-    return yaml.safe_dump({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
-                           "metadata": {"name": name}, "spec": spec}, sort_keys=False)
+    return yaml.safe_dump(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainingRuntime",
+            "metadata": {"name": name},
+            "spec": spec,
+        },
+        sort_keys=False,
+    )
 
 
 TRAINER_ONLY = runtime(job_template("node", "trainer"))
@@ -318,8 +346,9 @@ spec:
 """
 
 
-def errors(tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous=None,
-           trainer_version: str | None = None) -> list[str]:
+def errors(
+    tmp_path, job: str, runtime_text: str | None = TRAINER_ONLY, previous=None, trainer_version: str | None = None
+) -> list[str]:
     """The rendered errors of building job.yaml (+ runtime.yaml) for `trainer_version` (None: the newest), paths
     relative to tmp_path."""
     import textwrap
@@ -367,8 +396,8 @@ def unseal(sealed: dict) -> dict[str, bytes]:
     for name, blob in sealed["spec"]["encryptedData"].items():
         raw = base64.b64decode(blob, validate=True)
         size = int.from_bytes(raw[:2], "big")
-        session = key.decrypt(raw[2:2 + size], padding.OAEP(padding.MGF1(hashes.SHA256()), hashes.SHA256(), label))
-        data[name] = AESGCM(session).decrypt(bytes(12), raw[2 + size:], None)
+        session = key.decrypt(raw[2 : 2 + size], padding.OAEP(padding.MGF1(hashes.SHA256()), hashes.SHA256(), label))
+        data[name] = AESGCM(session).decrypt(bytes(12), raw[2 + size :], None)
     return data
 
 

@@ -46,8 +46,10 @@ RUN_SECONDS = 60
 SSH_PORT = 2222
 # An interface besides loopback, as a pod has: Open MPI 5's daemons open no TCP channel without one.
 # Its address is no pod's, so it makes no pod's name local; the veth pair stays inside the namespace.
-INTERFACE = ("ip link add eth0 type veth peer name eth0-peer && ip addr add 10.244.0.1/32 dev eth0 && "
-             "ip link set eth0 up && ip link set eth0-peer up")
+INTERFACE = (
+    "ip link add eth0 type veth peer name eth0-peer && ip addr add 10.244.0.1/32 dev eth0 && "
+    "ip link set eth0 up && ip link set eth0-peer up"
+)
 CLUSTER_DOMAIN = "cluster.local"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 REPORT = "rank-on"
@@ -160,29 +162,36 @@ def check(result: Result, hostfile: str) -> list[str]:
         problems.append(f"the launcher exited {result.returncode}")
     expected = expected_placement(hostfile)
     if result.placement != expected:
-        problems.append(f"ranks ran on {dict(sorted(result.placement.items()))}, the hostfile puts them on "
-                        f"{dict(sorted(expected.items()))}")
+        problems.append(
+            f"ranks ran on {dict(sorted(result.placement.items()))}, the hostfile puts them on "
+            f"{dict(sorted(expected.items()))}"
+        )
     return problems
 
 
 def _without_id(path: str, number: str = "1000") -> str:
     """The machine's passwd or group file without the entry the image's mpiuser takes."""
-    return "".join(line for line in Path(path).read_text().splitlines(keepends=True)
-                   if line.split(":")[2:3] != [number])
+    return "".join(
+        line for line in Path(path).read_text().splitlines(keepends=True) if line.split(":")[2:3] != [number]
+    )
 
 
 def _secret_files(volume: dict, objects: dict) -> dict[str, tuple[bytes, int]]:
     source = volume["secret"]
     data = objects["Secret"]["data"]
-    return {item["path"]: (base64.b64decode(data[item["key"]]), item.get("mode", source.get("defaultMode", 0o644)))
-            for item in source["items"]}
+    return {
+        item["path"]: (base64.b64decode(data[item["key"]]), item.get("mode", source.get("defaultMode", 0o644)))
+        for item in source["items"]
+    }
 
 
 def _config_map_files(volume: dict, objects: dict) -> dict[str, tuple[bytes, int]]:
     source = volume["configMap"]
     data = objects["ConfigMap"]["data"]
-    return {item["path"]: (data[item["key"]].encode(), item.get("mode", source.get("defaultMode", 0o644)))
-            for item in source["items"]}
+    return {
+        item["path"]: (data[item["key"]].encode(), item.get("mode", source.get("defaultMode", 0o644)))
+        for item in source["items"]
+    }
 
 
 class Play:
@@ -198,9 +207,19 @@ class Play:
 
     def __enter__(self) -> Self:
         self.holder = subprocess.Popen(
-            ["unshare", "--net", "--pid", "--fork", "--kill-child", "--", "sh", "-c",
-             f"ip link set lo up && {INTERFACE} && echo up && exec sleep {HOLD_SECONDS}"],
-            stdout=subprocess.PIPE, text=True,
+            [
+                "unshare",
+                "--net",
+                "--pid",
+                "--fork",
+                "--kill-child",
+                "--",
+                "sh",
+                "-c",
+                f"ip link set lo up && {INTERFACE} && echo up && exec sleep {HOLD_SECONDS}",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert self.holder.stdout.readline().strip() == "up", "no network namespace"
         children = Path(f"/proc/{self.holder.pid}/task/{self.holder.pid}/children").read_text().split()
@@ -227,8 +246,13 @@ class Play:
         user_home = home / "mpiuser"
         user_home.mkdir(parents=True)
         (user_home / ".sshd_config").write_text(
-            SSHD_CONFIG.format(port=SSH_PORT, address=pod.address, home="/home/mpiuser",
-                               env=" ".join(f"{k}={v}" for k, v in self.image_env.items())))
+            SSHD_CONFIG.format(
+                port=SSH_PORT,
+                address=pod.address,
+                home="/home/mpiuser",
+                env=" ".join(f"{k}={v}" for k, v in self.image_env.items()),
+            )
+        )
         shutil.copy(self.workdir / "host_key", user_home / ".ssh_host_key")
         os.chown(user_home, 1000, 1000)
         os.chown(user_home / ".ssh_host_key", 1000, 1000)
@@ -237,8 +261,9 @@ class Play:
         volumes = {volume["name"]: volume for volume in pod.spec.get("volumes", [])}
         for mount in pod.container.get("volumeMounts", []):
             volume = volumes[mount["name"]]
-            files = _secret_files(volume, self.objects) if "secret" in volume else _config_map_files(
-                volume, self.objects)
+            files = (
+                _secret_files(volume, self.objects) if "secret" in volume else _config_map_files(volume, self.objects)
+            )
             source = root / "volumes" / mount["name"]
             source.mkdir(parents=True)
             for name, (content, mode) in files.items():
@@ -253,13 +278,27 @@ class Play:
         script = [f"hostname {shlex.quote(pod.hostname)}"]
         for source, target in binds:  # a missing mount point is made, as the container runtime does
             target = shlex.quote(target)
-            script.append(f"{{ [ -e {target} ] || mkdir -p {target}; }} && mount --bind {shlex.quote(str(source))} "
-                          f"{target}")
+            script.append(
+                f"{{ [ -e {target} ] || mkdir -p {target}; }} && mount --bind {shlex.quote(str(source))} {target}"
+            )
         script.append(f"cd {'/home/mpiuser' if user == 1000 else '/'}")
         script.append(f'exec setpriv --reuid={user} --regid={group} --groups={group} -- "$@"')
-        return ["nsenter", f"--net=/proc/{self.namespace_pid}/ns/net", f"--pid=/proc/{self.namespace_pid}/ns/pid",
-                "--", "unshare", "--uts", "--mount", "--propagation", "private", "--",
-                "sh", "-ec", " && ".join(script), pod.hostname]
+        return [
+            "nsenter",
+            f"--net=/proc/{self.namespace_pid}/ns/net",
+            f"--pid=/proc/{self.namespace_pid}/ns/pid",
+            "--",
+            "unshare",
+            "--uts",
+            "--mount",
+            "--propagation",
+            "private",
+            "--",
+            "sh",
+            "-ec",
+            " && ".join(script),
+            pod.hostname,
+        ]
 
     def _command(self, pod: Pod) -> list[str]:
         container = pod.container
@@ -267,8 +306,11 @@ class Play:
 
     def run(self) -> Result:
         """Starts the node pods' sshd, waits for them, runs the launcher; the ranks' report, by host."""
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(self.workdir / "host_key")],
-                       check=True, timeout=30)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(self.workdir / "host_key")],
+            check=True,
+            timeout=30,
+        )
         launcher = next(pod for pod in self.pods if pod.job == "launcher")
         nodes = [pod for pod in self.pods if pod is not launcher]
         for pod in nodes:
@@ -277,8 +319,17 @@ class Play:
         self._wait_for_sshd(nodes)
         env = {**self.image_env, "HOME": "/home/mpiuser", "USER": "mpiuser"}
         env.update({var["name"]: var["value"] for var in launcher.container.get("env", [])})
-        command = [*self._enter(launcher), "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-                   "sh", "-c", f'echo "{LAUNCHER} $(command -v "$1")" && exec "$@"', "sh", *self._command(launcher)]
+        command = [
+            *self._enter(launcher),
+            "env",
+            "-i",
+            *(f"{k}={v}" for k, v in env.items()),
+            "sh",
+            "-c",
+            f'echo "{LAUNCHER} $(command -v "$1")" && exec "$@"',
+            "sh",
+            *self._command(launcher),
+        ]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_SECONDS, check=False)
         except subprocess.TimeoutExpired as timeout:
@@ -303,8 +354,19 @@ class Play:
             "            if time.monotonic() > deadline: sys.exit(f'no sshd on {address}')\n"
             "            time.sleep(0.05)\n"
         )
-        ready = subprocess.run(["nsenter", f"--net=/proc/{self.namespace_pid}/ns/net", sys.executable, "-c", probe,
-                                *(pod.address for pod in nodes)], capture_output=True, text=True,
-                               timeout=READY_SECONDS + 5, check=False)
+        ready = subprocess.run(
+            [
+                "nsenter",
+                f"--net=/proc/{self.namespace_pid}/ns/net",
+                sys.executable,
+                "-c",
+                probe,
+                *(pod.address for pod in nodes),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=READY_SECONDS + 5,
+            check=False,
+        )
         logs = "".join(f"{pod.hostname}: {(self.workdir / f'{pod.hostname}.log').read_text()}" for pod in nodes)
         assert ready.returncode == 0, ready.stderr + logs

@@ -29,8 +29,12 @@ class V1ObjectMeta:
     """The `kubernetes` client's model shape: Python attribute names, JSON keys in attribute_map."""
 
     openapi_types = {"name": "str", "namespace": "str", "creation_timestamp": "datetime", "labels": "dict"}
-    attribute_map = {"name": "name", "namespace": "namespace", "creation_timestamp": "creationTimestamp",
-                     "labels": "labels"}
+    attribute_map = {
+        "name": "name",
+        "namespace": "namespace",
+        "creation_timestamp": "creationTimestamp",
+        "labels": "labels",
+    }
 
     def __init__(self, **fields):
         for name in self.openapi_types:
@@ -55,14 +59,23 @@ def test_sdk_model_kubernetes_objects_datetimes_and_bytes_render_as_the_posted_j
     body = posted()
     expected = trainc.from_objects([body])
     created = datetime.datetime(2026, 5, 1, 10, 0, tzinfo=datetime.timezone.utc)
-    meta = V1ObjectMeta(name=body["metadata"]["name"], namespace=body["metadata"].get("namespace"),
-                        creation_timestamp=created, labels=body["metadata"].get("labels"))
+    meta = V1ObjectMeta(
+        name=body["metadata"]["name"],
+        namespace=body["metadata"].get("namespace"),
+        creation_timestamp=created,
+        labels=body["metadata"].get("labels"),
+    )
     forms = {
         "sdk model": SdkTrainJob.model_validate(body),
         "kubernetes metadata object": {**body, "metadata": meta},
         "bytes": (SDK_CASE / "trainjob.json").read_bytes(),
-        "tuples": {**body, "spec": {**body["spec"], "trainer": {**body["spec"]["trainer"],
-                                                                 "command": tuple(body["spec"]["trainer"]["command"])}}},
+        "tuples": {
+            **body,
+            "spec": {
+                **body["spec"],
+                "trainer": {**body["spec"]["trainer"], "command": tuple(body["spec"]["trainer"]["command"])},
+            },
+        },
     }
     for form, document in forms.items():
         assert trainc.from_objects([document]) == expected, form
@@ -76,16 +89,25 @@ def test_datetimes_become_iso_8601_strings():
     assert jobset["kind"] == "JobSet"
 
 
-@pytest.mark.parametrize("document, line", [
-    ({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"labels": {1: "a"}}},
-     "<object 0>:1:1: metadata.labels: mapping keys must be strings, not int 1"),
-    ({"kind": "TrainJob", "spec": {"trainer": {"numNodes": float("nan")}}},
-     "<object 0>:1:1: spec.trainer.numNodes: nan is not a JSON number"),
-    ({"kind": "TrainJob", "metadata": {"labels": {"a": {"b"}}}},
-     "<object 0>:1:1: metadata.labels.a: cannot be sent as JSON: a set (pass dicts, lists, strings, numbers, "
-     "booleans, None, YAML/JSON text or the Kubeflow SDK's models)"),
-    (b"\xff\xfe", "<object 0>:1:1: not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    "document, line",
+    [
+        (
+            {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"labels": {1: "a"}}},
+            "<object 0>:1:1: metadata.labels: mapping keys must be strings, not int 1",
+        ),
+        (
+            {"kind": "TrainJob", "spec": {"trainer": {"numNodes": float("nan")}}},
+            "<object 0>:1:1: spec.trainer.numNodes: nan is not a JSON number",
+        ),
+        (
+            {"kind": "TrainJob", "metadata": {"labels": {"a": {"b"}}}},
+            "<object 0>:1:1: metadata.labels.a: cannot be sent as JSON: a set (pass dicts, lists, strings, numbers, "
+            "booleans, None, YAML/JSON text or the Kubeflow SDK's models)",
+        ),
+        (b"\xff\xfe", "<object 0>:1:1: not UTF-8 text"),
+    ],
+)
 def test_what_no_client_sends_as_json_is_an_input_error(document, line):
     with pytest.raises(InputErrors) as error:
         trainc.from_objects([document])
@@ -132,8 +154,10 @@ def test_integers_past_64_bits_are_refused():
     body["spec"]["trainer"]["numNodes"] = 10**5000
     with pytest.raises(InputErrors) as error:
         trainc.from_objects([body])
-    assert error.value.render() == "<object 0>:1:1: spec.trainer.numNodes: is out of the 64-bit range of JSON numbers " \
-                                   "Kubernetes reads"
+    assert (
+        error.value.render() == "<object 0>:1:1: spec.trainer.numNodes: is out of the 64-bit range of JSON numbers "
+        "Kubernetes reads"
+    )
 
 
 def test_objects_shared_past_the_node_limit_are_refused_like_alias_bombs():

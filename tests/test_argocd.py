@@ -75,16 +75,40 @@ def test_plugin_config_is_what_cmp_server_accepts():
     assert PLUGIN["spec"]["generate"]["command"] == ["sh", "-c"]
     assert not PLUGIN["spec"].get("preserveFileMode") and not PLUGIN["spec"].get("provideGitCreds")
     # cmp-server ignores fields it does not know (PluginConfigSpec, repoclient.ParameterAnnouncement): no typos
-    assert set(PLUGIN["spec"]) <= {"version", "init", "generate", "discover", "parameters", "preserveFileMode",
-                                   "provideGitCreds"}
+    assert set(PLUGIN["spec"]) <= {
+        "version",
+        "init",
+        "generate",
+        "discover",
+        "parameters",
+        "preserveFileMode",
+        "provideGitCreds",
+    }
     assert set(PLUGIN["spec"]["discover"]) <= {"fileName", "find"}
     assert set(PLUGIN["spec"]["discover"]["find"]) <= {"command", "args", "glob"}
     for parameter in PLUGIN["spec"]["parameters"]["static"]:
-        assert set(parameter) <= {"name", "title", "tooltip", "required", "itemType", "collectionType", "string",
-                                  "array", "map"}
+        assert set(parameter) <= {
+            "name",
+            "title",
+            "tooltip",
+            "required",
+            "itemType",
+            "collectionType",
+            "string",
+            "array",
+            "map",
+        }
     announced = {parameter["name"]: parameter for parameter in PLUGIN["spec"]["parameters"]["static"]}
-    assert set(announced) == {"namespace", "runtimes", "ssh-key-seed-file", "ssh-keys", "sealed-secrets-cert",
-                              "trainer-version", "cluster-state", "allow-empty"}
+    assert set(announced) == {
+        "namespace",
+        "runtimes",
+        "ssh-key-seed-file",
+        "ssh-keys",
+        "sealed-secrets-cert",
+        "trainer-version",
+        "cluster-state",
+        "allow-empty",
+    }
     assert announced["runtimes"]["collectionType"] == "array"
     assert announced["ssh-key-seed-file"]["string"] == Path(DEFAULT_SEED).name  # a name in the seed directory
     script = PLUGIN["spec"]["generate"]["args"][0]
@@ -94,17 +118,21 @@ def test_plugin_config_is_what_cmp_server_accepts():
         assert "PARAM_" + name.upper().replace("-", "_") in readers
 
 
-@pytest.mark.parametrize("text", [
-    TORCH_JOB,
-    TORCH_JOB.replace("kind: TrainJob", 'kind: "TrainJob"'),
-    TORCH_JOB.replace("kind: TrainJob", "kind: 'TrainJob'  # quoted"),
-    TORCH_JOB.replace("kind: TrainJob", '"kind" : TrainJob'),
-    "---\n{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob,"
-    " metadata: {name: NAME}, spec: {runtimeRef: {name: torch-distributed}}}\n",
-    "apiVersion: v1\nkind: List\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
-    "  metadata: {name: NAME}\n  spec: {runtimeRef: {name: torch-distributed}}\n",
-    TORCH_JOB.replace("\n", "\r\n"),
-], ids=["plain", "double-quoted", "single-quoted", "quoted-key", "flow-mapping", "list-item", "crlf"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        TORCH_JOB,
+        TORCH_JOB.replace("kind: TrainJob", 'kind: "TrainJob"'),
+        TORCH_JOB.replace("kind: TrainJob", "kind: 'TrainJob'  # quoted"),
+        TORCH_JOB.replace("kind: TrainJob", '"kind" : TrainJob'),
+        "---\n{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob,"
+        " metadata: {name: NAME}, spec: {runtimeRef: {name: torch-distributed}}}\n",
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n"
+        "  metadata: {name: NAME}\n  spec: {runtimeRef: {name: torch-distributed}}\n",
+        TORCH_JOB.replace("\n", "\r\n"),
+    ],
+    ids=["plain", "double-quoted", "single-quoted", "quoted-key", "flow-mapping", "list-item", "crlf"],
+)
 @pytest.mark.parametrize("path", ["NAME.yaml", "jobs/team/NAME.yml"])
 def test_discover_finds_every_trainjob_trainc_reads(tmp_path, text, path):
     app = checkout(tmp_path, {f"apps/training/{path.replace('NAME', 'job')}": text.replace("NAME", "job")})
@@ -112,27 +140,39 @@ def test_discover_finds_every_trainjob_trainc_reads(tmp_path, text, path):
     assert ("JobSet", "job") in kinds(rendered(generate(app, cmp_env(tmp_path))))  # trainc reads it too
 
 
-@pytest.mark.parametrize("text", [
-    '{"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":{"name":"job"},'
-    '"spec":{"runtimeRef":{"name":"torch-distributed"}}}',
-    '{\n  "apiVersion": "trainer.kubeflow.org/v1alpha1",\n  "kind"  :  "TrainJob",\n  "metadata": {"name": "job"},\n'
-    '  "spec": {"runtimeRef": {"name": "torch-distributed"}}\n}\n',
-], ids=["compact", "spaced"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":{"name":"job"},'
+        '"spec":{"runtimeRef":{"name":"torch-distributed"}}}',
+        '{\n  "apiVersion": "trainer.kubeflow.org/v1alpha1",\n  "kind"  :  "TrainJob",\n  "metadata": {"name": "job"},\n'
+        '  "spec": {"runtimeRef": {"name": "torch-distributed"}}\n}\n',
+    ],
+    ids=["compact", "spaced"],
+)
 def test_discover_finds_json_trainjobs(tmp_path, text):
     app = checkout(tmp_path, {"apps/training/nested/job.json": text})
     assert discovers(app, cmp_env(tmp_path))
     assert ("JobSet", "job") in kinds(rendered(generate(app, cmp_env(tmp_path))))
 
 
-@pytest.mark.parametrize("files", [
-    {"apps/training/settings.yaml": CONFIGMAP},
-    {"apps/training/job.yaml.txt": TORCH_JOB, "apps/training/notes.md": "kind: TrainJob\n",
-     "apps/training/.yaml": TORCH_JOB, "apps/training/.team/job.yaml": TORCH_JOB,
-     "apps/training/.argocd-source-training.yaml": TORCH_JOB},
-    {"apps/training/template.yaml": TORCH_JOB.replace("kind: TrainJob", "kind: TrainJobTemplate")},
-    {"apps/other/job.yaml": TORCH_JOB},
-    {},
-], ids=["configmap-only", "files-trainc-does-not-read", "other-kind", "trainjob-outside-the-app", "empty"])
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"apps/training/settings.yaml": CONFIGMAP},
+        {
+            "apps/training/job.yaml.txt": TORCH_JOB,
+            "apps/training/notes.md": "kind: TrainJob\n",
+            "apps/training/.yaml": TORCH_JOB,
+            "apps/training/.team/job.yaml": TORCH_JOB,
+            "apps/training/.argocd-source-training.yaml": TORCH_JOB,
+        },
+        {"apps/training/template.yaml": TORCH_JOB.replace("kind: TrainJob", "kind: TrainJobTemplate")},
+        {"apps/other/job.yaml": TORCH_JOB},
+        {},
+    ],
+    ids=["configmap-only", "files-trainc-does-not-read", "other-kind", "trainjob-outside-the-app", "empty"],
+)
 def test_discover_passes_apps_without_a_trainjob(tmp_path, files):
     app = checkout(tmp_path, {path: text.replace("NAME", "job") for path, text in files.items()})
     assert not discovers(app, cmp_env(tmp_path))
@@ -145,11 +185,14 @@ def test_allow_empty_claims_an_app_without_trainjob(tmp_path):
 
 
 def test_generate_renders_into_the_destination_namespace_and_passes_other_documents_through(tmp_path):
-    app = checkout(tmp_path, {
-        "apps/training/jobs/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
-        "apps/training/settings.yaml": CONFIGMAP,
-        "apps/training/storage/pvc.yml": PVC,
-    })
+    app = checkout(
+        tmp_path,
+        {
+            "apps/training/jobs/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+            "apps/training/settings.yaml": CONFIGMAP,
+            "apps/training/storage/pvc.yml": PVC,
+        },
+    )
     assert discovers(app, cmp_env(tmp_path))
     result = generate(app, cmp_env(tmp_path, namespace="team-a"))
     documents = kinds(rendered(result))
@@ -160,40 +203,59 @@ def test_generate_renders_into_the_destination_namespace_and_passes_other_docume
     assert "# settings the training reads" in result.stdout  # passed through as written
 
 
-@pytest.mark.parametrize("override, origin", [
-    ({"parameters": [{"name": "namespace", "string": "team-b"}]}, "PARAM_NAMESPACE (the plugin parameter namespace)"),
-    ({"plugin_env": [("TRAINC_NAMESPACE", "team-b")]},
-     "ARGOCD_ENV_TRAINC_NAMESPACE (the Application's plugin env TRAINC_NAMESPACE)"),
-    ({"files": {".trainc.yaml": "namespace: team-b\n"}}, "../../.trainc.yaml:1:12: namespace"),
-], ids=["parameter", "plugin-env", "project-config"])
+@pytest.mark.parametrize(
+    "override, origin",
+    [
+        (
+            {"parameters": [{"name": "namespace", "string": "team-b"}]},
+            "PARAM_NAMESPACE (the plugin parameter namespace)",
+        ),
+        (
+            {"plugin_env": [("TRAINC_NAMESPACE", "team-b")]},
+            "ARGOCD_ENV_TRAINC_NAMESPACE (the Application's plugin env TRAINC_NAMESPACE)",
+        ),
+        ({"files": {".trainc.yaml": "namespace: team-b\n"}}, "../../.trainc.yaml:1:12: namespace"),
+    ],
+    ids=["parameter", "plugin-env", "project-config"],
+)
 def test_a_namespace_other_than_the_destination_is_an_error_naming_both(tmp_path, override, origin):
     """Argo CD puts the app's objects that set no namespace (the ConfigMap) in the destination: rendering the
     JobSet elsewhere would split the app, so the conflict fails the sync, naming both sources."""
     override = json.loads(json.dumps(override))  # a copy: the parameters are shared by the parametrized runs
-    files = {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "apps/training/cm.yaml": CONFIGMAP,
-             **override.pop("files", {})}
+    files = {
+        "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+        "apps/training/cm.yaml": CONFIGMAP,
+        **override.pop("files", {}),
+    }
     app = checkout(tmp_path, files)
     result = generate(app, cmp_env(tmp_path, namespace="team-a", **override))
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (f"{origin}: namespace 'team-b' differs from ARGOCD_APP_NAMESPACE (the Application's "
-                             "destination namespace), 'team-a': Argo CD puts the app's objects that set no namespace "
-                             "in the destination, so the TrainJobs' objects would be split from them; set the "
-                             "destination namespace, or make both the same\n")
+    assert result.stderr == (
+        f"{origin}: namespace 'team-b' differs from ARGOCD_APP_NAMESPACE (the Application's "
+        "destination namespace), 'team-a': Argo CD puts the app's objects that set no namespace "
+        "in the destination, so the TrainJobs' objects would be split from them; set the "
+        "destination namespace, or make both the same\n"
+    )
     agreeing = generate(app, cmp_env(tmp_path, namespace="team-b", **override))
     assert kinds(rendered(agreeing))[("JobSet", "demo")] == "team-b"
 
 
 def test_the_trainer_version_parameter_overrides_the_repositorys_pin(tmp_path):
     """The repository pins v2.3 (no PRTE env on the MPI launcher); an Application's trainer-version wins."""
-    app = checkout(tmp_path, {".trainc.yaml": "trainer-version: v2.3\n",
-                              "apps/training/ds.yaml": MPI_JOB})
+    app = checkout(tmp_path, {".trainc.yaml": "trainer-version: v2.3\n", "apps/training/ds.yaml": MPI_JOB})
     seed = tmp_path / "seed"
     seed.write_bytes(GOLDEN_SEED)
     pinned = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_FILE": str(seed)}))
     assert pinned.returncode == 0, pinned.stderr
     assert "OMPI_MCA_orte_default_hostfile" in pinned.stdout and "PRTE_MCA_" not in pinned.stdout
-    newest = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_FILE": str(seed)},
-                                   parameters=[{"name": "trainer-version", "string": "v2.4"}]))
+    newest = generate(
+        app,
+        cmp_env(
+            tmp_path,
+            sidecar={"TRAINC_SSH_KEY_SEED_FILE": str(seed)},
+            parameters=[{"name": "trainer-version", "string": "v2.4"}],
+        ),
+    )
     assert newest.returncode == 0, newest.stderr
     assert "PRTE_MCA_prte_default_hostfile" in newest.stdout
 
@@ -207,21 +269,31 @@ def test_the_namespace_parameter_serves_an_application_without_a_destination_nam
 def test_the_repositorys_output_dir_does_not_silence_the_plugin(tmp_path):
     """A project config's output-dir (for CI) must not make the plugin print nothing: Argo CD would prune the
     whole app. The plugin asks for stdout (-o yaml) and writes nothing into the checkout."""
-    app = checkout(tmp_path, {".trainc.yaml": "output-dir: rendered\n",
-                              "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
+    app = checkout(
+        tmp_path,
+        {".trainc.yaml": "output-dir: rendered\n", "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")},
+    )
     documents = kinds(rendered(generate(app, cmp_env(tmp_path))))
     assert documents[("JobSet", "demo")] == "team-a"
     assert not (app.parent.parent / "rendered").exists()
 
 
-@pytest.mark.parametrize("override, origin", [
-    ({"parameters": [{"name": "runtimes", "array": ["../../platform", "OUTSIDE"]}]},
-     "PARAM_RUNTIMES_1 (the plugin parameter runtimes)"),
-    ({"parameters": [{"name": "runtimes", "string": "OUTSIDE"}]}, "PARAM_RUNTIMES (the plugin parameter runtimes)"),
-    ({"plugin_env": [("TRAINC_RUNTIMES", "../../platform:OUTSIDE")]},
-     "ARGOCD_ENV_TRAINC_RUNTIMES (the Application's plugin env TRAINC_RUNTIMES)"),
-    ({"files": {".trainc.yaml": "runtimes: [platform, OUTSIDE]\n"}}, "../../.trainc.yaml:1:22: runtimes[1]"),
-], ids=["array-parameter", "string-parameter", "plugin-env", "project-config"])
+@pytest.mark.parametrize(
+    "override, origin",
+    [
+        (
+            {"parameters": [{"name": "runtimes", "array": ["../../platform", "OUTSIDE"]}]},
+            "PARAM_RUNTIMES_1 (the plugin parameter runtimes)",
+        ),
+        ({"parameters": [{"name": "runtimes", "string": "OUTSIDE"}]}, "PARAM_RUNTIMES (the plugin parameter runtimes)"),
+        (
+            {"plugin_env": [("TRAINC_RUNTIMES", "../../platform:OUTSIDE")]},
+            "ARGOCD_ENV_TRAINC_RUNTIMES (the Application's plugin env TRAINC_RUNTIMES)",
+        ),
+        ({"files": {".trainc.yaml": "runtimes: [platform, OUTSIDE]\n"}}, "../../.trainc.yaml:1:22: runtimes[1]"),
+    ],
+    ids=["array-parameter", "string-parameter", "plugin-env", "project-config"],
+)
 @pytest.mark.parametrize("how", ["absolute", "dot-dot", "symlink"])
 def test_paths_from_the_repository_or_the_application_stay_in_the_repository(tmp_path, override, origin, how):
     """Another app's checkout in cmp-server's /tmp (here a Secret beside the repository) is never read: a
@@ -230,13 +302,17 @@ def test_paths_from_the_repository_or_the_application_stay_in_the_repository(tmp
     override = json.loads(json.dumps(override))  # a copy: the parameters are shared by the parametrized runs
     other = tmp_path / "other"
     other.mkdir()
-    (other / "secret.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata:\n  name: theirs\n"
-                                       "stringData:\n  password: CANARY\n")
+    (other / "secret.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: theirs\nstringData:\n  password: CANARY\n"
+    )
     outside = {"absolute": str(other), "dot-dot": "../../../other", "symlink": "platform/link"}[how]
     if how == "dot-dot" and "files" in override:
         outside = "../other"  # the config's paths are relative to the config, at the repository's root
-    files = {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "platform/runtimes.yaml": RUNTIME,
-             **{name: text.replace("OUTSIDE", outside) for name, text in override.pop("files", {}).items()}}
+    files = {
+        "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+        "platform/runtimes.yaml": RUNTIME,
+        **{name: text.replace("OUTSIDE", outside) for name, text in override.pop("files", {}).items()},
+    }
     app = checkout(tmp_path, files)
     (app.parent.parent / "platform" / "link").symlink_to(other)
     override = json.loads(json.dumps(override).replace("OUTSIDE", outside))
@@ -253,20 +329,28 @@ def test_the_sidecars_own_runtimes_may_be_anywhere(tmp_path):
     platform = tmp_path / "sidecar-runtimes"
     platform.mkdir()
     (platform / "torch.yaml").write_text(RUNTIME)
-    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", "")})
+    app = checkout(
+        tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", "")}
+    )
     documents = rendered(generate(app, cmp_env(tmp_path, sidecar={"TRAINC_RUNTIMES": str(platform)})))
     jobset = next(d for d in documents if d["kind"] == "JobSet")
-    assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"] \
+    assert (
+        jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
         == PINNED_IMAGE
+    )
 
 
 def test_a_runtime_not_found_names_the_plugins_parameter(tmp_path):
-    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace(
-        "torch-distributed", "torch-pinned")})
+    app = checkout(
+        tmp_path,
+        {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("torch-distributed", "torch-pinned")},
+    )
     result = generate(app, cmp_env(tmp_path))
     assert result.returncode == 1
-    assert ('ClusterTrainingRuntime "torch-pinned" not found; looked in the inputs, the plugin parameter runtimes '
-            "(or the sidecar's TRAINC_RUNTIMES) and the bundled runtimes") in result.stderr
+    assert (
+        'ClusterTrainingRuntime "torch-pinned" not found; looked in the inputs, the plugin parameter runtimes '
+        "(or the sidecar's TRAINC_RUNTIMES) and the bundled runtimes"
+    ) in result.stderr
     assert "--runtimes" not in result.stderr
 
 
@@ -274,8 +358,10 @@ def test_a_bad_runtimes_path_is_named_as_the_application_gave_it(tmp_path):
     app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo")})
     result = generate(app, cmp_env(tmp_path, plugin_env=[("TRAINC_RUNTIMES", "../../nowhere")]))
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("ARGOCD_ENV_TRAINC_RUNTIMES (the Application's plugin env TRAINC_RUNTIMES): "
-                             "../../nowhere: no such file or directory\n")
+    assert result.stderr == (
+        "ARGOCD_ENV_TRAINC_RUNTIMES (the Application's plugin env TRAINC_RUNTIMES): "
+        "../../nowhere: no such file or directory\n"
+    )
 
 
 PINNED_IMAGE = "registry.example.com/pinned/torch:2.13"
@@ -283,16 +369,23 @@ PINNED_IMAGE = "registry.example.com/pinned/torch:2.13"
 RUNTIME = re.sub(r"image: \S+", f"image: {PINNED_IMAGE}", (ROOT / "runtimes" / "torch-distributed.yaml").read_text())
 
 
-@pytest.mark.parametrize("override", [
-    {"parameters": [{"name": "runtimes", "array": ["../../platform/runtimes"]}]},
-    {"plugin_env": [("TRAINC_RUNTIMES", "../../platform/runtimes")]},
-    {"sidecar": {"TRAINC_RUNTIMES": "../../platform/runtimes"}},
-], ids=["parameter", "plugin-env", "sidecar-env"])
+@pytest.mark.parametrize(
+    "override",
+    [
+        {"parameters": [{"name": "runtimes", "array": ["../../platform/runtimes"]}]},
+        {"plugin_env": [("TRAINC_RUNTIMES", "../../platform/runtimes")]},
+        {"sidecar": {"TRAINC_RUNTIMES": "../../platform/runtimes"}},
+    ],
+    ids=["parameter", "plugin-env", "sidecar-env"],
+)
 def test_runtimes_beside_the_app_replace_the_bundled_ones(tmp_path, override):
-    app = checkout(tmp_path, {
-        "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", ""),
-        "platform/runtimes/torch.yaml": RUNTIME,
-    })
+    app = checkout(
+        tmp_path,
+        {
+            "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", ""),
+            "platform/runtimes/torch.yaml": RUNTIME,
+        },
+    )
     documents = rendered(generate(app, cmp_env(tmp_path, **override)))
     jobset = next(d for d in documents if d["kind"] == "JobSet")
     container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
@@ -319,10 +412,13 @@ def test_allow_empty_must_be_true_or_false(tmp_path):
 
 
 def test_an_invalid_trainjob_fails_with_the_users_file_line_and_column(tmp_path):
-    app = checkout(tmp_path, {
-        "apps/training/jobs/good.yaml": TORCH_JOB.replace("NAME", "good"),
-        "apps/training/jobs/bad.yaml": TORCH_JOB.replace("NAME", "bad").replace("numNodes: 2", "numNodes: -2"),
-    })
+    app = checkout(
+        tmp_path,
+        {
+            "apps/training/jobs/good.yaml": TORCH_JOB.replace("NAME", "good"),
+            "apps/training/jobs/bad.yaml": TORCH_JOB.replace("NAME", "bad").replace("numNodes: 2", "numNodes: -2"),
+        },
+    )
     result = generate(app, cmp_env(tmp_path))
     assert result.returncode == 1 and result.stdout == ""
     assert "jobs/bad.yaml:9:15: spec.trainer.numNodes: " in result.stderr
@@ -369,9 +465,11 @@ def test_an_mpi_job_with_the_seed_renders_the_same_every_time(tmp_path, how):
 
 # --- what an Application may name (issue 22, finding 6) -----------------------------------------------------
 
-SEED_REFUSED = ("{origin}: {name}: not a seed of this app: an Application names a seed file of its seed directory "
-                "{folder} (TRAINC_SSH_KEY_SEED_DIR (the sidecar's seed directory)), by its name there; files "
-                "elsewhere are never read\n")
+SEED_REFUSED = (
+    "{origin}: {name}: not a seed of this app: an Application names a seed file of its seed directory "
+    "{folder} (TRAINC_SSH_KEY_SEED_DIR (the sidecar's seed directory)), by its name there; files "
+    "elsewhere are never read\n"
+)
 
 
 def seeds(tmp_path) -> Path:
@@ -389,21 +487,25 @@ def seed_parameter(name: str, how: str) -> dict:
     return {"plugin_env": [("TRAINC_SSH_KEY_SEED_FILE", name)]}
 
 
-SEED_ORIGINS = {"parameter": "PARAM_SSH_KEY_SEED_FILE (the plugin parameter ssh-key-seed-file)",
-                "plugin-env": "ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE (the Application's plugin env "
-                              "TRAINC_SSH_KEY_SEED_FILE)"}
+SEED_ORIGINS = {
+    "parameter": "PARAM_SSH_KEY_SEED_FILE (the plugin parameter ssh-key-seed-file)",
+    "plugin-env": "ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE (the Application's plugin env TRAINC_SSH_KEY_SEED_FILE)",
+}
 
 
 @pytest.mark.parametrize("how", ["parameter", "plugin-env"])
-@pytest.mark.parametrize("name", ["/etc/passwd", "../team-b/seed", "TEAM_B_ABSOLUTE", "../../../../../../etc/passwd",
-                                  "REPOSITORY_FILE", "..", "."])
+@pytest.mark.parametrize(
+    "name",
+    ["/etc/passwd", "../team-b/seed", "TEAM_B_ABSOLUTE", "../../../../../../etc/passwd", "REPOSITORY_FILE", "..", "."],
+)
 def test_an_application_names_only_a_seed_of_its_own_seed_directory(tmp_path, how, name):
     """/etc/passwd, another project's seed, a `..` escape or a file of the repository is never the seed: the
     sync fails before anything reads it, and nothing is rendered (today /etc/passwd renders with exit 0)."""
     top = seeds(tmp_path)
     app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB, "apps/training/seed.bin": "x" * 64})
     name = name.replace("TEAM_B_ABSOLUTE", str(top / "team-b" / "seed")).replace(
-        "REPOSITORY_FILE", str(app / "seed.bin"))
+        "REPOSITORY_FILE", str(app / "seed.bin")
+    )
     sidecar = {"TRAINC_SSH_KEY_SEED_DIR": f"{top}/{{project}}"}
     result = generate(app, cmp_env(tmp_path, sidecar=sidecar, **seed_parameter(name, how)))
     assert (result.returncode, result.stdout) == (1, "")
@@ -416,8 +518,10 @@ def test_each_project_renders_with_its_own_seed(tmp_path):
     keys = {}
     for project in ("default", "team-b"):
         app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB}, name=project)
-        env = {**cmp_env(tmp_path, sidecar=sidecar, parameters=[{"name": "ssh-key-seed-file", "string": "seed"}]),
-               "ARGOCD_APP_PROJECT_NAME": project}
+        env = {
+            **cmp_env(tmp_path, sidecar=sidecar, parameters=[{"name": "ssh-key-seed-file", "string": "seed"}]),
+            "ARGOCD_APP_PROJECT_NAME": project,
+        }
         (secret,) = [d for d in rendered(generate(app, env)) if d["kind"] == "Secret"]
         keys[project] = secret["data"]["ssh-privatekey"]
     assert keys["default"] != keys["team-b"]
@@ -430,23 +534,28 @@ def test_a_seed_directory_keyed_by_project_needs_the_project(tmp_path):
     del env["ARGOCD_APP_PROJECT_NAME"]  # Argo CD before 3.0
     result = generate(app, env)
     assert (result.returncode, result.stdout) == (1, "")
-    assert "TRAINC_SSH_KEY_SEED_DIR is keyed by AppProject ({project}), but Argo CD set no usable " \
-           "ARGOCD_APP_PROJECT_NAME" in result.stderr
+    assert (
+        "TRAINC_SSH_KEY_SEED_DIR is keyed by AppProject ({project}), but Argo CD set no usable "
+        "ARGOCD_APP_PROJECT_NAME" in result.stderr
+    )
 
 
 def test_a_relative_seed_directory_would_be_the_repositorys(tmp_path):
     app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB, "apps/training/seeds/seed": "x" * 64})
     result = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_DIR": "seeds"}))
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("TRAINC_SSH_KEY_SEED_DIR: 'seeds' is not an absolute path: the seed directory is the "
-                             "sidecar's, never the repository's\n")
+    assert result.stderr == (
+        "TRAINC_SSH_KEY_SEED_DIR: 'seeds' is not an absolute path: the seed directory is the "
+        "sidecar's, never the repository's\n"
+    )
 
 
 def test_the_repositorys_config_does_not_choose_the_seed_under_the_plugin(tmp_path):
     """A repository's `ssh-key-seed` is for its own CI: under the plugin the seed is the sidecar's."""
     top = seeds(tmp_path)
-    app = checkout(tmp_path, {".trainc.yaml": "ssh-key-seed: repo-seed\n", "repo-seed": "r" * 64,
-                              "apps/training/ds.yaml": MPI_JOB})
+    app = checkout(
+        tmp_path, {".trainc.yaml": "ssh-key-seed: repo-seed\n", "repo-seed": "r" * 64, "apps/training/ds.yaml": MPI_JOB}
+    )
     env = cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_DIR": str(top / "team-b")})
     (secret,) = [d for d in rendered(generate(app, env)) if d["kind"] == "Secret"]
     from trainc.compiler import sshkeys
@@ -457,8 +566,9 @@ def test_the_repositorys_config_does_not_choose_the_seed_under_the_plugin(tmp_pa
 
 TARGETS = {  # what a refused path may name in the sidecar: none of it may show in the message
     "missing": lambda path: None,
-    "file": lambda path: path.write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: theirs}\n"
-                                         "stringData: {password: CANARY}\n"),
+    "file": lambda path: path.write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: theirs}\nstringData: {password: CANARY}\n"
+    ),
     "directory": lambda path: path.mkdir(),
     "empty-file": lambda path: path.write_text(""),
     "link": lambda path: path.symlink_to("/etc/passwd"),
@@ -466,8 +576,10 @@ TARGETS = {  # what a refused path may name in the sidecar: none of it may show 
 }
 
 
-@pytest.mark.parametrize("setting", ["seed-parameter", "seed-plugin-env", "runtimes", "cert", "config-runtimes",
-                                     "config-policies", "config-cert"])
+@pytest.mark.parametrize(
+    "setting",
+    ["seed-parameter", "seed-plugin-env", "runtimes", "cert", "config-runtimes", "config-policies", "config-cert"],
+)
 def test_a_refused_path_says_nothing_about_its_file(tmp_path, setting):
     """The same message, byte for byte, whether the file named outside exists, is a directory, a FIFO, a link
     or empty: an app cannot probe the sidecar's files through the plugin's errors."""
@@ -486,11 +598,16 @@ def test_a_refused_path_says_nothing_about_its_file(tmp_path, setting):
         elif setting == "runtimes":
             options["parameters"] = [{"name": "runtimes", "array": [str(target)]}]
         elif setting == "cert":
-            options["parameters"] = [{"name": "ssh-keys", "string": "sealed-secrets"},
-                                     {"name": "sealed-secrets-cert", "string": str(target)}]
+            options["parameters"] = [
+                {"name": "ssh-keys", "string": "sealed-secrets"},
+                {"name": "sealed-secrets-cert", "string": str(target)},
+            ]
         else:
-            key = {"config-runtimes": "runtimes: [TARGET]", "config-policies": "policy-paths: [TARGET]",
-                   "config-cert": "sealed-secrets-cert: TARGET\nssh-keys: sealed-secrets"}[setting]
+            key = {
+                "config-runtimes": "runtimes: [TARGET]",
+                "config-policies": "policy-paths: [TARGET]",
+                "config-cert": "sealed-secrets-cert: TARGET\nssh-keys: sealed-secrets",
+            }[setting]
             files[".trainc.yaml"] = key.replace("TARGET", str(target)) + "\n"
         app = checkout(tmp_path, files, name=f"repo-{kind}")
         result = generate(app, cmp_env(tmp_path, **options))
@@ -511,13 +628,16 @@ def test_a_link_in_the_app_to_another_checkout_is_refused(tmp_path, target):
     (app / "theirs.yaml").symlink_to(other / "secret.yaml")
     result = generate(app, cmp_env(tmp_path))
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (f"theirs.yaml:1:1: a symbolic link to outside the repository being rendered "
-                             f"({app.parent.parent}): trainc reads only the repository's own files\n")
+    assert result.stderr == (
+        f"theirs.yaml:1:1: a symbolic link to outside the repository being rendered "
+        f"({app.parent.parent}): trainc reads only the repository's own files\n"
+    )
 
 
 def test_a_link_inside_the_repository_is_read(tmp_path):
-    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
-                              "shared/settings.yaml": CONFIGMAP})
+    app = checkout(
+        tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "shared/settings.yaml": CONFIGMAP}
+    )
     (app / "settings.yaml").symlink_to(app.parent.parent / "shared" / "settings.yaml")
     assert ("ConfigMap", "train-settings") in kinds(rendered(generate(app, cmp_env(tmp_path))))
 
@@ -571,15 +691,25 @@ subjects:
 """
 
 
-@pytest.mark.parametrize("setup, status", [
-    ({}, 0),
-    ({"files": {".trainc.yaml": "as: someone\n"}}, 0),  # the repository does not say who applies it
-    ({"sidecar": {"TRAINC_AS": "system:serviceaccount:gitops:flux"}}, 1),  # the operator does
-], ids=["controller", "repository-config", "sidecar"])
+@pytest.mark.parametrize(
+    "setup, status",
+    [
+        ({}, 0),
+        ({"files": {".trainc.yaml": "as: someone\n"}}, 0),  # the repository does not say who applies it
+        ({"sidecar": {"TRAINC_AS": "system:serviceaccount:gitops:flux"}}, 1),  # the operator does
+    ],
+    ids=["controller", "repository-config", "sidecar"],
+)
 def test_policies_see_the_application_controller_apply(tmp_path, setup, status):
     """'Only the GitOps controller creates JobSets' denied every sync: userInfo was empty."""
-    app = checkout(tmp_path, {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
-                              "apps/training/policy.yaml": ONLY_CONTROLLER, **setup.get("files", {})})
+    app = checkout(
+        tmp_path,
+        {
+            "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"),
+            "apps/training/policy.yaml": ONLY_CONTROLLER,
+            **setup.get("files", {}),
+        },
+    )
     result = generate(app, cmp_env(tmp_path, sidecar=setup.get("sidecar")))
     assert result.returncode == status, result.stderr
     if status:
@@ -592,17 +722,21 @@ def test_an_authorizer_policy_renders_and_is_answered_by_the_apps_rbac(tmp_path)
     files = {"apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo"), "apps/training/policy.yaml": MAY_CREATE}
     result = generate(checkout(tmp_path, files, name="bare"), cmp_env(tmp_path))
     assert ("JobSet", "demo") in kinds(rendered(result))
-    assert "notice: policy.yaml:14:19: spec.validations[0].expression: ValidatingAdmissionPolicy 'gitops-only': not " \
-           "evaluated: its authorizer check needs the RBAC objects" in result.stderr
-    granted = generate(checkout(tmp_path, {**files, "apps/training/rbac.yaml": CONTROLLER_RBAC}, name="granted"),
-                       cmp_env(tmp_path))
+    assert (
+        "notice: policy.yaml:14:19: spec.validations[0].expression: ValidatingAdmissionPolicy 'gitops-only': not "
+        "evaluated: its authorizer check needs the RBAC objects" in result.stderr
+    )
+    granted = generate(
+        checkout(tmp_path, {**files, "apps/training/rbac.yaml": CONTROLLER_RBAC}, name="granted"), cmp_env(tmp_path)
+    )
     assert ("RoleBinding", "controller-jobsets") in kinds(rendered(granted)) and "not evaluated" not in granted.stderr
     other = CONTROLLER_RBAC.replace("argocd-application-controller", "someone-else")
-    denied = generate(checkout(tmp_path, {**files, "apps/training/rbac.yaml": other}, name="denied"),
-                      cmp_env(tmp_path))
+    denied = generate(checkout(tmp_path, {**files, "apps/training/rbac.yaml": other}, name="denied"), cmp_env(tmp_path))
     assert (denied.returncode, denied.stdout) == (1, "")
-    assert "ValidatingAdmissionPolicy 'gitops-only' with binding 'gitops-only' denied request: failed expression: " \
-           "authorizer.requestResource.check('create').allowed()" in denied.stderr
+    assert (
+        "ValidatingAdmissionPolicy 'gitops-only' with binding 'gitops-only' denied request: failed expression: "
+        "authorizer.requestResource.check('create').allowed()" in denied.stderr
+    )
 
 
 # --- health check ---------------------------------------------------------------------------------------------
@@ -610,9 +744,27 @@ def test_an_authorizer_policy_renders_and_is_answered_by_the_apps_rbac(tmp_path)
 HEALTH_CASES = yaml.safe_load((HEALTH / "health_test.yaml").read_text())["tests"]
 VALID_STATUSES = {"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}
 # Argo CD's VM without useOpenLibs (util/lua/lua.go runLua): the base library, table, and a safe os.
-BASE_FUNCTIONS = ("assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "print", "rawequal",
-                  "rawget", "rawset", "select", "setmetatable", "tonumber", "tostring", "type", "unpack", "xpcall",
-                  "_VERSION")
+BASE_FUNCTIONS = (
+    "assert",
+    "error",
+    "getmetatable",
+    "ipairs",
+    "next",
+    "pairs",
+    "pcall",
+    "print",
+    "rawequal",
+    "rawget",
+    "rawset",
+    "select",
+    "setmetatable",
+    "tonumber",
+    "tostring",
+    "type",
+    "unpack",
+    "xpcall",
+    "_VERSION",
+)
 
 
 def luajit():
@@ -672,8 +824,12 @@ def test_jobset_health(case, open_libs):
 
 
 def test_health_cases_cover_every_status_and_file():
-    assert {case["healthStatus"]["status"] for case in HEALTH_CASES} == {"Healthy", "Progressing", "Degraded",
-                                                                        "Suspended"}
+    assert {case["healthStatus"]["status"] for case in HEALTH_CASES} == {
+        "Healthy",
+        "Progressing",
+        "Degraded",
+        "Suspended",
+    }
     assert {Path(case["inputPath"]).name for case in HEALTH_CASES} == {p.name for p in (HEALTH / "testdata").iterdir()}
 
 
@@ -737,18 +893,44 @@ def test_dockerfile_copies_what_the_package_is_built_from(tmp_path):
                     shutil.copyfile(ROOT / source, target)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     setuptools = project["tool"]["setuptools"]
-    needed = {project["project"]["readme"], "pyproject.toml", *setuptools["package-dir"].values(),
-              *(package for package in setuptools["packages"] if "." not in package)}
+    needed = {
+        project["project"]["readme"],
+        "pyproject.toml",
+        *setuptools["package-dir"].values(),
+        *(package for package in setuptools["packages"] if "." not in package),
+    }
     assert {path for path in needed if not (staged / path).exists()} == set()
 
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                    "--target", str(target), str(staged)], check=True, capture_output=True, timeout=300)
-    program = ("import sys, trainc.cli; print(trainc.cli.__file__, file=sys.stderr);"
-               "sys.argv = ['trainc', 'build', sys.argv[1]]; trainc.cli.main()")
-    result = subprocess.run([sys.executable, "-c", program, str(ROOT / "examples" / "torch-ddp.yaml")],
-                            env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}, cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(staged),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    program = (
+        "import sys, trainc.cli; print(trainc.cli.__file__, file=sys.stderr);"
+        "sys.argv = ['trainc', 'build', sys.argv[1]]; trainc.cli.main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program, str(ROOT / "examples" / "torch-ddp.yaml")],
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr.startswith(str(target))
     assert "kind: JobSet" in result.stdout
@@ -812,7 +994,8 @@ def test_the_install_overlay_adds_the_sidecar_and_the_health_check(tmp_path):
     assert kustomization["resources"] == [UPSTREAM_INSTALL]
     (overlay / "install.yaml").write_text(ARGOCD_INSTALL)
     (overlay / "kustomization.yaml").write_text(
-        (overlay / "kustomization.yaml").read_text().replace(UPSTREAM_INSTALL, "install.yaml"))
+        (overlay / "kustomization.yaml").read_text().replace(UPSTREAM_INSTALL, "install.yaml")
+    )
     result = subprocess.run([kubectl, "kustomize", str(overlay)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     objects = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load_all(result.stdout)}
@@ -843,17 +1026,25 @@ def test_the_example_application_renders_with_its_plugin_settings(tmp_path):
     assert plugin["name"] == f"{PLUGIN['metadata']['name']}-{PLUGIN['spec']['version']}"
     announced = {parameter["name"] for parameter in PLUGIN["spec"]["parameters"]["static"]}
     assert {parameter["name"] for parameter in plugin["parameters"]} <= announced
-    assert {"group": "jobset.x-k8s.io", "kind": "JobSet", "jsonPointers": ["/spec/suspend"]} in \
-        application["ignoreDifferences"]
+    assert {"group": "jobset.x-k8s.io", "kind": "JobSet", "jsonPointers": ["/spec/suspend"]} in application[
+        "ignoreDifferences"
+    ]
     assert "RespectIgnoreDifferences=true" in application["syncPolicy"]["syncOptions"]
 
     assert application["source"]["path"] == "apps/training"
-    app = checkout(tmp_path, {
-        "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", ""),
-        "platform/runtimes/torch.yaml": RUNTIME,
-    })
-    env = cmp_env(tmp_path, namespace=application["destination"]["namespace"], parameters=plugin["parameters"],
-                  plugin_env=[(entry["name"], entry["value"]) for entry in plugin.get("env", [])])
+    app = checkout(
+        tmp_path,
+        {
+            "apps/training/demo.yaml": TORCH_JOB.replace("NAME", "demo").replace("    image: my/img:1\n", ""),
+            "platform/runtimes/torch.yaml": RUNTIME,
+        },
+    )
+    env = cmp_env(
+        tmp_path,
+        namespace=application["destination"]["namespace"],
+        parameters=plugin["parameters"],
+        plugin_env=[(entry["name"], entry["value"]) for entry in plugin.get("env", [])],
+    )
     assert discovers(app, env)
     (jobset,) = [d for d in rendered(generate(app, env)) if d["kind"] == "JobSet"]
     assert jobset["metadata"]["namespace"] == "team-a"
@@ -885,37 +1076,57 @@ def test_tool_files_in_the_app_are_not_manifests(tmp_path):
     assert set(documents) == {("JobSet", "job")}
 
 
-@pytest.mark.parametrize("parameters, message", [
-    ([{"name": "ssh-keys", "string": "sealed"}],
-     "PARAM_SSH_KEYS (the plugin parameter ssh-keys): 'sealed' is not one of seed, external-secrets, sealed-secrets"),
-    ([{"name": "ssh-keys", "string": "sealed-secrets"}, {"name": "sealed-secrets-cert", "string": "certs/cert.pem"}],
-     "PARAM_SEALED_SECRETS_CERT (the plugin parameter sealed-secrets-cert): certs/cert.pem: no such file (the path "
-     "is relative to the app's folder, apps/training in the repository)"),
-], ids=["ssh-keys", "sealed-secrets-cert"])
+@pytest.mark.parametrize(
+    "parameters, message",
+    [
+        (
+            [{"name": "ssh-keys", "string": "sealed"}],
+            "PARAM_SSH_KEYS (the plugin parameter ssh-keys): 'sealed' is not one of seed, external-secrets, sealed-secrets",
+        ),
+        (
+            [
+                {"name": "ssh-keys", "string": "sealed-secrets"},
+                {"name": "sealed-secrets-cert", "string": "certs/cert.pem"},
+            ],
+            "PARAM_SEALED_SECRETS_CERT (the plugin parameter sealed-secrets-cert): certs/cert.pem: no such file (the path "
+            "is relative to the app's folder, apps/training in the repository)",
+        ),
+    ],
+    ids=["ssh-keys", "sealed-secrets-cert"],
+)
 def test_a_bad_key_parameter_is_named_as_the_parameter(tmp_path, parameters, message):
     """Under the plugin, a bad ssh-keys or sealed-secrets-cert is the Application's parameter, never a
     `--ssh-keys` usage error of a flag the user never typed (issue 20)."""
     app = checkout(tmp_path, {"apps/training/ds.yaml": MPI_JOB, "cert.pem": "at the root, not in the app"})
     result = generate(app, cmp_env(tmp_path, parameters=parameters))
     assert (result.returncode, result.stdout) == (1, "")
-    assert message in result.stderr and "--ssh-keys" not in result.stderr and "Usage" not in result.stderr, \
+    assert message in result.stderr and "--ssh-keys" not in result.stderr and "Usage" not in result.stderr, (
         result.stderr
+    )
 
 
 def test_a_kustomization_or_helm_values_in_the_app_say_what_they_are(tmp_path):
     """A kustomization.yaml or values.yaml beside the TrainJobs: the error says what the file is and what to do,
     not only `metadata: required for kubectl apply` (issue 20)."""
-    app = checkout(tmp_path, {"apps/training/job.yaml": TORCH_JOB.replace("NAME", "job"),
-                              "apps/training/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\n"
-                                                                  "kind: Kustomization\nresources: [job.yaml]\n",
-                              "apps/training/values.yaml": "replicas: 3\n"})
+    app = checkout(
+        tmp_path,
+        {
+            "apps/training/job.yaml": TORCH_JOB.replace("NAME", "job"),
+            "apps/training/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+            "kind: Kustomization\nresources: [job.yaml]\n",
+            "apps/training/values.yaml": "replicas: 3\n",
+        },
+    )
     result = generate(app, cmp_env(tmp_path))
     assert (result.returncode, result.stdout) == (1, "")
-    assert ("kustomization.yaml:1:1: metadata: required for kubectl apply: a mapping with the object's name; this "
-            "file is a kustomization, not a Kubernetes object: render the folder with `kubectl kustomize`") \
-        in result.stderr
-    assert "values.yaml:1:1: apiVersion: required for kubectl apply: a non-empty string; this file is a Helm " \
-           "chart's file" in result.stderr
+    assert (
+        "kustomization.yaml:1:1: metadata: required for kubectl apply: a mapping with the object's name; this "
+        "file is a kustomization, not a Kubernetes object: render the folder with `kubectl kustomize`"
+    ) in result.stderr
+    assert (
+        "values.yaml:1:1: apiVersion: required for kubectl apply: a non-empty string; this file is a Helm "
+        "chart's file" in result.stderr
+    )
 
 
 def test_the_cluster_state_parameter_gives_each_queued_job_a_notice(tmp_path):
@@ -923,20 +1134,30 @@ def test_the_cluster_state_parameter_gives_each_queued_job_a_notice(tmp_path):
     TrainJob's standing is a notice in the sync's output, the manifests unchanged; a path outside the repository
     is refused in the parameter's words."""
     case = ROOT / "golden" / "kueue-placement"
-    app = checkout(tmp_path, {"apps/training/queues.yaml": (case / "queues.yaml").read_text(),
-                              "apps/training/jobs.yaml": (case / "trainjobs.yaml").read_text(),
-                              "cluster/state.json": (case / "cluster" / "state.json").read_text()})
+    app = checkout(
+        tmp_path,
+        {
+            "apps/training/queues.yaml": (case / "queues.yaml").read_text(),
+            "apps/training/jobs.yaml": (case / "trainjobs.yaml").read_text(),
+            "cluster/state.json": (case / "cluster" / "state.json").read_text(),
+        },
+    )
     plain = generate(app, cmp_env(tmp_path, namespace=""))
-    result = generate(app, cmp_env(tmp_path, namespace="", parameters=[
-        {"name": "cluster-state", "string": "../../cluster/state.json"}]))
+    result = generate(
+        app,
+        cmp_env(tmp_path, namespace="", parameters=[{"name": "cluster-state", "string": "../../cluster/state.json"}]),
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == plain.stdout
-    assert "team-b/sweep: Kueue: waiting in ClusterQueue 'team-b-gpu' until it has 8 nvidia.com/gpu more in " \
+    assert (
+        "team-b/sweep: Kueue: waiting in ClusterQueue 'team-b-gpu' until it has 8 nvidia.com/gpu more in "
         "flavor 'a100' unused" in result.stderr
+    )
     outside = tmp_path / "elsewhere.json"
     outside.write_text("{}")
-    refused = generate(app, cmp_env(tmp_path, namespace="", parameters=[
-        {"name": "cluster-state", "string": str(outside)}]))
+    refused = generate(
+        app, cmp_env(tmp_path, namespace="", parameters=[{"name": "cluster-state", "string": str(outside)}])
+    )
     assert refused.returncode == 1
     assert refused.stderr.startswith("PARAM_CLUSTER_STATE (the plugin parameter cluster-state): ")
     assert "outside the repository being rendered" in refused.stderr

@@ -38,6 +38,7 @@ def trainjob(tmp_path, spec: str, metadata: str = "  name: job\n") -> str:
 
 # --- §1.2 runtimeRef: the registry key is "<kind>.<apiGroup>" (Go GroupKind.String()) ---------------------
 
+
 @pytest.mark.parametrize(
     ("api_group", "kind", "key"),
     [
@@ -109,8 +110,12 @@ def test_a_deprecated_training_runtime_never_warns(tmp_path):
 
 # --- §10: the webhook-validation label skips the runtime webhook, never the TrainJob webhook ---------------
 
+
 def test_trainjob_webhook_still_checks_jobs_on_an_unvalidated_runtime(tmp_path):
-    runtime = write(tmp_path, "runtime.yaml", """\
+    runtime = write(
+        tmp_path,
+        "runtime.yaml",
+        """\
         apiVersion: trainer.kubeflow.org/v1alpha1
         kind: ClusterTrainingRuntime
         metadata:
@@ -135,15 +140,19 @@ def test_trainjob_webhook_still_checks_jobs_on_an_unvalidated_runtime(tmp_path):
                           containers:
                             - name: worker
                               image: img
-        """)
-    job = trainjob(tmp_path, """\
+        """,
+    )
+    job = trainjob(
+        tmp_path,
+        """\
         runtimeRef:
           name: unchecked
         trainer:
           env:
             - name: PET_NNODES
               value: "9"
-        """)
+        """,
+    )
     # No "always must be 1" nor "must contain the required container": only the TrainJob rule.
     assert errors(tmp_path, runtime, job) == [
         "job.yaml:10:15: spec.trainer.env: must not have reserved envs, invalid envs configured: [PET_NNODES]"
@@ -152,20 +161,24 @@ def test_trainjob_webhook_still_checks_jobs_on_an_unvalidated_runtime(tmp_path):
 
 # --- §10 [CRD] messages ------------------------------------------------------------------------------------
 
+
 def test_trainjob_name_longer_than_a_dns_label(tmp_path):
     job = trainjob(tmp_path, "runtimeRef:\n  name: torch-distributed\n", metadata=f"  name: {'a' * 64}\n")
     assert errors(tmp_path, job) == ["job.yaml:4:9: metadata.name: metadata.name must be no more than 63 characters"]
 
 
 def test_trainjob_managed_by_and_minimums(tmp_path):
-    job = trainjob(tmp_path, """\
+    job = trainjob(
+        tmp_path,
+        """\
         runtimeRef:
           name: torch-distributed
         managedBy: example.com/controller
         activeDeadlineSeconds: 0
         trainer:
           numNodes: -1
-        """)
+        """,
+    )
     assert errors(tmp_path, job) == [
         "job.yaml:8:14: spec.managedBy: ManagedBy must be trainer.kubeflow.org/trainjob-controller or "
         "kueue.x-k8s.io/multikueue if set",
@@ -176,14 +189,20 @@ def test_trainjob_managed_by_and_minimums(tmp_path):
 
 def test_legacy_fields_are_unknown_and_num_proc_per_node_is_an_integer(tmp_path):
     """v2.0/v2.1 fields are gone at HEAD (spec §0); "auto"/"cpu"/"gpu" strings are refused (spec §4.2)."""
-    job = trainjob(tmp_path, """\
+    job = trainjob(
+        tmp_path,
+        """\
         runtimeRef:
           name: torch-distributed
         podTemplateOverrides: []
         trainer:
           numProcPerNode: auto
-        """)
-    runtime = write(tmp_path, "runtime.yaml", """\
+        """,
+    )
+    runtime = write(
+        tmp_path,
+        "runtime.yaml",
+        """\
         apiVersion: trainer.kubeflow.org/v1alpha1
         kind: ClusterTrainingRuntime
         metadata:
@@ -197,7 +216,8 @@ def test_legacy_fields_are_unknown_and_num_proc_per_node_is_an_integer(tmp_path)
           template:
             spec:
               replicatedJobs: []
-        """)
+        """,
+    )
     assert errors(tmp_path, job, runtime) == [
         "job.yaml:8:3: spec.podTemplateOverrides: unknown field",
         "job.yaml:10:21: spec.trainer.numProcPerNode: must be an integer, not string",
@@ -207,7 +227,10 @@ def test_legacy_fields_are_unknown_and_num_proc_per_node_is_an_integer(tmp_path)
 
 
 def test_runtime_crd_rules(tmp_path):
-    runtimes = write(tmp_path, "runtime.yaml", """\
+    runtimes = write(
+        tmp_path,
+        "runtime.yaml",
+        """\
         apiVersion: trainer.kubeflow.org/v1alpha1
         kind: ClusterTrainingRuntime
         metadata:
@@ -248,7 +271,8 @@ def test_runtime_crd_rules(tmp_path):
                 - name: b
                   dependsOn: [{name: a, status: Complete}]
                   template: {spec: {template: {spec: {containers: [{name: b, image: img}]}}}}
-        """)
+        """,
+    )
     assert errors(tmp_path, runtimes) == [
         "runtime.yaml:8:23: spec.mlPolicy.flux.numProcPerNode: NumProcPerNode in fluxPolicy must be >= 1",
         "runtime.yaml:23:29: spec.mlPolicy.torch.envInjection.targets[0].containerNames: containerNames must not "
@@ -261,10 +285,13 @@ def test_runtime_crd_rules(tmp_path):
 
 # --- §10 [TJ][Torchtune]: the webhook does not turn "auto" into a CPU count ---------------------------------
 
+
 def test_torchtune_qlora_without_gpus_is_distributed_for_the_webhook(tmp_path):
     """validateTorchTune keeps numProcPerNode "auto" (only the plugin resolves CPUs): with 1 CPU and no
     GPU the recipe is the distributed QLoRA one, which llama3_2/1B refuses."""
-    job = trainjob(tmp_path, """\
+    job = trainjob(
+        tmp_path,
+        """\
         runtimeRef:
           name: torchtune-llama3.2-1b
         trainer:
@@ -273,7 +300,8 @@ def test_torchtune_qlora_without_gpus_is_distributed_for_the_webhook(tmp_path):
           resourcesPerNode:
             requests:
               cpu: "1"
-        """)
+        """,
+    )
     assert errors(tmp_path, job) == [
         "job.yaml:9:5: spec.trainer.numProcPerNode: must be auto or 1 for llama3_2/1B model when using QLoRA",
         "job.yaml:12:7: spec.trainer.resourcesPerNode: must have gpu resource with value 1 for llama3_2/1B model "
@@ -283,11 +311,15 @@ def test_torchtune_qlora_without_gpus_is_distributed_for_the_webhook(tmp_path):
 
 # --- §3.1 step 6: endpoints of a KEP-style step (trainc's reading) follow the one replica it runs ----------
 
+
 def test_pod_template_step_endpoints_follow_the_forced_replica(tmp_path):
     """Upstream never forces a job whose step is on the pod template (it sees no ancestor); for a KEP
     (v2alpha1) runtime trainc does, before listing endpoints, so its hostfile names only pods that exist.
     The Job-template case keeps the runtime's replicas: golden/audit-mpi-ancestor-replicas-endpoints."""
-    runtime = write(tmp_path, "runtime.yaml", """\
+    runtime = write(
+        tmp_path,
+        "runtime.yaml",
+        """\
         apiVersion: trainer.kubeflow.org/v2alpha1
         kind: ClusterTrainingRuntime
         metadata:
@@ -319,7 +351,8 @@ def test_pod_template_step_endpoints_follow_the_forced_replica(tmp_path):
                           containers:
                             - name: node
                               image: img
-        """)
+        """,
+    )
     job = trainjob(tmp_path, "runtimeRef:\n  name: kep-mpi\ntrainer:\n  numNodes: 2\n")
     _, hostfile, jobset = build([runtime, job], ssh_key_seed=GOLDEN_SEED).documents()
     assert hostfile["data"]["hostfile"] == "job-launcher-0-0.job slots=1\njob-node-0-0.job slots=1\n"

@@ -43,8 +43,13 @@ MARKER = "marker: $HOME `whoami` $(id) \\ ünï 70"
 def run(tmp_path, trainjob: dict) -> subprocess.CompletedProcess:
     path = tmp_path / "trainjob.yaml"
     path.write_text(authoring.to_yaml(trainjob), encoding="utf-8")
-    return subprocess.run([sys.executable, "-m", "trainc", "run", str(path)], capture_output=True, env=environment(),
-                          cwd=tmp_path, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "trainc", "run", str(path)],
+        capture_output=True,
+        env=environment(),
+        cwd=tmp_path,
+        timeout=120,
+    )
 
 
 def test_hostile_source_runs_byte_for_byte(tmp_path):
@@ -63,8 +68,9 @@ def test_torchrun_ranks_run_the_same_bytes(tmp_path):
     """torch-distributed: 2 nodes x 1 process under real torchrun; each rank's file is the source."""
     need(has_torch(), "torch not installed (pip install torch==2.13.0)")
     out = str(tmp_path / "ran")
-    trainjob = authoring.custom_trainer(hostile, name="hostile", func_args={"out": out}, num_nodes=2,
-                                        resources_per_node={"CPU": 1})
+    trainjob = authoring.custom_trainer(
+        hostile, name="hostile", func_args={"out": out}, num_nodes=2, resources_per_node={"CPU": 1}
+    )
     assert trainjob["spec"]["trainer"]["command"][:2] == ["bash", "-c"]
     assert trainjob["spec"]["trainer"]["command"][2].endswith('exec torchrun "$TRAINC_CODE_DIR"/hostile.py\n')
     result = run(tmp_path, trainjob)
@@ -82,20 +88,32 @@ def train(lr):
 def test_sdk_shape_compiles():
     """Fields as the SDK's CustomTrainer sets them; MPI runs the script under mpirun, pip installs --user."""
     trainjob = authoring.custom_trainer(
-        train, name="mpi", namespace="team-a", func_args={"lr": 0.1}, runtime="deepspeed-distributed", num_nodes=2,
-        resources_per_node={"GPU": 1, "memory": "8Gi"}, env={"MODE": "fast"}, image="my/img:1",
+        train,
+        name="mpi",
+        namespace="team-a",
+        func_args={"lr": 0.1},
+        runtime="deepspeed-distributed",
+        num_nodes=2,
+        resources_per_node={"GPU": 1, "memory": "8Gi"},
+        env={"MODE": "fast"},
+        image="my/img:1",
         packages_to_install=["deepspeed>=0.14", "transformers"],
-        pip_index_urls=("https://pypi.org/simple", "https://example.com/simple"))
+        pip_index_urls=("https://pypi.org/simple", "https://example.com/simple"),
+    )
     trainer = trainjob["spec"]["trainer"]
     assert trainjob["metadata"] == {"name": "mpi", "namespace": "team-a"}
     assert trainjob["spec"]["runtimeRef"] == {"kind": "ClusterTrainingRuntime", "name": "deepspeed-distributed"}
-    assert trainer["resourcesPerNode"] == {"requests": {"memory": "8Gi", "nvidia.com/gpu": 1},
-                                           "limits": {"memory": "8Gi", "nvidia.com/gpu": 1}}
+    assert trainer["resourcesPerNode"] == {
+        "requests": {"memory": "8Gi", "nvidia.com/gpu": 1},
+        "limits": {"memory": "8Gi", "nvidia.com/gpu": 1},
+    }
     assert trainer["env"] == [{"name": "MODE", "value": "fast"}]
     assert trainer["command"][:5] == ["mpirun", "--hostfile", "/etc/mpi/hostfile", "bash", "-c"]
     script = trainer["command"][5]
-    assert ("--index-url https://pypi.org/simple --extra-index-url https://example.com/simple --user "
-            "'deepspeed>=0.14' transformers\n") in script
+    assert (
+        "--index-url https://pypi.org/simple --extra-index-url https://example.com/simple --user "
+        "'deepspeed>=0.14' transformers\n"
+    ) in script
     assert script.endswith("train(**{'lr': 0.1})\nTRAINC_EOF\nexec python \"$TRAINC_CODE_DIR\"/train.py\n")
     assert yaml.safe_load(authoring.to_yaml(trainjob)) == trainjob
     [*_, jobset] = trainc.from_objects([trainjob], ssh_key_seed=b"\0" * 32)

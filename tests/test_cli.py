@@ -11,6 +11,7 @@ import yaml
 from conftest import ROOT, need
 from helpers import run, trainjob, write
 
+
 def assert_error(result, line: str):
     assert result.returncode == 1, result.stderr
     assert result.stdout == ""
@@ -25,10 +26,13 @@ def test_builds_the_example():
 
 def test_yaml_syntax_error(tmp_path):
     name = write(tmp_path, "jobs/a.yaml", trainjob() + "  bad: [unclosed\n")
-    assert_error(run("build", name, cwd=tmp_path), (
-        "jobs/a.yaml:12:1: invalid YAML: did not find expected ',' or ']' "
-        "(while parsing a flow sequence at line 11, column 8)"
-    ))
+    assert_error(
+        run("build", name, cwd=tmp_path),
+        (
+            "jobs/a.yaml:12:1: invalid YAML: did not find expected ',' or ']' "
+            "(while parsing a flow sequence at line 11, column 8)"
+        ),
+    )
 
 
 def test_duplicate_key(tmp_path):
@@ -38,13 +42,16 @@ def test_duplicate_key(tmp_path):
 
 def test_unknown_field(tmp_path):
     name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numNodez: 2\n"))
-    assert_error(run("build", name, cwd=tmp_path),
-                 'a.yaml:10:5: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)')
+    assert_error(
+        run("build", name, cwd=tmp_path), 'a.yaml:10:5: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)'
+    )
 
 
 def test_wrong_type(tmp_path):
     name = write(tmp_path, "a.yaml", trainjob(extra="  trainer:\n    numNodes: two\n"))
-    assert_error(run("build", name, cwd=tmp_path), "a.yaml:10:15: spec.trainer.numNodes: must be an integer, not string")
+    assert_error(
+        run("build", name, cwd=tmp_path), "a.yaml:10:15: spec.trainer.numNodes: must be an integer, not string"
+    )
 
 
 def test_cel_rule(tmp_path):
@@ -125,15 +132,21 @@ def test_a_trainjob_defined_twice_is_reported_the_same_in_any_file_order(tmp_pat
     write(tmp_path, "a.yaml", trainjob())
     write(tmp_path, "b.yaml", trainjob())
     forward, backward = run("build", "a.yaml", "b.yaml", cwd=tmp_path), run("build", "b.yaml", "a.yaml", cwd=tmp_path)
-    assert forward.stderr == backward.stderr == "b.yaml:4:9: metadata.name: TrainJob team-a/demo is defined twice " \
-                                                  "(first in a.yaml:4:9)\n"
+    assert (
+        forward.stderr == backward.stderr == "b.yaml:4:9: metadata.name: TrainJob team-a/demo is defined twice "
+        "(first in a.yaml:4:9)\n"
+    )
 
 
 def test_build_takes_previous_versions_as_validate_does(tmp_path):
     """An edited TrainingRuntime is not re-checked by upstream's webhook (its ValidateUpdate admits anything),
     so `build --previous` compiles what `validate --previous` accepts."""
-    runtime = (ROOT / "runtimes" / "torch-distributed.yaml").read_text().replace(
-        "kind: ClusterTrainingRuntime", "kind: TrainingRuntime").replace("name: torch-distributed", "name: mine")
+    runtime = (
+        (ROOT / "runtimes" / "torch-distributed.yaml")
+        .read_text()
+        .replace("kind: ClusterTrainingRuntime", "kind: TrainingRuntime")
+        .replace("name: torch-distributed", "name: mine")
+    )
     edited = runtime.replace("          template:\n", "          replicas: 2\n          template:\n", 1)
     write(tmp_path, "old/runtime.yaml", runtime)
     write(tmp_path, "runtime.yaml", edited)
@@ -150,7 +163,11 @@ def test_output_dir_writes_one_file_per_trainjob(tmp_path):
     result = run("build", "a.yaml", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 0 and result.stdout == ""
     assert sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*")) == [
-        ".trainc-manifest", "ns-b", "ns-b/two.yaml", "team-a", "team-a/one.yaml",
+        ".trainc-manifest",
+        "ns-b",
+        "ns-b/two.yaml",
+        "team-a",
+        "team-a/one.yaml",
     ]
 
 
@@ -183,11 +200,23 @@ def test_unwritable_stdout_is_an_error_not_a_traceback(tmp_path):
     write(tmp_path, "job.yaml", trainjob())
     need(os.path.exists("/dev/full"), "no /dev/full on this system")
     with open("/dev/full", "w") as full:
-        result = subprocess.run([sys.executable, "-m", "trainc", "build", "job.yaml"], cwd=tmp_path, stdout=full,
-                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        result = subprocess.run(
+            [sys.executable, "-m", "trainc", "build", "job.yaml"],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
     assert (result.returncode, result.stderr) == (1, "Error: cannot write the output: No space left on device\n")
-    closed = subprocess.run(f"'{sys.executable}' -m trainc build job.yaml >&-", shell=True, cwd=tmp_path,
-                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    closed = subprocess.run(
+        f"'{sys.executable}' -m trainc build job.yaml >&-",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert (closed.returncode, closed.stderr) == (1, "Error: cannot write the output: stdout is closed\n")
 
 
@@ -219,8 +248,13 @@ def test_list_documents_are_expanded_with_exact_error_positions(tmp_path):
     name = write(tmp_path, "list.yaml", "apiVersion: v1\nkind: List\nitems:\n" + items)
     result = run("build", name, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert [line for line in result.stdout.splitlines() if line.startswith("  name: ")] == ["  name: one", "  name: two"]
-    bad = write(tmp_path, "bad.yaml", "apiVersion: v1\nkind: List\nitems:\n" + items.replace("numNodes: 2", "numNodes: x", 2))
+    assert [line for line in result.stdout.splitlines() if line.startswith("  name: ")] == [
+        "  name: one",
+        "  name: two",
+    ]
+    bad = write(
+        tmp_path, "bad.yaml", "apiVersion: v1\nkind: List\nitems:\n" + items.replace("numNodes: 2", "numNodes: x", 2)
+    )
     result = run("build", bad, cwd=tmp_path)
     assert result.stderr.splitlines() == [
         "bad.yaml:13:17: spec.trainer.numNodes: must be an integer, not string",
@@ -233,7 +267,10 @@ def test_runtime_snapshot_is_opt_in(tmp_path):
     with_snapshot = run("build", "--runtime-snapshot", "examples/torch-ddp.yaml", cwd=ROOT)
     assert with_snapshot.returncode == 0, with_snapshot.stderr
     docs = list(yaml.safe_load_all(with_snapshot.stdout))
-    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [("ConfigMap", "demo-runtime-snapshot"), ("JobSet", "demo")]
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [
+        ("ConfigMap", "demo-runtime-snapshot"),
+        ("JobSet", "demo"),
+    ]
     runtime = yaml.safe_load(docs[0]["data"]["runtime"])
     assert (runtime["kind"], runtime["metadata"]["name"]) == ("ClusterTrainingRuntime", "torch-distributed")
     assert runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] == 1  # as defaulted
@@ -242,14 +279,20 @@ def test_runtime_snapshot_is_opt_in(tmp_path):
 
 def test_runtime_snapshot_past_the_config_map_limit_is_an_error(tmp_path):
     env = "".join(f"                        - {{name: VARIABLE_{i:06d}, value: {'x' * 40}}}\n" for i in range(20000))
-    runtime = (ROOT / "runtimes" / "torch-distributed.yaml").read_text().replace(
-        "name: torch-distributed", "name: huge").replace("runtime\n", "runtime\n                      env:\n" + env, 1)
+    runtime = (
+        (ROOT / "runtimes" / "torch-distributed.yaml")
+        .read_text()
+        .replace("name: torch-distributed", "name: huge")
+        .replace("runtime\n", "runtime\n                      env:\n" + env, 1)
+    )
     write(tmp_path, "runtime.yaml", runtime)
     write(tmp_path, "job.yaml", trainjob(runtime="huge"))
     assert run("build", "runtime.yaml", "job.yaml", cwd=tmp_path).returncode == 0
-    assert_error(run("build", "--runtime-snapshot", "runtime.yaml", "job.yaml", cwd=tmp_path),
-                 "runtime.yaml:3:1: ClusterTrainingRuntime 'huge' is too large for the --runtime-snapshot ConfigMap "
-                 "(1048576 bytes of data at most)")
+    assert_error(
+        run("build", "--runtime-snapshot", "runtime.yaml", "job.yaml", cwd=tmp_path),
+        "runtime.yaml:3:1: ClusterTrainingRuntime 'huge' is too large for the --runtime-snapshot ConfigMap "
+        "(1048576 bytes of data at most)",
+    )
 
 
 def test_python_api_renders_in_memory_objects():
@@ -273,15 +316,21 @@ def test_python_api_renders_in_memory_objects():
 def test_start_up_imports_only_what_the_command_needs():
     """One TrainJob builds without the modules of other commands, of MPI and Flux, of parallel builds, of Kueue or
     of policies; --help without the compiler."""
-    probe = ("import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
-             "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    probe = (
+        "import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
+        "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
     unneeded = {"pydantic", "jinja2", "cryptography", "multiprocessing", "subprocess", "hashlib", "tempfile"}
-    clicks = subprocess.run([sys.executable, "-c", "import sys, click; print(' '.join(sys.modules))"],
-                            capture_output=True, text=True)  # some click releases import tempfile themselves
+    clicks = subprocess.run(
+        [sys.executable, "-c", "import sys, click; print(' '.join(sys.modules))"], capture_output=True, text=True
+    )  # some click releases import tempfile themselves
     unneeded -= {name.partition(".")[0] for name in clicks.stdout.split()}
     assert {"pydantic", "jinja2", "cryptography", "hashlib"} <= unneeded
-    built = subprocess.run([sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
-                           capture_output=True, text=True)
+    built = subprocess.run(
+        [sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
+        capture_output=True,
+        text=True,
+    )
     loaded = {name.partition(".")[0] for name in built.stderr.split()}
     assert "kind: JobSet" in built.stdout and "trainc" in loaded and loaded & unneeded == set()
     # nor, with no Kueue object, policy or project config, the Kueue model and the policy engines

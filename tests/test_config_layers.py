@@ -12,8 +12,11 @@ from conftest import GOLDEN, GOLDEN_SEED, ROOT
 from helpers import checkout, cmp_env, generate
 from helpers import run
 
-RUNTIME = (ROOT / "runtimes" / "torch-distributed.yaml").read_text().replace("name: torch-distributed",
-                                                                            "name: platform-torch", 1)
+RUNTIME = (
+    (ROOT / "runtimes" / "torch-distributed.yaml")
+    .read_text()
+    .replace("name: torch-distributed", "name: platform-torch", 1)
+)
 ROOT_CONFIG = """\
 runtimes: [platform/runtimes]
 ssh-keys: sealed-secrets
@@ -40,10 +43,13 @@ spec:
 
 def repository(tmp_path, jobs: dict[str, str]):
     """A checkout (a git repository, as cmp-server's) with the platform's root config and the team's own."""
-    files = {".trainc.yaml": ROOT_CONFIG, "platform/runtimes/torch.yaml": RUNTIME,
-             "platform/cert.pem": (GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem").read_text(),
-             "apps/training/.trainc.yaml": TEAM_CONFIG,
-             **{f"apps/training/{name}.yaml": text for name, text in jobs.items()}}
+    files = {
+        ".trainc.yaml": ROOT_CONFIG,
+        "platform/runtimes/torch.yaml": RUNTIME,
+        "platform/cert.pem": (GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem").read_text(),
+        "apps/training/.trainc.yaml": TEAM_CONFIG,
+        **{f"apps/training/{name}.yaml": text for name, text in jobs.items()},
+    }
     app = checkout(tmp_path, files)
     subprocess.run(["git", "init", "-q", str(app.parent.parent)], check=True, timeout=60)
     seed = tmp_path / "seed"
@@ -61,8 +67,13 @@ def both(tmp_path, app, seed):
 
 
 def test_the_plugin_and_a_build_from_the_root_render_the_same_under_both_configs(tmp_path):
-    app, seed = repository(tmp_path, {"ds": JOB.format(name="ds", runtime="deepspeed-distributed", nodes=2),
-                                      "t": JOB.format(name="t", runtime="platform-torch", nodes=2)})
+    app, seed = repository(
+        tmp_path,
+        {
+            "ds": JOB.format(name="ds", runtime="deepspeed-distributed", nodes=2),
+            "t": JOB.format(name="t", runtime="platform-torch", nodes=2),
+        },
+    )
     plugin, ci = both(tmp_path, app, seed)
     assert plugin.returncode == 0, plugin.stderr
     assert ci.returncode == 0, ci.stderr

@@ -40,12 +40,16 @@ MARKDOWN = [ROOT / "README.md", *PAGES]
 BIN = Path(sys.executable).parent
 FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```$", re.DOTALL | re.MULTILINE)
 MARKER = re.compile(r"<!-- (runnable|external|tested-by)(?::\s*(.*?))? -->")
-SITE_MAP = ["index.md", "getting-started.md",
-            *(f"routes/{name}.md" for name in ("ci", "rendered-tree", "argocd", "kpt", "kustomize", "pre-commit",
-                                               "flux")),
-            *(f"guides/{name}.md" for name in ("mpi", "kueue", "policies", "upgrading", "cost-capacity", "plugins",
-                                               "python-api")),
-            *(f"reference/{name}.md" for name in ("config", "differences", "security", "limits"))]
+SITE_MAP = [
+    "index.md",
+    "getting-started.md",
+    *(f"routes/{name}.md" for name in ("ci", "rendered-tree", "argocd", "kpt", "kustomize", "pre-commit", "flux")),
+    *(
+        f"guides/{name}.md"
+        for name in ("mpi", "kueue", "policies", "upgrading", "cost-capacity", "plugins", "python-api")
+    ),
+    *(f"reference/{name}.md" for name in ("config", "differences", "security", "limits")),
+]
 
 
 def _reference():
@@ -63,7 +67,7 @@ class Block:
         self.path, self.language = path, match.group(2)
         self.body = "".join(line.removeprefix(match.group(1)) + "\n" for line in match.group(3).splitlines())
         self.line = text.count("\n", 0, match.start()) + 1
-        before = text[:match.start()].rstrip("\n").rpartition("\n")[2].strip()
+        before = text[: match.start()].rstrip("\n").rpartition("\n")[2].strip()
         found = MARKER.fullmatch(before)
         self.marker, self.reason = (found.group(1), found.group(2) or "") if found else (None, "")
 
@@ -99,19 +103,22 @@ def repo(tmp_path):
 def shell(command: str, cwd: Path) -> subprocess.CompletedProcess:
     """bash with this environment's trainc first on PATH."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT)}
-    return subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 # The README --------------------------------------------------------------------------------------------------
+
 
 def test_the_readme_is_short_and_starts_with_the_two_setup_commands():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) < 150
     first = blocks()[0]
     assert first.path.name == "README.md"
-    assert first.body == ("pip install . && trainc build examples/torch-ddp.yaml\n"
-                          "pip install '.[test]' && python -m pytest\n")
+    assert first.body == (
+        "pip install . && trainc build examples/torch-ddp.yaml\npip install '.[test]' && python -m pytest\n"
+    )
 
 
 def test_ci_runs_exactly_the_readmes_test_command():
@@ -126,6 +133,7 @@ def test_the_readmes_links_reach_docs_pages():
 
 
 # Site map and coverage ---------------------------------------------------------------------------------------
+
 
 def old_readme_headings() -> list[list[str]]:
     lines = (ROOT / "tests" / "docs-readme-headings.txt").read_text().splitlines()
@@ -190,7 +198,12 @@ def test_the_config_reference_lists_every_key():
     from trainc.settings import SETTINGS
 
     text = reference.settings()
-    for key in [*projectconfig.KEYS, projectconfig.HOUSE_RULES, projectconfig.PRICES, *(key for key, _, _ in SETTINGS.values())]:
+    for key in [
+        *projectconfig.KEYS,
+        projectconfig.HOUSE_RULES,
+        projectconfig.PRICES,
+        *(key for key, _, _ in SETTINGS.values()),
+    ]:
         assert f"| `{key}` |" in text, key
     assert "::: trainc-settings\n" in (DOCS / "reference" / "config.md").read_text()
 
@@ -201,11 +214,18 @@ def test_a_reference_block_naming_no_command_fails_the_build():
 
 
 def test_mkdocs_builds_strictly(tmp_path):
-    need(importlib.util.find_spec("mkdocs") is not None and importlib.util.find_spec("material") is not None,
-         "mkdocs-material is not installed (pip install '.[test]')")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    need(
+        importlib.util.find_spec("mkdocs") is not None and importlib.util.find_spec("material") is not None,
+        "mkdocs-material is not installed (pip install '.[test]')",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert result.returncode == 0, result.stderr
     built = (tmp_path / "site" / "commands" / "build" / "index.html").read_text()
     assert "<code>--output-dir</code>" in built and "::: trainc" not in built
@@ -213,6 +233,7 @@ def test_mkdocs_builds_strictly(tmp_path):
 
 
 # Examples ----------------------------------------------------------------------------------------------------
+
 
 def console_examples() -> list[tuple[str, str, str]]:
     found = []
@@ -229,8 +250,9 @@ def test_the_docs_have_console_examples():
     assert len(console_examples()) >= 8
 
 
-@pytest.mark.parametrize("where, command, output", console_examples(),
-                         ids=[f"{where} {command}" for where, command, _ in console_examples()])
+@pytest.mark.parametrize(
+    "where, command, output", console_examples(), ids=[f"{where} {command}" for where, command, _ in console_examples()]
+)
 def test_console_example(where, command, output):
     program, *args = shlex.split(command)
     assert program == "trainc", where
@@ -239,8 +261,11 @@ def test_console_example(where, command, output):
 
 
 def test_blocks_showing_a_command_are_run_or_marked():
-    unmarked = [block.id for block in blocks() if block.body.startswith("$ ") and block.language != "console"
-                and block.marker is None]
+    unmarked = [
+        block.id
+        for block in blocks()
+        if block.body.startswith("$ ") and block.language != "console" and block.marker is None
+    ]
     assert unmarked == []
 
 
@@ -284,8 +309,10 @@ def test_yaml_block(block, repo):
         problems = [line for line in result.stderr.splitlines()[:-1] if not line.startswith("notice: ")]
         assert all(re.search(r": house rule '[\w-]+' denied: ", line) for line in problems), result.stderr
         return
-    elif all(isinstance(doc, dict) and {"apiVersion", "kind"} <= set(doc) and "name" in doc.get("metadata", {})
-             for doc in documents):
+    elif all(
+        isinstance(doc, dict) and {"apiVersion", "kind"} <= set(doc) and "name" in doc.get("metadata", {})
+        for doc in documents
+    ):
         (repo / "snippet.yaml").write_text(block.body)
         result = run("validate", "snippet.yaml", cwd=repo)
     else:
@@ -296,8 +323,14 @@ def test_yaml_block(block, repo):
 @pytest.mark.parametrize("block", blocks("python"), ids=ids(blocks("python")))
 def test_python_block(block, repo):
     (repo / "snippet.py").write_text(block.body)  # a file: trainc.authoring reads a function's source
-    result = subprocess.run([sys.executable, "snippet.py"], cwd=repo, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run(
+        [sys.executable, "snippet.py"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert result.returncode == 0, f"{block.id}\n{result.stderr}"
 
 
@@ -308,8 +341,9 @@ def test_toml_block(block):
 
     data = tomllib.loads(block.body)
     if "trainc" in data.get("tool", {}):
-        assert set(data["tool"]["trainc"]) <= {*projectconfig.KEYS, projectconfig.HOUSE_RULES, projectconfig.PRICES}, \
+        assert set(data["tool"]["trainc"]) <= {*projectconfig.KEYS, projectconfig.HOUSE_RULES, projectconfig.PRICES}, (
             block.id
+        )
     if "entry-points" in data.get("project", {}):
         assert list(data["project"]["entry-points"]) == [entrypoints.GROUP], block.id
 
@@ -323,6 +357,7 @@ def test_json_block(block):
 
 # Command lines and names -------------------------------------------------------------------------------------
 
+
 def command_lines() -> list[tuple[str, str]]:
     """(where, text) of every command line naming trainc: in code blocks (a line and the `[...]` lines that
     continue a usage synopsis) and in inline code spans."""
@@ -334,8 +369,9 @@ def command_lines() -> list[tuple[str, str]]:
             if match.group(2) in ("yaml", "python", "json", "toml", "mermaid", "markdown"):
                 continue
             body = re.sub(r"\n +(?=\[)", " ", match.group(3))
-            found += [(where, line) for line in body.splitlines()
-                      if re.search(r'(^\s*(\$ )?|[|&;(]\s*|")trainc ', line)]
+            found += [
+                (where, line) for line in body.splitlines() if re.search(r'(^\s*(\$ )?|[|&;(]\s*|")trainc ', line)
+            ]
         prose = FENCE.sub("", text)
         found += [(where, span) for span in re.findall(r"`([^`\n]+)`", prose) if re.match(r"trainc [a-z-]", span)]
     return found
@@ -378,7 +414,7 @@ def test_every_trainc_command_line_names_real_commands_and_flags():
             tokens = line.removeprefix("$ ").split()
         for start in [index for index, token in enumerate(tokens) if token == "trainc"]:
             checked += 1
-            problems += [f"{where}: {line.strip()}: {problem}" for problem in _check(tokens[start + 1:])]
+            problems += [f"{where}: {line.strip()}: {problem}" for problem in _check(tokens[start + 1 :])]
     assert checked > 100
     assert problems == []
 
@@ -420,6 +456,9 @@ def test_messages_point_to_pages_that_exist():
     for pointer in sorted(pointers):
         page, _, anchor = pointer.partition("#")
         text = (ROOT / page).read_text()
-        headings = {re.sub(r"[^\w\- ]", "", line.lstrip("#").strip()).lower().replace(" ", "-")
-                    for line in text.splitlines() if line.startswith("#")}
+        headings = {
+            re.sub(r"[^\w\- ]", "", line.lstrip("#").strip()).lower().replace(" ", "-")
+            for line in text.splitlines()
+            if line.startswith("#")
+        }
         assert not anchor or anchor in headings, pointer

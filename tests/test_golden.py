@@ -15,6 +15,7 @@ from helpers import build, GOLDEN_CASES, golden_inputs, golden_release, key_sett
 
 from trainc.output import manifests
 
+
 @pytest.mark.parametrize("case", GOLDEN_CASES)
 def test_golden(case, golden):
     """What `trainc build` prints: the rendered objects and every other document passed through."""

@@ -36,7 +36,12 @@ def test_tools(case, snapshot, monkeypatch):
     listing = "".join(line for line in listing if not re.search(r"\sbundled\s+yes$", line))
     # the case's inputs: its folder also holds the rendered output, which `validate` (as `build`) would refuse as
     # objects named like the ones it renders
-    files = sorted(os.path.relpath(path, ROOT) for path in (GOLDEN / case).iterdir()
-                   if path.suffix in (".yaml", ".json") and not path.name.endswith(".out.yaml"))
-    assert trainc("validate", "-o", "json", *files) + trainc("validate", "--format", "github", *files) + listing \
+    files = sorted(
+        os.path.relpath(path, ROOT)
+        for path in (GOLDEN / case).iterdir()
+        if path.suffix in (".yaml", ".json") and not path.name.endswith(".out.yaml")
+    )
+    assert (
+        trainc("validate", "-o", "json", *files) + trainc("validate", "--format", "github", *files) + listing
         == snapshot
+    )

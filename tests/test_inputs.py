@@ -70,9 +70,15 @@ def identities(text: str) -> set:
 
 def repository(tmp_path) -> None:
     (tmp_path / ".git").mkdir()  # the config's search stops here
-    write(tmp_path, {**TOOL_FILES, "platform/runtimes/mine.yaml": RUNTIME,
-                     "apps/a/job.yaml": TRAINJOB.format(name="a", runtime="mine"),
-                     "apps/b/job.yaml": TRAINJOB.format(name="b", runtime="torch-distributed")})
+    write(
+        tmp_path,
+        {
+            **TOOL_FILES,
+            "platform/runtimes/mine.yaml": RUNTIME,
+            "apps/a/job.yaml": TRAINJOB.format(name="a", runtime="mine"),
+            "apps/b/job.yaml": TRAINJOB.format(name="b", runtime="torch-distributed"),
+        },
+    )
 
 
 def test_a_repository_root_builds_and_validates(tmp_path, monkeypatch):
@@ -87,18 +93,22 @@ def test_a_repository_root_builds_and_validates(tmp_path, monkeypatch):
 
 
 def test_hidden_names_are_skipped_in_directories_only(tmp_path):
-    write(tmp_path, {"a.yaml": "", ".b.yaml": "", ".hidden/c.yaml": "", "d/.e.yml": "", "d/f.json": "",
-                     ".yaml": ""})
+    write(tmp_path, {"a.yaml": "", ".b.yaml": "", ".hidden/c.yaml": "", "d/.e.yml": "", "d/f.json": "", ".yaml": ""})
     assert inputset.listed([str(tmp_path)]) == [f"{tmp_path}/a.yaml", f"{tmp_path}/d/f.json"]
     # named explicitly, or a hidden directory given as a PATH: read
     assert inputset.listed([str(tmp_path / ".b.yaml"), str(tmp_path / ".hidden")]) == [
-        f"{tmp_path}/.b.yaml", f"{tmp_path}/.hidden/c.yaml"]
+        f"{tmp_path}/.b.yaml",
+        f"{tmp_path}/.hidden/c.yaml",
+    ]
 
 
 def test_a_runtime_file_reached_by_every_route_is_read_once(tmp_path, monkeypatch):
     repository(tmp_path)
-    for args, env in [(["--runtimes", "platform/runtimes"], None),
-                      (["--runtimes", "platform/runtimes/mine.yaml"], None), ([], {"TRAINC_RUNTIMES": "platform"})]:
+    for args, env in [
+        (["--runtimes", "platform/runtimes"], None),
+        (["--runtimes", "platform/runtimes/mine.yaml"], None),
+        ([], {"TRAINC_RUNTIMES": "platform"}),
+    ]:
         result = run(tmp_path, monkeypatch, "build", ".", *args, env=env)
         assert result.exit_code == 0, (args, result.stderr)
         assert identities(result.stdout) == {("JobSet", "a"), ("JobSet", "b")}
@@ -109,9 +119,14 @@ def test_a_runtime_file_reached_by_every_route_is_read_once(tmp_path, monkeypatc
 def test_only_runtimes_are_read_under_runtimes(tmp_path, monkeypatch):
     """`--runtimes /tmp` (or a config's or an Application's `runtimes`) passed every other document there
     through: another app's Secret landed in this app's manifests."""
-    write(tmp_path, {"app/job.yaml": TRAINJOB.format(name="a", runtime="mine"),
-                     "elsewhere/runtime.yaml": RUNTIME + "---\n" + SECRET,
-                     "elsewhere/job.yaml": TRAINJOB.format(name="theirs", runtime="mine")})
+    write(
+        tmp_path,
+        {
+            "app/job.yaml": TRAINJOB.format(name="a", runtime="mine"),
+            "elsewhere/runtime.yaml": RUNTIME + "---\n" + SECRET,
+            "elsewhere/job.yaml": TRAINJOB.format(name="theirs", runtime="mine"),
+        },
+    )
     for command in ("build", "validate"):
         result = run(tmp_path, monkeypatch, command, "app", "--runtimes", "elsewhere")
         assert result.exit_code == 0, result.stderr
@@ -124,18 +139,27 @@ def test_only_runtimes_are_read_under_runtimes(tmp_path, monkeypatch):
 
 # --- a git base: PATHS read as the tree at REV holds them (issue 14, item 3) ---------------------------
 
+
 def git(repo, *args):
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture
 def history(tmp_path, monkeypatch):
     """A repository with two TrainJobs, a ConfigMap and tool files committed; the working tree is the test's."""
-    write(tmp_path, {".github/workflows/ci.yaml": TOOL_FILES[".github/workflows/ci.yaml"],
-                     "apps/a.yaml": TRAINJOB.format(name="a", runtime="torch-distributed") + NODES.format(4),
-                     "apps/b.yaml": TRAINJOB.format(name="b", runtime="torch-distributed"),
-                     "apps/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"})
+    write(
+        tmp_path,
+        {
+            ".github/workflows/ci.yaml": TOOL_FILES[".github/workflows/ci.yaml"],
+            "apps/a.yaml": TRAINJOB.format(name="a", runtime="torch-distributed") + NODES.format(4),
+            "apps/b.yaml": TRAINJOB.format(name="b", runtime="torch-distributed"),
+            "apps/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+        },
+    )
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-qm", "v1")
@@ -154,8 +178,11 @@ def test_a_deleted_file_is_removed(history, monkeypatch):
     git(history, "rm", "-q", "apps/b.yaml", "apps/settings.yaml")
     result = run(history, monkeypatch, "diff", "apps")
     assert result.exit_code == 1, result.stderr
-    assert headers(result) == ["ConfigMap default/settings removed", "JobSet default/b removed",
-                               "0 added, 0 changed, 2 removed"]
+    assert headers(result) == [
+        "ConfigMap default/settings removed",
+        "JobSet default/b removed",
+        "0 added, 0 changed, 2 removed",
+    ]
 
 
 def test_a_moved_file_is_not_added(history, monkeypatch):
@@ -182,8 +209,9 @@ def test_a_moved_file_with_an_immutable_change_is_refused(history, monkeypatch):
 
 def test_a_git_base_reads_with_one_process_per_git_command(history, monkeypatch):
     """Not one `git show` per file: rev-parse (twice), ls-tree and cat-file, however many files."""
-    write(history, {f"apps/many/{n}.yaml": TRAINJOB.format(name=f"j{n}", runtime="torch-distributed")
-                    for n in range(40)})
+    write(
+        history, {f"apps/many/{n}.yaml": TRAINJOB.format(name=f"j{n}", runtime="torch-distributed") for n in range(40)}
+    )
     git(history, "add", ".")
     git(history, "commit", "-qm", "v2")
     started = []
@@ -216,7 +244,8 @@ def test_git_base_messages_name_what_is_wrong(history, tmp_path_factory, monkeyp
         result = run(elsewhere, monkeypatch, *args)
         assert result.exit_code == 2
         assert "'HEAD' is not a directory, and git cannot read a repository holding a.yaml: not a git repository" in (
-            result.stderr)
+            result.stderr
+        )
     stdin = CliRunner().invoke(cli, ["validate", "--previous", "HEAD", "-"], input="")
     assert stdin.exit_code == 2 and "stdin" not in stdin.stderr and "no file a git revision" in stdin.stderr
 
@@ -227,22 +256,41 @@ CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  names
 JOBSET = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\n  namespace: default\n"
 
 
-@pytest.mark.parametrize("files, expected", [
-    ({"a.yaml": CONFIGMAP.format(name="c"), "b.yaml": CONFIGMAP.format(name="c")},
-     ["b.yaml:4:9: metadata.name: ConfigMap default/c is defined twice (first in a.yaml:4:9)"]),
-    ({"jobset.yaml": JOBSET}, ["jobset.yaml:4:9: metadata.name: JobSet default/a is also rendered for TrainJob "
-                               "default/a"]),
-    ({"c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: default}\n"},
-     ["c.yaml:3:11: metadata.name: required for kubectl apply: a non-empty string"]),
-    ({"notes.yaml": "title: not a manifest\n"}, ["notes.yaml:1:1: apiVersion: required for kubectl apply: a non-empty "
-                                                 "string"]),
-    # every problem of the run, sorted by file, line and column: a missing name hides no duplicate
-    ({"z.yaml": CONFIGMAP.format(name="c") + "---\n" + CONFIGMAP.format(name="c"), "jobset.yaml": JOBSET,
-      "m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: default}\n"},
-     ["jobset.yaml:4:9: metadata.name: JobSet default/a is also rendered for TrainJob default/a",
-      "m.yaml:3:11: metadata.name: required for kubectl apply: a non-empty string",
-      "z.yaml:10:9: metadata.name: ConfigMap default/c is defined twice (first in z.yaml:4:9)"]),
-], ids=["duplicate", "named-like-a-rendered-jobset", "no-name", "not-a-manifest", "all-at-once"])
+@pytest.mark.parametrize(
+    "files, expected",
+    [
+        (
+            {"a.yaml": CONFIGMAP.format(name="c"), "b.yaml": CONFIGMAP.format(name="c")},
+            ["b.yaml:4:9: metadata.name: ConfigMap default/c is defined twice (first in a.yaml:4:9)"],
+        ),
+        (
+            {"jobset.yaml": JOBSET},
+            ["jobset.yaml:4:9: metadata.name: JobSet default/a is also rendered for TrainJob default/a"],
+        ),
+        (
+            {"c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: default}\n"},
+            ["c.yaml:3:11: metadata.name: required for kubectl apply: a non-empty string"],
+        ),
+        (
+            {"notes.yaml": "title: not a manifest\n"},
+            ["notes.yaml:1:1: apiVersion: required for kubectl apply: a non-empty string"],
+        ),
+        # every problem of the run, sorted by file, line and column: a missing name hides no duplicate
+        (
+            {
+                "z.yaml": CONFIGMAP.format(name="c") + "---\n" + CONFIGMAP.format(name="c"),
+                "jobset.yaml": JOBSET,
+                "m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: default}\n",
+            },
+            [
+                "jobset.yaml:4:9: metadata.name: JobSet default/a is also rendered for TrainJob default/a",
+                "m.yaml:3:11: metadata.name: required for kubectl apply: a non-empty string",
+                "z.yaml:10:9: metadata.name: ConfigMap default/c is defined twice (first in z.yaml:4:9)",
+            ],
+        ),
+    ],
+    ids=["duplicate", "named-like-a-rendered-jobset", "no-name", "not-a-manifest", "all-at-once"],
+)
 def test_validate_refuses_what_build_refuses(tmp_path, monkeypatch, files, expected):
     write(tmp_path, {"job.yaml": TRAINJOB.format(name="a", runtime="torch-distributed"), **files})
     build = run(tmp_path, monkeypatch, "build", ".")
@@ -253,6 +301,7 @@ def test_validate_refuses_what_build_refuses(tmp_path, monkeypatch, files, expec
 
 
 # --- confusing output (issue 14) -----------------------------------------------------------------------------
+
 
 def test_github_annotations_name_files_from_the_repository_root(tmp_path, monkeypatch):
     """GitHub places `::error file=F` by F's path in the repository: a run from a subfolder (or with absolute
@@ -269,8 +318,10 @@ def test_runtimes_only_inputs_say_why_nothing_is_output(tmp_path, monkeypatch):
     write(tmp_path, {"runtimes/mine.yaml": RUNTIME})
     result = run(tmp_path, monkeypatch, "build", "runtimes")
     assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr == ("notice: nothing to output: the inputs hold only 1 runtime, which are used to render "
-                             "TrainJobs but not output (--include-runtimes outputs them)\n")
+    assert result.stderr == (
+        "notice: nothing to output: the inputs hold only 1 runtime, which are used to render "
+        "TrainJobs but not output (--include-runtimes outputs them)\n"
+    )
     result = run(tmp_path, monkeypatch, "build", "runtimes", "--include-runtimes")
     assert (result.exit_code, result.stderr) == (0, "") and "kind: ClusterTrainingRuntime" in result.stdout
 
@@ -278,6 +329,7 @@ def test_runtimes_only_inputs_say_why_nothing_is_output(tmp_path, monkeypatch):
 def test_fn_compiles_no_item_of_a_file_the_rule_skips(tmp_path, monkeypatch):
     """kpt gives `trainc fn` the package's files as items: one under a hidden name is not trainc's input there
     either (it comes back as it came, uncompiled)."""
+
     def item(name: str, path: str) -> dict:
         obj = yaml.safe_load(TRAINJOB.format(name=name, runtime="torch-distributed"))
         obj["metadata"]["annotations"] = {"config.kubernetes.io/path": path, "config.kubernetes.io/index": "0"}
@@ -290,7 +342,11 @@ def test_fn_compiles_no_item_of_a_file_the_rule_skips(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.stderr
     out = yaml.safe_load(result.stdout)["items"]
     assert sorted((o["kind"], o["metadata"]["name"]) for o in out) == [
-        ("JobSet", "seen"), ("TrainJob", "also"), ("TrainJob", "seen"), ("TrainJob", "skipped")]
+        ("JobSet", "seen"),
+        ("TrainJob", "also"),
+        ("TrainJob", "seen"),
+        ("TrainJob", "skipped"),
+    ]
     assert [o for o in out if o["metadata"]["name"] == "skipped"] == [items[1]]
 
 
@@ -298,11 +354,31 @@ def test_a_parallel_build_reads_the_same_input_set(tmp_path, monkeypatch):
     """Forked workers read their slices, the parent the runtime files: the same output and notices as -j1,
     a runtime file inside PATHS read once, and what is not a runtime under --runtimes ignored."""
     repository(tmp_path)
-    write(tmp_path, {**{f"apps/c/{n}.yaml": TRAINJOB.format(name=f"c{n}", runtime="mine") for n in range(6)},
-                     "elsewhere/r.yaml": RUNTIME.replace("name: mine", "name: theirs") + "---\n" + SECRET})
+    write(
+        tmp_path,
+        {
+            **{f"apps/c/{n}.yaml": TRAINJOB.format(name=f"c{n}", runtime="mine") for n in range(6)},
+            "elsewhere/r.yaml": RUNTIME.replace("name: mine", "name: theirs") + "---\n" + SECRET,
+        },
+    )
     env = {"TRAINC_PARALLEL_MIN_FILES": "1"}
-    results = [run(tmp_path, monkeypatch, "build", "apps", "platform", "--runtimes", "elsewhere", "--runtimes",
-                   "platform", "-j", workers, env=env) for workers in ("1", "2", "3")]
+    results = [
+        run(
+            tmp_path,
+            monkeypatch,
+            "build",
+            "apps",
+            "platform",
+            "--runtimes",
+            "elsewhere",
+            "--runtimes",
+            "platform",
+            "-j",
+            workers,
+            env=env,
+        )
+        for workers in ("1", "2", "3")
+    ]
     assert results[0].exit_code == 0, results[0].stderr
     assert len(identities(results[0].stdout)) == 8 and "CANARY" not in results[0].stdout
     assert "a Secret under --runtimes, not a runtime: ignored" in results[0].stderr
@@ -321,12 +397,19 @@ def test_a_rendered_tree_inside_paths_is_not_read(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.stderr
     rendered = sorted(str(path.relative_to(tmp_path)) for path in (tmp_path / "apps" / "rendered").rglob("*.yaml"))
     assert len(rendered) == 3
-    for args in (["build", "."], ["validate", "."], ["validate", "apps/a/job.yaml", *rendered],
-                 ["build", "apps", "--output-dir", "apps/rendered", "--check"]):
+    for args in (
+        ["build", "."],
+        ["validate", "."],
+        ["validate", "apps/a/job.yaml", *rendered],
+        ["build", "apps", "--output-dir", "apps/rendered", "--check"],
+    ):
         result = run(tmp_path, monkeypatch, *args)
         assert result.exit_code == 0, (args, result.stderr)
     assert identities(run(tmp_path, monkeypatch, "build", ".").stdout) == {
-        ("JobSet", "a"), ("JobSet", "b"), ("ConfigMap", "settings")}
+        ("JobSet", "a"),
+        ("JobSet", "b"),
+        ("ConfigMap", "settings"),
+    }
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-qm", "rendered")

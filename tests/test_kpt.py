@@ -31,10 +31,19 @@ data:
 """
 # given the package's namespace (kpt writes it after the name), the rest byte for byte
 PLACED = SETTINGS.replace("# trailing comment\n", "# trailing comment\n  namespace: team-a\n")
-TRAINJOB = (EXAMPLE / "jobs/demo.yaml").read_text().replace(
-    "name: torch-distributed", "name: my-torch\n    kind: TrainingRuntime")
-RUNTIME = (ROOT / "runtimes/torch-simple.yaml").read_text().replace(
-    "kind: ClusterTrainingRuntime\nmetadata:\n  name: torch-simple", "kind: TrainingRuntime\nmetadata:\n  name: my-torch\n  namespace: team-a")
+TRAINJOB = (
+    (EXAMPLE / "jobs/demo.yaml")
+    .read_text()
+    .replace("name: torch-distributed", "name: my-torch\n    kind: TrainingRuntime")
+)
+RUNTIME = (
+    (ROOT / "runtimes/torch-simple.yaml")
+    .read_text()
+    .replace(
+        "kind: ClusterTrainingRuntime\nmetadata:\n  name: torch-simple",
+        "kind: TrainingRuntime\nmetadata:\n  name: my-torch\n  namespace: team-a",
+    )
+)
 KPTFILE = (EXAMPLE / "Kptfile").read_text()
 
 
@@ -43,7 +52,11 @@ def package(tmp_path) -> Path:
     need(shutil.which("kpt") is not None, "kpt is not installed")
     root = tmp_path / "training"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("README.md"))
-    for path, text in {"jobs/demo.yaml": TRAINJOB, "runtimes/my-torch.yaml": RUNTIME, "config/settings.yaml": SETTINGS}.items():
+    for path, text in {
+        "jobs/demo.yaml": TRAINJOB,
+        "runtimes/my-torch.yaml": RUNTIME,
+        "config/settings.yaml": SETTINGS,
+    }.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
     return root
@@ -69,7 +82,8 @@ def _check_hydrated(before: dict[str, str], after: dict[str, str]) -> None:
     assert after["jobs/demo.yaml"].startswith(TRAINJOB.split("metadata:")[0])  # its comments kept
     rendered = list(yaml.safe_load_all(after["jobs/rendered/team-a/demo.yaml"]))
     assert [(d["kind"], d["metadata"]["namespace"], d["metadata"]["annotations"]) for d in rendered] == [
-        ("JobSet", "team-a", {"trainc.kubeflow.org/rendered-from": "team-a/demo"})]
+        ("JobSet", "team-a", {"trainc.kubeflow.org/rendered-from": "team-a/demo"})
+    ]
     assert rendered[0]["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
     assert set(after) == set(before) | {"jobs/rendered/team-a/demo.yaml"}
 
@@ -131,10 +145,17 @@ def test_an_mpi_job_renders_all_its_objects_into_one_file_stable_with_a_seed(pac
     assert _kpt("eval", "--exec", FUNCTION, cwd=package, **seed).returncode == 0
     hydrated = _files(package)
     assert [d["kind"] for d in yaml.safe_load_all(hydrated["jobs/rendered/default/env.yaml"])] == [
-        "Secret", "ConfigMap", "JobSet"]
-    assert hydrated["jobs/rendered/default/env.yaml"] == (ROOT / "golden" / "mpi-env-order" / "expected.out.yaml").read_text(
-    ).replace("  labels:\n    trainer.kubeflow.org/trainjob-name: env\n", "  labels:\n    trainer.kubeflow.org/trainjob-name: env\n"
-              "  annotations:\n    trainc.kubeflow.org/rendered-from: default/env\n").removeprefix("---\n")
+        "Secret",
+        "ConfigMap",
+        "JobSet",
+    ]
+    assert hydrated["jobs/rendered/default/env.yaml"] == (
+        ROOT / "golden" / "mpi-env-order" / "expected.out.yaml"
+    ).read_text().replace(
+        "  labels:\n    trainer.kubeflow.org/trainjob-name: env\n",
+        "  labels:\n    trainer.kubeflow.org/trainjob-name: env\n"
+        "  annotations:\n    trainc.kubeflow.org/rendered-from: default/env\n",
+    ).removeprefix("---\n")
     assert _kpt("eval", "--exec", FUNCTION, cwd=package, **seed).returncode == 0
     assert _files(package) == hydrated
 
@@ -168,14 +189,19 @@ def test_kpt_keeps_an_mpi_key_out_of_the_package_and_a_second_render_changes_not
     """--ssh-keys through kpt's environment: the package holds no private key, and the sealed blob stays put."""
     from conftest import GOLDEN, GOLDEN_SEED
 
-    (package / "jobs" / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
-                                              "metadata:\n  name: ds\n  namespace: team-a\nspec:\n  runtimeRef:\n"
-                                              "    name: deepspeed-distributed\n")
+    (package / "jobs" / "ds.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+        "metadata:\n  name: ds\n  namespace: team-a\nspec:\n  runtimeRef:\n"
+        "    name: deepspeed-distributed\n"
+    )
     seed = tmp_path / "seed"
     seed.write_bytes(GOLDEN_SEED)
     seed.chmod(0o600)
-    env = {"TRAINC_SSH_KEYS": mode, "TRAINC_SSH_KEY_SEED_FILE": str(seed),
-           "TRAINC_SEALED_SECRETS_CERT": str(GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem")}
+    env = {
+        "TRAINC_SSH_KEYS": mode,
+        "TRAINC_SSH_KEY_SEED_FILE": str(seed),
+        "TRAINC_SEALED_SECRETS_CERT": str(GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem"),
+    }
     first = _kpt("render", "--allow-exec", cwd=package, **env)
     assert first.returncode == 0, first.stderr
     hydrated = _files(package)
@@ -185,6 +211,8 @@ def test_kpt_keeps_an_mpi_key_out_of_the_package_and_a_second_render_changes_not
     again = _kpt("render", "--allow-exec", cwd=package, **env)
     assert again.returncode == 0, again.stderr
     assert _files(package) == hydrated
+
+
 def test_kpt_fn_eval_takes_the_namespace_the_kptfile_gives_trainc(package):
     """`kpt fn eval` passes no functionConfig without `-- namespace=`, but it passes the package's Kptfile among
     the items: its `exec: trainc fn` mutator's configMap is the package's namespace, so eval renders as render."""
@@ -195,18 +223,23 @@ def test_kpt_fn_eval_takes_the_namespace_the_kptfile_gives_trainc(package):
     (package / "Kptfile").write_text(KPTFILE.replace("namespace: team-a", "namespace: Team_A"))
     refused = _kpt("eval", "--exec", FUNCTION, cwd=package)
     assert refused.returncode == 1
-    assert "Kptfile:9:18: pipeline.mutators[0].configMap.namespace: the default namespace must be a DNS-1123" \
+    assert (
+        "Kptfile:9:18: pipeline.mutators[0].configMap.namespace: the default namespace must be a DNS-1123"
         in refused.stderr
+    )
 
 
 def test_a_bad_function_config_points_at_the_kptfile_not_at_stdin(package):
-    (package / "Kptfile").write_text(KPTFILE.replace("      namespace: team-a\n", "      namespace: team-a\n"
-                                                                                     "      nmespace: team-b\n"))
+    (package / "Kptfile").write_text(
+        KPTFILE.replace("      namespace: team-a\n", "      namespace: team-a\n      nmespace: team-b\n")
+    )
     before = _files(package)
     result = _kpt("render", ".", "--allow-exec", cwd=package)
     assert result.returncode == 1 and _files(package) == before
-    assert "Kptfile:10:7: pipeline.mutators[0].configMap.nmespace: unknown setting: trainc fn takes only namespace" \
+    assert (
+        "Kptfile:10:7: pipeline.mutators[0].configMap.nmespace: unknown setting: trainc fn takes only namespace"
         in result.stderr
+    )
     assert "<stdin>" not in result.stderr
     evaluated = _kpt("eval", "--exec", FUNCTION, "--", "nmespace=team-b", cwd=package)
     assert "<stdin>" not in evaluated.stderr and "functionConfig.data.nmespace: unknown setting" in evaluated.stderr
@@ -236,7 +269,10 @@ def test_kpt_runs_trainc_fn_with_the_project_configs_runtimes(tmp_path):
     (repo / ".trainc.yaml").write_text("runtimes: [../outside]\n")  # a repository names only its own files
     (tmp_path / "outside").mkdir()
     refused = _kpt("eval", "--exec", FUNCTION, cwd=package)
-    assert refused.returncode == 1 and ".trainc.yaml:1:12: runtimes[0]: ../../../outside: outside the repository" in refused.stderr
+    assert (
+        refused.returncode == 1
+        and ".trainc.yaml:1:12: runtimes[0]: ../../../outside: outside the repository" in refused.stderr
+    )
     (repo / ".trainc.yaml").unlink()
     missing = _kpt("eval", "--exec", FUNCTION, cwd=package)
     assert missing.returncode == 1 and 'TrainingRuntime \\"my-torch\\" not found in namespace' in missing.stderr
@@ -280,8 +316,9 @@ def test_a_hydrated_package_builds_as_before_its_render_through_build_and_the_ar
     assert (package / "jobs/rendered/team-a/demo.yaml").is_file()
     after = run("build", str(package), "-o", "yaml", cwd=tmp_path)
     assert (after.returncode, after.stderr) == (0, "")
-    assert [(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(after.stdout)] == \
-        [(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(before.stdout)]
+    assert [(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(after.stdout)] == [
+        (d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(before.stdout)
+    ]
     app = tmp_path / "repo" / "apps" / "training"
     shutil.copytree(package, app)
     plugin = generate(app, cmp_env(tmp_path))

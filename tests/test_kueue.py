@@ -64,18 +64,21 @@ def test_multikueue_renders_nothing_and_says_why():
 def test_multikueue_notice_goes_to_stderr_with_empty_stdout():
     result = subprocess.run(
         [sys.executable, "-m", "trainc", "build", "golden/kueue-multikueue/trainjob.yaml"],
-        capture_output=True, text=True, cwd=ROOT, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert "managedBy kueue.x-k8s.io/multikueue" in result.stderr
 
 
-
-
 def queued(nodes: int) -> str:
-    return QUEUED_TRAINJOB.format(name="train", queue="team-a-gpu", nodes=nodes,
-                                  resources="limits: {nvidia.com/gpu: 8}")
+    return QUEUED_TRAINJOB.format(
+        name="train", queue="team-a-gpu", nodes=nodes, resources="limits: {nvidia.com/gpu: 8}"
+    )
 
 
 def test_the_platforms_queues_reach_the_check_without_being_deployed_with_the_app(tmp_path):
@@ -90,8 +93,10 @@ def test_the_platforms_queues_reach_the_check_without_being_deployed_with_the_ap
     assert unchecked.returncode == 0, unchecked.stderr  # no Kueue object known: nothing to check against
     refused = run("validate", "jobs", "--kueue", "platform/kueue", cwd=tmp_path)
     assert refused.returncode == 1
-    assert ("jobs/train.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never admit this TrainJob: "
-            "pod set 'node' (5 pods) needs 40 nvidia.com/gpu") in refused.stderr
+    assert (
+        "jobs/train.yaml:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never admit this TrainJob: "
+        "pod set 'node' (5 pods) needs 40 nvidia.com/gpu"
+    ) in refused.stderr
     write(tmp_path, ".trainc.yaml", "kueue-paths: [platform/kueue]\n")
     configured = run("build", "jobs", cwd=tmp_path)
     assert configured.returncode == 1 and configured.stdout == ""

@@ -28,8 +28,9 @@ def _env() -> dict[str, str]:
 
 
 def _build(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([str(EXAMPLE / "build.sh"), *args], capture_output=True, text=True, cwd=cwd, env=_env(),
-                          timeout=120)
+    return subprocess.run(
+        [str(EXAMPLE / "build.sh"), *args], capture_output=True, text=True, cwd=cwd, env=_env(), timeout=120
+    )
 
 
 def test_build_sh_renders_the_trainjob_and_keeps_the_other_resources(kubectl):
@@ -38,8 +39,13 @@ def test_build_sh_renders_the_trainjob_and_keeps_the_other_resources(kubectl):
     documents = list(yaml.safe_load_all(result.stdout))
     assert [(d["kind"], d["metadata"]["name"]) for d in documents] == [("ConfigMap", "settings"), ("JobSet", "demo")]
     assert documents[1]["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
-    direct = subprocess.run([sys.executable, "-m", "trainc", "build", str(EXAMPLE / "app" / "jobs")],
-                            capture_output=True, text=True, check=True, timeout=60)
+    direct = subprocess.run(
+        [sys.executable, "-m", "trainc", "build", str(EXAMPLE / "app" / "jobs")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert documents[1] == yaml.safe_load(direct.stdout)
 
 
@@ -55,8 +61,13 @@ def test_an_invalid_trainjob_fails_the_build_at_its_line(kubectl, tmp_path):
 
 
 def test_without_alpha_plugins_kubectl_refuses_the_generator(kubectl):
-    result = subprocess.run([kubectl, "kustomize", str(EXAMPLE / "app")], capture_output=True, text=True,
-                            env={**_env(), "KUSTOMIZE_PLUGIN_HOME": str(EXAMPLE / "plugin")}, timeout=120)
+    result = subprocess.run(
+        [kubectl, "kustomize", str(EXAMPLE / "app")],
+        capture_output=True,
+        text=True,
+        env={**_env(), "KUSTOMIZE_PLUGIN_HOME": str(EXAMPLE / "plugin")},
+        timeout=120,
+    )
     assert result.returncode == 1 and result.stdout == ""
     assert "external plugins disabled; unable to load external plugin 'TrainJobGenerator'" in result.stderr
 
@@ -68,13 +79,24 @@ def test_kubectl_kustomize_skips_a_krm_exec_function_and_emits_the_raw_trainjob(
     (tmp_path / "kustomization.yaml").write_text("resources:\n- demo.yaml\ntransformers:\n- trainc.yaml\n")
     (tmp_path / "trainc.yaml").write_text(
         "apiVersion: trainc.kubeflow.org/v1alpha1\nkind: TrainJobRenderer\nmetadata:\n  name: trainc\n  annotations:\n"
-        "    config.kubernetes.io/function: |\n      exec:\n        path: trainc-fn\n")
-    result = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", str(tmp_path)], capture_output=True,
-                            text=True, env=_env(), timeout=120)
+        "    config.kubernetes.io/function: |\n      exec:\n        path: trainc-fn\n"
+    )
+    result = subprocess.run(
+        [kubectl, "kustomize", "--enable-alpha-plugins", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
     assert result.returncode == 0
     assert [d["kind"] for d in yaml.safe_load_all(result.stdout)] == ["TrainJob"]
-    refused = subprocess.run([kubectl, "kustomize", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)],
-                             capture_output=True, text=True, env=_env(), timeout=120)
+    refused = subprocess.run(
+        [kubectl, "kustomize", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
     assert refused.returncode == 1 and "unknown flag: --enable-exec" in refused.stderr
 
 
@@ -99,8 +121,14 @@ def test_kustomize_drops_what_trainc_fn_marks_local_config(kubectl, tmp_path):
     and strips the config.kubernetes.io/path annotations, leaving the JobSet."""
     trainjob = (EXAMPLE / "app" / "jobs" / "demo.yaml").read_text()
     resource_list = "kind: ResourceList\nitems:\n- " + trainjob.replace("\n", "\n  ").rstrip() + "\n"
-    result = subprocess.run([sys.executable, "-m", "trainc", "fn"], input=resource_list, capture_output=True,
-                            text=True, check=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "trainc", "fn"],
+        input=resource_list,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     (tmp_path / "fn-output.yaml").write_text(yaml.safe_dump_all(yaml.safe_load(result.stdout)["items"]))
     (tmp_path / "kustomization.yaml").write_text("resources:\n- fn-output.yaml\n")
     built = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=120)
@@ -110,23 +138,29 @@ def test_kustomize_drops_what_trainc_fn_marks_local_config(kubectl, tmp_path):
     assert documents[0]["metadata"]["annotations"] == {"trainc.kubeflow.org/rendered-from": "team-a/demo"}
 
 
-@pytest.mark.parametrize("mode, kinds", [("sealed-secrets", ["SealedSecret"]),
-                                         ("external-secrets", ["SSHKey", "ExternalSecret"])])
+@pytest.mark.parametrize(
+    "mode, kinds", [("sealed-secrets", ["SealedSecret"]), ("external-secrets", ["SSHKey", "ExternalSecret"])]
+)
 def test_the_generator_takes_ssh_keys_and_renders_no_private_key(kubectl, tmp_path, monkeypatch, mode, kinds):
     """`--ssh-keys` in argsOneLiner, through the real kustomize: the key stays out of its output, byte-stable."""
     from conftest import GOLDEN, GOLDEN_SEED
 
     app = tmp_path / "app"
     shutil.copytree(EXAMPLE / "app", app)
-    (app / "jobs" / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
-                                          "  name: ds\n  namespace: team-a\nspec:\n  runtimeRef:\n"
-                                          "    name: deepspeed-distributed\n")
+    (app / "jobs" / "ds.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+        "  name: ds\n  namespace: team-a\nspec:\n  runtimeRef:\n"
+        "    name: deepspeed-distributed\n"
+    )
     shutil.copy(GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem", app / "cert.pem")
     (tmp_path / "seed").write_bytes(GOLDEN_SEED)
     (tmp_path / "seed").chmod(0o600)
     generator = app / "trainjobs.yaml"
-    generator.write_text(generator.read_text().replace(
-        "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys {mode} --sealed-secrets-cert cert.pem"))
+    generator.write_text(
+        generator.read_text().replace(
+            "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys {mode} --sealed-secrets-cert cert.pem"
+        )
+    )
     # the seed is the operator's (the environment), outside the repository its arguments are confined to
     monkeypatch.setenv("TRAINC_SSH_KEY_SEED_FILE", str(tmp_path / "seed"))
     first, second = _build(str(app), cwd=tmp_path), _build(str(app), cwd=tmp_path)
@@ -134,6 +168,8 @@ def test_the_generator_takes_ssh_keys_and_renders_no_private_key(kubectl, tmp_pa
     found = [d["kind"] for d in yaml.safe_load_all(first.stdout)]
     assert all(kind in found for kind in kinds) and "Secret" not in found
     assert "PRIVATE KEY" not in first.stdout and second.stdout == first.stdout
+
+
 def _repository(tmp_path: Path, args: str, config: str = "") -> Path:
     """A git repository holding the example app (its generator given `args`) and, at its root, a project
     config; a Secret beside the repository stands for what the machine holds outside it."""
@@ -143,12 +179,14 @@ def _repository(tmp_path: Path, args: str, config: str = "") -> Path:
     subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=60)
     (repo / "apps" / "app" / "trainjobs.yaml").write_text(
         "apiVersion: trainc.kubeflow.org/v1alpha1\nkind: TrainJobGenerator\nmetadata:\n  name: trainjobs\n"
-        f"argsOneLiner: {args}\n")
+        f"argsOneLiner: {args}\n"
+    )
     if config:
         (repo / ".trainc.yaml").write_text(config)
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "secret.yaml").write_text(
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: theirs\nstringData:\n  password: CANARY\n")
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: theirs\nstringData:\n  password: CANARY\n"
+    )
     return repo
 
 
@@ -161,11 +199,15 @@ def test_the_generator_prints_whatever_output_dir_the_project_config_sets(kubect
     assert not (repo / "rendered").exists()
 
 
-@pytest.mark.parametrize("args, config, origin", [
-    ("jobs/ --runtimes ../../../outside", "", "--runtimes: ../../../outside"),
-    ("jobs/ ../../../outside", "", "PATHS: ../../../outside"),
-    ("jobs/", "runtimes: [../outside]\n", "../../.trainc.yaml:1:12: runtimes[0]: ../../../outside"),
-], ids=["runtimes-flag", "paths", "project-config"])
+@pytest.mark.parametrize(
+    "args, config, origin",
+    [
+        ("jobs/ --runtimes ../../../outside", "", "--runtimes: ../../../outside"),
+        ("jobs/ ../../../outside", "", "PATHS: ../../../outside"),
+        ("jobs/", "runtimes: [../outside]\n", "../../.trainc.yaml:1:12: runtimes[0]: ../../../outside"),
+    ],
+    ids=["runtimes-flag", "paths", "project-config"],
+)
 def test_the_generator_reads_nothing_outside_the_repository(kubectl, tmp_path, args, config, origin):
     repo = _repository(tmp_path, args, config)
     result = _build(str(repo / "apps" / "app"), cwd=repo / "apps" / "app")
@@ -178,11 +220,17 @@ def test_outside_a_git_repository_the_kustomization_is_the_root(kubectl, tmp_pat
     app = tmp_path / "app"
     shutil.copytree(EXAMPLE / "app", app)
     (tmp_path / "platform").mkdir()
-    (app / "trainjobs.yaml").write_text((app / "trainjobs.yaml").read_text().replace(
-        "argsOneLiner: jobs/", "argsOneLiner: jobs/ --runtimes ../platform"))
+    (app / "trainjobs.yaml").write_text(
+        (app / "trainjobs.yaml")
+        .read_text()
+        .replace("argsOneLiner: jobs/", "argsOneLiner: jobs/ --runtimes ../platform")
+    )
     result = _build(str(app), cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
-    assert f"--runtimes: ../platform: outside the repository being rendered ({app}, the root from TRAINC_ROOT)" in result.stderr
+    assert (
+        f"--runtimes: ../platform: outside the repository being rendered ({app}, the root from TRAINC_ROOT)"
+        in result.stderr
+    )
 
 
 def _sealed_app(tmp_path: Path, monkeypatch, namespace_line: str, args: str) -> Path:
@@ -192,15 +240,20 @@ def _sealed_app(tmp_path: Path, monkeypatch, namespace_line: str, args: str) -> 
 
     app = tmp_path / "app"
     shutil.copytree(EXAMPLE / "app", app)
-    (app / "jobs" / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
-                                          f"  name: ds\n{namespace_line}spec:\n  runtimeRef:\n"
-                                          "    name: deepspeed-distributed\n")
+    (app / "jobs" / "ds.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+        f"  name: ds\n{namespace_line}spec:\n  runtimeRef:\n"
+        "    name: deepspeed-distributed\n"
+    )
     shutil.copy(GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem", app / "cert.pem")
     (tmp_path / "seed").write_bytes(GOLDEN_SEED)
     (tmp_path / "seed").chmod(0o600)
     generator = app / "trainjobs.yaml"
-    generator.write_text(generator.read_text().replace(
-        "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys sealed-secrets --sealed-secrets-cert cert.pem{args}"))
+    generator.write_text(
+        generator.read_text().replace(
+            "argsOneLiner: jobs/", f"argsOneLiner: jobs/ --ssh-keys sealed-secrets --sealed-secrets-cert cert.pem{args}"
+        )
+    )
     monkeypatch.setenv("TRAINC_SSH_KEY_SEED_FILE", str(tmp_path / "seed"))
     return app
 
@@ -221,18 +274,36 @@ def test_sealed_secrets_are_sealed_for_the_kustomizations_namespace(kubectl, tmp
     assert unseal(sealed) == {"ssh-privatekey": KEYS.private_pem, "ssh-publickey": KEYS.public_line}
 
 
-@pytest.mark.parametrize("namespace_line, args, kustomization, message", [
-    ("  namespace: team-b\n", "", "namespace: team-a\n",
-     "jobs/ds.yaml:5:14: metadata.namespace: team-b/ds-mpi-ssh-auth: --ssh-keys sealed-secrets seals it for namespace "
-     "'team-b', but kustomize moves it to the kustomization's namespace 'team-a', where the controller can never "
-     "unseal it"),
-    ("", "", "", "jobs/ds.yaml:4:3: metadata.namespace: default/ds-mpi-ssh-auth: --ssh-keys sealed-secrets seals for "
-                 "one namespace, and under the kustomize generator none is known"),
-    ("", " -n team-b", "namespace: team-a\n",
-     "--namespace: namespace 'team-b' differs from the kustomization's namespace 'team-a' (kustomization.yaml:"),
-], ids=["trainjob-elsewhere", "no-namespace-known", "flag-elsewhere"])
-def test_a_sealed_secret_kustomize_would_move_is_refused(kubectl, tmp_path, monkeypatch, namespace_line, args,
-                                                         kustomization, message):
+@pytest.mark.parametrize(
+    "namespace_line, args, kustomization, message",
+    [
+        (
+            "  namespace: team-b\n",
+            "",
+            "namespace: team-a\n",
+            "jobs/ds.yaml:5:14: metadata.namespace: team-b/ds-mpi-ssh-auth: --ssh-keys sealed-secrets seals it for namespace "
+            "'team-b', but kustomize moves it to the kustomization's namespace 'team-a', where the controller can never "
+            "unseal it",
+        ),
+        (
+            "",
+            "",
+            "",
+            "jobs/ds.yaml:4:3: metadata.namespace: default/ds-mpi-ssh-auth: --ssh-keys sealed-secrets seals for "
+            "one namespace, and under the kustomize generator none is known",
+        ),
+        (
+            "",
+            " -n team-b",
+            "namespace: team-a\n",
+            "--namespace: namespace 'team-b' differs from the kustomization's namespace 'team-a' (kustomization.yaml:",
+        ),
+    ],
+    ids=["trainjob-elsewhere", "no-namespace-known", "flag-elsewhere"],
+)
+def test_a_sealed_secret_kustomize_would_move_is_refused(
+    kubectl, tmp_path, monkeypatch, namespace_line, args, kustomization, message
+):
     app = _sealed_app(tmp_path, monkeypatch, namespace_line, args)
     with open(app / "kustomization.yaml", "a") as written:
         written.write(kustomization)

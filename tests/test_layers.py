@@ -51,7 +51,7 @@ def imports(package: Path) -> list[tuple[str, str, str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    parts = here.split(".")[:len(here.split(".")) - node.level + 1]
+                    parts = here.split(".")[: len(here.split(".")) - node.level + 1]
                     base = ".".join(parts + ([node.module] if node.module else []))
                 # `from pkg import module` imports the module; `from module import name` the module
                 targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in found else base for alias in node.names]
@@ -114,15 +114,16 @@ def cycles(edges) -> list[list[str]]:
 def violations(package: Path, ranks: dict[str, int]) -> list[str]:
     """What breaks the diagram: units it does not place, upward imports, package cycles, module cycles."""
     edges = imports(package)
-    out = [f"{unit(name)}: not in ARCHITECTURE.md's diagram" for name in modules(package)
-           if unit(name) not in ranks]
+    out = [f"{unit(name)}: not in ARCHITECTURE.md's diagram" for name in modules(package) if unit(name) not in ranks]
     out = sorted(set(out))
     for importer, imported, where in edges:
         low, high = unit(importer), unit(imported)
         if low in ranks and high in ranks and ranks[low] < ranks[high]:
             out.append(f"{where}: {importer} imports {imported}, a layer above it")
-    out += [f"package cycle: {' <-> '.join(found)}"
-            for found in cycles({(unit(a), unit(b)) for a, b, _ in edges if unit(a) != unit(b)})]
+    out += [
+        f"package cycle: {' <-> '.join(found)}"
+        for found in cycles({(unit(a), unit(b)) for a, b, _ in edges if unit(a) != unit(b)})
+    ]
     out += [f"module cycle: {' <-> '.join(found)}" for found in cycles({(a, b) for a, b, _ in edges})]
     return out
 
@@ -138,8 +139,19 @@ def test_the_diagram_is_read_from_architecture_md():
     assert RANKS["errors"] == 0 and RANKS["shipped"] == RANKS["formats"] == 1
     assert RANKS["build"] == RANKS["inputs"] == RANKS["settings"] == RANKS["parallel"]
     assert RANKS["commands"] == RANKS["run"] < RANKS["cli"] < RANKS["authoring"]
-    order = ["errors", "formats", "k8s", "trainer", "compiler", "validation", "build", "policy", "output", "commands",
-             "cli"]
+    order = [
+        "errors",
+        "formats",
+        "k8s",
+        "trainer",
+        "compiler",
+        "validation",
+        "build",
+        "policy",
+        "output",
+        "commands",
+        "cli",
+    ]
     assert sorted(order, key=RANKS.get) == order
 
 
@@ -151,14 +163,21 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_a_function_local_upward_import_fails(tmp_path):
-    package = _tree(tmp_path, {
-        "trainc/__init__.py": "", "trainc/errors.py": "", "trainc/cli.py": "from .k8s import quantity\n",
-        "trainc/k8s/__init__.py": "",
-        "trainc/k8s/quantity.py": "from ..errors import x\n\n\ndef parse():\n    from .. import cli\n",
-    })
-    assert violations(package, RANKS) == ["trainc/k8s/quantity.py:5: trainc.k8s.quantity imports trainc.cli, "
-                                          "a layer above it", "package cycle: cli <-> k8s",
-                                          "module cycle: trainc.cli <-> trainc.k8s.quantity"]
+    package = _tree(
+        tmp_path,
+        {
+            "trainc/__init__.py": "",
+            "trainc/errors.py": "",
+            "trainc/cli.py": "from .k8s import quantity\n",
+            "trainc/k8s/__init__.py": "",
+            "trainc/k8s/quantity.py": "from ..errors import x\n\n\ndef parse():\n    from .. import cli\n",
+        },
+    )
+    assert violations(package, RANKS) == [
+        "trainc/k8s/quantity.py:5: trainc.k8s.quantity imports trainc.cli, a layer above it",
+        "package cycle: cli <-> k8s",
+        "module cycle: trainc.cli <-> trainc.k8s.quantity",
+    ]
 
 
 def test_an_upward_import_injected_into_trainc_fails(tmp_path):
@@ -168,20 +187,27 @@ def test_an_upward_import_injected_into_trainc_fails(tmp_path):
     lines = quantity.read_text().count("\n")
     quantity.write_text(quantity.read_text() + "\n\ndef _late():\n    from ..compiler.ir import Unit\n")
     upward, *cycles_made = violations(tmp_path / "trainc", RANKS)
-    assert upward == (f"trainc/k8s/quantity.py:{lines + 4}: trainc.k8s.quantity imports trainc.compiler.ir, "
-                      "a layer above it")
+    assert upward == (
+        f"trainc/k8s/quantity.py:{lines + 4}: trainc.k8s.quantity imports trainc.compiler.ir, a layer above it"
+    )
     assert cycles_made[0] == "package cycle: compiler <-> k8s <-> trainer"  # the compiler imports k8s and trainer
     assert cycles_made[1].startswith("module cycle: trainc.compiler.ir <-> ") and len(cycles_made) == 2
 
 
 def test_cycles_fail_within_a_layer_too(tmp_path):
-    package = _tree(tmp_path, {
-        "trainc/__init__.py": "", "trainc/build.py": "from . import inputs\n",
-        "trainc/inputs.py": "def read():\n    from .build import build\n",
-        "trainc/commands/__init__.py": "", "trainc/commands/diff.py": "from .summary import delta\n",
-        "trainc/commands/summary.py": "from . import diff\n",
-        "trainc/policy/__init__.py": "from . import vap\n", "trainc/policy/vap.py": "from . import is_policy\n",
-    })
+    package = _tree(
+        tmp_path,
+        {
+            "trainc/__init__.py": "",
+            "trainc/build.py": "from . import inputs\n",
+            "trainc/inputs.py": "def read():\n    from .build import build\n",
+            "trainc/commands/__init__.py": "",
+            "trainc/commands/diff.py": "from .summary import delta\n",
+            "trainc/commands/summary.py": "from . import diff\n",
+            "trainc/policy/__init__.py": "from . import vap\n",
+            "trainc/policy/vap.py": "from . import is_policy\n",
+        },
+    )
     assert violations(package, RANKS) == [
         "package cycle: build <-> inputs",
         "module cycle: trainc.build <-> trainc.inputs",
@@ -191,6 +217,8 @@ def test_cycles_fail_within_a_layer_too(tmp_path):
 
 
 def test_a_package_missing_from_the_diagram_fails(tmp_path):
-    package = _tree(tmp_path, {"trainc/__init__.py": "", "trainc/helpers/__init__.py": "from .. import errors\n",
-                               "trainc/errors.py": ""})
+    package = _tree(
+        tmp_path,
+        {"trainc/__init__.py": "", "trainc/helpers/__init__.py": "from .. import errors\n", "trainc/errors.py": ""},
+    )
     assert violations(package, RANKS) == ["helpers: not in ARCHITECTURE.md's diagram"]

@@ -25,8 +25,12 @@ def test_trainc_has_at_most_a_dozen_top_level_modules():
 def test_cli_only_declares_the_verbs_whose_flows_live_in_commands():
     """Each command of cli.py imports its flow and hands it the parameters: nothing of the flow stays there."""
     tree = ast.parse((ROOT / "trainc" / "cli.py").read_text())
-    verbs = [node for node in tree.body if isinstance(node, ast.FunctionDef)
-             and any(".command(" in ast.unparse(decorator) for decorator in node.decorator_list)]
+    verbs = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any(".command(" in ast.unparse(decorator) for decorator in node.decorator_list)
+    ]
     assert len(verbs) >= 14
     for verb in verbs:
         body = [node for node in verb.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
@@ -47,11 +51,28 @@ def test_the_wheel_ships_no_generator_and_no_code_beside_the_data(tmp_path):
             shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy(ROOT / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp_path / "wheel"), str(source)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "wheel"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = (tmp_path / "wheel").glob("trainc-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "trainc/cli.py" in names and "trainc/_schemas/trainjob.v1alpha1.json" in names  # the check sees the files
     assert [name for name in names if name.rpartition("/")[2] in GENERATORS] == []
-    assert [name for name in names if name.startswith(tuple(f"{package.replace('.', '/')}/" for package in DATA_DIRS))
-            and name.endswith(".py")] == []
+    assert [
+        name
+        for name in names
+        if name.startswith(tuple(f"{package.replace('.', '/')}/" for package in DATA_DIRS)) and name.endswith(".py")
+    ] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from helpers import RUNTIME, run, trainjob, write
 
+
 def errors(result) -> list[str]:
     assert result.returncode == 1 and result.stdout == ""
     return result.stderr.splitlines()

@@ -27,8 +27,17 @@ INTERNAL = {
 }
 # names whose use is compiling or admitting: module -> (names, the modules that may use them)
 ADMISSION = {
-    "trainc.validation": ({"check_trainjob", "check_jobset", "check_runtime", "trainjob_rules", "runtime_transition",
-                           "trainjob_transition"}, {"trainc.build"}),
+    "trainc.validation": (
+        {
+            "check_trainjob",
+            "check_jobset",
+            "check_runtime",
+            "trainjob_rules",
+            "runtime_transition",
+            "trainjob_transition",
+        },
+        {"trainc.build"},
+    ),
     "trainc.validation.kueue": ({"check"}, {"trainc.engine"}),
     "trainc.compiler.plugins.entrypoints": ({"check"}, {"trainc.build"}),
 }
@@ -74,8 +83,11 @@ def test_only_the_run_compiles_or_admits():
             full = f"{module}.{member}" if member else module
             for internal, allowed in INTERNAL.items():
                 inside = name == internal or name.startswith(internal + ".")
-                if (full == internal or module == internal) and not inside and not any(
-                        name == owner or name.startswith(owner + ".") for owner in allowed):
+                if (
+                    (full == internal or module == internal)
+                    and not inside
+                    and not any(name == owner or name.startswith(owner + ".") for owner in allowed)
+                ):
                     offences.append(f"{name} imports {internal}")
             names, allowed = ADMISSION.get(module, (set(), set()))
             if member in names and name not in allowed:
@@ -93,10 +105,29 @@ def test_the_check_sees_an_offence():
 
 def test_the_stages_are_one_visible_tuple_of_named_functions():
     assert [stage.__name__ for stage in build.STAGES] == [
-        "unique", "transition", "webhooks", "update_webhooks", "multikueue", "passes", "jobset", "jobset_update",
-        "lints", "objects", "plugin_checks", "self_deleting"]
+        "unique",
+        "transition",
+        "webhooks",
+        "update_webhooks",
+        "multikueue",
+        "passes",
+        "jobset",
+        "jobset_update",
+        "lints",
+        "objects",
+        "plugin_checks",
+        "self_deleting",
+    ]
     assert [stage.__name__ for stage in engine.RUN] == [
-        "input_files", "previous", "compiled", "base", "kueue", "cost", "policies", "output_set"]
+        "input_files",
+        "previous",
+        "compiled",
+        "base",
+        "kueue",
+        "cost",
+        "policies",
+        "output_set",
+    ]
     assert all(stage.__doc__ for stage in (*build.STAGES, *engine.RUN))
 
 
@@ -105,32 +136,51 @@ def test_a_setting_is_one_field_of_the_options():
     root and the words naming the runtimes' source with it."""
     from trainc.settings import Given, Settings
 
-    settings = Settings(Given("/", "default"), None, {"namespace": [Given("team-a", "-n")],
-                                                       "runtimes": [Given("rt", "--runtimes")]})
+    settings = Settings(
+        Given("/", "default"), None, {"namespace": [Given("team-a", "-n")], "runtimes": [Given("rt", "--runtimes")]}
+    )
     options = engine.Options.from_settings(settings, workers=3)
     assert (options.namespace, options.runtime_paths, options.workers) == ("team-a", ("rt",), 3)
     assert (options.root, options.runtimes_words) == ("/", "--runtimes")
 
 
 # where a module-level name is rebound, and why: not a run's setting
-GLOBALS = {"trainc.bounds": "the supervisor's shared page, made once per process by the console script",
-           "trainc.formats": "installs errors' position lookup once, when imported (the layer below cannot import it)"}
+GLOBALS = {
+    "trainc.bounds": "the supervisor's shared page, made once per process by the console script",
+    "trainc.formats": "installs errors' position lookup once, when imported (the layer below cannot import it)",
+}
 
 
 def module_state_set(name: str, package: bool, tree) -> list[str]:
     """The places that rebind a module-level name (`global`) or set an attribute of an imported module
     (`module.name = ...`, `setattr(module, ...)`): state a command would leave for a pass to read."""
     modules = {alias for (module, member), alias in _aliases(name, package, tree)}
-    found = [f"{name}:{node.lineno}: global {', '.join(node.names)}" for node in ast.walk(tree)
-             if isinstance(node, ast.Global)]
+    found = [
+        f"{name}:{node.lineno}: global {', '.join(node.names)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Global)
+    ]
     for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
-            if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        found += [f"{name}:{node.lineno}: {ast.unparse(target)} =" for target in targets
-                  if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                  and target.value.id in modules]
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in modules:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+            else []
+        )
+        found += [
+            f"{name}:{node.lineno}: {ast.unparse(target)} ="
+            for target in targets
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in modules
+        ]
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in modules
+        ):
             found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
     return found
 
@@ -140,8 +190,11 @@ def _aliases(name: str, package: bool, tree):
     here = name if package else name.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            yield from (((alias.name, None), alias.asname or alias.name) for alias in node.names
-                        if alias.name.startswith("trainc"))
+            yield from (
+                ((alias.name, None), alias.asname or alias.name)
+                for alias in node.names
+                if alias.name.startswith("trainc")
+            )
         elif isinstance(node, ast.ImportFrom):
             base = here
             for _ in range(node.level - 1):
@@ -154,11 +207,16 @@ def _aliases(name: str, package: bool, tree):
 def test_no_command_leaves_state_in_a_module():
     """Issue 20: a run's settings travel in its Options (and the compile context built from them), never in a
     module global a command sets and a pass reads (the release, the byte bound, the root, the runtimes' words)."""
-    found = [place for name, package, tree in modules() if name not in GLOBALS
-             for place in module_state_set(name, package, tree)]
+    found = [
+        place
+        for name, package, tree in modules()
+        if name not in GLOBALS
+        for place in module_state_set(name, package, tree)
+    ]
     assert found == []
-    offence = ast.parse("from .formats import limits\nlimits.input_bytes = 3\nsetattr(limits, 'x', 1)\n"
-                        "def f():\n    global selected\n")
+    offence = ast.parse(
+        "from .formats import limits\nlimits.input_bytes = 3\nsetattr(limits, 'x', 1)\ndef f():\n    global selected\n"
+    )
     assert len(module_state_set("trainc.cli", False, offence)) == 3
 
 
@@ -225,8 +283,15 @@ VAP = textwrap.dedent("""\
 
 
 def trainc(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "trainc", *args], cwd=cwd, input=stdin, capture_output=True,
-                          text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)})
+    return subprocess.run(
+        [sys.executable, "-m", "trainc", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+    )
 
 
 def resource_list(*documents: str) -> str:

@@ -32,17 +32,20 @@ def golden_inputs(root):
         if re.search(r"^  namespace:", text, re.M) or "kind: TrainJob" not in text:
             continue
         namespace = case.name.replace(".", "-")
-        (root / f"{case.name}.yaml").write_text(re.sub(r"^metadata:\n", f"metadata:\n  namespace: {namespace}\n",
-                                                       text, flags=re.M))
+        (root / f"{case.name}.yaml").write_text(
+            re.sub(r"^metadata:\n", f"metadata:\n  namespace: {namespace}\n", text, flags=re.M)
+        )
         count += 1
     # passed through in input order: a ConfigMap among the first files, a runtime and a List among the last
-    (root / "0-settings.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
-                                          "data: {a: b}  # kept\n")
+    (root / "0-settings.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}  # kept\n"
+    )
     (root / "zz-more.yaml").write_text(
         "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: svc}}\n---\n"
         "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: unused}\n"
         "spec: {template: {spec: {replicatedJobs: [{name: node, template: {spec: {template: {spec: "
-        "{containers: [{name: node, image: x}]}}}}}]}}}\n")
+        "{containers: [{name: node, image: x}]}}}}}]}}}\n"
+    )
     return count
 
 
@@ -53,15 +56,27 @@ def run(paths, workers, monkeypatch, **options):
     monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(True) or real(*args, **kwargs))
     monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
     try:
-        settings = engine.Options(runtime_paths=tuple(options.pop("runtimes", ())), workers=workers,
-                                  ssh_key_seed=GOLDEN_SEED, **options)
+        settings = engine.Options(
+            runtime_paths=tuple(options.pop("runtimes", ())), workers=workers, ssh_key_seed=GOLDEN_SEED, **options
+        )
         output = engine.run(engine.Inputs(tuple(paths)), settings).checked()
     except TraincError as error:
         return ("error", error.render()), bool(forked)
-    jobs = [(trainjob.namespace, trainjob.name, trainjob.origin.file, dump(objects)) for trainjob, objects in output.jobs]
+    jobs = [
+        (trainjob.namespace, trainjob.name, trainjob.origin.file, dump(objects)) for trainjob, objects in output.jobs
+    ]
     notices = [notice.render() for notice in output.notices]  # as printed: a worker sends them already placed
-    return (jobs, notices, output.trainjobs, output.runtimes, output.files, output.inputs, output.others,
-            output.uncompiled, output.runtime_inputs), bool(forked)
+    return (
+        jobs,
+        notices,
+        output.trainjobs,
+        output.runtimes,
+        output.files,
+        output.inputs,
+        output.others,
+        output.uncompiled,
+        output.runtime_inputs,
+    ), bool(forked)
 
 
 @pytest.fixture
@@ -92,11 +107,16 @@ def test_parallel_errors_are_the_serial_errors_in_order(inputs, monkeypatch):
     assert run([str(inputs)], 2, monkeypatch) == (compiled, True)
     # errors found while reading stop the build before compiling: YAML and schema errors in several files
     files[2].write_text(files[2].read_text() + "\n  bad: [\n")
-    files[-2].write_text(files[-2].read_text().replace("apiVersion: trainer.kubeflow.org/v1alpha1",
-                                                      "apiVersion: trainer.kubeflow.org/v9"))
+    files[-2].write_text(
+        files[-2]
+        .read_text()
+        .replace("apiVersion: trainer.kubeflow.org/v1alpha1", "apiVersion: trainer.kubeflow.org/v9")
+    )
     runtime = inputs.parent / "runtime.yaml"  # read by the parent
-    runtime.write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\n"
-                       "metadata: {name: x}\nspec: {bogus: 1}\n")
+    runtime.write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\n"
+        "metadata: {name: x}\nspec: {bogus: 1}\n"
+    )
     read, _ = run([str(inputs)], 1, monkeypatch, runtimes=[str(runtime)])
     assert read[0] == "error" and "invalid YAML" in read[1] and "v9" in read[1] and "runtime.yaml:4:7" in read[1]
     assert run([str(inputs)], 2, monkeypatch, runtimes=[str(runtime)]) == (read, True)
@@ -108,7 +128,10 @@ def _cli(args, workers):
 
 
 def test_cli_parallel_stdout_and_output_dir(inputs, tmp_path):
-    serial, two = _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 1), _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 2)
+    serial, two = (
+        _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 1),
+        _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 2),
+    )
     assert serial.returncode == 0 and serial.stdout.count("kind: JobSet") > 40
     assert (two.returncode, two.stdout, two.stderr) == (serial.returncode, serial.stdout, serial.stderr)
     trees = []
@@ -131,4 +154,3 @@ def test_cli_parallel_errors_write_nothing(inputs, tmp_path):
         assert not folder.exists()
     assert results[0].returncode == 1 and "defined twice" in results[0].stderr and "missing-" in results[0].stderr
     assert (results[1].returncode, results[1].stdout, results[1].stderr) == (1, "", results[0].stderr)
-

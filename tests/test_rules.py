@@ -6,7 +6,8 @@ from trainc.errors import did_you_mean
 def test_did_you_mean_names_only_near_choices_up_to_three():
     assert did_you_mean("numNode", ["numNodes", "numProcPerNode", "image"]) == 'did you mean "numNodes"?'
     assert did_you_mean("torch-distribute", ["torch-distributed", "torch-distributed-with-cache"]) == (
-        'did you mean "torch-distributed"?')
+        'did you mean "torch-distributed"?'
+    )
     assert did_you_mean("nodes", ["node1", "node2", "node3", "node", "other"]).count(",") == 2  # three at most
     assert did_you_mean("zzz", ["numNodes"]) == ""
 
@@ -37,16 +38,19 @@ def test_one_scope_rule_for_trainer_objects():
 def test_defined_twice_is_worded_once_for_trainjobs_runtimes_and_other_objects(tmp_path):
     from helpers import run, write
 
-    runtime = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata:\n  name: mine\n"
-               "  namespace: team-a\nspec:\n  template:\n    spec:\n      replicatedJobs:\n        - name: node\n"
-               "          template: {spec: {template: {spec: {containers: [{name: node, image: i}]}}}}\n")
+    runtime = (
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata:\n  name: mine\n"
+        "  namespace: team-a\nspec:\n  template:\n    spec:\n      replicatedJobs:\n        - name: node\n"
+        "          template: {spec: {template: {spec: {containers: [{name: node, image: i}]}}}}\n"
+    )
     config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team-a\n"
     write(tmp_path, "a.yaml", runtime + "---\n" + config_map)
     write(tmp_path, "b.yaml", runtime + "---\n" + config_map)
     result = run("build", "a.yaml", "b.yaml", cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert "b.yaml:4:9: metadata.name: TrainingRuntime team-a/mine is defined twice (first in a.yaml:4:9)" in (
-        result.stderr.splitlines())
+        result.stderr.splitlines()
+    )
 
 
 def test_one_tree_walk_for_diff_hunks_and_update_checks():
@@ -57,9 +61,15 @@ def test_one_tree_walk_for_diff_hunks_and_update_checks():
     new = {"env": [{"name": "B"}, {"name": "A", "value": "2"}], "n": 1.0}
     # `trainc diff`: items by name, every difference, type-strict
     assert list(changes(old, new, named=True)) == [
-        (("env", Name("A"), "value"), "1", "2"), (("n",), 1, 1.0), (("tolerations",), [], MISSING)]
+        (("env", Name("A"), "value"), "1", "2"),
+        (("n",), 1, 1.0),
+        (("tolerations",), [], MISSING),
+    ]
     # the API server's comparison: by index, [] is absent, 1 is 1.0
     assert first_change(old, new, ("spec",)) == ("spec", "env", 0, "name")
     assert first_change({"a": [], "b": None, "n": 1}, {"n": 1.0}) is None
     assert first_change([{"name": "a"}], [{"name": "a"}, {"name": "b"}], ("spec", "replicatedJobs")) == (
-        "spec", "replicatedJobs", 1)
+        "spec",
+        "replicatedJobs",
+        1,
+    )

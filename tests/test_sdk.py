@@ -143,9 +143,15 @@ SCRIPTS = [
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_scripts_round_trip_through_json_and_yaml(script, tmp_path):
-    trainjob = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "s"},
-                "spec": {"runtimeRef": {"name": "torch-distributed"},
-                         "trainer": {"command": ["bash", "-c", script], "env": [{"name": "S", "value": script}]}}}
+    trainjob = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": {"name": "s"},
+        "spec": {
+            "runtimeRef": {"name": "torch-distributed"},
+            "trainer": {"command": ["bash", "-c", script], "env": [{"name": "S", "value": script}]},
+        },
+    }
     for name, text in (("j.json", json.dumps(trainjob)), ("y.yaml", yaml.safe_dump(trainjob))):
         (tmp_path / name).write_text(text, encoding="utf-8")
         node = container(jobset_of(rendered([str(tmp_path / name)])), "trainer", "node")
@@ -155,12 +161,15 @@ def test_scripts_round_trip_through_json_and_yaml(script, tmp_path):
 
 # JSON input: decoded as JSON (as kubectl does), not as YAML.
 
+
 def _values(text: str) -> list:
     return [value for _, value in source.load_text(text, "x.json")]
 
 
 def test_json_escapes_and_numbers_are_json():
-    assert _values('{"a": "\\ud83d\\ude80 \\u00e9 \\/", "b": 1e3, "c": 2.0}') == [{"a": "🚀 é /", "b": 1000.0, "c": 2.0}]
+    assert _values('{"a": "\\ud83d\\ude80 \\u00e9 \\/", "b": 1e3, "c": 2.0}') == [
+        {"a": "🚀 é /", "b": 1000.0, "c": 2.0}
+    ]
 
 
 def test_json_unpaired_surrogate_is_the_replacement_character_as_in_go():
@@ -177,8 +186,10 @@ def test_text_led_by_a_brace_that_is_not_json_is_refused_as_kubectl_refuses_it(t
     path.write_text("{a: 1, b: [x, z]}\n")
     with pytest.raises(InputErrors) as info:
         build([str(path)])
-    assert info.value.render() == (f"{path}:1:2: invalid JSON: invalid character 'a' looking for beginning of object "
-                                   "key string (text starting with { is read as JSON, as kubectl reads it)")
+    assert info.value.render() == (
+        f"{path}:1:2: invalid JSON: invalid character 'a' looking for beginning of object "
+        "key string (text starting with { is read as JSON, as kubectl reads it)"
+    )
     assert _values("---\n{a: 1, b: [x, z]}\n") == [{"a": 1, "b": ["x", "z"]}]
 
 
@@ -199,7 +210,7 @@ def test_json_field_errors_point_into_the_json(tmp_path):
     path.write_text(text)
     with pytest.raises(InputErrors) as info:
         build([str(path)])
-    assert info.value.render() == f"{path}:{line}:7: spec.trainer.numNodez: unknown field (did you mean \"numNodes\"?)"
+    assert info.value.render() == f'{path}:{line}:7: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)'
 
 
 def test_directories_yield_json_files(tmp_path):
@@ -210,8 +221,10 @@ def test_directories_yield_json_files(tmp_path):
 
 def test_flow_yaml_field_errors_still_point_into_it(tmp_path):
     path = tmp_path / "flow.yaml"
-    path.write_text("--- {apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: f},\n"
-                    " spec: {runtimeRef: {name: torch-distributed}, trainer: {numNodez: 2}}}\n")
+    path.write_text(
+        "--- {apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, metadata: {name: f},\n"
+        " spec: {runtimeRef: {name: torch-distributed}, trainer: {numNodez: 2}}}\n"
+    )
     with pytest.raises(InputErrors) as info:
         build([str(path)])
-    assert info.value.render() == f"{path}:2:58: spec.trainer.numNodez: unknown field (did you mean \"numNodes\"?)"
+    assert info.value.render() == f'{path}:2:58: spec.trainer.numNodez: unknown field (did you mean "numNodes"?)'

@@ -110,8 +110,11 @@ def forbidden(*versions: str) -> set[str]:
 
 
 def mpi_key_material(folder: Path) -> set[str]:
-    secrets = [obj for obj in build([str(folder / "jobs.yaml")], ssh_key_seed=GOLDEN_SEED).documents()
-               if obj["kind"] == "Secret"]
+    secrets = [
+        obj
+        for obj in build([str(folder / "jobs.yaml")], ssh_key_seed=GOLDEN_SEED).documents()
+        if obj["kind"] == "Secret"
+    ]
     assert secrets
     found = set()
     for secret in secrets:
@@ -151,7 +154,11 @@ def test_validate_explain_build_json_and_dry_run_show_no_secret_value(inputs):
     assert built.returncode == 0, built.stderr
     listed = json.loads(built.stdout)["items"]
     assert {item["metadata"]["name"] for item in listed if item["kind"] == "Secret"} == {
-        "canary", "not-base64", "wrong-types", "mpi-mpi-ssh-auth"}
+        "canary",
+        "not-base64",
+        "wrong-types",
+        "mpi-mpi-ssh-auth",
+    }
     rest = json.dumps([item for item in listed if item["kind"] != "Secret"])
     assert not [text for text in texts if text in rest + built.stderr]
     assert any(text in built.stdout for text in mpi_key_material(folder))  # the Secrets themselves are the point
@@ -164,15 +171,32 @@ def test_diff_shows_no_secret_value_of_either_side(inputs):
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "A"], check=True)
     write(folder, "B")
-    results = [run("diff", *args, *files, cwd=folder) for args in
-               ((), ("--format", "markdown"), ("--format", "json"), ("--ssh-key-seed", SEED), ("--color", "always"))]
+    results = [
+        run("diff", *args, *files, cwd=folder)
+        for args in (
+            (),
+            ("--format", "markdown"),
+            ("--format", "json"),
+            ("--ssh-key-seed", SEED),
+            ("--color", "always"),
+        )
+    ]
     assert [result.returncode for result in results] == [1, 1, 1, 1, 1], [r.stderr for r in results]
     assert_clean(results, forbidden("A", "B") | mpi_key_material(folder))
     text = results[0].stdout
-    for changed in ("data.token", "stringData.plain", "extra", "data.k", "data.l", "stringData.m", "data",
-                    "stringData", "metadata.annotations.copy",
-                    "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"):
-        assert f"@@ {changed} @@\n- \"(hidden)\"\n+ \"(hidden, changed)\"\n" in text, changed
+    for changed in (
+        "data.token",
+        "stringData.plain",
+        "extra",
+        "data.k",
+        "data.l",
+        "stringData.m",
+        "data",
+        "stringData",
+        "metadata.annotations.copy",
+        "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
+    ):
+        assert f'@@ {changed} @@\n- "(hidden)"\n+ "(hidden, changed)"\n' in text, changed
 
 
 def test_odd_secret_shapes_render_without_their_values():
@@ -195,12 +219,21 @@ def test_odd_secret_shapes_render_without_their_values():
 
     rendered = 0
     for _ in range(500):
-        old = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "annotations": value()},
-               "data": value(), "stringData": value(), "extra": value(), "type": "Opaque",
-               "immutable": chance.choice([True, False, value()])}
+        old = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "s", "annotations": value()},
+            "data": value(),
+            "stringData": value(),
+            "extra": value(),
+            "type": "Opaque",
+            "immutable": chance.choice([True, False, value()]),
+        }
         new = {**old, "data": value(), "metadata": {"name": "s", "annotations": value()}, "immutable": value()}
-        for found in [*diff._object_diff(("Secret", "", "s"), old, new, []),
-                      *diff._object_diff(("Secret", "", "s"), None, new, [])]:
+        for found in [
+            *diff._object_diff(("Secret", "", "s"), old, new, []),
+            *diff._object_diff(("Secret", "", "s"), None, new, []),
+        ]:
             assert canary not in diff.text([found]) + diff.markdown([found]) + diff.json_text([found])
             rendered += 1
     assert rendered > 500

@@ -10,8 +10,15 @@ from __future__ import annotations
 __all__ = ["from_objects", "objects", "render"]
 
 
-def objects(paths, runtimes=(), *, namespace: str | None = None, ssh_key_seed: bytes | None = None,
-            runtime_snapshot: bool = False, **options) -> list[dict]:
+def objects(
+    paths,
+    runtimes=(),
+    *,
+    namespace: str | None = None,
+    ssh_key_seed: bytes | None = None,
+    runtime_snapshot: bool = False,
+    **options,
+) -> list[dict]:
     """The rendered objects for every TrainJob under `paths` (files, directories or "-"), as `trainc build`;
     `options` are the run's other options (`trainc.engine.Options`: policy_paths, previous, plugins, ...).
     Raises InputErrors for everything the build refuses."""
@@ -28,8 +35,9 @@ def render(paths, runtimes=(), **options) -> str:
     return dump_all(objects(paths, runtimes, **options))
 
 
-def from_objects(documents, runtimes=(), *, namespace: str | None = None, ssh_key_seed: bytes | None = None,
-                 **options) -> list[dict]:
+def from_objects(
+    documents, runtimes=(), *, namespace: str | None = None, ssh_key_seed: bytes | None = None, **options
+) -> list[dict]:
     """Render in-memory TrainJobs and runtimes: dicts (e.g. what the Kubeflow SDK would POST), the SDK's
     and the `kubernetes` client's model objects, or YAML/JSON text (str or UTF-8 bytes). The other objects
     among them (Kueue queues, policies) are checked against as `trainc build` checks the documents beside its
@@ -64,13 +72,28 @@ def _options(runtimes, namespace, ssh_key_seed, **given):
 
     config = projectconfig.load()
     values = config.values
-    seed = SeedFile(None, "ssh_key_seed", _seed=ssh_key_seed, mode=values.get("ssh_keys", "seed"),
-                    cert=values.get("sealed_secrets_cert"))
-    defaults = {name: tuple(value) if isinstance(value, list) else value for name, value in values.items()
-                if name in ("runtime_paths", "namespace", "policy_paths", "plugins")}
+    seed = SeedFile(
+        None,
+        "ssh_key_seed",
+        _seed=ssh_key_seed,
+        mode=values.get("ssh_keys", "seed"),
+        cert=values.get("sealed_secrets_cert"),
+    )
+    defaults = {
+        name: tuple(value) if isinstance(value, list) else value
+        for name, value in values.items()
+        if name in ("runtime_paths", "namespace", "policy_paths", "plugins")
+    }
     chosen = {"runtime_paths": tuple(runtimes) or None, "namespace": namespace}
-    return Options(**{**defaults, **{name: value for name, value in chosen.items() if value}, "config": config.path,
-                      "ssh_key_seed": seed, **given})
+    return Options(
+        **{
+            **defaults,
+            **{name: value for name, value in chosen.items() if value},
+            "config": config.path,
+            "ssh_key_seed": seed,
+            **given,
+        }
+    )
 
 
 def _as_text(document, origin) -> str:

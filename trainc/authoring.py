@@ -28,11 +28,22 @@ MPI_HOSTFILE = "/etc/mpi/hostfile"
 _LAUNCHERS = {"torch": "torchrun", "mpi": "python", None: "python"}
 
 
-def custom_trainer(func, *, name: str, func_args: dict | None = None, runtime: str = "torch-distributed",
-                   runtime_kind: str = "ClusterTrainingRuntime", namespace: str | None = None,
-                   num_nodes: int | None = None, resources_per_node: dict | None = None, env: dict | None = None,
-                   packages_to_install: list[str] | None = None, pip_index_urls=DEFAULT_PIP_INDEX_URLS,
-                   image: str | None = None, runtimes=()) -> dict:
+def custom_trainer(
+    func,
+    *,
+    name: str,
+    func_args: dict | None = None,
+    runtime: str = "torch-distributed",
+    runtime_kind: str = "ClusterTrainingRuntime",
+    namespace: str | None = None,
+    num_nodes: int | None = None,
+    resources_per_node: dict | None = None,
+    env: dict | None = None,
+    packages_to_install: list[str] | None = None,
+    pip_index_urls=DEFAULT_PIP_INDEX_URLS,
+    image: str | None = None,
+    runtimes=(),
+) -> dict:
     """The TrainJob (a dict) running `func(**func_args)` on `runtime`, found among the bundled runtimes or under
     `runtimes` (files or directories), as `trainc build` finds it; raises TraincError if it is not there, or
     if an argument has the wrong type (every such argument named at once)."""
@@ -57,8 +68,12 @@ def custom_trainer(func, *, name: str, func_args: dict | None = None, runtime: s
     if env:
         trainer["env"] = [{"name": key, "value": value} for key, value in env.items()]
     metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
-    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": metadata,
-            "spec": {"runtimeRef": {"kind": runtime_kind, "name": runtime}, "trainer": trainer}}
+    return {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": metadata,
+        "spec": {"runtimeRef": {"kind": runtime_kind, "name": runtime}, "trainer": trainer},
+    }
 
 
 @cache
@@ -98,8 +113,9 @@ def _check_arguments(arguments: dict) -> None:
     try:
         _arguments().model_validate(arguments)
     except pydantic.ValidationError as exc:
-        raise InputErrors([InputError(None, ("custom_trainer",) + tuple(error["loc"]), error["msg"])
-                           for error in exc.errors()]) from None
+        raise InputErrors(
+            [InputError(None, ("custom_trainer",) + tuple(error["loc"]), error["msg"]) for error in exc.errors()]
+        ) from None
 
 
 def to_yaml(trainjob: dict) -> str:
@@ -127,17 +143,17 @@ def write_and_run(code: str, file: str, launcher: str) -> str:
         delimiter = f"{DELIMITER}_{suffix}"
     body = code if code.endswith("\n") else code + "\n"
     path = f'"$TRAINC_CODE_DIR"/{shlex.quote(file)}'
-    return (f'TRAINC_CODE_DIR="`mktemp -d`"\n'
-            f"cat > {path} <<'{delimiter}'\n{body}{delimiter}\n"
-            f"exec {launcher} {path}\n")
+    return f"TRAINC_CODE_DIR=\"`mktemp -d`\"\ncat > {path} <<'{delimiter}'\n{body}{delimiter}\nexec {launcher} {path}\n"
 
 
 def _install_script(packages, index_urls, user: bool) -> str:
     """The SDK's pip step (get_script_for_python_packages), each argument shell-quoted."""
     if not packages:
         return ""
-    options = [f"--index-url {shlex.quote(index_urls[0])}",
-               *(f"--extra-index-url {shlex.quote(url)}" for url in index_urls[1:])]
+    options = [
+        f"--index-url {shlex.quote(index_urls[0])}",
+        *(f"--extra-index-url {shlex.quote(url)}" for url in index_urls[1:]),
+    ]
     if user:  # OpenMPI images run as mpiuser: install for that user, as the SDK does
         options.append("--user")
     return textwrap.dedent(f"""\

@@ -28,8 +28,8 @@ _armed = None  # (deadline on the monotonic clock, seconds, bytes) in a bounded 
 def doing(what: str) -> None:
     """Note what the run is doing now, for the bound's message (a few hundred nanoseconds)."""
     if _note is not None:
-        data = what.encode(errors="replace")[:_NOTE_SIZE - 1]
-        _note[:len(data) + 1] = data + b"\0"
+        data = what.encode(errors="replace")[: _NOTE_SIZE - 1]
+        _note[: len(data) + 1] = data + b"\0"
 
 
 def _limits(environ) -> tuple[float, int]:
@@ -51,8 +51,7 @@ def _limits(environ) -> tuple[float, int]:
             raise ValueError
         size = amount.saturated()
     except ValueError:
-        raise SystemExit(f"Error: {MEMORY_ENV}={memory!r}: must be a quantity of bytes, e.g. 4Gi "
-                         "(0: none)")
+        raise SystemExit(f"Error: {MEMORY_ENV}={memory!r}: must be a quantity of bytes, e.g. 4Gi (0: none)")
     return seconds, size
 
 
@@ -126,8 +125,9 @@ def supervise() -> None:
         os._exit(128 + os.WTERMSIG(status))
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
-        cause = ("was killed, likely for memory" if number == signal.SIGKILL
-                 else f"crashed ({signal.Signals(number).name})")
+        cause = (
+            "was killed, likely for memory" if number == signal.SIGKILL else f"crashed ({signal.Signals(number).name})"
+        )
         _report(cause)
         os._exit(1)
     os._exit(os.WEXITSTATUS(status))  # the child wrote everything: nothing of the interrupted run is left to do
@@ -158,8 +158,10 @@ def _wait(pid: int, seconds: float, select):
 def _report(what: str) -> None:
     noted = bytes(_note[:_NOTE_SIZE]).split(b"\0", 1)[0].decode(errors="replace") if _note is not None else ""
     where = f" while evaluating {noted}" if noted else ""
-    text = (f"Error: the run {what}{where}; nothing was written. The operator sets the bound with "
-            f"{TIMEOUT_ENV} and {MEMORY_ENV}.\n")
+    text = (
+        f"Error: the run {what}{where}; nothing was written. The operator sets the bound with "
+        f"{TIMEOUT_ENV} and {MEMORY_ENV}.\n"
+    )
     try:
         os.write(2, text.encode(errors="replace"))
     except OSError:

@@ -81,8 +81,9 @@ def read(documents, runtime_documents, namespace: str, errors: list) -> Inputs:
     inputs = Inputs(unread=bool(errors))
     for parsed in parse(documents, namespace, errors, inputs):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    inputs.runtimes += parse(inputset.runtimes_only(runtime_documents, inputs.notices), namespace, errors, inputs,
-                             runtimes_only=True)
+    inputs.runtimes += parse(
+        inputset.runtimes_only(runtime_documents, inputs.notices), namespace, errors, inputs, runtimes_only=True
+    )
     return inputs
 
 
@@ -93,8 +94,7 @@ def compile_all(inputs: Inputs, namespace: str, errors: list, previous, keep=Non
     errors.extend(problems)
     ctx = pipeline.Context(runtimes, **context)
     doubtful = unresolved.doubtful(inputs, namespace)
-    errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace,
-                                                  ctx.runtimes_words))
+    errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace, ctx.runtimes_words))
     output = Output(trainjobs=len(inputs.trainjobs), runtimes=len(inputs.runtimes), errors=errors)
     check_runtimes(inputs.runtimes, previous, output, ctx.release)
     for index, first in in_order([sort_key(trainjob) for trainjob in inputs.trainjobs]):
@@ -175,8 +175,7 @@ class Job:
 def unique(job: Job) -> None:
     """A second TrainJob of the same namespace and name."""
     if job.first is not None:
-        message = defined_twice(api.described("TrainJob", job.trainjob.namespace, job.trainjob.name),
-                                job.first.origin)
+        message = defined_twice(api.described("TrainJob", job.trainjob.namespace, job.trainjob.name), job.first.origin)
         job.errors.append(InputError(job.trainjob.origin, ("metadata", "name"), message))
 
 
@@ -204,9 +203,17 @@ def update_webhooks(job: Job) -> None:
 def multikueue(job: Job) -> None:
     """A TrainJob MultiKueue runs on a worker cluster: nothing rendered here, and said."""
     if job.trainjob.spec.managed_by == api.KUEUE_MULTIKUEUE:
-        job.notices.append(Notice("notice", job.trainjob.origin, (), f"{job.described()}: managedBy "
-                                  f"{api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob on a worker cluster, so no "
-                                  "objects are rendered for it", at=("spec", "managedBy")))
+        job.notices.append(
+            Notice(
+                "notice",
+                job.trainjob.origin,
+                (),
+                f"{job.described()}: managedBy "
+                f"{api.KUEUE_MULTIKUEUE}: MultiKueue runs this TrainJob on a worker cluster, so no "
+                "objects are rendered for it",
+                at=("spec", "managedBy"),
+            )
+        )
         job.done = True
 
 
@@ -232,12 +239,17 @@ def lints(job: Job) -> None:
     """What the cluster accepts but does not do as written."""
     job.notices += [*job.unit.notices, *validation.trainjob_warnings(job.trainjob)]
     if job.trainjob.spec.active_deadline_seconds is not None and enforced.attempts({"spec": job.unit.jobset}) is None:
-        job.notices.append(Notice(
-            "notice", job.trainjob.origin, (), f"{job.described()}: spec.activeDeadlineSeconds ends each run of its "
-            f"Jobs, but the JobSet's failurePolicy restarts them without counting ({enforced.UNCOUNTED_RESTART}), so "
-            "nothing bounds the total: see docs/reference/differences.md#activedeadlineseconds",
-            at=("spec", "activeDeadlineSeconds"),
-        ))
+        job.notices.append(
+            Notice(
+                "notice",
+                job.trainjob.origin,
+                (),
+                f"{job.described()}: spec.activeDeadlineSeconds ends each run of its "
+                f"Jobs, but the JobSet's failurePolicy restarts them without counting ({enforced.UNCOUNTED_RESTART}), so "
+                "nothing bounds the total: see docs/reference/differences.md#activedeadlineseconds",
+                at=("spec", "activeDeadlineSeconds"),
+            )
+        )
 
 
 def objects(job: Job) -> None:
@@ -256,12 +268,17 @@ def self_deleting(job: Job) -> None:
     """A JobSet that deletes itself, which a GitOps tool then creates again."""
     ttl = job.objects[-1]["spec"].get("ttlSecondsAfterFinished")
     if ttl is not None:
-        job.notices.append(Notice(
-            "notice", job.trainjob.origin, (), f"{job.described()}: the JobSet deletes itself {ttl}s after it "
-            "finishes (ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
-            "then creates it again and the training runs again: see "
-            "docs/routes/ci.md#self-deleting-jobsets-under-gitops"
-        ))
+        job.notices.append(
+            Notice(
+                "notice",
+                job.trainjob.origin,
+                (),
+                f"{job.described()}: the JobSet deletes itself {ttl}s after it "
+                "finishes (ttlSecondsAfterFinished); a GitOps tool that still finds it in git (Argo CD, Flux) "
+                "then creates it again and the training runs again: see "
+                "docs/routes/ci.md#self-deleting-jobsets-under-gitops",
+            )
+        )
 
 
 STAGES = (

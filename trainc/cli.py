@@ -21,8 +21,7 @@ def _seed(path: str | None, required: bool = False):
     ctx = click.get_current_context()
     settings = ctx.meta[_SETTINGS]
     origin = settings.origin("ssh-key-seed")
-    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}),
-                    **settings.placement())
+    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}), **settings.placement())
 
 
 def _throwaway_seed():
@@ -50,6 +49,7 @@ _SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings
 def _settled(function):
     """The command run with its settings resolved once (trainc.settings: flags, environment, project config,
     the route), its setting parameters replaced by the resolved values; a bad setting is exit 1."""
+
     @functools.wraps(function)
     def settled(**params):
         from . import settings
@@ -89,9 +89,15 @@ def _input_limit() -> int:
 
 
 _max_input_bytes = click.option(
-    "--max-input-bytes", type=click.IntRange(min=0), default=MAX_INPUT_BYTES, show_default=True, expose_value=False,
-    envvar="TRAINC_MAX_INPUT_BYTES", callback=_keep_input_limit,
-    help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).")
+    "--max-input-bytes",
+    type=click.IntRange(min=0),
+    default=MAX_INPUT_BYTES,
+    show_default=True,
+    expose_value=False,
+    envvar="TRAINC_MAX_INPUT_BYTES",
+    callback=_keep_input_limit,
+    help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).",
+)
 
 
 def _plugins(ctx, value) -> None:
@@ -109,23 +115,32 @@ def _plugins(ctx, value) -> None:
 
 
 _trainer_version = click.option(
-    "--trainer-version", type=click.Choice(releases.NAMES), default=releases.DEFAULT.name, show_default=True,
+    "--trainer-version",
+    type=click.Choice(releases.NAMES),
+    default=releases.DEFAULT.name,
+    show_default=True,
     envvar="TRAINC_TRAINER_VERSION",
     help="The Kubeflow Trainer release to render for, as the cluster runs it (env TRAINC_TRAINER_VERSION; pin it "
-         "in the project config so an upgrade of trainc changes nothing until the pin does).")
+    "in the project config so an upgrade of trainc changes nothing until the pin does).",
+)
 
 
 def _admitted_as(user: str | None, groups: tuple) -> None:
     """The identity admission policies see (request.userInfo, authorizer checks) travels in the run's Options;
     groups without a user are a usage error, as kubectl's --as-group."""
     if groups and not user:
-        raise click.UsageError("--as-group (TRAINC_AS_GROUPS, as-groups) needs --as (TRAINC_AS, as): groups of "
-                               "whom?")
+        raise click.UsageError("--as-group (TRAINC_AS_GROUPS, as-groups) needs --as (TRAINC_AS, as): groups of whom?")
 
 
 _plugin = click.option(
-    "--plugin", "plugins", multiple=True, metavar="NAME", envvar="TRAINC_PLUGINS", help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
-                            "(env TRAINC_PLUGINS, names separated by spaces; docs/guides/plugins.md).")
+    "--plugin",
+    "plugins",
+    multiple=True,
+    metavar="NAME",
+    envvar="TRAINC_PLUGINS",
+    help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
+    "(env TRAINC_PLUGINS, names separated by spaces; docs/guides/plugins.md).",
+)
 
 
 def _inputs(command=None, *, paths_required=True):
@@ -133,60 +148,110 @@ def _inputs(command=None, *, paths_required=True):
     if command is None:
         return lambda command: _inputs(command, paths_required=paths_required)
     command = _settled(command)
-    for option in reversed((
-        click.argument("paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)),
-        click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(), envvar="TRAINC_RUNTIMES",
-                     help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
-                          "(env TRAINC_RUNTIMES, paths separated by ':')."),
-        click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
-                     help="Namespace for TrainJobs, TrainingRuntimes and passed-through namespaced objects that set "
-                          "none (env TRAINC_NAMESPACE)."),
-        _max_input_bytes,
-        _plugin,
-        _trainer_version,
-    )):
+    for option in reversed(
+        (
+            click.argument(
+                "paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)
+            ),
+            click.option(
+                "--runtimes",
+                "runtime_paths",
+                multiple=True,
+                type=click.Path(),
+                envvar="TRAINC_RUNTIMES",
+                help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
+                "(env TRAINC_RUNTIMES, paths separated by ':').",
+            ),
+            click.option(
+                "-n",
+                "--namespace",
+                default="default",
+                show_default=True,
+                envvar="TRAINC_NAMESPACE",
+                help="Namespace for TrainJobs, TrainingRuntimes and passed-through namespaced objects that set "
+                "none (env TRAINC_NAMESPACE).",
+            ),
+            _max_input_bytes,
+            _plugin,
+            _trainer_version,
+        )
+    ):
         command = option(command)
     return command
 
 
 _previous = click.option(
-    "--previous", metavar="REV_OR_DIR",
+    "--previous",
+    metavar="REV_OR_DIR",
     help="Check PATHS as updates of their previous versions: a directory holding them, or a git revision to read "
-         "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.")
+    "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.",
+)
 
 
 _cluster_state = click.option(
-    "--cluster-state", "cluster_state", type=click.Path(allow_dash=True), metavar="FILE",
+    "--cluster-state",
+    "cluster_state",
+    type=click.Path(allow_dash=True),
+    metavar="FILE",
     help="The cluster's queues and workloads as `kubectl get clusterqueues,localqueues,resourceflavors,cohorts,"
-         "workloads -A -o json` prints them (`-`: stdin): says of each Kueue-managed TrainJob whether it is "
-         "admissible now, on which flavor, would preempt, or waits, and for what (docs/guides/kueue.md).")
+    "workloads -A -o json` prints them (`-`: stdin): says of each Kueue-managed TrainJob whether it is "
+    "admissible now, on which flavor, would preempt, or waits, and for what (docs/guides/kueue.md).",
+)
 
 
 def _policies(command):
     """--policies and the identity they admit as (--as, --as-group, as kubectl's)."""
-    for option in reversed((
-        click.option("--policies", "policy_paths", multiple=True, type=click.Path(), metavar="PATH",
-                     help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
-                          "authorizer checks read (files or directories), evaluated against every output object; "
-                          "they do not pass through. Repeatable (docs/guides/policies.md)."),
-        click.option("--kueue", "kueue_paths", multiple=True, type=click.Path(), metavar="PATH",
-                     help="The platform's Kueue objects (ClusterQueues, ResourceFlavors, Cohorts, LocalQueues; files "
-                          "or directories) the rendered JobSets' admissibility is checked against, as if they were "
-                          "among the inputs; they do not pass through. Repeatable (docs/guides/kueue.md)."),
-        click.option("--as", "as_user", metavar="USER", envvar="TRAINC_AS",
-                     help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
-                          "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller)."),
-        click.option("--as-group", "as_groups", multiple=True, metavar="GROUP", envvar="TRAINC_AS_GROUPS",
-                     help="A group of that user, as kubectl --as-group; repeatable (env TRAINC_AS_GROUPS, separated "
-                          "by spaces)."),
-    )):
+    for option in reversed(
+        (
+            click.option(
+                "--policies",
+                "policy_paths",
+                multiple=True,
+                type=click.Path(),
+                metavar="PATH",
+                help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
+                "authorizer checks read (files or directories), evaluated against every output object; "
+                "they do not pass through. Repeatable (docs/guides/policies.md).",
+            ),
+            click.option(
+                "--kueue",
+                "kueue_paths",
+                multiple=True,
+                type=click.Path(),
+                metavar="PATH",
+                help="The platform's Kueue objects (ClusterQueues, ResourceFlavors, Cohorts, LocalQueues; files "
+                "or directories) the rendered JobSets' admissibility is checked against, as if they were "
+                "among the inputs; they do not pass through. Repeatable (docs/guides/kueue.md).",
+            ),
+            click.option(
+                "--as",
+                "as_user",
+                metavar="USER",
+                envvar="TRAINC_AS",
+                help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
+                "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller).",
+            ),
+            click.option(
+                "--as-group",
+                "as_groups",
+                multiple=True,
+                metavar="GROUP",
+                envvar="TRAINC_AS_GROUPS",
+                help="A group of that user, as kubectl --as-group; repeatable (env TRAINC_AS_GROUPS, separated "
+                "by spaces).",
+            ),
+        )
+    ):
         command = option(command)
     return command
 
+
 _ssh_key_seed = click.option(
-    "--ssh-key-seed", type=click.Path(), envvar="TRAINC_SSH_KEY_SEED_FILE",
+    "--ssh-key-seed",
+    type=click.Path(),
+    envvar="TRAINC_SSH_KEY_SEED_FILE",
     help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE; "
-         "docs/guides/mpi.md).",
+    "docs/guides/mpi.md).",
 )
 _KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-scope: read by _seed
 # parameter -> SeedFile argument: taken off the command's parameters by _settled, for _seed
@@ -206,31 +271,52 @@ def _ssh_keys(command):
     """--ssh-keys MODE and its settings (docs/guides/mpi.md#keys-and-gitops)."""
     from .compiler.sshkeys import MODES
 
-    for option in reversed((
-        click.option("--ssh-keys", type=click.Choice(MODES), default=MODES[0], show_default=True,
-                     envvar="TRAINC_SSH_KEYS",
-                     help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
-                          "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS; "
-                          "docs/guides/mpi.md#keys-and-gitops)."),
-        click.option("--sealed-secrets-cert", type=click.Path(dir_okay=False), metavar="FILE",
-                     envvar="TRAINC_SEALED_SECRETS_CERT", callback=_utf8,
-                     help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
-                          "sealed-secrets (env TRAINC_SEALED_SECRETS_CERT)."),
-        click.option("--ssh-key-scope", metavar="TEXT", envvar="TRAINC_SSH_KEY_SCOPE", callback=_utf8,
-                     help="Bind keys to a tenant (e.g. the Argo CD project): the same job in another scope gets "
-                          "another key (env TRAINC_SSH_KEY_SCOPE)."),
-    )):
+    for option in reversed(
+        (
+            click.option(
+                "--ssh-keys",
+                type=click.Choice(MODES),
+                default=MODES[0],
+                show_default=True,
+                envvar="TRAINC_SSH_KEYS",
+                help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
+                "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS; "
+                "docs/guides/mpi.md#keys-and-gitops).",
+            ),
+            click.option(
+                "--sealed-secrets-cert",
+                type=click.Path(dir_okay=False),
+                metavar="FILE",
+                envvar="TRAINC_SEALED_SECRETS_CERT",
+                callback=_utf8,
+                help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
+                "sealed-secrets (env TRAINC_SEALED_SECRETS_CERT).",
+            ),
+            click.option(
+                "--ssh-key-scope",
+                metavar="TEXT",
+                envvar="TRAINC_SSH_KEY_SCOPE",
+                callback=_utf8,
+                help="Bind keys to a tenant (e.g. the Argo CD project): the same job in another scope gets "
+                "another key (env TRAINC_SSH_KEY_SCOPE).",
+            ),
+        )
+    ):
         command = option(command)
     return command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trainc")
-@click.option("--root", metavar="DIR", envvar="TRAINC_ROOT",
-              help="The repository being rendered (env TRAINC_ROOT): the project config is looked for up to it, and "
-                   "its paths, and those of the command line, must resolve inside it (the Argo CD plugin and the "
-                   "kustomize generator set it). Default: the git root, else the current directory, confining the "
-                   "config's paths only.")
+@click.option(
+    "--root",
+    metavar="DIR",
+    envvar="TRAINC_ROOT",
+    help="The repository being rendered (env TRAINC_ROOT): the project config is looked for up to it, and "
+    "its paths, and those of the command line, must resolve inside it (the Argo CD plugin and the "
+    "kustomize generator set it). Default: the git root, else the current directory, confining the "
+    "config's paths only.",
+)
 def cli(root) -> None:
     """Compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
@@ -249,31 +335,72 @@ def _output_format(ctx, param, value: str) -> str:
 
 @cli.command()
 @_inputs
-@click.option("-o", "--output", "output_format", default="yaml", show_default=True, metavar="yaml|json",
-              callback=_output_format,
-              help="Output format on stdout: a YAML stream, or a JSON v1 List as kubectl prints.")
-@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write the files of a rendered tree trainc owns instead of stdout (docs/routes/rendered-tree.md).")
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    default="yaml",
+    show_default=True,
+    metavar="yaml|json",
+    callback=_output_format,
+    help="Output format on stdout: a YAML stream, or a JSON v1 List as kubectl prints.",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Write the files of a rendered tree trainc owns instead of stdout (docs/routes/rendered-tree.md).",
+)
 @_ssh_key_seed
 @_ssh_keys
-@click.option("--require-ssh-key-seed", is_flag=True, envvar="TRAINC_REQUIRE_SSH_KEY_SEED",
-              help="An MPI TrainJob without a seed is an error, not a random key (env TRAINC_REQUIRE_SSH_KEY_SEED=1).")
+@click.option(
+    "--require-ssh-key-seed",
+    is_flag=True,
+    envvar="TRAINC_REQUIRE_SSH_KEY_SEED",
+    help="An MPI TrainJob without a seed is an error, not a random key (env TRAINC_REQUIRE_SSH_KEY_SEED=1).",
+)
 @click.option("--trainer-only", is_flag=True, help="Output only the rendered objects; nothing passes through.")
 @click.option("--include-runtimes", is_flag=True, help="Pass the runtimes among PATHS through too.")
 @click.option("--allow-empty", is_flag=True, help="No documents in PATHS is not an error (an app meant to be empty).")
-@click.option("--runtime-snapshot", is_flag=True,
-              help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).")
+@click.option(
+    "--runtime-snapshot",
+    is_flag=True,
+    help="Also emit upstream's <trainjob>-runtime-snapshot ConfigMap (the runtime used, as defaulted).",
+)
 @_previous
 @_cluster_state
 @_policies
-@click.option("-j", "--jobs", "workers", type=click.IntRange(min=1), envvar="TRAINC_JOBS",
-              help="Processes to build with (env TRAINC_JOBS; default: the available cores); the output is the "
-                   "same with any number.")
-@click.option("--check", is_flag=True,
-              help="With --output-dir: write nothing; exit 1 listing the files there that are stale, missing or "
-                   "left over.")
-def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_seed, require_ssh_key_seed,
-          trainer_only, include_runtimes, allow_empty, runtime_snapshot, previous, policy_paths, workers, check):
+@click.option(
+    "-j",
+    "--jobs",
+    "workers",
+    type=click.IntRange(min=1),
+    envvar="TRAINC_JOBS",
+    help="Processes to build with (env TRAINC_JOBS; default: the available cores); the output is the "
+    "same with any number.",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="With --output-dir: write nothing; exit 1 listing the files there that are stale, missing or left over.",
+)
+def build(
+    paths,
+    runtime_paths,
+    namespace,
+    output_format,
+    output_dir,
+    ssh_key_seed,
+    require_ssh_key_seed,
+    trainer_only,
+    include_runtimes,
+    allow_empty,
+    runtime_snapshot,
+    previous,
+    policy_paths,
+    workers,
+    check,
+):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS, and pass every
     other document of PATHS through as it is, in an order `kubectl apply -f -` takes.
 
@@ -284,9 +411,20 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
     from .commands import build as flow
 
     _quick_exit()
-    flow.main(paths, _options(ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed), trainer_only=trainer_only,
-                              include_runtimes=include_runtimes, runtime_snapshot=runtime_snapshot, previous=previous,
-                              workers=workers), output_format, allow_empty, check)
+    flow.main(
+        paths,
+        _options(
+            ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed),
+            trainer_only=trainer_only,
+            include_runtimes=include_runtimes,
+            runtime_snapshot=runtime_snapshot,
+            previous=previous,
+            workers=workers,
+        ),
+        output_format,
+        allow_empty,
+        check,
+    )
 
 
 @cli.command()
@@ -295,13 +433,27 @@ def build(paths, runtime_paths, namespace, output_format, output_dir, ssh_key_se
 @_cluster_state
 @_policies
 @_ssh_keys
-@click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: lines on stderr; json: one record per problem on stdout.")
-@click.option("--format", "annotations", type=click.Choice(["github"]),
-              help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.")
-@click.option("--skip-other-files", is_flag=True,
-              help="Pass over files that mention neither trainer.kubeflow.org nor what it is checked against "
-                   "(kueue.x-k8s.io, admissionregistration.k8s.io), for hooks given every changed YAML file.")
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: lines on stderr; json: one record per problem on stdout.",
+)
+@click.option(
+    "--format",
+    "annotations",
+    type=click.Choice(["github"]),
+    help="github: GitHub Actions annotations (::error file=…::) on stdout, the text on stderr too.",
+)
+@click.option(
+    "--skip-other-files",
+    is_flag=True,
+    help="Pass over files that mention neither trainer.kubeflow.org nor what it is checked against "
+    "(kueue.x-k8s.io, admissionregistration.k8s.io), for hooks given every changed YAML file.",
+)
 def validate(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
@@ -321,30 +473,61 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
     """
     from .commands import validate as flow
 
-    flow.main(paths, _options(ssh_key_seed=_throwaway_seed(), previous=previous), output_format, annotations,
-              skip_other_files)
+    flow.main(
+        paths, _options(ssh_key_seed=_throwaway_seed(), previous=previous), output_format, annotations, skip_other_files
+    )
 
 
 @cli.command()
-@click.option("--base", metavar="REV_OR_DIR",
-              help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them "
-                   "(default: HEAD; with --base-trainer-version, PATHS as they are).")
-@click.option("--base-trainer-version", type=click.Choice(releases.NAMES), metavar="|".join(releases.NAMES),
-              help="Render the base at this Kubeflow Trainer release, the new side at --trainer-version: the upgrade "
-                   "report, every rendered object with its verdict, suspended and queued jobs called out.")
+@click.option(
+    "--base",
+    metavar="REV_OR_DIR",
+    help="The old versions: a git revision to read PATHS (and --runtimes) at, or a directory holding them "
+    "(default: HEAD; with --base-trainer-version, PATHS as they are).",
+)
+@click.option(
+    "--base-trainer-version",
+    type=click.Choice(releases.NAMES),
+    metavar="|".join(releases.NAMES),
+    help="Render the base at this Kubeflow Trainer release, the new side at --trainer-version: the upgrade "
+    "report, every rendered object with its verdict, suspended and queued jobs called out.",
+)
 @_inputs
 @_ssh_key_seed
 @_ssh_keys
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json", "html"]), default="text",
-              show_default=True, help="A unified-diff-style text, Markdown for a pull-request comment (with charts), "
-                                      "JSON, or one self-contained HTML page (a CI artifact).")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
-              help="Colour the text format: auto colours it on a terminal.")
-@click.option("--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "html"]),
+    default="text",
+    show_default=True,
+    help="A unified-diff-style text, Markdown for a pull-request comment (with charts), "
+    "JSON, or one self-contained HTML page (a CI artifact).",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the text format: auto colours it on a terminal.",
+)
+@click.option(
+    "--trainer-only", is_flag=True, help="Compare only the rendered objects, as `build --trainer-only` prints."
+)
 @_cluster_state
 @_policies
-def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_seed, output_format, color,
-         trainer_only, policy_paths):
+def diff(
+    base,
+    base_trainer_version,
+    paths,
+    runtime_paths,
+    namespace,
+    ssh_key_seed,
+    output_format,
+    color,
+    trainer_only,
+    policy_paths,
+):
     """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
 
     Both sides are what `trainc build` prints (the rendered objects and what
@@ -358,17 +541,31 @@ def diff(base, base_trainer_version, paths, runtime_paths, namespace, ssh_key_se
     """
     from .commands import diff as flow
 
-    flow.main(paths, _options(ssh_key_seed=_seed(ssh_key_seed), previous=base, trainer_only=trainer_only),
-              output_format, color, base_trainer_version)
+    flow.main(
+        paths,
+        _options(ssh_key_seed=_seed(ssh_key_seed), previous=base, trainer_only=trainer_only),
+        output_format,
+        color,
+        base_trainer_version,
+    )
 
 
 @cli.command("summary")
 @_inputs
-@click.option("--base", metavar="REV_OR_DIR",
-              help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.")
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json", "html"]), default="text",
-              show_default=True, help="Aligned tables, Markdown tables and charts for a pull-request comment, JSON, "
-                                      "or one self-contained HTML page (a CI artifact).")
+@click.option(
+    "--base",
+    metavar="REV_OR_DIR",
+    help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "html"]),
+    default="text",
+    show_default=True,
+    help="Aligned tables, Markdown tables and charts for a pull-request comment, JSON, "
+    "or one self-contained HTML page (a CI artifact).",
+)
 @_cluster_state
 @_policies
 @_ssh_keys
@@ -389,9 +586,12 @@ def summary_command(paths, runtime_paths, namespace, base, output_format, policy
 @cli.command()
 @_inputs
 @click.option("--job", metavar="NS/NAME", help="Only the objects rendered for this TrainJob (NAME: in -n's namespace).")
-@click.option("--field", metavar="PATH",
-              help="Only this field (and the fields below it), e.g. "
-                   "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.")
+@click.option(
+    "--field",
+    metavar="PATH",
+    help="Only this field (and the fields below it), e.g. "
+    "'spec.replicatedJobs[node].template.spec.template.spec.containers[node].env[PET_NNODES]'.",
+)
 @_cluster_state
 @_policies
 @_ssh_keys
@@ -411,8 +611,15 @@ def explain(paths, runtime_paths, namespace, job, field, policy_paths):
 
 @cli.command()
 @click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False, readable=False))
-@click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "table"]), default="yaml",
-              show_default=True, help="YAML TrainJob status objects, or a table for people.")
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    type=click.Choice(["yaml", "table"]),
+    default="yaml",
+    show_default=True,
+    help="YAML TrainJob status objects, or a table for people.",
+)
 @_max_input_bytes
 def status(file, output_format):
     """Derive the TrainJob status Trainer's controller would write from a JobSet.
@@ -433,14 +640,31 @@ def status(file, output_format):
 
 @cli.command("gc")
 @_inputs(paths_required=False)
-@click.option("--live", "live_path", required=True, metavar="FILE",
-              type=click.Path(allow_dash=True, dir_okay=False, readable=False),
-              help="The JobSets in the cluster, as `kubectl get jobsets -A -o json` prints them (- reads stdin).")
-@click.option("--older-than", default="7d", show_default=True, metavar="DURATION",
-              help="Only JobSets that finished more than this long ago (s, m, h, d: 36h, 1d12h).")
+@click.option(
+    "--live",
+    "live_path",
+    required=True,
+    metavar="FILE",
+    type=click.Path(allow_dash=True, dir_okay=False, readable=False),
+    help="The JobSets in the cluster, as `kubectl get jobsets -A -o json` prints them (- reads stdin).",
+)
+@click.option(
+    "--older-than",
+    default="7d",
+    show_default=True,
+    metavar="DURATION",
+    help="Only JobSets that finished more than this long ago (s, m, h, d: 36h, 1d12h).",
+)
 @click.option("--apply", is_flag=True, help="Remove the files listed (never a file that holds anything else).")
-@click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Lines for people, or JSON.")
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Lines for people, or JSON.",
+)
 @_ssh_keys
 def gc(paths, runtime_paths, namespace, live_path, older_than, apply, output_format):
     """List the input files whose TrainJobs finished in the cluster more than --older-than ago; --apply removes
@@ -457,19 +681,32 @@ def gc(paths, runtime_paths, namespace, live_path, older_than, apply, output_for
     """
     from .commands import gc as flow
 
-    flow.main(paths, _options(ssh_key_seed=_throwaway_seed(), workers=None), live_path, older_than, apply,
-              output_format)
+    flow.main(
+        paths, _options(ssh_key_seed=_throwaway_seed(), workers=None), live_path, older_than, apply, output_format
+    )
 
 
 @cli.command("fn")
 @_ssh_key_seed
 @_ssh_keys
-@click.option("-n", "--namespace", default="default", show_default=True, envvar="TRAINC_NAMESPACE",
-              help="Namespace for TrainJobs that set none, unless the functionConfig or the package's Kptfile sets "
-                   "one (env TRAINC_NAMESPACE).")
-@click.option("--runtimes", "runtime_paths", multiple=True, type=click.Path(), envvar="TRAINC_RUNTIMES",
-              help="File or directory of (Cluster)TrainingRuntimes besides the items, as build's --runtimes "
-                   "(env TRAINC_RUNTIMES, paths separated by ':'; else the project config's runtimes).")
+@click.option(
+    "-n",
+    "--namespace",
+    default="default",
+    show_default=True,
+    envvar="TRAINC_NAMESPACE",
+    help="Namespace for TrainJobs that set none, unless the functionConfig or the package's Kptfile sets "
+    "one (env TRAINC_NAMESPACE).",
+)
+@click.option(
+    "--runtimes",
+    "runtime_paths",
+    multiple=True,
+    type=click.Path(),
+    envvar="TRAINC_RUNTIMES",
+    help="File or directory of (Cluster)TrainingRuntimes besides the items, as build's --runtimes "
+    "(env TRAINC_RUNTIMES, paths separated by ':'; else the project config's runtimes).",
+)
 @_policies
 @_max_input_bytes
 @_trainer_version
@@ -546,8 +783,9 @@ def runtimes_list(paths, runtime_paths, namespace):
 @runtimes.command("show")
 @click.argument("name")
 @_inputs(paths_required=False)
-@click.option("--kind", type=click.Choice(["ClusterTrainingRuntime", "TrainingRuntime"]),
-              help="The kind, when a name is both.")
+@click.option(
+    "--kind", type=click.Choice(["ClusterTrainingRuntime", "TrainingRuntime"]), help="The kind, when a name is both."
+)
 def runtimes_show(name, paths, runtime_paths, namespace, kind):
     """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
     from .commands import runtimes as flow
@@ -556,10 +794,17 @@ def runtimes_show(name, paths, runtime_paths, namespace, kind):
 
 
 @cli.command("schema")
-@click.argument("kind", type=click.Choice(["TrainJob", "TrainingRuntime", "ClusterTrainingRuntime"],
-                                          case_sensitive=False))
-@click.option("--version", "api_version", type=click.Choice(["v1alpha1", "v2alpha1"]), default="v1alpha1",
-              show_default=True, help="The trainer.kubeflow.org API version.")
+@click.argument(
+    "kind", type=click.Choice(["TrainJob", "TrainingRuntime", "ClusterTrainingRuntime"], case_sensitive=False)
+)
+@click.option(
+    "--version",
+    "api_version",
+    type=click.Choice(["v1alpha1", "v2alpha1"]),
+    default="v1alpha1",
+    show_default=True,
+    help="The trainer.kubeflow.org API version.",
+)
 def json_schema(kind, api_version):
     """Print the JSON Schema (draft 2020-12) of KIND, for editors and CI (e.g. kubeconform).
 
@@ -603,19 +848,41 @@ def completion(shell):
 @cli.command("run")
 @_inputs
 @click.option("--job", metavar="NS/NAME", help="The TrainJob to run when PATHS hold several (NAME: in -n's namespace).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
-              help="Stop every pod after S seconds (exit 1).")
-@click.option("--keep", type=click.Path(file_okay=False), metavar="DIR",
-              help="Keep the pods' directories (mounted files, logs per container) in DIR.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="Stop every pod after S seconds (exit 1).",
+)
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Keep the pods' directories (mounted files, logs per container) in DIR.",
+)
 @click.option("--dry-run", is_flag=True, help="Print each pod's resolved command, env and mounts; start nothing.")
-@click.option("--env-file", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="KEY=VALUE lines added to every pod's env; they stand in for ConfigMaps and Secrets not among "
-                   "the inputs.")
-@click.option("--mount", "mounts", multiple=True, metavar="NAME=DIR",
-              help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).")
+@click.option(
+    "--env-file",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="KEY=VALUE lines added to every pod's env; they stand in for ConfigMaps and Secrets not among the inputs.",
+)
+@click.option(
+    "--mount",
+    "mounts",
+    multiple=True,
+    metavar="NAME=DIR",
+    help="Use local DIR for the pod volume NAME (needed for PVCs, hostPath, ...).",
+)
 @_ssh_keys
-@click.option("--max-pods", type=click.IntRange(min=1), default=64, show_default=True, metavar="N",  # plan.MAX_PODS
-              help="Refuse a JobSet of more than N pods (each one process or more on this machine).")
+@click.option(
+    "--max-pods",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    metavar="N",  # plan.MAX_PODS
+    help="Refuse a JobSet of more than N pods (each one process or more on this machine).",
+)
 @_policies
 def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, mounts, max_pods, policy_paths):
     """Compile the TrainJob in PATHS and run its JobSet's pods here, as local processes.
@@ -637,8 +904,19 @@ def run_command(paths, runtime_paths, namespace, job, timeout, keep, dry_run, en
     """
     from .commands import run as flow
 
-    flow.main(paths, _options(), job, timeout, keep, dry_run, env_file, mounts, max_pods,
-              click.get_current_context().meta.get(_KEYS_META, {}).get("mode"))
+    flow.main(
+        paths,
+        _options(),
+        job,
+        timeout,
+        keep,
+        dry_run,
+        env_file,
+        mounts,
+        max_pods,
+        click.get_current_context().meta.get(_KEYS_META, {}).get("mode"),
+    )
+
 
 _QUICK_EXIT = "quick_exit"  # the console script's run (ctx.obj): its command holds nothing to clean up at exit
 

@@ -64,8 +64,15 @@ class Options:
 
         names = {option.name for option in fields(cls)}
         found = {name: settings.value(name) for name in SETTINGS if name in names and settings.has(name)}
-        return cls(**{**found, "config": settings.configs or settings.config, "root": settings.root.value,
-                      "runtimes_words": settings.runtimes_words(settings.route), **given})
+        return cls(
+            **{
+                **found,
+                "config": settings.configs or settings.config,
+                "root": settings.root.value,
+                "runtimes_words": settings.runtimes_words(settings.route),
+                **given,
+            }
+        )
 
     @property
     def release(self) -> releases.Release:
@@ -98,7 +105,9 @@ class Result(build.Output):
     unreadable: set = field(default_factory=set)  # (namespace, name) of previous TrainJobs that do not compile
     base_problems: list = field(default_factory=list)  # why
     provenance: Provenance | None = None
-    kueue_documents: list = field(default_factory=list)  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
+    kueue_documents: list = field(
+        default_factory=list
+    )  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
     standings: dict = field(default_factory=dict)  # (namespace, name) -> clusterstate.Standing (--cluster-state)
     standing_notices: list = field(default_factory=list)  # their notices (summary shows them in its tables)
     cost_notices: list = field(default_factory=list)  # each TrainJob's cost, a notice (summary shows it in its tables)
@@ -137,8 +146,9 @@ def run(inputs: Inputs, options: Options = Options()) -> Result:
     for stage in RUN:
         stage(state)
     seen: set = set()  # an error two stages find (a Kueue object without a name: Kueue's and the output set's) once
-    state.result.errors = [error for error in state.result.errors
-                           if not (error.render() in seen or seen.add(error.render()))]
+    state.result.errors = [
+        error for error in state.result.errors if not (error.render() in seen or seen.add(error.render()))
+    ]
     return state.result
 
 
@@ -156,8 +166,9 @@ def previous(state: _Run) -> None:
     given = state.options.previous
     if isinstance(given, str):
         try:
-            given = read_previous(given, state.inputs.paths, state.options.namespace, state.options.runtime_paths,
-                                  state.reader)
+            given = read_previous(
+                given, state.inputs.paths, state.options.namespace, state.options.runtime_paths, state.reader
+            )
         except (InputError, InputErrors) as unread:  # no update check without them; the other stages go on
             state.result.errors += unread.errors if isinstance(unread, InputErrors) else [unread]
             given = None
@@ -170,19 +181,31 @@ def compiled(state: _Run) -> None:
     options, result = state.options, state.result
     found = inputset.files(state.inputs.paths, options.runtime_paths, options.output_dir, options.root)
     recorder = Provenance() if options.provenance else None
-    context = dict(ssh_key_seed=options.ssh_key_seed, runtime_snapshot=options.runtime_snapshot,
-                   plugins=options.plugins, release=options.release, runtimes_words=options.runtimes_words)
+    context = dict(
+        ssh_key_seed=options.ssh_key_seed,
+        runtime_snapshot=options.runtime_snapshot,
+        plugins=options.plugins,
+        release=options.release,
+        runtimes_words=options.runtimes_words,
+    )
     output, workers = None, options.workers or parallel.available_cores()
     if result.previous is None and not state.inputs.documents and recorder is None:
-        output = parallel.build(found, workers=workers, namespace=options.namespace,
-                                limit=options.max_input_bytes, **context)
+        output = parallel.build(
+            found, workers=workers, namespace=options.namespace, limit=options.max_input_bytes, **context
+        )
     if output is None:
         errors: list = []
         documents = [*state.inputs.documents, *state.reader.documents(found.inputs, errors)]
         inputs = build.read(documents, state.reader.documents(found.runtimes, errors), options.namespace, errors)
-        output = build.compile_all(inputs, options.namespace, errors, result.previous,
-                                   parallel.marshalled if workers > 1 else None, provenance=recorder,
-                                   **context)
+        output = build.compile_all(
+            inputs,
+            options.namespace,
+            errors,
+            result.previous,
+            parallel.marshalled if workers > 1 else None,
+            provenance=recorder,
+            **context,
+        )
         output.files, output.inputs = len(found.inputs), len(documents)
     earlier = result.errors  # the previous versions' problems come first
     for each in fields(build.Output):
@@ -200,14 +223,24 @@ def base(state: _Run) -> None:
     before = result.previous
     trainjobs = [obj for obj in before.objects.values() if obj.kind == "TrainJob"]
     runtimes = before.runtimes_then(result.user_runtimes)
-    output = build.compile_all(build.Inputs(trainjobs=trainjobs, runtimes=runtimes), options.namespace, [], None,
-                               ssh_key_seed=options.base_ssh_key_seed or options.ssh_key_seed, plugins=options.plugins,
-                               release=before.release or options.release,  # the release they were rendered at
-                               runtimes_words=options.runtimes_words)
+    output = build.compile_all(
+        build.Inputs(trainjobs=trainjobs, runtimes=runtimes),
+        options.namespace,
+        [],
+        None,
+        ssh_key_seed=options.base_ssh_key_seed or options.ssh_key_seed,
+        plugins=options.plugins,
+        release=before.release or options.release,  # the release they were rendered at
+        runtimes_words=options.runtimes_words,
+    )
     broken = {_place(error.origin) for error in output.errors}
     bad = {(runtime.kind, runtime.name) for runtime in runtimes if _place(runtime.origin) in broken}
-    left = {id(trainjob) for trainjob in trainjobs if _place(trainjob.origin) not in broken
-            and (trainjob.spec.runtime_ref.kind, trainjob.spec.runtime_ref.name) not in bad}
+    left = {
+        id(trainjob)
+        for trainjob in trainjobs
+        if _place(trainjob.origin) not in broken
+        and (trainjob.spec.runtime_ref.kind, trainjob.spec.runtime_ref.name) not in bad
+    }
     owned = {_place(obj.origin) for obj in [*trainjobs, *runtimes]}
     result.base_problems = output.errors
     if any(_place(error.origin) not in owned for error in output.errors):  # no smaller base would compile
@@ -231,8 +264,11 @@ def kueue(state: _Run) -> None:
         return  # no queue, LimitRange, ...: nothing to check against
     from .validation import kueue as queues
 
-    platform = state.reader.documents(state.reader.listed(list(state.options.kueue_paths)), read) \
-        if state.options.kueue_paths else []
+    platform = (
+        state.reader.documents(state.reader.listed(list(state.options.kueue_paths)), read)
+        if state.options.kueue_paths
+        else []
+    )
     cluster = _cluster_state(state) if state.options.cluster_state is not None else None
     # the cluster's queues, the inputs' replacing them by name, the platform's theirs
     known = [*(cluster.documents if cluster is not None else ()), *result.others, *platform]
@@ -243,8 +279,13 @@ def kueue(state: _Run) -> None:
     if cluster is not None:
         _standings(state, cluster, known)
         placed = {f"{namespace}/{name}: " for namespace, name in result.standings}
-        result.notices = [notice for notice in result.notices if not (  # the cluster state says more
-            notice in notices and any(notice.message.startswith(prefix) for prefix in placed))]
+        result.notices = [
+            notice
+            for notice in result.notices
+            if not (  # the cluster state says more
+                notice in notices and any(notice.message.startswith(prefix) for prefix in placed)
+            )
+        ]
 
 
 def _cluster_state(state: _Run):
@@ -283,8 +324,10 @@ def _standings(state: _Run, cluster, known: list) -> None:
         if found is not None:
             key = (trainjob.namespace, trainjob.name)
             result.standings[key] = found
-            origins[key] = (queues._located(trainjob.origin), ("metadata", "labels", queues.QUEUE_LABEL)
-                            if work.labelled else ("metadata",))
+            origins[key] = (
+                queues._located(trainjob.origin),
+                ("metadata", "labels", queues.QUEUE_LABEL) if work.labelled else ("metadata",),
+            )
     result.standing_notices = clusterstate.notices(result.standings, origins)
     result.notices += [*result.standing_notices, *clusterstate.unreported(cluster, merged)]
     stale = inputset.stale_snapshot(state.options.cluster_state, state.inputs.paths)
@@ -306,9 +349,16 @@ def cost(state: _Run) -> None:
 
     result.prices, result.costs = table, costs.costs(result, table)
     result.cost_notices = [
-        Notice("notice", trainjob.origin, (), f"{key[0]}/{key[1]}: {costs.words(result.costs[key], table.currency)}",
-               at=("metadata",))
-        for trainjob, _ in result.jobs if (key := (trainjob.namespace, trainjob.name)) in result.costs]
+        Notice(
+            "notice",
+            trainjob.origin,
+            (),
+            f"{key[0]}/{key[1]}: {costs.words(result.costs[key], table.currency)}",
+            at=("metadata",),
+        )
+        for trainjob, _ in result.jobs
+        if (key := (trainjob.namespace, trainjob.name)) in result.costs
+    ]
     result.notices += result.cost_notices
     if result.base is not None:
         result.base_costs = costs.costs(result.base, table, result.previous.others)
@@ -326,10 +376,18 @@ def policies(state: _Run) -> None:
             key = policy.identity(obj, options.namespace)
             if key is not None:
                 old[key] = obj
-    errors, notices = policy.check(result, namespace=options.namespace, old=old, paths=options.policy_paths,
-                                   house_rules=options.house_rules, config=options.config, reader=state.reader,
-                                   user=policy.impersonated(options.as_user, options.as_groups),
-                                   costs=result.costs, currency=result.prices.currency if result.prices else None)
+    errors, notices = policy.check(
+        result,
+        namespace=options.namespace,
+        old=old,
+        paths=options.policy_paths,
+        house_rules=options.house_rules,
+        config=options.config,
+        reader=state.reader,
+        user=policy.impersonated(options.as_user, options.as_groups),
+        costs=result.costs,
+        currency=result.prices.currency if result.prices else None,
+    )
     result.errors += errors
     result.notices += notices
 
@@ -341,9 +399,15 @@ def output_set(state: _Run) -> None:
     from .output import manifests
 
     result, options = state.result, state.options
-    result.manifests, errors = caught(lambda: manifests.select(
-        result, namespace=options.namespace, trainer_only=options.trainer_only,
-        include_runtimes=options.include_runtimes, files=options.output_dir is not None))
+    result.manifests, errors = caught(
+        lambda: manifests.select(
+            result,
+            namespace=options.namespace,
+            trainer_only=options.trainer_only,
+            include_runtimes=options.include_runtimes,
+            files=options.output_dir is not None,
+        )
+    )
     result.errors += errors
 
 
@@ -364,8 +428,11 @@ def runtimes(paths, options: Options = Options()) -> list:
     raises InputErrors."""
     errors: list = []
     reader, namespace = options.reader(), options.namespace
-    documents = [(origin, data) for origin, data in reader.documents(reader.listed(paths), errors)
-                 if not (isinstance(data, dict) and data.get("kind") == "TrainJob")]
+    documents = [
+        (origin, data)
+        for origin, data in reader.documents(reader.listed(paths), errors)
+        if not (isinstance(data, dict) and data.get("kind") == "TrainJob")
+    ]
     found = build.read(documents, (), namespace, errors).runtimes
     if errors:
         raise InputErrors(sorted(errors, key=build.error_place))

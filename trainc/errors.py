@@ -15,8 +15,10 @@ from functools import partial
 Path = tuple  # field path: keys (str) and list indexes (int)
 SHOWN = 256  # characters of a value (or key) a message shows (a name has at most 253): never a 1 MB line
 # a value a message quotes, "as JSON" or 'as repr' (not an apostrophe: no letter before it), past SHOWN characters
-_LONG_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.){%d})(?:[^"\\\n]|\\.)+"|(?<!\w)\'((?:[^\'\\\n]|\\.){%d})(?:[^\'\\\n]|\\.)+\'(?!\w)'
-                         % (SHOWN, SHOWN))
+_LONG_QUOTED = re.compile(
+    r'"((?:[^"\\\n]|\\.){%d})(?:[^"\\\n]|\\.)+"|(?<!\w)\'((?:[^\'\\\n]|\\.){%d})(?:[^\'\\\n]|\\.)+\'(?!\w)'
+    % (SHOWN, SHOWN)
+)
 
 
 def shorten(text: str) -> str:

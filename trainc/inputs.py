@@ -73,8 +73,9 @@ def files(paths, runtime_paths=(), output_dir: str | None = None, root: str | No
     inputs = listed(paths, seen, root)
     if output_dir is not None:
         rendered = os.path.realpath(output_dir)
-        inputs = [file for file in inputs if file == "-" or os.path.commonpath(
-            [rendered, os.path.realpath(file)]) != rendered]
+        inputs = [
+            file for file in inputs if file == "-" or os.path.commonpath([rendered, os.path.realpath(file)]) != rendered
+        ]
     return Files(inputs, listed(runtime_paths, seen, root))
 
 
@@ -87,8 +88,12 @@ def listed(paths, seen: set | None = None, root: str | None = None) -> list[str]
     found_files, seen = [], set() if seen is None else seen
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            found = sorted((_joined(folder, name), identity) for folder, name in _walk(path, root)
-                           for identity in [_regular_file(os.path.join(folder, name))] if identity is not None)
+            found = sorted(
+                (_joined(folder, name), identity)
+                for folder, name in _walk(path, root)
+                for identity in [_regular_file(os.path.join(folder, name))]
+                if identity is not None
+            )
         else:  # read as given; what cannot be read is reported then
             found = [(path, path if path == "-" else _regular_file(path) or path)]
         for file, identity in found:
@@ -127,10 +132,13 @@ def _repository_of(top: str, root: str) -> tuple[str, ...]:
 def _confined(path: str, allowed: tuple[str, ...]) -> None:
     """A link met in a directory is a path the repository names: it must resolve inside the repository, and is
     refused, before its target is looked at, in words that say nothing of it."""
-    if os.path.islink(path) and not any(os.path.commonpath([os.path.realpath(path), top]) == top
-                                        for top in allowed):
-        raise InputError(Origin(_joined(*os.path.split(path))), (), f"a symbolic link to outside the repository "
-                         f"being rendered ({allowed[-1]}): trainc reads only the repository's own files")
+    if os.path.islink(path) and not any(os.path.commonpath([os.path.realpath(path), top]) == top for top in allowed):
+        raise InputError(
+            Origin(_joined(*os.path.split(path))),
+            (),
+            f"a symbolic link to outside the repository "
+            f"being rendered ({allowed[-1]}): trainc reads only the repository's own files",
+        )
 
 
 def _regular_file(path: str) -> tuple[int, int] | None:
@@ -231,8 +239,15 @@ def runtimes_only(documents, notices: list) -> list:
             continue
         named = isinstance(kind, str) and kind
         what = f"a {kind[:SHOWN]}" if named else "a document"
-        notices.append(Notice("notice", origin, (), f"{what} under --runtimes, not a runtime: ignored (only runtimes "
-                              "are read there)", at=("kind",) if named else ()))
+        notices.append(
+            Notice(
+                "notice",
+                origin,
+                (),
+                f"{what} under --runtimes, not a runtime: ignored (only runtimes are read there)",
+                at=("kind",) if named else (),
+            )
+        )
     return found
 
 
@@ -313,8 +328,13 @@ def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None 
                     if (tree.top, blob.path) not in seen:
                         seen.add((tree.top, blob.path))
                         chosen.append((tree, label_path, blob))
-        return tuple([(f"{rev}:{label_path}", tree.read(blob, f"{rev}:{label_path}", budget))
-                      for tree, label_path, blob in chosen] for chosen in picked)
+        return tuple(
+            [
+                (f"{rev}:{label_path}", tree.read(blob, f"{rev}:{label_path}", budget))
+                for tree, label_path, blob in chosen
+            ]
+            for chosen in picked
+        )
     finally:
         for tree in trees.values():
             tree.close()
@@ -332,8 +352,10 @@ def _tree_of(path: str, rev: str, trees: dict) -> _Tree:
     found = _git(folder, "rev-parse", "--show-toplevel")
     if found.returncode != 0:
         reason = found.stderr.decode(errors="replace").strip().splitlines()
-        raise RevisionError(f"{rev!r} is not a directory, and git cannot read a repository holding {path}"
-                            + (f": {reason[0].removeprefix('fatal: ')}" if reason else ""))
+        raise RevisionError(
+            f"{rev!r} is not a directory, and git cannot read a repository holding {path}"
+            + (f": {reason[0].removeprefix('fatal: ')}" if reason else "")
+        )
     top = os.path.realpath(found.stdout.decode(errors="surrogateescape").rstrip("\n"))
     commit = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
     if commit.returncode != 0:
@@ -349,8 +371,10 @@ class _Tree:
         self.top, self.reader = top, None
         listing = _git(top, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
         if listing.returncode != 0:
-            raise RevisionError(f"git cannot list commit {commit} of the repository at {top}: "
-                                f"{listing.stderr.decode(errors='replace').strip()}")
+            raise RevisionError(
+                f"git cannot list commit {commit} of the repository at {top}: "
+                f"{listing.stderr.decode(errors='replace').strip()}"
+            )
         self.blobs = {}
         for entry in listing.stdout.split(b"\0"):
             if not entry:
@@ -371,8 +395,11 @@ class _Tree:
             named = [relative]
         else:
             prefix = relative + "/" if relative else ""
-            named = sorted(path for path in self.blobs if path.startswith(prefix) and
-                           not hidden_path(path[len(prefix):]) and manifest_name(path))
+            named = sorted(
+                path
+                for path in self.blobs
+                if path.startswith(prefix) and not hidden_path(path[len(prefix) :]) and manifest_name(path)
+            )
         return [(path, blob) for path in named if (blob := self._followed(self.blobs[path])) is not None]
 
     def _followed(self, blob: _Blob) -> _Blob | None:
@@ -394,8 +421,12 @@ class _Tree:
         import subprocess
 
         if self.reader is None:
-            self.reader = subprocess.Popen(["git", "-C", self.top, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.reader = subprocess.Popen(
+                ["git", "-C", self.top, "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
         self.reader.stdin.write(blob.oid.encode() + b"\n")
         self.reader.stdin.flush()
         header = self.reader.stdout.readline().split()
@@ -448,10 +479,16 @@ def stale_snapshot(path: str, paths) -> Notice | None:
     def shown(seconds: int) -> str:
         return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-    return Notice("notice", Origin(source.name(path)), (), (
-        f"the cluster state was taken at {shown(taken)}, before the inputs' commit ({shown(commit)}): the cluster "
-        "may have changed since; take it again (kubectl get clusterqueues,localqueues,resourceflavors,cohorts,"
-        "workloads -A -o json)"))
+    return Notice(
+        "notice",
+        Origin(source.name(path)),
+        (),
+        (
+            f"the cluster state was taken at {shown(taken)}, before the inputs' commit ({shown(commit)}): the cluster "
+            "may have changed since; take it again (kubectl get clusterqueues,localqueues,resourceflavors,cohorts,"
+            "workloads -A -o json)"
+        ),
+    )
 
 
 def _git_quietly(folder: str, *args: str) -> str | None:

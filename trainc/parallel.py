@@ -42,8 +42,9 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def build(found: inputset.Files, *, workers: int, namespace: str, limit: int = limits.MAX_INPUT_BYTES,
-          **context) -> builder.Output | None:
+def build(
+    found: inputset.Files, *, workers: int, namespace: str, limit: int = limits.MAX_INPUT_BYTES, **context
+) -> builder.Output | None:
     """The compiled inputs `found` on up to `workers` processes (each TrainJob's objects held as marshal bytes),
     the same Output a one-process build gives; None when the build is one process's to do: too few files,
     stdin, no fork, or problems reading the inputs (which the one-process build weighs against each other).
@@ -120,8 +121,9 @@ def _build(slices, namespace, context: dict) -> builder.Output:
         reader, runtime_errors = inputset.Reader(source.Budget(slices[0].budget)), []
         own = _read(slices[0].files, namespace, reader)
         runtime_documents = reader.documents(slices[0].runtimes, runtime_errors)
-        output = _merge(own, [channel for _, channel in workers], (runtime_documents, runtime_errors), namespace,
-                        context)
+        output = _merge(
+            own, [channel for _, channel in workers], (runtime_documents, runtime_errors), namespace, context
+        )
         done = True
         return output
     finally:
@@ -215,8 +217,10 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Outpu
     builder.check_runtimes(runtimes, None, output, pipeline.Context(None, **context).release)
     results = [None] * len(order)
     seed_warnings = []
-    for compiled, warnings in [(_compile(inputs, runtimes, assigned[0], namespace, context), ()),
-                               *(_receive(pipe) for pipe in pipes)]:
+    for compiled, warnings in [
+        (_compile(inputs, runtimes, assigned[0], namespace, context), ()),
+        *(_receive(pipe) for pipe in pipes),
+    ]:
         seed_warnings = seed_warnings or warnings
         for position, *result in compiled:
             results[position] = result
@@ -224,8 +228,11 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Outpu
         output.errors += problems
         output.notices += notices
     output.errors.sort(key=builder.error_place)
-    output.jobs = [(Placed(place[0], place[1], Origin(place[2], place[3], base=place[4])), _Marshalled(*objects))
-                   for _, _, place, objects in results if objects is not None]
+    output.jobs = [
+        (Placed(place[0], place[1], Origin(place[2], place[3], base=place[4])), _Marshalled(*objects))
+        for _, _, place, objects in results
+        if objects is not None
+    ]
     output.inputs = sum(each["documents"] for each in loaded)
     output.others = [found for each in loaded for found in each["others"]] + more.others
     output.uncompiled = [found for each in loaded for found in each["uncompiled"]] + more.uncompiled
@@ -277,9 +284,16 @@ def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, di
     inputs = builder.Inputs()
     for parsed in builder.parse(documents, namespace, parse_errors, inputs):
         (inputs.trainjobs if parsed.kind == "TrainJob" else inputs.runtimes).append(parsed)
-    return inputs, {"read_errors": read_errors, "parse_errors": parse_errors, "runtimes": inputs.runtimes,
-                    "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs], "documents": len(documents),
-                    "others": inputs.others, "uncompiled": inputs.uncompiled, "runtime_inputs": inputs.runtime_inputs}
+    return inputs, {
+        "read_errors": read_errors,
+        "parse_errors": parse_errors,
+        "runtimes": inputs.runtimes,
+        "keys": [builder.sort_key(trainjob) for trainjob in inputs.trainjobs],
+        "documents": len(documents),
+        "others": inputs.others,
+        "uncompiled": inputs.uncompiled,
+        "runtime_inputs": inputs.runtime_inputs,
+    }
 
 
 def _compile(inputs, every_runtime, assigned, namespace, context: dict) -> list:

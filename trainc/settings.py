@@ -46,9 +46,17 @@ SETTINGS = {
     "as_user": ("as", "TRAINC_AS", "--as"),
     "as_groups": ("as-groups", "TRAINC_AS_GROUPS", "--as-group"),
 }
-LISTS = ("runtime_paths", "plugins", "policy_paths", "kueue_paths", "as_groups")  # the settings that take several values
-_PLUGIN_NAMESPACE = (("PARAM_NAMESPACE", "the plugin parameter namespace"),
-                     ("ARGOCD_ENV_TRAINC_NAMESPACE", "the Application's plugin env TRAINC_NAMESPACE"))
+LISTS = (
+    "runtime_paths",
+    "plugins",
+    "policy_paths",
+    "kueue_paths",
+    "as_groups",
+)  # the settings that take several values
+_PLUGIN_NAMESPACE = (
+    ("PARAM_NAMESPACE", "the plugin parameter namespace"),
+    ("ARGOCD_ENV_TRAINC_NAMESPACE", "the Application's plugin env TRAINC_NAMESPACE"),
+)
 DESTINATION = "ARGOCD_APP_NAMESPACE"
 # The seeds an Application may name under the plugin: the operator's directory (the sidecar's environment),
 # `{project}` replaced by the app's AppProject, which Argo CD 3.0+ sets from spec.project and an app cannot.
@@ -58,13 +66,18 @@ PROJECT = "ARGOCD_APP_PROJECT_NAME"
 # ServiceAccount in the argocd namespace). The sidecar's TRAINC_AS / TRAINC_AS_GROUPS say otherwise; neither
 # the repository nor the Application chooses it.
 CONTROLLER = "system:serviceaccount:argocd:argocd-application-controller"
-_PLUGIN_SEED = (("PARAM_SSH_KEY_SEED_FILE", "the plugin parameter ssh-key-seed-file"),
-                ("ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE", "the Application's plugin env TRAINC_SSH_KEY_SEED_FILE"))
-_PLUGIN_CERT = (("PARAM_SEALED_SECRETS_CERT", "the plugin parameter sealed-secrets-cert"),
-                ("ARGOCD_ENV_TRAINC_SEALED_SECRETS_CERT", "the Application's plugin env TRAINC_SEALED_SECRETS_CERT"))
-_PLUGIN_SSH_KEYS = (("PARAM_SSH_KEYS", "the plugin parameter ssh-keys"),
-                    ("ARGOCD_ENV_TRAINC_SSH_KEYS", "the Application's plugin env TRAINC_SSH_KEYS"))
-
+_PLUGIN_SEED = (
+    ("PARAM_SSH_KEY_SEED_FILE", "the plugin parameter ssh-key-seed-file"),
+    ("ARGOCD_ENV_TRAINC_SSH_KEY_SEED_FILE", "the Application's plugin env TRAINC_SSH_KEY_SEED_FILE"),
+)
+_PLUGIN_CERT = (
+    ("PARAM_SEALED_SECRETS_CERT", "the plugin parameter sealed-secrets-cert"),
+    ("ARGOCD_ENV_TRAINC_SEALED_SECRETS_CERT", "the Application's plugin env TRAINC_SEALED_SECRETS_CERT"),
+)
+_PLUGIN_SSH_KEYS = (
+    ("PARAM_SSH_KEYS", "the plugin parameter ssh-keys"),
+    ("ARGOCD_ENV_TRAINC_SSH_KEYS", "the Application's plugin env TRAINC_SSH_KEYS"),
+)
 
 
 class SettingError(TraincError):
@@ -163,10 +176,13 @@ def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
     found = config.load(folder, root.value if explicit else _config_root(folder), limit)
     below = config.nested(paths, folder)
     if below is not None:
-        raise SettingError(one_line(
-            f"{os.path.relpath(below)} governs some of the inputs and not the others, and one run has one set of "
-            f"settings: run trainc on {os.path.relpath(os.path.dirname(below))} on its own (its config layers over "
-            "the ones above it), and on the other inputs apart"))
+        raise SettingError(
+            one_line(
+                f"{os.path.relpath(below)} governs some of the inputs and not the others, and one run has one set of "
+                f"settings: run trainc on {os.path.relpath(os.path.dirname(below))} on its own (its config layers over "
+                "the ones above it), and on the other inputs apart"
+            )
+        )
     route = _route()
     settings = Settings(root, found.path, route=route, configs=found.paths)
     for name, (key, envvar, flag) in SETTINGS.items():
@@ -216,8 +232,10 @@ def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
         from .trainer import releases
 
         if given.value not in releases.NAMES:
-            raise given.error(f"{given.value!r} is not a Kubeflow Trainer release trainc renders for (supported: "
-                              f"{', '.join(releases.NAMES)})")
+            raise given.error(
+                f"{given.value!r} is not a Kubeflow Trainer release trainc renders for (supported: "
+                f"{', '.join(releases.NAMES)})"
+            )
     for key in ("runtimes", "policy-paths", "kueue-paths", "cluster-state"):
         for given in settings.values.get(key, []):
             if not (key == "cluster-state" and given.value == "-"):  # stdin: the cluster state piped from kubectl
@@ -227,8 +245,10 @@ def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
             _check_path(settings, given)
     for given in settings.values.get("sealed-secrets-cert", []):
         if given.origin.startswith(("PARAM_", "ARGOCD_ENV_")) and not os.path.isfile(given.value):
-            raise given.error(f"{given.value}: no such file (the path is relative to the app's folder, "
-                              f"{os.environ.get('ARGOCD_APP_SOURCE_PATH') or '.'} in the repository)")
+            raise given.error(
+                f"{given.value}: no such file (the path is relative to the app's folder, "
+                f"{os.environ.get('ARGOCD_APP_SOURCE_PATH') or '.'} in the repository)"
+            )
     if explicit:
         for path in params.get("paths", ()):
             if path != "-":
@@ -277,8 +297,9 @@ def _config_root(folder: str) -> str:
 def _route() -> str | None:
     route = os.environ.get("TRAINC_ROUTE") or None
     if route is not None and route not in ROUTES:
-        raise SettingError(one_line(f"TRAINC_ROUTE: {route!r} is not a route trainc knows (known: "
-                                    f"{', '.join(ROUTES)})"))
+        raise SettingError(
+            one_line(f"TRAINC_ROUTE: {route!r} is not a route trainc knows (known: {', '.join(ROUTES)})")
+        )
     return route
 
 
@@ -300,9 +321,13 @@ def _plugin(name: str) -> list[Given]:
         while f"PARAM_RUNTIMES_{len(indexed)}" in environ:
             indexed.append(f"PARAM_RUNTIMES_{len(indexed)}")
         if indexed:
-            return [Given(environ[var], f"{var} (the plugin parameter runtimes)", True) for var in indexed if environ[var]]
-        for var, what in (("PARAM_RUNTIMES", "the plugin parameter runtimes"),
-                          ("ARGOCD_ENV_TRAINC_RUNTIMES", "the Application's plugin env TRAINC_RUNTIMES")):
+            return [
+                Given(environ[var], f"{var} (the plugin parameter runtimes)", True) for var in indexed if environ[var]
+            ]
+        for var, what in (
+            ("PARAM_RUNTIMES", "the plugin parameter runtimes"),
+            ("ARGOCD_ENV_TRAINC_RUNTIMES", "the Application's plugin env TRAINC_RUNTIMES"),
+        ):
             if environ.get(var):
                 return [Given(item, f"{var} ({what})", True) for item in environ[var].split(":") if item]
     if name == "ssh_key_seed":
@@ -324,13 +349,17 @@ def _plugin(name: str) -> list[Given]:
         if os.environ.get(DESTINATION):
             return [Given(os.environ[DESTINATION], f"{DESTINATION} (the Application's destination namespace)")]
     if name == "cluster_state":
-        for var, what in (("PARAM_CLUSTER_STATE", "the plugin parameter cluster-state"),
-                          ("ARGOCD_ENV_TRAINC_CLUSTER_STATE", "the Application's plugin env TRAINC_CLUSTER_STATE")):
+        for var, what in (
+            ("PARAM_CLUSTER_STATE", "the plugin parameter cluster-state"),
+            ("ARGOCD_ENV_TRAINC_CLUSTER_STATE", "the Application's plugin env TRAINC_CLUSTER_STATE"),
+        ):
             if environ.get(var):
                 return [Given(environ[var], f"{var} ({what})", True)]
     if name == "trainer_version":
-        for var, what in (("PARAM_TRAINER_VERSION", "the plugin parameter trainer-version"),
-                          ("ARGOCD_ENV_TRAINC_TRAINER_VERSION", "the Application's plugin env TRAINC_TRAINER_VERSION")):
+        for var, what in (
+            ("PARAM_TRAINER_VERSION", "the plugin parameter trainer-version"),
+            ("ARGOCD_ENV_TRAINC_TRAINER_VERSION", "the Application's plugin env TRAINC_TRAINER_VERSION"),
+        ):
             if environ.get(var):
                 return [Given(environ[var], f"{var} ({what})")]
     return []
@@ -342,13 +371,18 @@ def _destination(chosen: list[Given], found) -> list[Given]:
     if not destination:
         return chosen
     here = f"{DESTINATION} (the Application's destination namespace)"
-    named = [*chosen, *(Given(os.environ[var], f"{var} ({what})") for var, what in _PLUGIN_NAMESPACE
-                        if os.environ.get(var)), *_configured(found, "namespace", "namespace")]
+    named = [
+        *chosen,
+        *(Given(os.environ[var], f"{var} ({what})") for var, what in _PLUGIN_NAMESPACE if os.environ.get(var)),
+        *_configured(found, "namespace", "namespace"),
+    ]
     for given in named:
         if given.value != destination and given.origin != "default":
-            raise given.error(f"namespace {given.value!r} differs from {here}, {destination!r}: Argo CD puts the "
-                              "app's objects that set no namespace in the destination, so the TrainJobs' objects "
-                              "would be split from them; set the destination namespace, or make both the same")
+            raise given.error(
+                f"namespace {given.value!r} differs from {here}, {destination!r}: Argo CD puts the "
+                "app's objects that set no namespace in the destination, so the TrainJobs' objects "
+                "would be split from them; set the destination namespace, or make both the same"
+            )
     return [Given(destination, here)]
 
 
@@ -376,9 +410,11 @@ def _moved(chosen: list[Given], kustomization: Given) -> list[Given]:
     or config naming another would render (and seal) for a namespace kustomize then moves the objects out of."""
     for given in chosen:
         if given.value != kustomization.value and given.origin != "default":
-            raise given.error(f"namespace {given.value!r} differs from the kustomization's namespace "
-                              f"{kustomization.value!r} ({kustomization.origin}), which kustomize moves every object "
-                              "the generator prints to: drop one, or make both the same")
+            raise given.error(
+                f"namespace {given.value!r} differs from the kustomization's namespace "
+                f"{kustomization.value!r} ({kustomization.origin}), which kustomize moves every object "
+                "the generator prints to: drop one, or make both the same"
+            )
     return [kustomization]
 
 
@@ -397,9 +433,11 @@ def _check_path(settings: Settings, given: Given, exists: bool = False) -> None:
     if "\0" in path:  # no file system takes it: said here, not as a traceback of whoever opens it
         raise given.error(f"{path}: a path cannot hold a NUL character")
     if given.confined and not _inside(path, root):
-        raise given.error(f"{path}: outside the repository being rendered ({root}, the root from "
-                          f"{settings.root.origin}), symbolic links followed: a repository's settings name only "
-                          "its own files")
+        raise given.error(
+            f"{path}: outside the repository being rendered ({root}, the root from "
+            f"{settings.root.origin}), symbolic links followed: a repository's settings name only "
+            "its own files"
+        )
     if exists and not os.path.exists(path):
         raise given.error(f"{path}: no such file or directory")
 
@@ -417,16 +455,27 @@ def _inside(path: str, top: str) -> bool:
 def _seed_dir() -> tuple[str, str]:
     """The app's seed directory and how messages name it."""
     template = os.environ.get(SEED_DIR) or DEFAULT_SEED_DIR
-    origin = f"{SEED_DIR} (the sidecar's seed directory)" if os.environ.get(SEED_DIR) else \
-        f"the sidecar's seed directory {DEFAULT_SEED_DIR} (the default of {SEED_DIR})"
+    origin = (
+        f"{SEED_DIR} (the sidecar's seed directory)"
+        if os.environ.get(SEED_DIR)
+        else f"the sidecar's seed directory {DEFAULT_SEED_DIR} (the default of {SEED_DIR})"
+    )
     if not os.path.isabs(template):  # relative to the app's path, it would be the repository's
-        raise SettingError(one_line(f"{SEED_DIR}: {template!r} is not an absolute path: the seed directory is the "
-                                    "sidecar's, never the repository's"))
+        raise SettingError(
+            one_line(
+                f"{SEED_DIR}: {template!r} is not an absolute path: the seed directory is the "
+                "sidecar's, never the repository's"
+            )
+        )
     if "{project}" in template:
         project = os.environ.get(PROJECT) or ""
         if not project or "/" in project or project in (".", "..") or "\0" in project:
-            raise SettingError(one_line(f"{SEED_DIR} is keyed by AppProject ({{project}}), but Argo CD set no "
-                                        f"usable {PROJECT} (Argo CD 3.0 and later set it): {project!r}"))
+            raise SettingError(
+                one_line(
+                    f"{SEED_DIR} is keyed by AppProject ({{project}}), but Argo CD set no "
+                    f"usable {PROJECT} (Argo CD 3.0 and later set it): {project!r}"
+                )
+            )
         template = template.replace("{project}", project)
     return template, origin
 
@@ -438,6 +487,8 @@ def _named_seed(given: Given) -> Given:
     name = given.value
     path = name if os.path.isabs(name) else os.path.join(folder, name)
     if not _inside(path, folder) or os.path.abspath(path) == os.path.abspath(folder):
-        raise given.error(f"{name}: not a seed of this app: an Application names a seed file of its seed directory "
-                          f"{folder} ({origin}), by its name there; files elsewhere are never read")
+        raise given.error(
+            f"{name}: not a seed of this app: an Application names a seed file of its seed directory "
+            f"{folder} ({origin}), by its name there; files elsewhere are never read"
+        )
     return Given(path, given.origin)

@@ -69,15 +69,21 @@ spec:
                       image: python:3.12
 """
 SEED_FLAGS = ("--ssh-key-seed", str(ROOT / "tests" / "golden-ssh-seed"))
-REFUSED_BY_JOBSET = ("the JobSet webhook refuses this update of JobSet 'demo': spec.replicatedJobs: field is immutable "
-                     "(spec.replicatedJobs[0].template.spec.{} changed; only pod labels, annotations, nodeSelector, "
-                     "tolerations and schedulingGates may change, and only while the TrainJob is suspended before or "
-                     "after the update)")
+REFUSED_BY_JOBSET = (
+    "the JobSet webhook refuses this update of JobSet 'demo': spec.replicatedJobs: field is immutable "
+    "(spec.replicatedJobs[0].template.spec.{} changed; only pod labels, annotations, nodeSelector, "
+    "tolerations and schedulingGates may change, and only while the TrainJob is suspended before or "
+    "after the update)"
+)
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-                          check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 @pytest.fixture
@@ -95,15 +101,18 @@ def test_no_change_exits_0(repo):
 
 
 def test_changed_fields_by_path_with_list_items_by_name(repo):
-    (repo / "job.yaml").write_text(TORCH.replace('"0.1"', '"0.2"\n      - name: EPOCHS\n        value: "3"')
-                                   .replace("numNodes: 2", "numNodes: 4"))
+    (repo / "job.yaml").write_text(
+        TORCH.replace('"0.1"', '"0.2"\n      - name: EPOCHS\n        value: "3"').replace("numNodes: 2", "numNodes: 4")
+    )
     result = run("diff", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
     docs = (ROOT / "docs" / "commands" / "diff.md").read_text()
     assert f"```text\n$ trainc diff job.yaml\n{result.stdout}```\n" in docs  # the docs' example
     node = "spec.replicatedJobs[node].template.spec"
     env = f"{node}.template.spec.containers[node].env"
-    assert result.stdout == f"""\
+    assert (
+        result.stdout
+        == f"""\
 JobSet team-a/demo changed: {diff.REFUSED}
 ! job.yaml:7:3: {REFUSED_BY_JOBSET.format("parallelism")}
 @@ {node}.parallelism @@
@@ -124,6 +133,7 @@ JobSet team-a/demo changed: {diff.REFUSED}
 
 0 added, 1 changed, 0 removed (1 refused by the cluster)
 """
+    )
 
 
 def test_suspended_pod_template_change_applies_in_place(repo):
@@ -132,7 +142,9 @@ def test_suspended_pod_template_change_applies_in_place(repo):
     suspended = TORCH.replace("  trainer:", "  suspend: true\n  trainer:")
     (repo / "job.yaml").write_text(suspended)
     git(repo, "commit", "-qam", "suspended")
-    (repo / "job.yaml").write_text(suspended + """\
+    (repo / "job.yaml").write_text(
+        suspended
+        + """\
   runtimePatches:
     - manager: example.com/placer
       trainingRuntimeSpec:
@@ -146,7 +158,8 @@ def test_suspended_pod_template_change_applies_in_place(repo):
                       spec:
                         nodeSelector:
                           pool: a
-""")
+"""
+    )
     result = run("diff", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines()[:3] == [
@@ -160,7 +173,9 @@ def test_markdown_for_a_pull_request(repo):
     (repo / "job.yaml").write_text(TORCH.replace('"0.1"', '"0.2"'))
     result = run("diff", "--format", "markdown", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
-    assert result.stdout == f"""\
+    assert (
+        result.stdout
+        == f"""\
 **trainc diff**: 0 added, 1 changed, 0 removed (1 refused by the cluster)
 
 | Object | Change | Applying it |
@@ -177,6 +192,7 @@ def test_markdown_for_a_pull_request(repo):
 + "0.2"
 ```
 """
+    )
 
 
 def test_colour_only_when_asked_or_on_a_terminal(repo):
@@ -184,7 +200,7 @@ def test_colour_only_when_asked_or_on_a_terminal(repo):
     plain = run("diff", "job.yaml", cwd=repo).stdout
     coloured = run("diff", "--color", "always", "job.yaml", cwd=repo).stdout
     assert "\x1b[" not in plain
-    assert "\x1b[32m+ \"0.2\"\x1b[0m" in coloured
+    assert '\x1b[32m+ "0.2"\x1b[0m' in coloured
     assert re.sub("\x1b\\[[0-9;]*m", "", coloured) == plain
 
 
@@ -196,7 +212,7 @@ def test_secrets_hidden_renamed_mpi_job(repo):
     outputs = [run("diff", *SEED_FLAGS, *args, "job.yaml", cwd=repo) for args in ((), ("--format", "markdown"))]
     for result in outputs:
         assert result.returncode == 1, result.stderr
-        assert "+   ssh-privatekey: \"(hidden)\"\n" in result.stdout
+        assert '+   ssh-privatekey: "(hidden)"\n' in result.stdout
     assert_no_key_material(outputs, [str(repo / "job.yaml")])
     assert "Secret team-a/mpi-mpi-ssh-auth removed: " + diff.REMOVED in outputs[0].stdout
     assert "Secret team-a/mpi2-mpi-ssh-auth added: " + diff.CREATED in outputs[0].stdout
@@ -230,7 +246,9 @@ def test_runtime_update_the_cluster_refuses(repo):
     (repo / "runtime.yaml").write_text(RUNTIME.format(max_restarts=4))
     result = run("diff", "job.yaml", "--runtimes", "runtime.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
-    assert result.stdout == f"""\
+    assert (
+        result.stdout
+        == f"""\
 ClusterTrainingRuntime custom changed: {diff.RUNTIME_REFUSED}
 ! runtime.yaml:9:9: spec.template.spec.failurePolicy: Value is immutable
 
@@ -241,19 +259,24 @@ JobSet team-a/demo changed: {diff.UPDATED}
 
 0 added, 2 changed, 0 removed (1 refused by the cluster)
 """
+    )
 
 
 def test_passed_through_documents_compared_as_build_prints_them(repo):
     """A ConfigMap and a Secret beside the TrainJob pass through `trainc build`, so diff compares them too."""
-    others = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings  # read through envFrom\n"
-              "  namespace: team-a\ndata:\n  lr: \"0.1\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n"
-              "  name: token\n  namespace: team-a\nimmutable: true\nstringData:\n  token: {token}\n")
+    others = (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings  # read through envFrom\n"
+        '  namespace: team-a\ndata:\n  lr: "0.1"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n'
+        "  name: token\n  namespace: team-a\nimmutable: true\nstringData:\n  token: {token}\n"
+    )
     (repo / "job.yaml").write_text(TORCH + others.format(token="hunter2"))
     git(repo, "commit", "-qam", "settings")
     (repo / "job.yaml").write_text(TORCH + others.format(token="swordfish").replace('lr: "0.1"', 'lr: "0.2"'))
     result = run("diff", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stderr
-    assert result.stdout == f"""\
+    assert (
+        result.stdout
+        == f"""\
 ConfigMap team-a/settings changed: {diff.UPDATED}
 @@ data.lr @@
 - "0.1"
@@ -267,6 +290,7 @@ Secret team-a/token changed: {diff.PASSED_REFUSED.format(kind="Secret")}
 
 0 added, 2 changed, 0 removed (1 refused by the cluster)
 """
+    )
     assert "hunter2" not in result.stdout + result.stderr and "swordfish" not in result.stdout + result.stderr
     trainer_only = run("diff", "--trainer-only", "job.yaml", cwd=repo)
     assert (trainer_only.returncode, trainer_only.stdout) == (0, "no changes\n"), trainer_only.stderr
@@ -283,8 +307,13 @@ def test_uncompiled_trainer_kind_passes_through_both_sides(repo, tmp_path_factor
 
 
 def test_immutable_config_data_refused():
-    old = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a"},
-           "immutable": True, "data": {"k": "1"}}
+    old = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "a"},
+        "immutable": True,
+        "data": {"k": "1"},
+    }
     (found,) = diff._object_diff(("ConfigMap", "a", "c"), old, {**old, "data": {"k": "2"}}, [])
     assert (found.effect, found.reasons) == (diff.REFUSED, ["ConfigMap 'c' is immutable: its data cannot change"])
 
@@ -315,15 +344,18 @@ def case_inputs(case: str) -> list[str]:
 
 
 def _history(*revisions: str) -> None:
-    found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", *(f"{rev}^{{commit}}" for rev in revisions)],
-                           capture_output=True)
+    found = subprocess.run(
+        ["git", "-C", str(ROOT), "cat-file", "-e", *(f"{rev}^{{commit}}" for rev in revisions)], capture_output=True
+    )
     need(found.returncode == 0, f"this checkout lacks the history of {revisions} (a shallow clone)")
 
 
 def test_history_case_added_shows_every_object_added_and_no_key_material():
     _history(f"{MPI_ADDED}^")
-    outputs = [run("diff", "--base", f"{MPI_ADDED}^", *SEED_FLAGS, *args, *case_inputs(MPI_CASE), cwd=ROOT)
-               for args in ((), ("--color", "always"), ("--format", "markdown"))]
+    outputs = [
+        run("diff", "--base", f"{MPI_ADDED}^", *SEED_FLAGS, *args, *case_inputs(MPI_CASE), cwd=ROOT)
+        for args in ((), ("--color", "always"), ("--format", "markdown"))
+    ]
     for result in outputs:
         assert result.returncode == 1, result.stderr
     headers = [line for line in outputs[0].stdout.splitlines() if line and line[0] not in "+-@! "]
@@ -333,7 +365,9 @@ def test_history_case_added_shows_every_object_added_and_no_key_material():
         f"Secret default/replicas-mpi-ssh-auth added: {diff.CREATED}",
         "3 added, 0 changed, 0 removed",
     ]
-    assert_no_key_material(outputs, golden_inputs(MPI_CASE))  # not the expected output beside them, which passes through
+    assert_no_key_material(
+        outputs, golden_inputs(MPI_CASE)
+    )  # not the expected output beside them, which passes through
 
 
 def test_history_unchanged_case_exits_0():
@@ -350,8 +384,10 @@ def test_history_base_the_cluster_would_have_refused_shows_the_fix():
     result = run("diff", "--base", f"{PASSTHROUGH_CHANGED}^", *case_inputs(PASSTHROUGH_CASE), cwd=ROOT)
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines()[:3] == [
-        f"JobSet default/passthrough changed: {diff.UNREADABLE}", "- (unreadable at the base)",
-        "+ apiVersion: jobset.x-k8s.io/v1alpha2"]
+        f"JobSet default/passthrough changed: {diff.UNREADABLE}",
+        "- (unreadable at the base)",
+        "+ apiVersion: jobset.x-k8s.io/v1alpha2",
+    ]
     assert result.stdout.endswith("\n0 added, 1 changed, 0 removed\n")
     assert result.stderr.splitlines()[:2] == [
         f"notice: --base {PASSTHROUGH_CHANGED}^: 1 TrainJob not compiled there, their objects shown against nothing "
@@ -359,7 +395,8 @@ def test_history_base_the_cluster_would_have_refused_shows_the_fix():
         f"notice:   {PASSTHROUGH_CHANGED}^:golden/{PASSTHROUGH_CASE}/runtime.yaml:39:23: "
         "spec.template.spec.volumeClaimPolicies[0].templates[0].metadata.name: the JobSet webhook refuses volume "
         "claim template 'scratch': replicatedJob containers don't have a matching volumeMount: scratch from "
-        "VolumeClaimPolicies"]
+        "VolumeClaimPolicies",
+    ]
 
 
 def test_broken_base_trainjob_unreadable_the_others_compared(repo):
@@ -378,8 +415,12 @@ def test_broken_base_trainjob_unreadable_the_others_compared(repo):
 
 def assert_no_key_material(results, inputs) -> None:
     """No PEM armour, no Secret value (base64 or decoded) in stdout or stderr."""
-    values = [value for obj in build(inputs, ssh_key_seed=GOLDEN_SEED).documents() if obj["kind"] == "Secret"
-              for value in obj["data"].values()]
+    values = [
+        value
+        for obj in build(inputs, ssh_key_seed=GOLDEN_SEED).documents()
+        if obj["kind"] == "Secret"
+        for value in obj["data"].values()
+    ]
     assert values
     for result in results:
         for stream in (result.stdout, result.stderr):
@@ -426,8 +467,10 @@ def test_nothing_derived_from_a_secret_value_in_any_format(repo, data):
             assert result.returncode == 1, result.stderr
             assert not [form for form in forms if form in result.stdout + result.stderr]
     assert "Secret team-a/exported changed: " + diff.UPDATED in outputs[0].stdout
-    assert ('@@ metadata.annotations[kubectl.kubernetes.io/last-applied-configuration] @@\n- "(hidden)"\n'
-            '+ "(hidden, changed)"\n') in outputs[0].stdout
+    assert (
+        '@@ metadata.annotations[kubectl.kubernetes.io/last-applied-configuration] @@\n- "(hidden)"\n'
+        '+ "(hidden, changed)"\n'
+    ) in outputs[0].stdout
     assert "@@ extra.copy @@" in outputs[0].stdout and "type: Opaque" not in outputs[0].stdout
     assert run("diff", "job.yaml", cwd=repo).stdout == outputs[0].stdout  # the per-run key leaves no trace
 
@@ -437,7 +480,9 @@ def test_secret_value_unchanged_compares_equal_and_names_its_keys(repo):
     git(repo, "commit", "-qam", "exported")
     (repo / "job.yaml").write_text(_leaky("password", "{{a: {b64}, c: {b64}}}"))
     result = run("diff", "job.yaml", cwd=repo)
-    assert result.stdout == f"""\
+    assert (
+        result.stdout
+        == f"""\
 Secret team-a/exported changed: {diff.UPDATED}
 @@ data.c @@
 + "(hidden)"
@@ -446,11 +491,14 @@ Secret team-a/exported changed: {diff.UPDATED}
 
 0 added, 1 changed, 0 removed
 """
+    )
 
 
 def test_immutable_configmap_refused_in_its_own_terms_at_its_position(repo):
-    config = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"
-              "immutable: true\ndata:\n  lr: \"{lr}\"\n")
+    config = (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"
+        'immutable: true\ndata:\n  lr: "{lr}"\n'
+    )
     (repo / "job.yaml").write_text(TORCH + config.format(lr="0.1"))
     git(repo, "commit", "-qam", "settings")
     (repo / "job.yaml").write_text(TORCH + config.format(lr="0.2"))
@@ -495,10 +543,12 @@ def test_kueue_job_pod_template_change_only_until_admitted(repo):
     for args in ((), ("--format", "markdown")):
         result = run("diff", *args, "job.yaml", cwd=repo)
         assert result.returncode == 1, result.stderr
-        reason = ("job.yaml:9:3: once Kueue admits JobSet 'demo' it runs unsuspended, whatever git says, and the "
-                  "JobSet webhook refuses this update: spec.replicatedJobs: field is immutable (spec.replicatedJobs[0]"
-                  ".template.spec.template.spec.nodeSelector changed; pod labels, annotations, nodeSelector, "
-                  "tolerations and schedulingGates only while suspended)")
+        reason = (
+            "job.yaml:9:3: once Kueue admits JobSet 'demo' it runs unsuspended, whatever git says, and the "
+            "JobSet webhook refuses this update: spec.replicatedJobs: field is immutable (spec.replicatedJobs[0]"
+            ".template.spec.template.spec.nodeSelector changed; pod labels, annotations, nodeSelector, "
+            "tolerations and schedulingGates only while suspended)"
+        )
         assert f"! {reason}" in result.stdout.splitlines() or f"> {reason}" in result.stdout.splitlines()
         assert diff.UNTIL_ADMITTED in result.stdout and diff.UPDATED + "\n" not in result.stdout
     assert result.stdout.startswith("**trainc diff**: 0 added, 1 changed, 0 removed (1 refused once Kueue admits it)")
@@ -542,20 +592,29 @@ def test_a_list_added_or_removed_whole_shows_its_items(repo):
     (repo / "job.yaml").write_text(TORCH + "    args: [--epochs, '3']\n")
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "with args")
-    (repo / "job.yaml").write_text(TORCH.replace("spec:\n  runtimeRef", "spec:\n  runtimePatches:\n"
-                                                 "  - manager: example.com/team\n    trainingRuntimeSpec:\n"
-                                                 "      template:\n        spec:\n          replicatedJobs:\n"
-                                                 "          - name: node\n            template:\n              spec:\n"
-                                                 "                template:\n                  spec:\n"
-                                                 "                    tolerations: [{key: gpu, operator: Exists}]\n"
-                                                 "  runtimeRef"))
+    (repo / "job.yaml").write_text(
+        TORCH.replace(
+            "spec:\n  runtimeRef",
+            "spec:\n  runtimePatches:\n"
+            "  - manager: example.com/team\n    trainingRuntimeSpec:\n"
+            "      template:\n        spec:\n          replicatedJobs:\n"
+            "          - name: node\n            template:\n              spec:\n"
+            "                template:\n                  spec:\n"
+            "                    tolerations: [{key: gpu, operator: Exists}]\n"
+            "  runtimeRef",
+        )
+    )
     result = run("diff", "job.yaml", "--color", "never", cwd=repo)
     assert result.returncode == 1, result.stderr
     assert "[]" not in result.stdout, result.stdout
-    assert "@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].args @@\n- - \"--epochs\"\n" \
-           "- - \"3\"\n" in result.stdout
-    assert "@@ spec.replicatedJobs[node].template.spec.template.spec.tolerations @@\n+ - key: gpu\n" \
-           "+   operator: Exists\n" in result.stdout
+    assert (
+        '@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].args @@\n- - "--epochs"\n'
+        '- - "3"\n' in result.stdout
+    )
+    assert (
+        "@@ spec.replicatedJobs[node].template.spec.template.spec.tolerations @@\n+ - key: gpu\n"
+        "+   operator: Exists\n" in result.stdout
+    )
 
 
 def test_markdown_fits_a_github_comment_folding_removals_and_counting_what_is_left_out(repo):
@@ -574,8 +633,9 @@ def test_markdown_fits_a_github_comment_folding_removals_and_counting_what_is_le
     assert "<details><summary>" in result.stdout
     shown = result.stdout.count("#### ")
     assert 0 < shown < 60
-    assert result.stdout.rstrip("\n").endswith(f"_{60 - shown} of 60 objects' diffs left out to fit a GitHub comment; "
-                                               "`trainc diff` shows them all._")
+    assert result.stdout.rstrip("\n").endswith(
+        f"_{60 - shown} of 60 objects' diffs left out to fit a GitHub comment; `trainc diff` shows them all._"
+    )
 
 
 def test_an_image_bump_is_refused_for_the_jobset_webhooks_reason(repo):
@@ -585,8 +645,10 @@ def test_an_image_bump_is_refused_for_the_jobset_webhooks_reason(repo):
     (repo / "job.yaml").write_text(TORCH.replace("    numNodes: 2\n", "    numNodes: 2\n    image: train:2\n"))
     result = run("diff", "job.yaml", "--color", "never", cwd=repo)
     assert result.returncode == 1, result.stderr
-    assert result.stdout.splitlines()[1] == \
-        f"! job.yaml:7:3: {REFUSED_BY_JOBSET.format('template.spec.containers[0].image')}"
+    assert (
+        result.stdout.splitlines()[1]
+        == f"! job.yaml:7:3: {REFUSED_BY_JOBSET.format('template.spec.containers[0].image')}"
+    )
     assert "spec.trainer: field is immutable" not in result.stdout
 
 
@@ -619,8 +681,9 @@ def platform(repo):
 
 def edit_runtime(repo: Path, **changes) -> None:
     text = RUNTIME.format(max_restarts=changes.get("max_restarts", 1))
-    (repo / "platform" / "runtimes" / "custom.yaml").write_text(text.replace("python:3.12", changes.get("image",
-                                                                                                      "python:3.12")))
+    (repo / "platform" / "runtimes" / "custom.yaml").write_text(
+        text.replace("python:3.12", changes.get("image", "python:3.12"))
+    )
     git(repo, "commit", "-qam", "the runtime changed")
 
 
@@ -638,15 +701,21 @@ def test_diff_of_runtimes_alone_lists_the_jobsets_the_change_reaches(platform):
         "ClusterTrainingRuntime custom changed since HEAD~1; it reaches the JobSets of 2 TrainJobs of the "
         "repository: team-a/a, team-a/c",
         "",
-        *(line for name in "ac" for line in (
-            f"JobSet team-a/{name} changed: the cluster will refuse this update: delete and re-create, or rename "
-            "the TrainJob",
-            f"! apps/{name}/job.yaml:7:3: {refused.format(name)}",
-            "@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].image @@",
-            "- python:3.12",
-            "+ python:3.13",
-            "")),
-        "0 added, 2 changed, 0 removed (2 refused by the cluster)"]
+        *(
+            line
+            for name in "ac"
+            for line in (
+                f"JobSet team-a/{name} changed: the cluster will refuse this update: delete and re-create, or rename "
+                "the TrainJob",
+                f"! apps/{name}/job.yaml:7:3: {refused.format(name)}",
+                "@@ spec.replicatedJobs[node].template.spec.template.spec.containers[node].image @@",
+                "- python:3.12",
+                "+ python:3.13",
+                "",
+            )
+        ),
+        "0 added, 2 changed, 0 removed (2 refused by the cluster)",
+    ]
 
 
 def test_a_runtime_change_the_jobset_webhook_takes_is_an_update_in_place(platform):
@@ -657,9 +726,12 @@ def test_a_runtime_change_the_jobset_webhook_takes_is_an_update_in_place(platfor
     assert result.stdout.split("\n\n")[1:] == [
         f"ClusterTrainingRuntime custom changed: {diff.RUNTIME_REFUSED}\n"
         "! platform/runtimes/custom.yaml:9:9: spec.template.spec.failurePolicy: Value is immutable",
-        *(f"JobSet team-a/{name} changed: applying updates it in place\n@@ spec.failurePolicy.maxRestarts @@\n- 1\n+ 3"
-          for name in "ac"),
-        "0 added, 3 changed, 0 removed (1 refused by the cluster)\n"]
+        *(
+            f"JobSet team-a/{name} changed: applying updates it in place\n@@ spec.failurePolicy.maxRestarts @@\n- 1\n+ 3"
+            for name in "ac"
+        ),
+        "0 added, 3 changed, 0 removed (1 refused by the cluster)\n",
+    ]
 
 
 def test_runtimes_alone_in_markdown_and_json(platform):
@@ -668,20 +740,36 @@ def test_runtimes_alone_in_markdown_and_json(platform):
     assert markdown.returncode == 1, markdown.stderr
     assert markdown.stdout.startswith(
         "**trainc diff** (ClusterTrainingRuntime custom changed since HEAD~1; it reaches the JobSets of 2 TrainJobs "
-        "of the repository: team-a/a, team-a/c): 0 added, 2 changed, 0 removed (2 refused by the cluster)\n")
+        "of the repository: team-a/a, team-a/c): 0 added, 2 changed, 0 removed (2 refused by the cluster)\n"
+    )
     assert "| `JobSet team-a/a` | changed | the cluster will refuse this update" in markdown.stdout
     assert "#### `JobSet team-a/c` changed" in markdown.stdout and "team-a/b" not in markdown.stdout
     found = json.loads(run("diff", "--base", "HEAD~1", "platform/runtimes", "--format", "json", cwd=platform).stdout)
     assert [(obj["kind"], obj["name"], obj["change"]) for obj in found["objects"]] == [
-        ("JobSet", "a", "changed"), ("JobSet", "c", "changed")]
+        ("JobSet", "a", "changed"),
+        ("JobSet", "c", "changed"),
+    ]
     assert found["objects"][0]["effect"] == diff.REFUSED
     assert found["objects"][0]["reasons"][0].startswith("apps/a/job.yaml:7:3: the JobSet webhook refuses")
-    assert found["objects"][0]["hunks"] == [{
-        "path": "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image",
-        "old": "python:3.12", "new": "python:3.13"}]
-    assert found["reach"] == {"runtimes": ["ClusterTrainingRuntime custom"], "trainjobs": [
-        {"namespace": "team-a", "name": name, "file": f"apps/{name}/job.yaml", "runtime": "ClusterTrainingRuntime custom"}
-        for name in "ac"]}
+    assert found["objects"][0]["hunks"] == [
+        {
+            "path": "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image",
+            "old": "python:3.12",
+            "new": "python:3.13",
+        }
+    ]
+    assert found["reach"] == {
+        "runtimes": ["ClusterTrainingRuntime custom"],
+        "trainjobs": [
+            {
+                "namespace": "team-a",
+                "name": name,
+                "file": f"apps/{name}/job.yaml",
+                "runtime": "ClusterTrainingRuntime custom",
+            }
+            for name in "ac"
+        ],
+    }
     assert found["summary"] == "0 added, 2 changed, 0 removed (2 refused by the cluster)"
 
 
@@ -692,10 +780,12 @@ def test_the_heading_names_five_trainjobs_and_counts_the_rest(platform):
     git(platform, "commit", "-qm", "more apps")
     edit_runtime(platform, max_restarts=2)
     result = run("diff", "--base", "HEAD~1", "platform/runtimes", "--format", "markdown", cwd=platform)
-    assert result.stdout.startswith("**trainc diff** (ClusterTrainingRuntime custom changed since HEAD~1; it reaches "
-                                    "the JobSets of 7 TrainJobs of the repository: team-a/a, team-a/c, team-a/m0, "
-                                    "team-a/m1, team-a/m2, … 2 more): 0 added, 8 changed, 0 removed (1 refused by "
-                                    "the cluster)\n")  # the runtime, and the JobSets of 7 TrainJobs
+    assert result.stdout.startswith(
+        "**trainc diff** (ClusterTrainingRuntime custom changed since HEAD~1; it reaches "
+        "the JobSets of 7 TrainJobs of the repository: team-a/a, team-a/c, team-a/m0, "
+        "team-a/m1, team-a/m2, … 2 more): 0 added, 8 changed, 0 removed (1 refused by "
+        "the cluster)\n"
+    )  # the runtime, and the JobSets of 7 TrainJobs
 
 
 def test_a_trainjob_under_another_config_is_named_not_compared(platform):
@@ -706,9 +796,10 @@ def test_a_trainjob_under_another_config_is_named_not_compared(platform):
     edit_runtime(platform, max_restarts=2)
     result = run("diff", "--base", "HEAD~1", "platform/runtimes", "--color", "never", cwd=platform)
     assert "JobSet team-a/a changed" in result.stdout and "JobSet team-a/c" not in result.stdout
-    assert ("notice: apps/c/job.yaml:1:1: TrainJob c uses ClusterTrainingRuntime custom but is governed by "
-            "apps/c/.trainc.yaml, not by the runtimes' settings: compare it with `trainc diff --base HEAD~1 apps/c`"
-            ) in result.stderr
+    assert (
+        "notice: apps/c/job.yaml:1:1: TrainJob c uses ClusterTrainingRuntime custom but is governed by "
+        "apps/c/.trainc.yaml, not by the runtimes' settings: compare it with `trainc diff --base HEAD~1 apps/c`"
+    ) in result.stderr
 
 
 def test_runtimes_alone_against_a_directory_base(platform, tmp_path):
@@ -717,11 +808,13 @@ def test_runtimes_alone_against_a_directory_base(platform, tmp_path):
     old.mkdir()
     (old / "custom.yaml").write_text(RUNTIME.format(max_restarts=1))
     (platform / "platform" / "runtimes" / "custom.yaml").write_text(
-        RUNTIME.format(max_restarts=1).replace("python:3.12", "python:3.13"))
+        RUNTIME.format(max_restarts=1).replace("python:3.12", "python:3.13")
+    )
     result = run("diff", "--base", str(old), "platform/runtimes", cwd=platform)
     assert result.returncode == 1, result.stderr
     assert [line for line in result.stdout.splitlines() if line.startswith("JobSet")] == [
-        f"JobSet team-a/{name} changed: {diff.REFUSED}" for name in "ac"]
+        f"JobSet team-a/{name} changed: {diff.REFUSED}" for name in "ac"
+    ]
     assert "+ python:3.13" in result.stdout and "added" not in result.stdout.replace("0 added", "")
 
 
@@ -730,8 +823,10 @@ def test_a_file_the_search_cannot_read_is_named(platform):
     edit_runtime(platform, max_restarts=2)
     result = run("diff", "--base", "HEAD~1", "platform/runtimes", cwd=platform)
     assert "JobSet team-a/a changed" in result.stdout, result.stderr
-    assert "notice: apps/b/broken.yaml:3:1: not searched for TrainJobs the runtime change reaches: invalid YAML" \
+    assert (
+        "notice: apps/b/broken.yaml:3:1: not searched for TrainJobs the runtime change reaches: invalid YAML"
         in result.stderr
+    )
 
 
 def test_runtimes_unchanged_reach_nothing(platform):

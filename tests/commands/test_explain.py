@@ -40,11 +40,14 @@ def test_one_field(tmp_path):
     (tmp_path / "trainjob.yaml").write_text(trainjob())
     result = run("explain", "trainjob.yaml", "--job", "team-a/demo", "--field", PET_NNODES, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"""\
+    assert (
+        result.stdout
+        == f"""\
 JobSet team-a/demo
   {PET_NNODES}.name ← torch plugin, from trainjob.yaml:10:15 (spec.trainer.numNodes)
   {PET_NNODES}.value ← torch plugin, from trainjob.yaml:10:15 (spec.trainer.numNodes)
 """
+    )
 
 
 def test_field_and_job_that_name_nothing_are_usage_errors():
@@ -58,8 +61,10 @@ def test_field_and_job_that_name_nothing_are_usage_errors():
 
 def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
     bad = tmp_path / "job.yaml"
-    bad.write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: x\n"
-                   "spec:\n  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: two\n")
+    bad.write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: x\n"
+        "spec:\n  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: two\n"
+    )
     result = run("explain", str(bad))
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.startswith(f"{bad}:9:15: spec.trainer.numNodes: ")
@@ -67,8 +72,11 @@ def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
 
 def test_values_are_never_printed():
     """An MPI case's Secret holds a private key: explain names its fields only."""
-    secret = next(obj for obj in build(golden_inputs("mpi-env-order"), ssh_key_seed=GOLDEN_SEED).documents()
-                  if obj["kind"] == "Secret")
+    secret = next(
+        obj
+        for obj in build(golden_inputs("mpi-env-order"), ssh_key_seed=GOLDEN_SEED).documents()
+        if obj["kind"] == "Secret"
+    )
     text = (GOLDEN / "mpi-env-order" / "expected.explain.txt").read_text()
     assert "data.ssh-privatekey ← mpi plugin" in text
     assert all(value not in text for value in secret["data"].values()) and "BEGIN" not in text
@@ -77,8 +85,9 @@ def test_values_are_never_printed():
 @pytest.mark.parametrize("case", GOLDEN_CASES)
 def test_recording_changes_no_output(case, golden):
     """Every golden case renders byte-identically with provenance recorded, and every leaf is accounted for."""
-    output = build(golden_inputs(case), ssh_key_seed=key_settings(case), provenance=True,
-                   trainer_version=golden_release(case))
+    output = build(
+        golden_inputs(case), ssh_key_seed=key_settings(case), provenance=True, trainer_version=golden_release(case)
+    )
     recorder = output.provenance
     assert manifests.select(output, namespace="default").yaml() == golden
     assert set(recorder.units) == {(trainjob.namespace, trainjob.name) for trainjob, _ in output.jobs}
@@ -98,16 +107,21 @@ def test_docs_examples_are_tested_output(tmp_path):
 def test_mpi_node_image_says_the_trainer_image_reaches_only_the_launcher(tmp_path):
     """Until v2.4 upstream applies spec.trainer.image to the `trainer` ancestor step's job only: DeepSpeed's node
     pods keep the runtime's image, and explain says so there (and only there); from v2.4 the override writes it."""
-    (tmp_path / "ds.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
-                                      "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n"
-                                      "  trainer:\n    image: example.com/mine:1\n    numNodes: 2\n")
+    (tmp_path / "ds.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+        "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n"
+        "  trainer:\n    image: example.com/mine:1\n    numNodes: 2\n"
+    )
     old = explain([str(tmp_path / "ds.yaml")], Options(ssh_key_seed=bytes(32), trainer_version="v2.3"))
     lines = [line for line in old.splitlines() if line.endswith("image") or "reaches only the launcher" in line]
-    note = (f"; spec.trainer.image ({tmp_path}/ds.yaml:9:12) reaches only the launcher, as upstream until v2.4 "
-            "(--trainer-version): these MPI node pods run the runtime's image, which must hold the same code and "
-            "packages")
+    note = (
+        f"; spec.trainer.image ({tmp_path}/ds.yaml:9:12) reaches only the launcher, as upstream until v2.4 "
+        "(--trainer-version): these MPI node pods run the runtime's image, which must hold the same code and "
+        "packages"
+    )
     assert [line.split(" ← ")[0].strip() for line in lines] == [
-        "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image"]
+        "spec.replicatedJobs[node].template.spec.template.spec.containers[node].image"
+    ]
     assert lines[0].endswith(note)
     newest = explain([str(tmp_path / "ds.yaml")], Options(ssh_key_seed=bytes(32)))
     assert "reaches only the launcher" not in newest

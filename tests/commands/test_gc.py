@@ -19,36 +19,68 @@ def _stamp(seconds: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-def _jobset(name: str, namespace: str = "team-a", finished: str | None = None, days: float = 0,
-            reason: str = "AllJobsCompleted") -> dict:
+def _jobset(
+    name: str, namespace: str = "team-a", finished: str | None = None, days: float = 0, reason: str = "AllJobsCompleted"
+) -> dict:
     """A live JobSet as `kubectl get jobsets -A -o json` lists it: finished (`Completed` or `Failed`) `days` ago,
     else running."""
-    conditions = [{"type": "StartupPolicyCompleted", "status": "True", "reason": "AllReplicatedJobsStarted",
-                   "lastTransitionTime": _stamp(NOW - 40 * DAY)}]
+    conditions = [
+        {
+            "type": "StartupPolicyCompleted",
+            "status": "True",
+            "reason": "AllReplicatedJobsStarted",
+            "lastTransitionTime": _stamp(NOW - 40 * DAY),
+        }
+    ]
     if finished:
-        conditions.append({"type": finished, "status": "True", "reason": reason, "message": "m",
-                           "lastTransitionTime": _stamp(NOW - int(days * DAY))})
-    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-            "metadata": {"name": name, "namespace": namespace, "creationTimestamp": _stamp(NOW - 40 * DAY)},
-            "spec": {"replicatedJobs": []},
-            "status": {"conditions": conditions,
-                       "replicatedJobsStatus": [{"name": "node", "ready": 0, "succeeded": 0, "failed": 0,
-                                                 "active": 0 if finished else 2, "suspended": 0}]}}
+        conditions.append(
+            {
+                "type": finished,
+                "status": "True",
+                "reason": reason,
+                "message": "m",
+                "lastTransitionTime": _stamp(NOW - int(days * DAY)),
+            }
+        )
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": name, "namespace": namespace, "creationTimestamp": _stamp(NOW - 40 * DAY)},
+        "spec": {"replicatedJobs": []},
+        "status": {
+            "conditions": conditions,
+            "replicatedJobsStatus": [
+                {
+                    "name": "node",
+                    "ready": 0,
+                    "succeeded": 0,
+                    "failed": 0,
+                    "active": 0 if finished else 2,
+                    "suspended": 0,
+                }
+            ],
+        },
+    }
 
 
-LIVE = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": [
-    _jobset("done", finished="Completed", days=10),
-    _jobset("failed", finished="Failed", days=30, reason="FailedJobs"),
-    _jobset("running"),
-    _jobset("recent", finished="Completed", days=2),
-    _jobset("beside-config", finished="Completed", days=9),
-    _jobset("first", finished="Completed", days=12),
-    _jobset("second", finished="Failed", days=8, reason="FailedJobs"),
-    _jobset("half-done", finished="Completed", days=20),
-    _jobset("half-running"),
-    _jobset("mpi", namespace="default", finished="Completed", days=15),
-    _jobset("unrelated", namespace="other", finished="Completed", days=50),
-]}
+LIVE = {
+    "apiVersion": "v1",
+    "kind": "List",
+    "metadata": {"resourceVersion": ""},
+    "items": [
+        _jobset("done", finished="Completed", days=10),
+        _jobset("failed", finished="Failed", days=30, reason="FailedJobs"),
+        _jobset("running"),
+        _jobset("recent", finished="Completed", days=2),
+        _jobset("beside-config", finished="Completed", days=9),
+        _jobset("first", finished="Completed", days=12),
+        _jobset("second", finished="Failed", days=8, reason="FailedJobs"),
+        _jobset("half-done", finished="Completed", days=20),
+        _jobset("half-running"),
+        _jobset("mpi", namespace="default", finished="Completed", days=15),
+        _jobset("unrelated", namespace="other", finished="Completed", days=50),
+    ],
+}
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\ndata:\n  a: b\n"
 MPI = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -120,12 +152,20 @@ def test_apply_removes_exactly_those_files_and_never_one_holding_anything_else(r
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith("4 files removed, 2 files kept: ")
     assert [line for line in result.stdout.splitlines() if not line.startswith(" ")][1:] == [
-        "removed jobs/done.yaml", "removed jobs/failed.yaml",
+        "removed jobs/done.yaml",
+        "removed jobs/failed.yaml",
         "keep jobs/half.yaml: it also holds TrainJob team-a/half-running (line 15, Running)",
         "keep jobs/mixed.yaml: it also holds ConfigMap team-a/settings (line 15)",
-        "removed jobs/mpi.yaml", "removed jobs/two.yaml"]
+        "removed jobs/mpi.yaml",
+        "removed jobs/two.yaml",
+    ]
     assert sorted(path.name for path in (repo / "jobs").iterdir()) == [
-        "absent.yaml", "half.yaml", "mixed.yaml", "recent.yaml", "running.yaml"]
+        "absent.yaml",
+        "half.yaml",
+        "mixed.yaml",
+        "recent.yaml",
+        "running.yaml",
+    ]
     assert (repo / "jobs/mixed.yaml").read_bytes() == mixed and (repo / "jobs/half.yaml").read_bytes() == half
     again = run("gc", "--live", "live.json", "--apply", "jobs", cwd=repo)  # what is left builds, and stays
     assert again.returncode == 0 and again.stdout.splitlines()[0].startswith("0 files removed, 2 files kept")
@@ -147,26 +187,75 @@ def test_the_age_cut_off(repo):
 def test_json(repo):
     result = run("gc", "--live", "live.json", "-o", "json", "jobs/mpi.yaml", "jobs/mixed.yaml", cwd=repo)
     assert json.loads(result.stdout) == {
-        "now": "2026-12-01T00:00:00Z", "olderThanSeconds": 7 * DAY, "applied": False, "files": [
-            {"file": "jobs/mixed.yaml", "remove": False, "removed": False,
-             "alsoHolds": ["ConfigMap team-a/settings (line 15)"],
-             "trainJobs": [{"namespace": "team-a", "name": "beside-config", "state": "Complete",
-                            "reason": "AllJobsCompleted", "finished": "2026-11-22T00:00:00Z", "objects": [
-                                {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "namespace": "team-a",
-                                 "name": "beside-config"}]}]},
-            {"file": "jobs/mpi.yaml", "remove": True, "removed": False, "alsoHolds": [],
-             "trainJobs": [{"namespace": "default", "name": "mpi", "state": "Complete",
-                            "reason": "AllJobsCompleted", "finished": "2026-11-16T00:00:00Z", "objects": [
-                                {"apiVersion": "v1", "kind": "Secret", "namespace": "default", "name": "mpi-mpi-ssh-auth"},
-                                {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "default",
-                                 "name": "mpi-mpi-hostfile"},
-                                {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "namespace": "default",
-                                 "name": "mpi"}]}]}]}
+        "now": "2026-12-01T00:00:00Z",
+        "olderThanSeconds": 7 * DAY,
+        "applied": False,
+        "files": [
+            {
+                "file": "jobs/mixed.yaml",
+                "remove": False,
+                "removed": False,
+                "alsoHolds": ["ConfigMap team-a/settings (line 15)"],
+                "trainJobs": [
+                    {
+                        "namespace": "team-a",
+                        "name": "beside-config",
+                        "state": "Complete",
+                        "reason": "AllJobsCompleted",
+                        "finished": "2026-11-22T00:00:00Z",
+                        "objects": [
+                            {
+                                "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                                "kind": "JobSet",
+                                "namespace": "team-a",
+                                "name": "beside-config",
+                            }
+                        ],
+                    }
+                ],
+            },
+            {
+                "file": "jobs/mpi.yaml",
+                "remove": True,
+                "removed": False,
+                "alsoHolds": [],
+                "trainJobs": [
+                    {
+                        "namespace": "default",
+                        "name": "mpi",
+                        "state": "Complete",
+                        "reason": "AllJobsCompleted",
+                        "finished": "2026-11-16T00:00:00Z",
+                        "objects": [
+                            {"apiVersion": "v1", "kind": "Secret", "namespace": "default", "name": "mpi-mpi-ssh-auth"},
+                            {
+                                "apiVersion": "v1",
+                                "kind": "ConfigMap",
+                                "namespace": "default",
+                                "name": "mpi-mpi-hostfile",
+                            },
+                            {
+                                "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                                "kind": "JobSet",
+                                "namespace": "default",
+                                "name": "mpi",
+                            },
+                        ],
+                    }
+                ],
+            },
+        ],
+    }
 
 
 def test_live_jobsets_on_stdin_and_matched_in_the_namespace_they_render_to(repo):
-    live = json.dumps({"apiVersion": "v1", "kind": "List", "items": [_jobset("done", finished="Completed", days=10),
-                                                                     _jobset("done", namespace="elsewhere")]})
+    live = json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "List",
+            "items": [_jobset("done", finished="Completed", days=10), _jobset("done", namespace="elsewhere")],
+        }
+    )
     result = run("gc", "--live", "-", "jobs/done.yaml", cwd=repo, stdin=live)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[1] == "remove jobs/done.yaml"
@@ -175,16 +264,21 @@ def test_live_jobsets_on_stdin_and_matched_in_the_namespace_they_render_to(repo)
     assert run("gc", "--live", "-", "jobs/done.yaml", cwd=repo, stdin=moved).stdout.startswith("0 files to remove")
 
 
-@pytest.mark.parametrize(("item", "error"), [
-    ({"lastTransitionTime": "yesterday"},
-     "live.json:{line}:{column}: items[0].status.conditions[1].lastTransitionTime: 'yesterday' is not an RFC 3339 "
-     "time (e.g. 2026-01-02T15:04:05Z)"),
-    ({"lastTransitionTime": "2026-02-30T10:00:00Z"}, "'2026-02-30T10:00:00Z' is not an RFC 3339 time"),
-    ({"lastTransitionTime": None}, "items[0].status.conditions[1]: a Completed condition needs lastTransitionTime"),
-    ({"namespace": None}, "items[0].metadata: metadata.namespace is required"),
-    ({"kind": "Job"}, "items[0].kind: expected a JobSet (jobset.x-k8s.io), not jobset.x-k8s.io/v1alpha2 Job"),
-    ({"status": "done"}, "items[0].status: must be an object"),
-])
+@pytest.mark.parametrize(
+    ("item", "error"),
+    [
+        (
+            {"lastTransitionTime": "yesterday"},
+            "live.json:{line}:{column}: items[0].status.conditions[1].lastTransitionTime: 'yesterday' is not an RFC 3339 "
+            "time (e.g. 2026-01-02T15:04:05Z)",
+        ),
+        ({"lastTransitionTime": "2026-02-30T10:00:00Z"}, "'2026-02-30T10:00:00Z' is not an RFC 3339 time"),
+        ({"lastTransitionTime": None}, "items[0].status.conditions[1]: a Completed condition needs lastTransitionTime"),
+        ({"namespace": None}, "items[0].metadata: metadata.namespace is required"),
+        ({"kind": "Job"}, "items[0].kind: expected a JobSet (jobset.x-k8s.io), not jobset.x-k8s.io/v1alpha2 Job"),
+        ({"status": "done"}, "items[0].status: must be an object"),
+    ],
+)
 def test_bad_live_input_is_an_error_at_its_place(repo, item, error):
     jobset = _jobset("done", finished="Completed", days=10)
     for key, value in item.items():
@@ -216,7 +310,9 @@ def test_a_jobset_listed_twice_and_input_past_the_bound(repo):
     result = run("gc", "--live", "twice.json", "jobs", cwd=repo)
     assert result.returncode == 1
     assert result.stderr.splitlines()[0].split(": ", 2)[1:] == [
-        "items[1].metadata.name", "JobSet team-a/done is listed twice (first at twice.json:9:13)"]
+        "items[1].metadata.name",
+        "JobSet team-a/done is listed twice (first at twice.json:9:13)",
+    ]
     big = run("gc", "--max-input-bytes", "100", "--live", "live.json", "jobs", cwd=repo)
     assert (big.returncode, big.stdout) == (1, "")
     assert big.stderr.startswith("live.json:1:1: the inputs of this run exceed 100 bytes")
@@ -263,21 +359,27 @@ def test_durations():
 def test_the_objects_that_leave_are_those_build_renders_with_the_same_settings(repo):
     result = run("gc", "--live", "live.json", "--ssh-keys", "external-secrets", "jobs/mpi.yaml", cwd=repo)
     assert result.stdout.splitlines()[3:] == [
-        "    SSHKey default/mpi-mpi-ssh-auth", "    ExternalSecret default/mpi-mpi-ssh-auth",
-        "    ConfigMap default/mpi-mpi-hostfile", "    JobSet default/mpi"]
+        "    SSHKey default/mpi-mpi-ssh-auth",
+        "    ExternalSecret default/mpi-mpi-ssh-auth",
+        "    ConfigMap default/mpi-mpi-hostfile",
+        "    JobSet default/mpi",
+    ]
 
 
 def test_a_runtime_beside_a_finished_job_keeps_the_file(repo):
-    runtime = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: mine\n" \
-              "spec:\n  mlPolicy: {numNodes: 1, torch: {}}\n  template:\n    spec:\n      replicatedJobs:\n" \
-              "        - name: node\n          template:\n            metadata:\n              labels:\n" \
-              "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n" \
-              "            spec: {template: {spec: {containers: [{name: node, image: i}]}}}\n"
+    runtime = (
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: mine\n"
+        "spec:\n  mlPolicy: {numNodes: 1, torch: {}}\n  template:\n    spec:\n      replicatedJobs:\n"
+        "        - name: node\n          template:\n            metadata:\n              labels:\n"
+        "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n"
+        "            spec: {template: {spec: {containers: [{name: node, image: i}]}}}\n"
+    )
     write(repo, "jobs/done.yaml", trainjob(name="done", runtime="mine") + "---\n" + runtime)
     result = run("gc", "--live", "live.json", "--apply", "jobs/done.yaml", "jobs/recent.yaml", cwd=repo)
     assert result.stdout.splitlines()[:2] == [
         "0 files removed, 1 file kept: TrainJobs whose JobSet finished more than 7d before 2026-12-01T00:00:00Z",
-        "keep jobs/done.yaml: it also holds ClusterTrainingRuntime mine (line 15)"]
+        "keep jobs/done.yaml: it also holds ClusterTrainingRuntime mine (line 15)",
+    ]
     assert (repo / "jobs/done.yaml").exists()
 
 
@@ -285,4 +387,5 @@ def test_a_job_finished_too_recently_keeps_the_file_it_shares(repo):
     write(repo, "jobs/pair.yaml", trainjob(name="done") + "---\n" + trainjob(name="recent"))
     result = run("gc", "--live", "live.json", "jobs/pair.yaml", cwd=repo)
     assert result.stdout.splitlines()[1] == (
-        "keep jobs/pair.yaml: it also holds TrainJob team-a/recent (line 15, Complete 2d ago, not more than 7d)")
+        "keep jobs/pair.yaml: it also holds TrainJob team-a/recent (line 15, Complete 2d ago, not more than 7d)"
+    )

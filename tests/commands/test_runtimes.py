@@ -36,8 +36,13 @@ def test_bundled_listing(tmp_path):
 
 
 def test_a_user_runtime_shadows_the_bundled_one_of_its_kind_and_name(tmp_path):
-    text = RUNTIME.format(name="torch-distributed", policy="torch: {}") + "---\n" + RUNTIME.format(
-        name="torch-distributed", policy="mpi: {}").replace("ClusterTrainingRuntime", "TrainingRuntime")
+    text = (
+        RUNTIME.format(name="torch-distributed", policy="torch: {}")
+        + "---\n"
+        + RUNTIME.format(name="torch-distributed", policy="mpi: {}").replace(
+            "ClusterTrainingRuntime", "TrainingRuntime"
+        )
+    )
     write(tmp_path, "platform/runtimes.yaml", text)
     write(tmp_path, "jobs/job.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
     listing = ok(run("runtimes", "list", "jobs", "--runtimes", "platform", "-n", "team-a", cwd=tmp_path))
@@ -49,17 +54,31 @@ def test_a_user_runtime_shadows_the_bundled_one_of_its_kind_and_name(tmp_path):
         "TrainingRuntime         team-a     torch-distributed                MPI (OpenMPI)  "
         "platform/runtimes.yaml:13  yes",
     ]
-    shown = yaml.safe_load(ok(run("runtimes", "show", "team-a/torch-distributed", "--runtimes", "platform",
-                                  "-n", "team-a", cwd=tmp_path)))
+    shown = yaml.safe_load(
+        ok(run("runtimes", "show", "team-a/torch-distributed", "--runtimes", "platform", "-n", "team-a", cwd=tmp_path))
+    )
     assert shown["kind"] == "TrainingRuntime" and shown["spec"]["mlPolicy"]["mpi"]["numProcPerNode"] == 1  # defaulted
     ambiguous = run("runtimes", "show", "torch-distributed", "--runtimes", "platform", cwd=tmp_path)
     assert (ambiguous.returncode, ambiguous.stdout) == (1, "")
     assert ambiguous.stderr == (
         '"torch-distributed" names 2 runtimes: ClusterTrainingRuntime torch-distributed (platform/runtimes.yaml:1), '
         "TrainingRuntime default/torch-distributed (platform/runtimes.yaml:13); choose one with --kind or "
-        "NAMESPACE/NAME\n")
-    shown = yaml.safe_load(ok(run("runtimes", "show", "torch-distributed", "--kind", "ClusterTrainingRuntime",
-                                  "--runtimes", "platform", cwd=tmp_path)))
+        "NAMESPACE/NAME\n"
+    )
+    shown = yaml.safe_load(
+        ok(
+            run(
+                "runtimes",
+                "show",
+                "torch-distributed",
+                "--kind",
+                "ClusterTrainingRuntime",
+                "--runtimes",
+                "platform",
+                cwd=tmp_path,
+            )
+        )
+    )
     assert shown["spec"]["mlPolicy"] == {"torch": {}}
 
 
@@ -72,8 +91,9 @@ def test_show_prints_the_bundled_runtime_as_defaulted(tmp_path):
 def test_show_names_the_closest_runtimes(tmp_path):
     result = run("runtimes", "show", "torch-distribute", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ('runtime "torch-distribute" not found; `trainc runtimes list` lists them; did you mean '
-                             '"torch-distributed"?\n')
+    assert result.stderr == (
+        'runtime "torch-distribute" not found; `trainc runtimes list` lists them; did you mean "torch-distributed"?\n'
+    )
 
 
 def test_bad_runtime_input_is_an_error(tmp_path):

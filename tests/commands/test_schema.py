@@ -20,8 +20,10 @@ JOB = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",
     "kind": "TrainJob",
     "metadata": {"name": "demo", "namespace": "team-a"},
-    "spec": {"runtimeRef": {"name": "torch-distributed"},
-             "trainer": {"numNodes": 2, "resourcesPerNode": {"requests": {"cpu": "4", "memory": 0.5}}}},
+    "spec": {
+        "runtimeRef": {"name": "torch-distributed"},
+        "trainer": {"numNodes": 2, "resourcesPerNode": {"requests": {"cpu": "4", "memory": 0.5}}},
+    },
 }
 
 
@@ -91,7 +93,8 @@ def test_enums_ranges_patterns_and_quantities():
     job["spec"]["trainer"]["numNodes"] = 2**31
     job["spec"]["trainer"]["resourcesPerNode"]["requests"]["cpu"] = "four"
     assert [path for path, _ in messages(job)] == [
-        ["spec", "trainer", "numNodes"], ["spec", "trainer", "resourcesPerNode", "requests", "cpu"],
+        ["spec", "trainer", "numNodes"],
+        ["spec", "trainer", "resourcesPerNode", "requests", "cpu"],
     ]
     runtime = yaml.safe_load((ROOT / "golden" / "mpi-intel" / "runtime.yaml").read_text())
     assert runtime["apiVersion"].endswith("/v2alpha1")
@@ -100,7 +103,8 @@ def test_enums_ranges_patterns_and_quantities():
     runtime["apiVersion"] = "trainer.kubeflow.org/v1alpha1"  # Intel MPI and this spelling are the KEP's only
     assert sorted(e.message for e in validator("TrainingRuntime").iter_errors(runtime)) == [
         "'Intel' is not one of ['OpenMPI', '']",
-        "Additional properties are not allowed ('SSHAuthMountPath' was unexpected)"]
+        "Additional properties are not allowed ('SSHAuthMountPath' was unexpected)",
+    ]
 
 
 def golden_documents():
@@ -109,8 +113,11 @@ def golden_documents():
             continue
         for origin, document in source.load_text(path.read_text(), str(path)):
             for _, item in source.items(origin, document):
-                if isinstance(item, dict) and str(item.get("apiVersion", "")).startswith("trainer.kubeflow.org/") \
-                        and item.get("kind") in schema_export.KINDS:
+                if (
+                    isinstance(item, dict)
+                    and str(item.get("apiVersion", "")).startswith("trainer.kubeflow.org/")
+                    and item.get("kind") in schema_export.KINDS
+                ):
                     yield path, item
 
 

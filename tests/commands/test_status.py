@@ -84,48 +84,74 @@ def test_failed_condition_is_copied_only_when_true():
 
 
 def test_suspended_jobset():
-    suspended = COMPLETED.replace("spec:\n", "spec:\n  suspend: true\n").replace(
-        "    - type: Completed", """\
+    suspended = (
+        COMPLETED.replace("spec:\n", "spec:\n  suspend: true\n")
+        .replace(
+            "    - type: Completed",
+            """\
     - type: Suspended
       status: "True"
       reason: SuspendedJobs
       message: jobset is suspended
       lastTransitionTime: "2026-03-01T10:30:00Z"
-    - type: Completed""").replace('type: Completed\n      status: "True"', 'type: Completed\n      status: "False"')
+    - type: Completed""",
+        )
+        .replace('type: Completed\n      status: "True"', 'type: Completed\n      status: "False"')
+    )
     assert yaml.safe_load(status(suspended).stdout)["status"]["conditions"] == [
-        {"type": "Suspended", "status": "True", "lastTransitionTime": "2026-03-01T10:30:00Z",
-         "reason": "Suspended", "message": "TrainJob is suspended"},
+        {
+            "type": "Suspended",
+            "status": "True",
+            "lastTransitionTime": "2026-03-01T10:30:00Z",
+            "reason": "Suspended",
+            "message": "TrainJob is suspended",
+        },
     ]
 
 
 def test_created_suspended_before_the_jobset_controller_ran_uses_creation_time():
-    fresh = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: demo\n" \
-            "  creationTimestamp: '2026-03-01T10:00:00Z'\nspec:\n  suspend: true\n"
-    assert yaml.safe_load(status(fresh).stdout)["status"] == {"conditions": [
-        {"type": "Suspended", "status": "True", "lastTransitionTime": "2026-03-01T10:00:00Z",
-         "reason": "Suspended", "message": "TrainJob is suspended"},
-    ]}
+    fresh = (
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: demo\n"
+        "  creationTimestamp: '2026-03-01T10:00:00Z'\nspec:\n  suspend: true\n"
+    )
+    assert yaml.safe_load(status(fresh).stdout)["status"] == {
+        "conditions": [
+            {
+                "type": "Suspended",
+                "status": "True",
+                "lastTransitionTime": "2026-03-01T10:00:00Z",
+                "reason": "Suspended",
+                "message": "TrainJob is suspended",
+            },
+        ]
+    }
 
 
 def test_resumed_after_a_suspension_then_completed():
-    resumed = COMPLETED.replace("    - type: Completed", """\
+    resumed = COMPLETED.replace(
+        "    - type: Completed",
+        """\
     - type: Suspended
       status: "False"
       reason: ResumeJobs
       message: jobset is resumed
       lastTransitionTime: "2026-03-01T10:40:00Z"
-    - type: Completed""")
+    - type: Completed""",
+    )
     conditions = yaml.safe_load(status(resumed).stdout)["status"]["conditions"]
     assert [(c["type"], c["status"], c["reason"]) for c in conditions] == [
-        ("Suspended", "False", "Resumed"), ("Complete", "True", "AllJobsCompleted"),
+        ("Suspended", "False", "Resumed"),
+        ("Complete", "True", "AllJobsCompleted"),
     ]
     assert conditions[0]["message"] == "TrainJob is resumed"
     assert conditions[0]["lastTransitionTime"] == "2026-03-01T10:40:00Z"
 
 
 def test_never_suspended_running_jobset_has_no_conditions():
-    running = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: r\nstatus:\n" \
-              "  replicatedJobsStatus:\n    - {name: node, ready: 2, active: 2}\n"
+    running = (
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: r\nstatus:\n"
+        "  replicatedJobsStatus:\n    - {name: node, ready: 2, active: 2}\n"
+    )
     assert yaml.safe_load(status(running).stdout)["status"] == {
         "jobsStatus": [{"name": "node", "ready": 2, "succeeded": 0, "failed": 0, "active": 2, "suspended": 0}],
     }
@@ -134,8 +160,9 @@ def test_never_suspended_running_jobset_has_no_conditions():
 def test_list_of_jobsets_as_json_and_table():
     second = yaml.safe_load(COMPLETED)
     second["metadata"]["name"] = "other"
-    second["status"] = {"replicatedJobsStatus": [{"name": "node", "ready": 1, "succeeded": 0, "failed": 0,
-                                                  "active": 1, "suspended": 0}]}
+    second["status"] = {
+        "replicatedJobsStatus": [{"name": "node", "ready": 1, "succeeded": 0, "failed": 0, "active": 1, "suspended": 0}]
+    }
     listing = {"apiVersion": "v1", "kind": "List", "items": [yaml.safe_load(COMPLETED), second]}
     names = [d["metadata"]["name"] for d in yaml.safe_load_all(status(json.dumps(listing, indent="\t")).stdout)]
     assert names == ["demo", "other"]
@@ -178,14 +205,22 @@ def test_bad_input_is_reported_at_its_position():
 def test_a_condition_the_jobset_gives_no_time_for_is_stamped_now(monkeypatch):
     """Upstream's SetStatusCondition stamps metav1.Now(); SOURCE_DATE_EPOCH pins it for reproducible output."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    unreconciled = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: demo\nspec:\n  suspend: true\n"
+    unreconciled = (
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: demo\nspec:\n  suspend: true\n"
+    )
     assert yaml.safe_load(status(unreconciled).stdout)["status"]["conditions"] == [
-        {"type": "Suspended", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z",
-         "reason": "Suspended", "message": "TrainJob is suspended"},
+        {
+            "type": "Suspended",
+            "status": "True",
+            "lastTransitionTime": "2026-01-01T00:00:00Z",
+            "reason": "Suspended",
+            "message": "TrainJob is suspended",
+        },
     ]
     resuming = unreconciled.replace("suspend: true", "suspend: false") + (
         "status:\n  conditions:\n    - {type: Suspended, status: 'True', reason: SuspendedJobs, "
-        "lastTransitionTime: '2025-01-01T00:00:00Z'}\n")
+        "lastTransitionTime: '2025-01-01T00:00:00Z'}\n"
+    )
     (condition,) = yaml.safe_load(status(resuming).stdout)["status"]["conditions"]
     assert (condition["reason"], condition["lastTransitionTime"]) == ("Resumed", "2026-01-01T00:00:00Z")
 

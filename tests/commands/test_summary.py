@@ -36,8 +36,11 @@ def test_summary_golden(output_format, snapshot, monkeypatch):
 @pytest.mark.parametrize("output_format", ["text", "markdown"])
 def test_summary_and_diff_delta_golden(output_format, snapshot, monkeypatch):
     monkeypatch.chdir(ROOT)
-    assert trainc("summary", *CASE, "--base", BASE, "--format", output_format) \
-        + trainc("diff", *CASE, "--base", BASE, "--format", output_format, "--color", "never") == snapshot
+    assert (
+        trainc("summary", *CASE, "--base", BASE, "--format", output_format)
+        + trainc("diff", *CASE, "--base", BASE, "--format", output_format, "--color", "never")
+        == snapshot
+    )
 
 
 PLACEMENT = ("golden/kueue-placement/queues.yaml", "golden/kueue-placement/trainjobs.yaml")
@@ -50,8 +53,12 @@ def test_summary_on_a_cluster_state_golden(output_format, snapshot, monkeypatch)
     tainted flavor it tolerates because a100 is full, one that preempts a lower priority, one that waits in a
     StrictFIFO queue."""
     monkeypatch.chdir(ROOT)  # on stdin, taken now: no notice that the snapshot is older than the commit
-    assert trainc("summary", *PLACEMENT, "--cluster-state", "-", "--format", output_format,
-                  stdin=(ROOT / STATE).read_text()) == snapshot
+    assert (
+        trainc(
+            "summary", *PLACEMENT, "--cluster-state", "-", "--format", output_format, stdin=(ROOT / STATE).read_text()
+        )
+        == snapshot
+    )
 
 
 def test_totals_count_every_pod_as_kueue_does(monkeypatch):
@@ -79,8 +86,9 @@ def test_json_has_queues_and_delta(monkeypatch):
     monkeypatch.chdir(ROOT)
     result = CliRunner().invoke(cli, ["summary", *CASE, "--base", BASE, "--format", "json"])
     data = json.loads(result.stdout)
-    assert {"namespace": "team-a", "queue": "team-a-gpu", "resource": "nvidia.com/gpu", "change": "+34"} \
-        in data["delta"]
+    assert {"namespace": "team-a", "queue": "team-a-gpu", "resource": "nvidia.com/gpu", "change": "+34"} in data[
+        "delta"
+    ]
     assert {"namespace": "team-a", "queue": None, "total": {"cpu": "2", "memory": "8Gi"}} in data["queues"]
 
 
@@ -91,8 +99,10 @@ def test_a_base_that_is_no_revision_is_a_usage_error(monkeypatch):
 
 
 def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
-    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
-                                       "metadata: {name: x}\nspec: {runtimeRef: {name: torch-distributed}, bad: 1}\n")
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+        "metadata: {name: x}\nspec: {runtimeRef: {name: torch-distributed}, bad: 1}\n"
+    )
     result = CliRunner().invoke(cli, ["summary", str(tmp_path)])
     assert result.exit_code == 1 and "spec.bad: unknown field" in result.output
 
@@ -100,11 +110,13 @@ def test_invalid_input_is_reported_as_build_reports_it(tmp_path):
 def test_an_mpi_launcher_that_runs_as_a_node_is_counted_as_one(tmp_path):
     """deepspeed-distributed runs its launcher as a node: numNodes 4 is one launcher and three `node` pods,
     four hosts in the hostfile, and the summary says 4 nodes (issue 20, finding 8)."""
-    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
-                                       "metadata: {name: ds, namespace: team-a}\nspec:\n"
-                                       "  runtimeRef: {name: deepspeed-distributed}\n"
-                                       "  trainer:\n    numNodes: 4\n"
-                                       "    resourcesPerNode: {limits: {nvidia.com/gpu: 2}}\n")
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+        "metadata: {name: ds, namespace: team-a}\nspec:\n"
+        "  runtimeRef: {name: deepspeed-distributed}\n"
+        "  trainer:\n    numNodes: 4\n"
+        "    resourcesPerNode: {limits: {nvidia.com/gpu: 2}}\n"
+    )
     result = CliRunner().invoke(cli, ["summary", str(tmp_path), "--format", "json"])
     assert result.exit_code == 0, result.output
     (job,) = json.loads(result.stdout)["trainJobs"]

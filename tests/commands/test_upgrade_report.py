@@ -25,20 +25,29 @@ def rendered_jobsets(case: str, release) -> dict:
 
 
 def is_mpi(jobset: dict) -> bool:
-    return any(volume.get("name") == "mpi-ssh-auth" for rjob in jobset["spec"]["replicatedJobs"]
-               for volume in rjob["template"]["spec"]["template"]["spec"].get("volumes", ()))
+    return any(
+        volume.get("name") == "mpi-ssh-auth"
+        for rjob in jobset["spec"]["replicatedJobs"]
+        for volume in rjob["template"]["spec"]["template"]["spec"].get("volumes", ())
+    )
 
 
 def launches_open_mpi(jobset: dict) -> bool:
-    return any(entry["name"] == "OMPI_MCA_orte_default_hostfile" for rjob in jobset["spec"]["replicatedJobs"]
-               for container in rjob["template"]["spec"]["template"]["spec"]["containers"]
-               for entry in container.get("env", ()))
+    return any(
+        entry["name"] == "OMPI_MCA_orte_default_hostfile"
+        for rjob in jobset["spec"]["replicatedJobs"]
+        for container in rjob["template"]["spec"]["template"]["spec"]["containers"]
+        for entry in container.get("env", ())
+    )
 
 
 @pytest.mark.parametrize("case", [case for case in CASES if not (GOLDEN / case / "trainer-version").exists()])
 def test_the_report_over_every_golden_case_from_v23_to_v24(case):
-    verdicts = {d.name: d for d in diff.compare(inputs(case), Options(ssh_key_seed=key_settings(case)),
-                                                base_release=V23) if d.kind == "JobSet"}
+    verdicts = {
+        d.name: d
+        for d in diff.compare(inputs(case), Options(ssh_key_seed=key_settings(case)), base_release=V23)
+        if d.kind == "JobSet"
+    }
     old, new = rendered_jobsets(case, V23), rendered_jobsets(case, releases.DEFAULT)
     assert set(verdicts) == set(new)
     for name, jobset in new.items():
@@ -50,8 +59,9 @@ def test_the_report_over_every_golden_case_from_v23_to_v24(case):
         (reason,) = verdict.reasons
         assert WEBHOOK in reason and "field is immutable" in reason
     # an Open MPI launcher always changes: the PRTE env is new in v2.4
-    assert all(verdicts[name].effect == diff.UPGRADE_REFUSED
-               for name, jobset in new.items() if launches_open_mpi(jobset))
+    assert all(
+        verdicts[name].effect == diff.UPGRADE_REFUSED for name, jobset in new.items() if launches_open_mpi(jobset)
+    )
 
 
 MPI_JOB = """\
@@ -73,12 +83,17 @@ spec:
 def write_jobs(tmp_path):
     jobs = tmp_path / "jobs"
     jobs.mkdir()
-    (jobs / "held.yaml").write_text(MPI_JOB.format(name="held", labels="{}", suspend="true",
-                                                   runtime="deepspeed-distributed"))
-    (jobs / "queued.yaml").write_text(MPI_JOB.format(name="queued", labels="{kueue.x-k8s.io/queue-name: gpu}",
-                                                     suspend="false", runtime="deepspeed-distributed"))
-    (jobs / "torch.yaml").write_text(MPI_JOB.format(name="torch", labels="{}", suspend="false",
-                                                    runtime="torch-distributed"))
+    (jobs / "held.yaml").write_text(
+        MPI_JOB.format(name="held", labels="{}", suspend="true", runtime="deepspeed-distributed")
+    )
+    (jobs / "queued.yaml").write_text(
+        MPI_JOB.format(
+            name="queued", labels="{kueue.x-k8s.io/queue-name: gpu}", suspend="false", runtime="deepspeed-distributed"
+        )
+    )
+    (jobs / "torch.yaml").write_text(
+        MPI_JOB.format(name="torch", labels="{}", suspend="false", runtime="torch-distributed")
+    )
     (tmp_path / "seed").write_bytes(bytes(range(64)))
     (tmp_path / "seed").chmod(0o600)
     return ["jobs", "--ssh-key-seed", "seed"]

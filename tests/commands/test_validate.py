@@ -20,8 +20,10 @@ spec:
         - name: node
           template: {spec: {template: {spec: {containers: [{name: node, image: i}]}}}}
 """
-NOT_FOUND = ('ClusterTrainingRuntime "torch-distribute" not found; looked in the inputs, --runtimes and the bundled '
-             'runtimes; did you mean "torch-distributed"?')
+NOT_FOUND = (
+    'ClusterTrainingRuntime "torch-distribute" not found; looked in the inputs, --runtimes and the bundled '
+    'runtimes; did you mean "torch-distributed"?'
+)
 
 
 def test_json(tmp_path):
@@ -30,10 +32,22 @@ def test_json(tmp_path):
     assert (result.returncode, result.stderr) == (1, "")
     assert json.loads(result.stdout) == {
         "problems": [
-            {"file": "jobs/a.yaml", "line": 8, "column": 11, "field": "spec.runtimeRef.name", "message": NOT_FOUND,
-             "severity": "error"},
-            {"file": "jobs/a.yaml", "line": 10, "column": 5, "field": "spec.trainer.numNode",
-             "message": 'unknown field (did you mean "numNodes"?)', "severity": "error"},
+            {
+                "file": "jobs/a.yaml",
+                "line": 8,
+                "column": 11,
+                "field": "spec.runtimeRef.name",
+                "message": NOT_FOUND,
+                "severity": "error",
+            },
+            {
+                "file": "jobs/a.yaml",
+                "line": 10,
+                "column": 5,
+                "field": "spec.trainer.numNode",
+                "message": 'unknown field (did you mean "numNodes"?)',
+                "severity": "error",
+            },
         ],
         "summary": {"valid": False, "errors": 2, "warnings": 0},
     }
@@ -46,7 +60,9 @@ def test_json_warnings_of_a_valid_run(tmp_path):
     assert (result.returncode, result.stderr) == (0, "")
     problems = json.loads(result.stdout)["problems"]
     assert [(p["severity"], p["file"], p["line"], p["column"]) for p in problems] == [
-        ("warning", "old.yaml", 5, 42), ("warning", "a.yaml", 8, 11)]  # the TrainJob's spec.runtimeRef.name
+        ("warning", "old.yaml", 5, 42),
+        ("warning", "a.yaml", 8, 11),
+    ]  # the TrainJob's spec.runtimeRef.name
     assert problems[1]["message"].startswith('team-a/demo: Referenced ClusterTrainingRuntime "old" is deprecated')
     assert json.loads(result.stdout)["summary"] == {"valid": True, "errors": 0, "warnings": 2}
 
@@ -80,14 +96,16 @@ def test_located_warnings_keep_their_field_path():
 
     text = "kind: TrainJob\nspec:\n  trainer:\n    command: [a, b, 'x: y']\n  activeDeadlineSeconds: 60\n"
     origin = Origin("a.yaml", text=text)
-    assert from_notice(Notice("warning", origin, ("spec", "trainer", "command", 2), "opens a heredoc",
-                              mark=(14, 7))) == Problem("a.yaml", 14, 7, "spec.trainer.command[2]", "opens a heredoc",
-                                                        "warning")
+    assert from_notice(
+        Notice("warning", origin, ("spec", "trainer", "command", 2), "opens a heredoc", mark=(14, 7))
+    ) == Problem("a.yaml", 14, 7, "spec.trainer.command[2]", "opens a heredoc", "warning")
     # a message that holds `word: ` is not split into a field (the old line parser took `x` for one)
     assert from_notice(Notice("notice", origin, (), "x: y", at=("spec", "activeDeadlineSeconds"))) == Problem(
-        "a.yaml", 5, 26, "", "x: y", "notice")
+        "a.yaml", 5, 26, "", "x: y", "notice"
+    )
     assert from_notice(Notice("notice", None, (), "team-a/demo: the SSH key is random")) == Problem(
-        None, None, None, "", "team-a/demo: the SSH key is random", "notice")
+        None, None, None, "", "team-a/demo: the SSH key is random", "notice"
+    )
 
 
 def test_notices_keep_their_place_in_json_and_github(tmp_path):
@@ -95,7 +113,12 @@ def test_notices_keep_their_place_in_json_and_github(tmp_path):
     result = run("validate", "-o", "json", "a.yaml", cwd=tmp_path)
     notice = json.loads(result.stdout)["problems"][0]
     assert (notice["severity"], notice["file"], notice["line"], notice["column"], notice["field"]) == (
-        "notice", "a.yaml", 9, 14, "")
+        "notice",
+        "a.yaml",
+        9,
+        14,
+        "",
+    )
     assert notice["message"].startswith("team-a/demo: managedBy kueue.x-k8s.io/multikueue: MultiKueue runs")
     result = run("validate", "--format", "github", "a.yaml", cwd=tmp_path)
     assert result.stdout.startswith("::notice file=a.yaml,line=9,col=14::team-a/demo: managedBy ")

@@ -24,8 +24,10 @@ from trainc.compiler import mpikeys, sshkeys
 
 CERT = GOLDEN / "mpi-sealed-secrets" / "sealed-secrets-cert.pem"
 SEALED = list(yaml.safe_load_all((GOLDEN / "mpi-sealed-secrets" / "expected.out.yaml").read_text()))
-TORCH_JOB = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t, namespace: team-a}\n"
-             "spec: {runtimeRef: {name: torch-distributed}}\n")
+TORCH_JOB = (
+    "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t, namespace: team-a}\n"
+    "spec: {runtimeRef: {name: torch-distributed}}\n"
+)
 
 
 def project(tmp_path, mode: str, *extra: str) -> list[str]:
@@ -52,8 +54,11 @@ def test_unsealing_as_the_controller_gives_seed_modes_key_which_openssh_accepts(
     sealed = next(doc for doc in SEALED if doc["kind"] == "SealedSecret")
     data = unseal(sealed)
     assert data == {"ssh-privatekey": KEYS.private_pem, "ssh-publickey": KEYS.public_line}
-    assert sealed["spec"]["template"] == {"metadata": {"labels": {"trainer.kubeflow.org/trainjob-name": "ds"}},
-                                          "type": "kubernetes.io/ssh-auth", "immutable": True}
+    assert sealed["spec"]["template"] == {
+        "metadata": {"labels": {"trainer.kubeflow.org/trainjob-name": "ds"}},
+        "type": "kubernetes.io/ssh-auth",
+        "immutable": True,
+    }
     keygen = shutil.which("ssh-keygen")
     need(keygen is not None, "ssh-keygen is not installed (openssh-client)")
     private = tmp_path / "id"
@@ -79,8 +84,12 @@ def test_the_new_modes_pass_the_oracle_and_hold_no_private_key(tmp_path):
         out = run("build", "jobs", *flags, cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         (tmp_path / f"{mode}.yaml").write_text(out.stdout)
-        checked = subprocess.run([sys.executable, str(ORACLE), "--require-core", str(tmp_path / f"{mode}.yaml")],
-                                 capture_output=True, text=True, timeout=120)
+        checked = subprocess.run(
+            [sys.executable, str(ORACLE), "--require-core", str(tmp_path / f"{mode}.yaml")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert checked.returncode == 0, checked.stdout + checked.stderr
         kinds = [doc["kind"] for doc in yaml.safe_load_all(out.stdout)]
         assert "Secret" not in kinds
@@ -98,26 +107,50 @@ def every_route(tmp_path, mode: str) -> dict[str, str]:
         outputs[f"build -o {form}"] = result.stdout + result.stderr
     result = run("build", "jobs", "--output-dir", "out", *flags, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    outputs["--output-dir"] = result.stderr + "".join(p.read_text() for p in sorted((tmp_path / "out").rglob("*"))
-                                                      if p.is_file())
+    outputs["--output-dir"] = result.stderr + "".join(
+        p.read_text() for p in sorted((tmp_path / "out").rglob("*")) if p.is_file()
+    )
     items = [yaml.safe_load(MPI_JOB.replace("name: ds", "name: ds\n  namespace: team-a"))]
     items[0]["metadata"]["annotations"] = {"config.kubernetes.io/path": "jobs/ds.yaml"}
-    fn = run("fn", *flags, cwd=tmp_path, stdin=json.dumps({"apiVersion": "config.kubernetes.io/v1",
-                                                           "kind": "ResourceList", "items": items}))
+    fn = run(
+        "fn",
+        *flags,
+        cwd=tmp_path,
+        stdin=json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}),
+    )
     assert fn.returncode == 0, fn.stderr
     outputs["fn"] = fn.stdout + fn.stderr
     generator = ROOT / "examples/kustomize/plugin/trainc.kubeflow.org/v1alpha1/trainjobgenerator/TrainJobGenerator"
-    kustomized = subprocess.run(["sh", str(generator), "config.yaml", "jobs", *flags], capture_output=True, text=True,
-                                cwd=tmp_path, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    kustomized = subprocess.run(
+        ["sh", str(generator), "config.yaml", "jobs", *flags],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert kustomized.returncode == 0, kustomized.stderr
     outputs["kustomize generator"] = kustomized.stdout + kustomized.stderr
     app = checkout(tmp_path / "argocd", {"apps/training/ds.yaml": MPI_JOB, "apps/training/cert.pem": CERT.read_text()})
     seed = tmp_path / "seed"
-    plugin = generate(app, cmp_env(tmp_path, sidecar={"TRAINC_SSH_KEY_SEED_FILE": str(seed)}, parameters=[
-        {"name": "ssh-keys", "string": mode}, {"name": "sealed-secrets-cert", "string": "cert.pem"}]))
+    plugin = generate(
+        app,
+        cmp_env(
+            tmp_path,
+            sidecar={"TRAINC_SSH_KEY_SEED_FILE": str(seed)},
+            parameters=[{"name": "ssh-keys", "string": mode}, {"name": "sealed-secrets-cert", "string": "cert.pem"}],
+        ),
+    )
     assert plugin.returncode == 0, plugin.stderr
     outputs["plugin"] = plugin.stdout + plugin.stderr
-    dry = run("run", *(str(GOLDEN / "mpi-launcher-first" / name) for name in ("trainjob.yaml", "runtime.yaml")), "--dry-run", "--ssh-keys", mode, cwd=tmp_path)
+    dry = run(
+        "run",
+        *(str(GOLDEN / "mpi-launcher-first" / name) for name in ("trainjob.yaml", "runtime.yaml")),
+        "--dry-run",
+        "--ssh-keys",
+        mode,
+        cwd=tmp_path,
+    )
     assert dry.returncode == 0, dry.stderr
     outputs["run --dry-run"] = dry.stdout + dry.stderr
     return outputs
@@ -138,8 +171,10 @@ def test_no_route_outputs_a_private_key_in_the_external_modes(tmp_path, mode):
 
 def test_seed_mode_renders_the_key_and_says_so_once_where_it_is_committed(tmp_path):
     outputs = every_route(tmp_path, "seed")
-    assert all(private_key_canaries()[1] in outputs[route] for route in
-               ("build -o yaml", "--output-dir", "fn", "plugin", "kustomize generator"))
+    assert all(
+        private_key_canaries()[1] in outputs[route]
+        for route in ("build -o yaml", "--output-dir", "fn", "plugin", "kustomize generator")
+    )
     for route, times in (("--output-dir", 1), ("fn", 2)):  # fn: on stderr and among the ResourceList's results
         assert outputs[route].count("holds an MPI SSH private key in clear") == times, route
         assert "--ssh-keys external-secrets or --ssh-keys sealed-secrets" in outputs[route]
@@ -175,8 +210,26 @@ def test_a_new_certificate_reseals_the_same_key_and_a_new_seed_changes_it(tmp_pa
     """The blobs depend on the certificate; the digest annotation only on the key, so `diff` can say which."""
     flags = project(tmp_path, "sealed-secrets")
     other = tmp_path / "other-cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "k.pem"),
-                    "-out", str(other), "-days", "1", "-subj", "/CN=other"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(tmp_path / "k.pem"),
+            "-out",
+            str(other),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=other",
+        ],
+        check=True,
+        capture_output=True,
+    )
 
     def sealed(*more):
         out = run("build", "jobs", *flags, *more, cwd=tmp_path)
@@ -198,24 +251,29 @@ def test_a_new_certificate_reseals_the_same_key_and_a_new_seed_changes_it(tmp_pa
 def test_diff_shows_no_blob_and_a_reseal_as_an_unchanged_key():
     sealed = next(doc for doc in SEALED if doc["kind"] == "SealedSecret")
     other_blobs = json.loads(json.dumps(sealed))
-    other_blobs["spec"]["encryptedData"] = {key: base64.b64encode(os.urandom(600)).decode()
-                                            for key in sealed["spec"]["encryptedData"]}
+    other_blobs["spec"]["encryptedData"] = {
+        key: base64.b64encode(os.urandom(600)).decode() for key in sealed["spec"]["encryptedData"]
+    }
     key = ("SealedSecret", "team-a", "ds-mpi-ssh-auth")
     assert differ._object_diff(key, sealed, other_blobs, []) == []  # same fingerprint and key: no change
     resealed = json.loads(json.dumps(other_blobs))
     resealed["metadata"]["annotations"][mpikeys.CERT_ANNOTATION] = "SHA256:another"
     [found] = differ._object_diff(key, sealed, resealed, [])  # a new certificate, the key unchanged: applies
     assert found.effect == mpikeys.RESEALED and [path for path, _, _ in found.hunks] == [
-        ("metadata", "annotations", mpikeys.CERT_ANNOTATION)]
+        ("metadata", "annotations", mpikeys.CERT_ANNOTATION)
+    ]
     rotated = json.loads(json.dumps(other_blobs))
     rotated["metadata"]["annotations"][mpikeys.DIGEST_ANNOTATION] = "0" * 32
     [found] = differ._object_diff(key, sealed, rotated, [])
     assert found.effect == differ.REFUSED and found.reasons == [
-        "SealedSecret 'ds-mpi-ssh-auth' unseals into an immutable Secret: the controller cannot change its key"]
+        "SealedSecret 'ds-mpi-ssh-auth' unseals into an immutable Secret: the controller cannot change its key"
+    ]
     text = differ.text([found])
     assert mpikeys.DIGEST_ANNOTATION in text and "(sealed)" not in text
-    assert not any(blob[:16] in text for blob in [*sealed["spec"]["encryptedData"].values(),
-                                                   *rotated["spec"]["encryptedData"].values()])
+    assert not any(
+        blob[:16] in text
+        for blob in [*sealed["spec"]["encryptedData"].values(), *rotated["spec"]["encryptedData"].values()]
+    )
     added = differ.text(differ._object_diff(key, None, sealed, []))
     assert "(sealed)" in added and sealed["spec"]["encryptedData"]["ssh-publickey"][:16] not in added
 
@@ -236,9 +294,26 @@ def test_diff_against_a_revision_with_another_certificate_shows_every_sealed_sec
     subprocess.run([*git, "add", "jobs", "sealed-secrets-cert.pem"], check=True)
     subprocess.run([*git, "commit", "-qm", "base"], check=True)
     assert run("diff", "jobs", *flags, cwd=tmp_path).returncode == 0
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(tmp_path / "k.pem"),
-                    "-out", str(tmp_path / "sealed-secrets-cert.pem"), "-days", "1", "-subj", "/CN=rotated"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(tmp_path / "k.pem"),
+            "-out",
+            str(tmp_path / "sealed-secrets-cert.pem"),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=rotated",
+        ],
+        check=True,
+        capture_output=True,
+    )
     result = run("diff", "jobs", *flags, "--color", "never", cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"SealedSecret team-a/ds-mpi-ssh-auth changed: {mpikeys.RESEALED}" in result.stdout
@@ -246,23 +321,45 @@ def test_diff_against_a_revision_with_another_certificate_shows_every_sealed_sec
     assert result.stdout.endswith("0 added, 1 changed, 0 removed\n")
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--sealed-secrets-cert", os.devnull], "the certificate /dev/null cannot be read"),
-    (["--sealed-secrets-cert", "job.yaml"], "the certificate job.yaml is not a PEM certificate"),
-    (["--sealed-secrets-cert", "missing.pem"], "the certificate missing.pem cannot be read"),
-    ([], "needs the controller's certificate: pass --sealed-secrets-cert FILE"),
-    (["--sealed-secrets-cert", "weak.pem"], "holds an RSA key of 1024 bits, too weak to seal with"),
-    (["--sealed-secrets-cert", "ec.pem"], "holds no RSA public key"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--sealed-secrets-cert", os.devnull], "the certificate /dev/null cannot be read"),
+        (["--sealed-secrets-cert", "job.yaml"], "the certificate job.yaml is not a PEM certificate"),
+        (["--sealed-secrets-cert", "missing.pem"], "the certificate missing.pem cannot be read"),
+        ([], "needs the controller's certificate: pass --sealed-secrets-cert FILE"),
+        (["--sealed-secrets-cert", "weak.pem"], "holds an RSA key of 1024 bits, too weak to seal with"),
+        (["--sealed-secrets-cert", "ec.pem"], "holds no RSA public key"),
+    ],
+)
 def test_sealed_mode_without_a_usable_certificate_is_a_clear_error(tmp_path, flags, message):
     (tmp_path / "job.yaml").write_text(MPI_JOB)
     seed = tmp_path / "seed"
     seed.write_bytes(GOLDEN_SEED)
     seed.chmod(0o600)
-    for name, key in (("weak.pem", ["-newkey", "rsa:1024"]), ("ec.pem", ["-newkey", "ec", "-pkeyopt",
-                                                                          "ec_paramgen_curve:P-256"])):
-        subprocess.run(["openssl", "req", "-x509", *key, "-nodes", "-keyout", str(tmp_path / "k.pem"), "-out",
-                        str(tmp_path / name), "-days", "1", "-subj", "/CN=t"], check=True, capture_output=True)
+    for name, key in (
+        ("weak.pem", ["-newkey", "rsa:1024"]),
+        ("ec.pem", ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]),
+    ):
+        subprocess.run(
+            [
+                "openssl",
+                "req",
+                "-x509",
+                *key,
+                "-nodes",
+                "-keyout",
+                str(tmp_path / "k.pem"),
+                "-out",
+                str(tmp_path / name),
+                "-days",
+                "1",
+                "-subj",
+                "/CN=t",
+            ],
+            check=True,
+            capture_output=True,
+        )
     result = run("build", "job.yaml", "--ssh-keys", "sealed-secrets", "--ssh-key-seed", "seed", *flags, cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith("job.yaml:") and message in result.stderr and "Traceback" not in result.stderr
@@ -270,8 +367,7 @@ def test_sealed_mode_without_a_usable_certificate_is_a_clear_error(tmp_path, fla
 
 def test_sealed_mode_needs_the_seed(tmp_path):
     (tmp_path / "job.yaml").write_text(MPI_JOB)
-    result = run("build", "job.yaml", "--ssh-keys", "sealed-secrets", "--sealed-secrets-cert", str(CERT),
-                 cwd=tmp_path)
+    result = run("build", "job.yaml", "--ssh-keys", "sealed-secrets", "--sealed-secrets-cert", str(CERT), cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert "--ssh-keys sealed-secrets seals the key derived from the seed: pass --ssh-key-seed" in result.stderr
 
@@ -285,14 +381,18 @@ def test_external_secrets_needs_no_seed_and_the_project_config_chooses_the_mode(
     (tmp_path / ".trainc.yaml").write_text("ssh-keys: vault\n")
     refused = run("build", "job.yaml", cwd=tmp_path)
     assert (refused.returncode, refused.stderr) == (
-        1, ".trainc.yaml:1:11: ssh-keys: 'vault' is not one of seed, external-secrets, sealed-secrets\n")
+        1,
+        ".trainc.yaml:1:11: ssh-keys: 'vault' is not one of seed, external-secrets, sealed-secrets\n",
+    )
 
 
 def test_a_scope_derives_other_keys_and_no_scope_keeps_todays():
     assert sshkeys.derive_keypair(GOLDEN_SEED, "team-a", "ds", None) == KEYS
     assert sshkeys.derive_keypair(GOLDEN_SEED, "team-a", "ds", "") == KEYS
-    scoped = {sshkeys.derive_keypair(GOLDEN_SEED, "team-a", "ds", scope).public_line
-              for scope in ("argocd-project/a", "argocd-project/b")}
+    scoped = {
+        sshkeys.derive_keypair(GOLDEN_SEED, "team-a", "ds", scope).public_line
+        for scope in ("argocd-project/a", "argocd-project/b")
+    }
     assert len(scoped) == 2 and KEYS.public_line not in scoped
 
 
@@ -326,8 +426,10 @@ def test_the_docs_keys_section_shows_the_golden_output():
 
     section = (ROOT / "docs" / "guides" / "mpi.md").read_text().split("## Keys and GitOps\n")[1].split("\n## ")[0]
     blocks = re.findall(r"^( *)```yaml\n(.*?)^ *```$", section, re.DOTALL | re.MULTILINE)
-    golden = {case: (GOLDEN / case / "expected.out.yaml").read_text() for case in ("mpi-external-secrets",
-                                                                                  "mpi-sealed-secrets")}
+    golden = {
+        case: (GOLDEN / case / "expected.out.yaml").read_text()
+        for case in ("mpi-external-secrets", "mpi-sealed-secrets")
+    }
     assert len(blocks) == 2
     for indent, block in blocks:
         text = "".join(line.removeprefix(indent) + "\n" for line in block.splitlines())
@@ -339,22 +441,44 @@ def test_diff_without_a_seed_renders_in_the_mode_asked(tmp_path):
     project(tmp_path, "sealed-secrets")
     (tmp_path / "base").mkdir()
     for mode, kind in (("sealed-secrets", "SealedSecret"), ("external-secrets", "ExternalSecret")):
-        result = run("diff", "--base", "base", "jobs/ds.yaml", "--ssh-keys", mode, "--sealed-secrets-cert", str(CERT),
-                     cwd=tmp_path)
+        result = run(
+            "diff",
+            "--base",
+            "base",
+            "jobs/ds.yaml",
+            "--ssh-keys",
+            mode,
+            "--sealed-secrets-cert",
+            str(CERT),
+            cwd=tmp_path,
+        )
         assert result.returncode == 1, result.stderr
         assert f"{kind} team-a/ds-mpi-ssh-auth added" in result.stdout and "\nSecret " not in result.stdout
         for canary in private_key_canaries():
             assert canary not in result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("spec", [None, "text", [1], {"encryptedData": [1]}, {"encryptedData": "x"},
-                                  {"encryptedData": {1: "a", "b": "c"}, "template": {"immutable": True}},
-                                  {"template": "x"}])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        None,
+        "text",
+        [1],
+        {"encryptedData": [1]},
+        {"encryptedData": "x"},
+        {"encryptedData": {1: "a", "b": "c"}, "template": {"immutable": True}},
+        {"template": "x"},
+    ],
+)
 @pytest.mark.parametrize("annotations", ["text", None, {mpikeys.DIGEST_ANNOTATION: 5}])
 def test_diff_takes_sealedsecrets_of_any_shape_a_user_wrote(tmp_path, spec, annotations):
     """A passed-through SealedSecret is the user's: diff compares whatever shape it has, without a traceback."""
-    old = {"apiVersion": "bitnami.com/v1alpha1", "kind": "SealedSecret",
-           "metadata": {"name": "s", "annotations": annotations}, "spec": spec}
+    old = {
+        "apiVersion": "bitnami.com/v1alpha1",
+        "kind": "SealedSecret",
+        "metadata": {"name": "s", "annotations": annotations},
+        "spec": spec,
+    }
     (tmp_path / "base").mkdir()
     (tmp_path / "base" / "s.yaml").write_text(yaml.safe_dump(old))
     new = {**old, "spec": {"encryptedData": {"k": "AgB" + "x" * 40}, "template": {"immutable": True}}}
@@ -366,7 +490,12 @@ def test_diff_takes_sealedsecrets_of_any_shape_a_user_wrote(tmp_path, spec, anno
 
 def test_a_scope_that_is_not_utf8_is_a_usage_error(tmp_path):
     (tmp_path / "job.yaml").write_text(MPI_JOB)
-    result = subprocess.run([sys.executable, "-m", "trainc", "build", "job.yaml"], capture_output=True, cwd=tmp_path,
-                            env={**os.environ, "PYTHONPATH": str(ROOT), "TRAINC_SSH_KEY_SCOPE": "a\udcff"}, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "trainc", "build", "job.yaml"],
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TRAINC_SSH_KEY_SCOPE": "a\udcff"},
+        timeout=60,
+    )
     assert result.returncode == 2 and b"--ssh-key-scope" in result.stderr and b"not valid UTF-8" in result.stderr
     assert b"Traceback" not in result.stderr

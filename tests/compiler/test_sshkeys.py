@@ -27,8 +27,7 @@ TIMEOUT = 20
 
 def _tool(name: str) -> str:
     """Absolute path of an OpenSSH tool; skip without it, but fail under CI."""
-    path = shutil.which(name, path=os.pathsep.join(
-        [os.environ.get("PATH", ""), "/usr/sbin", "/sbin"]))
+    path = shutil.which(name, path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"]))
     if path is None:
         msg = f"{name} not found (Debian: apt-get install openssh-client openssh-server)"
         if os.environ.get("CI") == "true":
@@ -87,8 +86,7 @@ def test_scalar_follows_documented_derivation():
     okm = _hkdf_sha512(SEED, b"trainc/mpi-ssh-auth/v1", info, 82)
     n = sshkeys._P521_ORDER
     expected = int.from_bytes(okm, "big") % (n - 1) + 1
-    key = serialization.load_pem_private_key(
-        derive_keypair(SEED, "team-a", "demo").private_pem, password=None)
+    key = serialization.load_pem_private_key(derive_keypair(SEED, "team-a", "demo").private_pem, password=None)
     assert key.private_numbers().private_value == expected
 
 
@@ -99,13 +97,16 @@ def test_pinned_order_is_p521_order():
         ec.derive_private_key(n, ec.SECP521R1())
 
 
-@pytest.mark.parametrize("seed,namespace,name", [
-    (SEED, "team-a", "demo2"),
-    (SEED, "team-b", "demo"),
-    (SEED, "demo", "team-a"),
-    (SEED, "team-ad", "emo"),
-    (OTHER_SEED, "team-a", "demo"),
-])
+@pytest.mark.parametrize(
+    "seed,namespace,name",
+    [
+        (SEED, "team-a", "demo2"),
+        (SEED, "team-b", "demo"),
+        (SEED, "demo", "team-a"),
+        (SEED, "team-ad", "emo"),
+        (OTHER_SEED, "team-a", "demo"),
+    ],
+)
 def test_different_inputs_different_keys(seed, namespace, name):
     base = derive_keypair(SEED, "team-a", "demo")
     other = derive_keypair(seed, namespace, name)
@@ -131,31 +132,37 @@ def test_private_key_is_sec1_p521():
     key = serialization.load_pem_private_key(kp.private_pem, password=None)
     assert isinstance(key, ec.EllipticCurvePrivateKey)
     assert isinstance(key.curve, ec.SECP521R1)
-    assert key.public_key().public_bytes(
-        serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH,
-    ) + b"\n" == kp.public_line
+    assert (
+        key.public_key().public_bytes(
+            serialization.Encoding.OpenSSH,
+            serialization.PublicFormat.OpenSSH,
+        )
+        + b"\n"
+        == kp.public_line
+    )
 
 
 def test_pem_is_byte_identical_to_go_layout():
     """Rebuild what x509.MarshalECPrivateKey + pem.EncodeToMemory emit."""
     kp = derive_keypair(SEED, "team-a", "demo")
-    numbers = serialization.load_pem_private_key(
-        kp.private_pem, password=None).private_numbers()
-    point = (b"\x04" + numbers.public_numbers.x.to_bytes(66, "big")
-             + numbers.public_numbers.y.to_bytes(66, "big"))
-    der = _der(0x30, b"".join([
-        _der(0x02, b"\x01"),
-        _der(0x04, numbers.private_value.to_bytes(66, "big")),
-        _der(0xA0, _der(0x06, bytes.fromhex("2b81040023"))),  # secp521r1
-        _der(0xA1, _der(0x03, b"\x00" + point)),
-    ]))
+    numbers = serialization.load_pem_private_key(kp.private_pem, password=None).private_numbers()
+    point = b"\x04" + numbers.public_numbers.x.to_bytes(66, "big") + numbers.public_numbers.y.to_bytes(66, "big")
+    der = _der(
+        0x30,
+        b"".join(
+            [
+                _der(0x02, b"\x01"),
+                _der(0x04, numbers.private_value.to_bytes(66, "big")),
+                _der(0xA0, _der(0x06, bytes.fromhex("2b81040023"))),  # secp521r1
+                _der(0xA1, _der(0x03, b"\x00" + point)),
+            ]
+        ),
+    )
     b64 = base64.b64encode(der)
-    body = b"".join(b64[i:i + 64] + b"\n" for i in range(0, len(b64), 64))
-    assert kp.private_pem == (
-        b"-----BEGIN EC PRIVATE KEY-----\n" + body + b"-----END EC PRIVATE KEY-----\n")
+    body = b"".join(b64[i : i + 64] + b"\n" for i in range(0, len(b64), 64))
+    assert kp.private_pem == (b"-----BEGIN EC PRIVATE KEY-----\n" + body + b"-----END EC PRIVATE KEY-----\n")
 
-    blob = (_ssh_string(b"ecdsa-sha2-nistp521") + _ssh_string(b"nistp521")
-            + _ssh_string(point))
+    blob = _ssh_string(b"ecdsa-sha2-nistp521") + _ssh_string(b"nistp521") + _ssh_string(point)
     assert kp.public_line == b"ecdsa-sha2-nistp521 " + base64.b64encode(blob) + b"\n"
 
 
@@ -225,8 +232,7 @@ def test_ssh_keygen_reproduces_public_key(tmp_path):
     keygen = _tool("ssh-keygen")
     kp = derive_keypair(SEED, "team-a", "demo")
     key = _write_private(tmp_path / "id", kp)
-    out = subprocess.run([keygen, "-y", "-f", str(key)], capture_output=True,
-                         timeout=TIMEOUT, check=True).stdout
+    out = subprocess.run([keygen, "-y", "-f", str(key)], capture_output=True, timeout=TIMEOUT, check=True).stdout
     assert out.split()[:2] == kp.public_line.split()[:2]
 
 
@@ -243,8 +249,7 @@ def sshd(tmp_path_factory):
     _tool("ssh")
     d = tmp_path_factory.mktemp("sshd")
     host_key = d / "host_ed25519"
-    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(host_key)],
-                   timeout=TIMEOUT, check=True)
+    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(host_key)], timeout=TIMEOUT, check=True)
     kp = derive_keypair(SEED, "team-a", "demo")
     (d / "authorized_keys").write_bytes(kp.public_line)
     if os.geteuid() == 0:
@@ -268,15 +273,15 @@ LogLevel VERBOSE
 """)
     log_path = d / "sshd.log"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sshd_bin, "-D", "-e", "-f", str(config)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        proc = subprocess.Popen(
+            [sshd_bin, "-D", "-e", "-f", str(config)], stdin=subprocess.DEVNULL, stdout=log, stderr=log
+        )
     try:
         deadline = time.monotonic() + TIMEOUT
         ready = f"Server listening on 127.0.0.1 port {port}"
         while ready not in log_path.read_text(errors="replace"):
             if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"sshd did not start (exit {proc.poll()}):\n"
-                            + log_path.read_text(errors="replace"))
+                pytest.fail(f"sshd did not start (exit {proc.poll()}):\n" + log_path.read_text(errors="replace"))
             time.sleep(0.05)
         yield port, log_path
     finally:
@@ -291,13 +296,36 @@ LogLevel VERBOSE
 def _ssh_true(port: int, key: Path) -> subprocess.CompletedProcess:
     user = pwd.getpwuid(os.getuid()).pw_name
     return subprocess.run(
-        [_tool("ssh"), "-F", "/dev/null", "-i", str(key), "-p", str(port),
-         "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none",
-         "-o", "PreferredAuthentications=publickey",
-         "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-         "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
-         f"{user}@127.0.0.1", "true"],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+        [
+            _tool("ssh"),
+            "-F",
+            "/dev/null",
+            "-i",
+            str(key),
+            "-p",
+            str(port),
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "IdentityAgent=none",
+            "-o",
+            "PreferredAuthentications=publickey",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ConnectTimeout=10",
+            f"{user}@127.0.0.1",
+            "true",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
 
 
 def test_sshd_accepts_derived_key(sshd, tmp_path):
@@ -305,8 +333,8 @@ def test_sshd_accepts_derived_key(sshd, tmp_path):
     key = _write_private(tmp_path / "id", derive_keypair(SEED, "team-a", "demo"))
     r = _ssh_true(port, key)
     assert r.returncode == 0, (
-        f"ssh exit {r.returncode}\nssh stderr:\n{r.stderr}\n"
-        f"sshd log:\n{log_path.read_text(errors='replace')}")
+        f"ssh exit {r.returncode}\nssh stderr:\n{r.stderr}\nsshd log:\n{log_path.read_text(errors='replace')}"
+    )
 
 
 def test_sshd_refuses_other_jobs_key(sshd, tmp_path):
@@ -314,5 +342,4 @@ def test_sshd_refuses_other_jobs_key(sshd, tmp_path):
     key = _write_private(tmp_path / "id", derive_keypair(SEED, "team-a", "other"))
     r = _ssh_true(port, key)
     assert r.returncode == 255, r.stderr
-    assert "Permission denied" in r.stderr, (
-        f"{r.stderr}\nsshd log:\n{log_path.read_text(errors='replace')}")
+    assert "Permission denied" in r.stderr, f"{r.stderr}\nsshd log:\n{log_path.read_text(errors='replace')}"

@@ -10,8 +10,12 @@ from helpers import build
 
 from trainc.errors import InputErrors
 
-TRAINJOB = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"},
-            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": "two"}}}
+TRAINJOB = {
+    "apiVersion": "trainer.kubeflow.org/v1alpha1",
+    "kind": "TrainJob",
+    "metadata": {"name": "demo"},
+    "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": "two"}},
+}
 
 
 def errors(tmp_path, text: str) -> list[str]:
@@ -40,9 +44,9 @@ def test_keys_longer_than_yaml_allows_do_not_move_positions(tmp_path):
     text = json.dumps(document)
     value_at, key_at = text.index('"two"') + 1, text.index(key)  # a key's position is its opening quote
     assert [line.partition(": ")[0] for line in errors(tmp_path, text)] == [
-        f"job.json:1:{at}" for at in sorted((value_at, key_at))  # errors come in the order of their places
+        f"job.json:1:{at}"
+        for at in sorted((value_at, key_at))  # errors come in the order of their places
     ]
-
 
 
 def test_every_item_of_a_long_list_is_located(tmp_path):
@@ -52,20 +56,35 @@ def test_every_item_of_a_long_list_is_located(tmp_path):
     assert [line.partition(":")[2].partition(":")[0] for line in errors(tmp_path, text)] == [str(n) for n in lines]
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"a": 1,\n "b": 1e400}', "job.json:2:7: invalid JSON: number 1e400 is out of range"),
-    ('{"a": "1e400",\n "b": 1e400}', "job.json:2:7: invalid JSON: number 1e400 is out of range"),
-    ('{"a": NaN}', "job.json:1:7: invalid JSON: NaN is not JSON"),
-    ('{"name": "j",}', "job.json:1:14: invalid JSON: invalid character '}' looking for beginning of object key "
-                       "string (text starting with { is read as JSON, as kubectl reads it)"),
-    ('{"a": [1 2]}', "job.json:1:10: invalid JSON: invalid character '2' after array element (text starting with { "
-                     "is read as JSON, as kubectl reads it)"),
-    ('{"a": "x\ny"}', "job.json:1:9: invalid JSON: invalid character '\\n' in string literal (text starting with { "
-                      "is read as JSON, as kubectl reads it)"),
-    ('{"a": 1', "job.json:1:8: invalid JSON: unexpected end of JSON input (text starting with { is read as JSON, as "
-                "kubectl reads it)"),
-    ('{"a": {"x": 1,\n  "x": 2}}', 'job.json:2:3: invalid JSON: duplicate key "x"'),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"a": 1,\n "b": 1e400}', "job.json:2:7: invalid JSON: number 1e400 is out of range"),
+        ('{"a": "1e400",\n "b": 1e400}', "job.json:2:7: invalid JSON: number 1e400 is out of range"),
+        ('{"a": NaN}', "job.json:1:7: invalid JSON: NaN is not JSON"),
+        (
+            '{"name": "j",}',
+            "job.json:1:14: invalid JSON: invalid character '}' looking for beginning of object key "
+            "string (text starting with { is read as JSON, as kubectl reads it)",
+        ),
+        (
+            '{"a": [1 2]}',
+            "job.json:1:10: invalid JSON: invalid character '2' after array element (text starting with { "
+            "is read as JSON, as kubectl reads it)",
+        ),
+        (
+            '{"a": "x\ny"}',
+            "job.json:1:9: invalid JSON: invalid character '\\n' in string literal (text starting with { "
+            "is read as JSON, as kubectl reads it)",
+        ),
+        (
+            '{"a": 1',
+            "job.json:1:8: invalid JSON: unexpected end of JSON input (text starting with { is read as JSON, as "
+            "kubectl reads it)",
+        ),
+        ('{"a": {"x": 1,\n  "x": 2}}', 'job.json:2:3: invalid JSON: duplicate key "x"'),
+    ],
+)
 def test_what_go_refuses_is_an_error_where_it_is(tmp_path, text, message):
     assert errors(tmp_path, text) == [message]
 
@@ -74,7 +93,8 @@ def test_integers_past_int64_become_floats_as_apimachinery_decodes_them(tmp_path
     from trainc.formats import jsontext
 
     assert jsontext.values('{"a": 9223372036854775807, "b": 9223372036854775808, "c": -9223372036854775808}') == [
-        {"a": 2**63 - 1, "b": 9.223372036854776e18, "c": -(2**63)}]
+        {"a": 2**63 - 1, "b": 9.223372036854776e18, "c": -(2**63)}
+    ]
     with pytest.raises(jsontext.JsonError):  # past float64 too: refused, as Go refuses it
         jsontext.values('{"a": ' + "9" * 5000 + "}")
 
@@ -83,7 +103,8 @@ def test_values_glued_together_are_located(tmp_path):
     """A JSON stream may hold values with no space between them, scalars too."""
     job = json.dumps(TRAINJOB)
     column = 7 + job.index('"two"')
-    assert errors(tmp_path, "{}null" + job) == [f"job.json:1:{column}: spec.trainer.numNodes: must be an integer, "
-                                                 "not string",  # and the empty object, as kubectl apply refuses it
-                                                 "job.json:1:1: apiVersion: required for kubectl apply: a non-empty "
-                                                 "string"]
+    assert errors(tmp_path, "{}null" + job) == [
+        f"job.json:1:{column}: spec.trainer.numNodes: must be an integer, "
+        "not string",  # and the empty object, as kubectl apply refuses it
+        "job.json:1:1: apiVersion: required for kubectl apply: a non-empty string",
+    ]

@@ -27,8 +27,7 @@ def load(tmp_path, text: str, name: str = ".trainc.yaml"):
 
 
 def rendered(errors) -> list[str]:
-    return [error.render().split(": ", 1)[1] if error.render().startswith("/") else error.render()
-            for error in errors]
+    return [error.render().split(": ", 1)[1] if error.render().startswith("/") else error.render() for error in errors]
 
 
 def test_prices_are_the_decimals_the_text_writes(tmp_path, monkeypatch):
@@ -36,8 +35,10 @@ def test_prices_are_the_decimals_the_text_writes(tmp_path, monkeypatch):
     table, errors = load(tmp_path, TABLE)
     assert errors == []
     assert table.currency == "USD" and table.where == ".trainc.yaml:1:1"
-    assert table.flavors == {"a100": {"nvidia.com/gpu": Decimal("2.50"), "cpu": Decimal("0.03"),
-                                      "memory": Decimal("0.004")}, "h100": {"nvidia.com/gpu": Decimal(4)}}
+    assert table.flavors == {
+        "a100": {"nvidia.com/gpu": Decimal("2.50"), "cpu": Decimal("0.03"), "memory": Decimal("0.004")},
+        "h100": {"nvidia.com/gpu": Decimal(4)},
+    }
     assert str(table.default["cpu"]) == "0.1" and str(table.default["memory"]) == "1E-9"  # no float on the way
     assert table.price("h100", "cpu") == Decimal("0.1")  # the flavor prices no CPU: the default does
     assert table.price(None, "nvidia.com/gpu") is None  # priced nowhere
@@ -55,18 +56,21 @@ def test_pyproject_prices_are_decimals_too(tmp_path, monkeypatch):
     assert rendered(errors) == ["pyproject.toml:2:1: prices.default.cpu: -1: a price cannot be negative"]
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("-2.5", "-2.5: a price cannot be negative"),
-    ('"2.50"', "must be a number (2.50), not a string"),
-    ("true", "must be a number (2.50), not true"),
-    ("1e3", "1e3: write a price as plain digits with an optional fraction (2.50)"),
-    (".inf", ".inf: write a price as plain digits with an optional fraction (2.50)"),
-    ("[1]", "must be a number (2.50), not a list"),
-    ("1000000.01", "1000000.01 is more than 1000000 per unit and hour"),
-    ("0.0000000001", "0.0000000001 has more than 9 decimals"),
-    ("9" * 35, "9" * 35 + " is more than 1000000 per unit and hour"),
-    ("9" * 50, "9" * 40 + "… is more than 1000000 per unit and hour"),  # a message quotes no 5,000 digits
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("-2.5", "-2.5: a price cannot be negative"),
+        ('"2.50"', "must be a number (2.50), not a string"),
+        ("true", "must be a number (2.50), not true"),
+        ("1e3", "1e3: write a price as plain digits with an optional fraction (2.50)"),
+        (".inf", ".inf: write a price as plain digits with an optional fraction (2.50)"),
+        ("[1]", "must be a number (2.50), not a list"),
+        ("1000000.01", "1000000.01 is more than 1000000 per unit and hour"),
+        ("0.0000000001", "0.0000000001 has more than 9 decimals"),
+        ("9" * 35, "9" * 35 + " is more than 1000000 per unit and hour"),
+        ("9" * 50, "9" * 40 + "… is more than 1000000 per unit and hour"),  # a message quotes no 5,000 digits
+    ],
+)
 def test_a_bad_price_is_an_error_at_its_place(tmp_path, monkeypatch, value, message):
     monkeypatch.chdir(tmp_path)
     table, errors = load(tmp_path, f"prices:\n  currency: USD\n  flavors:\n    a100:\n      nvidia.com/gpu: {value}\n")
@@ -74,18 +78,29 @@ def test_a_bad_price_is_an_error_at_its_place(tmp_path, monkeypatch, value, mess
     assert rendered(errors) == [f".trainc.yaml:5:23: prices.flavors.a100[nvidia.com/gpu]: {message}"]
 
 
-@pytest.mark.parametrize(("text", "error"), [
-    ("prices: [1]\n", ".trainc.yaml:1:9: prices: must be a mapping with currency, flavors and default"),
-    ("prices:\n  default: {cpu: 1}\n", ".trainc.yaml:2:3: prices: must name its currency (currency: USD)"),
-    ("prices:\n  currency: dollars\n",
-     ".trainc.yaml:2:13: prices.currency: must be an ISO 4217 code of three capital letters (USD, EUR)"),
-    ("prices:\n  currency: USD\n  flavours: {}\n",
-     ".trainc.yaml:3:3: prices.flavours: unknown field (known: currency, flavors, default)"),
-    ("prices:\n  currency: USD\n  flavors: [a100]\n",
-     ".trainc.yaml:3:12: prices.flavors: must map ResourceFlavor names to {resource: price}"),
-    ("prices:\n  currency: USD\n  default: 3\n",
-     ".trainc.yaml:3:12: prices.default: must map resources to prices per hour ({nvidia.com/gpu: 2.50, cpu: 0.03})"),
-])
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("prices: [1]\n", ".trainc.yaml:1:9: prices: must be a mapping with currency, flavors and default"),
+        ("prices:\n  default: {cpu: 1}\n", ".trainc.yaml:2:3: prices: must name its currency (currency: USD)"),
+        (
+            "prices:\n  currency: dollars\n",
+            ".trainc.yaml:2:13: prices.currency: must be an ISO 4217 code of three capital letters (USD, EUR)",
+        ),
+        (
+            "prices:\n  currency: USD\n  flavours: {}\n",
+            ".trainc.yaml:3:3: prices.flavours: unknown field (known: currency, flavors, default)",
+        ),
+        (
+            "prices:\n  currency: USD\n  flavors: [a100]\n",
+            ".trainc.yaml:3:12: prices.flavors: must map ResourceFlavor names to {resource: price}",
+        ),
+        (
+            "prices:\n  currency: USD\n  default: 3\n",
+            ".trainc.yaml:3:12: prices.default: must map resources to prices per hour ({nvidia.com/gpu: 2.50, cpu: 0.03})",
+        ),
+    ],
+)
 def test_a_table_of_the_wrong_shape_is_an_error_at_its_place(tmp_path, monkeypatch, text, error):
     monkeypatch.chdir(tmp_path)
     assert rendered(load(tmp_path, text)[1]) == [error]
@@ -104,22 +119,34 @@ def test_only_the_platform_sets_prices(tmp_path):
     (tmp_path / ".git").mkdir()
     write(tmp_path, ".trainc.yaml", "prices:\n  currency: USD\n  default: {cpu: 1}\n")
     write(tmp_path / "team", ".trainc.yaml", "prices:\n  currency: USD\n  default: {cpu: 0}\n")
-    write(tmp_path / "team", "job.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
-          "  name: demo\nspec:\n  runtimeRef: {name: torch-distributed}\n")
+    write(
+        tmp_path / "team",
+        "job.yaml",
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+        "  name: demo\nspec:\n  runtimeRef: {name: torch-distributed}\n",
+    )
     result = run("build", "job.yaml", cwd=tmp_path / "team")
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (".trainc.yaml:1:1: prices: prices are set by the platform's config at "
-                             "../.trainc.yaml:1:1; a config below it cannot change them\n")
+    assert result.stderr == (
+        ".trainc.yaml:1:1: prices: prices are set by the platform's config at "
+        "../.trainc.yaml:1:1; a config below it cannot change them\n"
+    )
 
 
 def test_a_bad_table_fails_every_route_that_compiles(tmp_path):
     write(tmp_path, ".trainc.yaml", "prices:\n  currency: USD\n  default: {cpu: -1}\n")
-    write(tmp_path, "job.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
-          "  name: demo\nspec:\n  runtimeRef: {name: torch-distributed}\n")
+    write(
+        tmp_path,
+        "job.yaml",
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+        "  name: demo\nspec:\n  runtimeRef: {name: torch-distributed}\n",
+    )
     for command in ("build", "validate", "summary"):
         result = run(command, "job.yaml", cwd=tmp_path)
-        assert result.returncode == 1 and ".trainc.yaml:3:18: prices.default.cpu: -1: a price cannot be negative" \
-            in result.stderr, command
+        assert (
+            result.returncode == 1
+            and ".trainc.yaml:3:18: prices.default.cpu: -1: a price cannot be negative" in result.stderr
+        ), command
 
 
 def test_trainc_config_names_the_table_and_its_currency(tmp_path):

@@ -19,8 +19,11 @@ def namespaces(result) -> set:
 
 
 def test_pyproject_table_from_a_subfolder(tmp_path):
-    write(project(tmp_path), "pyproject.toml",
-          '[project]\nname = "x"\n\n[tool.trainc]\nruntimes = ["platform"]\nnamespace = "team-b"\n')
+    write(
+        project(tmp_path),
+        "pyproject.toml",
+        '[project]\nname = "x"\n\n[tool.trainc]\nruntimes = ["platform"]\nnamespace = "team-b"\n',
+    )
     assert namespaces(run("build", "job.yaml", cwd=tmp_path / "jobs" / "team")) == {"team-b"}
     # flags and the environment override it
     assert namespaces(run("build", "-n", "team-c", "job.yaml", cwd=tmp_path / "jobs" / "team")) == {"team-c"}
@@ -60,9 +63,11 @@ def test_unknown_keys_and_wrong_types(tmp_path):
     write(project(tmp_path), "pyproject.toml", '[tool.trainc]\nnamespace = "a"\n  numNodes = 3\n')
     result = run("validate", "jobs", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("pyproject.toml:3:3: numNodes: unknown key (known: runtimes, namespace, ssh-key-seed, "
-                             "output-dir, plugins, ssh-keys, sealed-secrets-cert, policy-paths, kueue-paths, cluster-state, "
-                             "trainer-version, as, as-groups, policies, prices)\n")
+    assert result.stderr == (
+        "pyproject.toml:3:3: numNodes: unknown key (known: runtimes, namespace, ssh-key-seed, "
+        "output-dir, plugins, ssh-keys, sealed-secrets-cert, policy-paths, kueue-paths, cluster-state, "
+        "trainer-version, as, as-groups, policies, prices)\n"
+    )
     write(tmp_path, ".trainc.yaml", "runtimes: platform\n")
     result = run("validate", "jobs", cwd=tmp_path / "jobs")
     assert result.stderr == "../.trainc.yaml:1:11: runtimes: must be a list of non-empty strings\n"

@@ -11,11 +11,73 @@ from conftest import need
 
 from trainc.formats.serialize import dump_all
 
-TRICKY = ["yes", "No", "ON", "off", "true", "null", "~", "0777", "0x1F", "1e3", "1_000", ".5", ".inf", "-.Inf",
-          "NaN", "2026-01-01", "12:30", "1:20", "-", "- a", "? x", "a: b", "a:", "a #b", "@x", "`x", "%x", "!x",
-          "&x", "*x", "|", ">", "'", '"', "", "  ", " a", "a ", "y", "n", "=", "<<", "1.0", "+1", "-1", "0o17",
-          "[x]", "x[0]", "a,b", "\t", "a\tb", "line\n", "two\nlines", "trailing \nspace", "\ttab\nstart",
-          "keep\n\n", "no newline\nend", "\n", "é😀", "\x85", "\u2028", "\x00", "\ufeff", "\\", "C:\\path"]
+TRICKY = [
+    "yes",
+    "No",
+    "ON",
+    "off",
+    "true",
+    "null",
+    "~",
+    "0777",
+    "0x1F",
+    "1e3",
+    "1_000",
+    ".5",
+    ".inf",
+    "-.Inf",
+    "NaN",
+    "2026-01-01",
+    "12:30",
+    "1:20",
+    "-",
+    "- a",
+    "? x",
+    "a: b",
+    "a:",
+    "a #b",
+    "@x",
+    "`x",
+    "%x",
+    "!x",
+    "&x",
+    "*x",
+    "|",
+    ">",
+    "'",
+    '"',
+    "",
+    "  ",
+    " a",
+    "a ",
+    "y",
+    "n",
+    "=",
+    "<<",
+    "1.0",
+    "+1",
+    "-1",
+    "0o17",
+    "[x]",
+    "x[0]",
+    "a,b",
+    "\t",
+    "a\tb",
+    "line\n",
+    "two\nlines",
+    "trailing \nspace",
+    "\ttab\nstart",
+    "keep\n\n",
+    "no newline\nend",
+    "\n",
+    "é😀",
+    "\x85",
+    "\u2028",
+    "\x00",
+    "\ufeff",
+    "\\",
+    "C:\\path",
+]
 
 
 def strings(count: int, seed: int):
@@ -41,8 +103,9 @@ def test_every_string_reads_back_with_go_yaml(tmp_path):
     need(shutil.which("kubectl") is not None, "kubectl (with kustomize) is not installed")
     # NEL (U+0085) is excluded: kustomize writes it back raw, and PyYAML then folds it.
     data = {f"k{i}": text for i, text in enumerate(strings(1500, 2)) if "\x85" not in text}
-    (tmp_path / "cm.yaml").write_text(dump_all([{"apiVersion": "v1", "kind": "ConfigMap",
-                                                  "metadata": {"name": "x"}, "data": data}]))
+    (tmp_path / "cm.yaml").write_text(
+        dump_all([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": data}])
+    )
     (tmp_path / "kustomization.yaml").write_text("resources:\n- cm.yaml\n")
     result = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr

@@ -72,7 +72,9 @@ CASES = _cases()
 
 
 def test_nesting_rule_is_libyaml_0_2_6s():
-    need(_libyaml_version() >= (0, 2, 6), "needs libyaml 0.2.6 or newer (PyYAML 6.0.4's wheels), the rule compared with")
+    need(
+        _libyaml_version() >= (0, 2, 6), "needs libyaml 0.2.6 or newer (PyYAML 6.0.4's wheels), the rule compared with"
+    )
     outcomes = [(_tokens(yaml.CSafeLoader, text), _tokens(yamltext._DepthScanner, text)) for text in CASES]
     assert [libyaml for libyaml, ours in outcomes if libyaml != ours] == []
     refused = sum(libyaml != "ok" for libyaml, _ in outcomes)
@@ -122,12 +124,15 @@ def test_data_nested_past_the_limit_is_refused_where_it_passes_it():
     assert _load(text).startswith("[{'a': [{'b': [{'b': ")
 
 
-@pytest.mark.parametrize("text", [
-    "".join(" " * i + "a:\n" for i in range(MAX_DEPTH)),  # one column a level
-    "- " * MAX_DEPTH + "x",
-    "".join(" " * (2 * i) + "a:\n" + " " * (2 * i) + "- " for i in range(MAX_DEPTH // 2)) + "x",  # indentless
-    "a: " + "[b: " * (MAX_DEPTH // 2) + "x" + "]" * (MAX_DEPTH // 2),  # two data levels a bracket
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "".join(" " * i + "a:\n" for i in range(MAX_DEPTH)),  # one column a level
+        "- " * MAX_DEPTH + "x",
+        "".join(" " * (2 * i) + "a:\n" + " " * (2 * i) + "- " for i in range(MAX_DEPTH // 2)) + "x",  # indentless
+        "a: " + "[b: " * (MAX_DEPTH // 2) + "x" + "]" * (MAX_DEPTH // 2),  # two data levels a bracket
+    ],
+)
 def test_cheap_bound_never_misses_a_deep_document(text):
     assert yamlshape.may_nest(text)
 
@@ -145,7 +150,9 @@ def test_only_aliases_count_towards_an_alias_bomb():
     aliases = "x: &x [" + "1," * 1000 + "1]\nz: [{}]"  # each alias adds 1002 nodes
     assert len(_load_data(aliases.format(", ".join(["*x"] * 199)))["z"]) == 199
     assert _load(aliases.format(", ".join(["*x"] * 200))) == (
-        (2, 4), "invalid YAML: aliases expand this node by more than 200000 nodes (an alias bomb?)")
+        (2, 4),
+        "invalid YAML: aliases expand this node by more than 200000 nodes (an alias bomb?)",
+    )
 
 
 def _load_data(text: str):

@@ -17,49 +17,79 @@ def run(expression: str, **data):
     return celengine.evaluate(celengine.compile(expression, tuple(data)), data)
 
 
-@pytest.mark.parametrize(("expression", "expected"), [
-    # lists (library/lists_test.go)
-    ("[1, 2, 3].isSorted()", True), ("['b', 'a'].isSorted()", False), ("[1, 2, 3].sum()", 6),
-    ("[1.5, 2.0].sum()", 3.5), ("[].sum()", 0), ("[3, 1, 2].min()", 1), ("[3, 1, 2].max()", 3),
-    ("[1, 2, 1].indexOf(1)", 0), ("[1, 2, 1].lastIndexOf(1)", 2), ("[1].indexOf(5)", -1),
-    ("'abcb'.indexOf('b')", 1),  # cel's strings extension keeps its own overload
-    # regex (library/regex_test.go)
-    ("'abc 123'.find('[0-9]+')", "123"), ("'abc'.find('[0-9]+')", ""),
-    ("'123 abc 456'.findAll('[0-9]+')", ["123", "456"]), ("'123 abc 456'.findAll('[0-9]+', 1)", ["123"]),
-    ("'name\\n'.matches('^[a-z]+$')", False),  # RE2: `$` is the end of the text
-    # quantity (library/quantity_test.go)
-    ("quantity('50M').isGreaterThan(quantity('50Mi'))", False), ("quantity('1Gi').isGreaterThan(quantity('1G'))", True),
-    ("quantity('50m').isInteger()", False), ("quantity('50').asInteger()", 50),
-    ("quantity('5k').asApproximateFloat()", 5000.0), ("quantity('-1').sign()", -1),
-    ("quantity('50k').add(quantity('20k')) == quantity('70k')", True), ("quantity('50k').sub(20000) == quantity('30k')", True),
-    ("quantity('200M').compareTo(quantity('0.2G'))", 0), ("isQuantity('1x')", False), ("isQuantity('20Gi')", True),
-    # url (library/urls_test.go)
-    ("url('https://user:pass@example.com:80/path?query=val#fragment').getHost()", "example.com:80"),
-    ("url('https://[::1]:80/path').getHostname()", "::1"), ("url('https://example.com:8080/').getPort()", "8080"),
-    ("url('https://example.com/a%20b').getEscapedPath()", "/a%20b"), ("url('https://example.com').getScheme()", "https"),
-    ("url('https://example.com/path?k=a&k=b&x=1').getQuery()", {"k": ["a", "b"], "x": ["1"]}),
-    ("isURL('https://example.com')", True), ("isURL('not a url')", False),
-    # sets (cel-go's ext.Sets, in the API server's base environment)
-    ("sets.contains([1, 2, 3], [3, 1])", True), ("sets.contains([1], [2])", False),
-    ("sets.equivalent([1, 2, 1], [2, 1])", True), ("sets.intersects(['a'], ['b', 'a'])", True),
-    # strings and format (cel's strings extension, as the API server enables it)
-    ("'TacoCat'.lowerAscii()", "tacocat"), ("'a,b'.split(',')", ["a", "b"]), ("['a', 'b'].join('-')", "a-b"),
-    ("'%s has %d GPUs'.format(['node', 8])", "node has 8 GPUs"), ("'  x '.trim()", "x"),
-    # has() and the macros
-    ("has(self.a) && !has(self.b)", True), ("self.l.all(x, x > 0) && self.l.exists_one(x, x == 2)", True),
-    ("self.l.map(x, x * 2).filter(x, x > 2)", [4, 6]),
-])
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # lists (library/lists_test.go)
+        ("[1, 2, 3].isSorted()", True),
+        ("['b', 'a'].isSorted()", False),
+        ("[1, 2, 3].sum()", 6),
+        ("[1.5, 2.0].sum()", 3.5),
+        ("[].sum()", 0),
+        ("[3, 1, 2].min()", 1),
+        ("[3, 1, 2].max()", 3),
+        ("[1, 2, 1].indexOf(1)", 0),
+        ("[1, 2, 1].lastIndexOf(1)", 2),
+        ("[1].indexOf(5)", -1),
+        ("'abcb'.indexOf('b')", 1),  # cel's strings extension keeps its own overload
+        # regex (library/regex_test.go)
+        ("'abc 123'.find('[0-9]+')", "123"),
+        ("'abc'.find('[0-9]+')", ""),
+        ("'123 abc 456'.findAll('[0-9]+')", ["123", "456"]),
+        ("'123 abc 456'.findAll('[0-9]+', 1)", ["123"]),
+        ("'name\\n'.matches('^[a-z]+$')", False),  # RE2: `$` is the end of the text
+        # quantity (library/quantity_test.go)
+        ("quantity('50M').isGreaterThan(quantity('50Mi'))", False),
+        ("quantity('1Gi').isGreaterThan(quantity('1G'))", True),
+        ("quantity('50m').isInteger()", False),
+        ("quantity('50').asInteger()", 50),
+        ("quantity('5k').asApproximateFloat()", 5000.0),
+        ("quantity('-1').sign()", -1),
+        ("quantity('50k').add(quantity('20k')) == quantity('70k')", True),
+        ("quantity('50k').sub(20000) == quantity('30k')", True),
+        ("quantity('200M').compareTo(quantity('0.2G'))", 0),
+        ("isQuantity('1x')", False),
+        ("isQuantity('20Gi')", True),
+        # url (library/urls_test.go)
+        ("url('https://user:pass@example.com:80/path?query=val#fragment').getHost()", "example.com:80"),
+        ("url('https://[::1]:80/path').getHostname()", "::1"),
+        ("url('https://example.com:8080/').getPort()", "8080"),
+        ("url('https://example.com/a%20b').getEscapedPath()", "/a%20b"),
+        ("url('https://example.com').getScheme()", "https"),
+        ("url('https://example.com/path?k=a&k=b&x=1').getQuery()", {"k": ["a", "b"], "x": ["1"]}),
+        ("isURL('https://example.com')", True),
+        ("isURL('not a url')", False),
+        # sets (cel-go's ext.Sets, in the API server's base environment)
+        ("sets.contains([1, 2, 3], [3, 1])", True),
+        ("sets.contains([1], [2])", False),
+        ("sets.equivalent([1, 2, 1], [2, 1])", True),
+        ("sets.intersects(['a'], ['b', 'a'])", True),
+        # strings and format (cel's strings extension, as the API server enables it)
+        ("'TacoCat'.lowerAscii()", "tacocat"),
+        ("'a,b'.split(',')", ["a", "b"]),
+        ("['a', 'b'].join('-')", "a-b"),
+        ("'%s has %d GPUs'.format(['node', 8])", "node has 8 GPUs"),
+        ("'  x '.trim()", "x"),
+        # has() and the macros
+        ("has(self.a) && !has(self.b)", True),
+        ("self.l.all(x, x > 0) && self.l.exists_one(x, x == 2)", True),
+        ("self.l.map(x, x * 2).filter(x, x > 2)", [4, 6]),
+    ],
+)
 def test_kubernetes_libraries(expression, expected):
     assert run(expression, self={"a": 1, "l": [1, 2, 3]}) == expected
 
 
-@pytest.mark.parametrize(("expression", "message"), [
-    ("self.missing == 1", "no such key: missing"),
-    ("self.l[7] == 1", "index out of bounds: 7"),
-    ("1 / (size(self.l) - 3) == 1", "division by zero"),
-    ("[].min() == 1", "min called on empty list"),
-    ("quantity('1.5').asInteger() == 1", "cannot convert value to integer"),
-])
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("self.missing == 1", "no such key: missing"),
+        ("self.l[7] == 1", "index out of bounds: 7"),
+        ("1 / (size(self.l) - 3) == 1", "division by zero"),
+        ("[].min() == 1", "min called on empty list"),
+        ("quantity('1.5').asInteger() == 1", "cannot convert value to integer"),
+    ],
+)
 def test_runtime_errors_use_cel_go_wording(expression, message):
     with pytest.raises(celengine.EvalError, match=f"^{message}$"):
         run(expression, self={"l": [1, 2, 3]})
@@ -86,23 +116,32 @@ def _shipped_rules(node, place=()):
 # Every rule the shipped CRD schemas hold, with a value it allows and one it refuses (a transition rule:
 # (new, old) pairs). A rule added to the schemas and not listed here fails the completeness test below.
 ALLOWED_REFUSED = {
-    "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')": ({"metadata": {"name": "a-1"}},
-                                                                   {"metadata": {"name": "1a"}}),
+    "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')": (
+        {"metadata": {"name": "a-1"}},
+        {"metadata": {"name": "1a"}},
+    ),
     "size(self.metadata.name) <= 63": ({"metadata": {"name": "a" * 63}}, {"metadata": {"name": "a" * 64}}),
     "self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')": ("hf://x", "x"),
     "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']": (
-        "kueue.x-k8s.io/multikueue", "me"),
+        "kueue.x-k8s.io/multikueue",
+        "me",
+    ),
     "self >= 1": (1, 0),
     "has(self.lastUpdatedTime)": ({"lastUpdatedTime": "t"}, {}),
     "[has(self.torch), has(self.mpi), has(self.jax), has(self.xgboost),has(self.flux)].filter(x, x).size() <= 1": (
-        {"torch": {}}, {"torch": {}, "mpi": {}}),
+        {"torch": {}},
+        {"torch": {}, "mpi": {}},
+    ),
     "!self.exists(c, c == 'node')": (["a"], ["a", "node"]),
     "!(has(self.startupPolicy) && self.startupPolicy.startupPolicyOrder == 'InOrder' && "
     "self.replicatedJobs.exists(x, has(x.dependsOn)))": (
         {"startupPolicy": {"startupPolicyOrder": "AnyOrder"}, "replicatedJobs": [{"dependsOn": []}]},
-        {"startupPolicy": {"startupPolicyOrder": "InOrder"}, "replicatedJobs": [{"dependsOn": []}]}),
+        {"startupPolicy": {"startupPolicyOrder": "InOrder"}, "replicatedJobs": [{"dependsOn": []}]},
+    ),
     "self.templates.all(t, !has(t.metadata.namespace) || size(t.metadata.namespace) == 0)": (
-        {"templates": [{"metadata": {"namespace": ""}}]}, {"templates": [{"metadata": {"namespace": "x"}}]}),
+        {"templates": [{"metadata": {"namespace": ""}}]},
+        {"templates": [{"metadata": {"namespace": "x"}}]},
+    ),
     "self == oldSelf": ((5, 5), (5, 6)),
 }
 
@@ -127,8 +166,12 @@ def test_every_shipped_rule_is_evaluated_by_the_engine():
 
 
 def _trainjob(**spec):
-    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "j"},
-            "spec": {"runtimeRef": {"name": "r"}, **spec}}
+    return {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": {"name": "j"},
+        "spec": {"runtimeRef": {"name": "r"}, **spec},
+    }
 
 
 def _with_rule(rule: dict) -> dict:
@@ -145,17 +188,24 @@ def test_a_rule_upstream_adds_is_checked_not_refused():
     assert found == []
 
 
-@pytest.mark.parametrize(("rule", "message"), [
-    ({"rule": "self.numNodes <= 64"}, "failed rule: self.numNodes <= 64"),
-    ({"rule": "self.numNodes <= 64", "messageExpression": "'numNodes is ' + string(self.numNodes)"},
-     "numNodes is 65"),
-    ({"rule": "self.image.startsWith('x')", "message": "image"}, "no such key: image evaluating rule: image"),
-    ({"rule": "self.image.startsWith('x')"},
-     "no such key: image evaluating rule: self.image.startsWith('x')"),
-    ({"rule": "self.numNodes <="}, "rule compile error: ERROR: <input>:1:17: Syntax error"),
-    ({"rule": "self.numNodes.size() == 1"}, "'no such overload': call arguments did not match a supported operator, "
-                                          "function or macro signature for rule: self.numNodes.size() == 1"),
-])
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ({"rule": "self.numNodes <= 64"}, "failed rule: self.numNodes <= 64"),
+        (
+            {"rule": "self.numNodes <= 64", "messageExpression": "'numNodes is ' + string(self.numNodes)"},
+            "numNodes is 65",
+        ),
+        ({"rule": "self.image.startsWith('x')", "message": "image"}, "no such key: image evaluating rule: image"),
+        ({"rule": "self.image.startsWith('x')"}, "no such key: image evaluating rule: self.image.startsWith('x')"),
+        ({"rule": "self.numNodes <="}, "rule compile error: ERROR: <input>:1:17: Syntax error"),
+        (
+            {"rule": "self.numNodes.size() == 1"},
+            "'no such overload': call arguments did not match a supported operator, "
+            "function or macro signature for rule: self.numNodes.size() == 1",
+        ),
+    ],
+)
 def test_failed_rules_and_cel_errors_as_the_api_server_words_them(rule, message):
     _, found = openapi.validate(_trainjob(trainer={"numNodes": 65}), _with_rule(rule))
     assert len(found) == 1 and found[0][0] == ("spec", "trainer") and found[0][1].startswith(message)

@@ -8,22 +8,45 @@ from trainc.k8s.enforced import attempts, enforced_bound, job_deadline
 
 
 def _jobset(*deadlines, failure_policy=None) -> dict:
-    rjobs = [{"name": f"j{i}", "template": {"spec": {} if d is None else {"activeDeadlineSeconds": d}}}
-             for i, d in enumerate(deadlines)]
+    rjobs = [
+        {"name": f"j{i}", "template": {"spec": {} if d is None else {"activeDeadlineSeconds": d}}}
+        for i, d in enumerate(deadlines)
+    ]
     spec = {"replicatedJobs": rjobs, **({"failurePolicy": failure_policy} if failure_policy is not None else {})}
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "spec": spec}
 
 
-@pytest.mark.parametrize(("jobset", "bound"), [
-    (_jobset(3600), 3600),  # no failurePolicy: the first failed Job fails the JobSet
-    (_jobset(600, 3600, failure_policy={"maxRestarts": 2}), 3600 * 3),  # a restart recreates every Job
-    (_jobset(3600, failure_policy={"rules": [{"action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}],
-                                   "maxRestarts": 1}), 3600 * 2),  # other failures still restart
-    (_jobset(3600, None), None),  # one Job without a deadline runs without end
-    (_jobset(3600, failure_policy={"maxRestarts": 5, "rules": [
-        {"action": "RestartJobSetAndIgnoreMaxRestarts", "onJobFailureReasons": ["PodFailurePolicy"]}]}), None),
-    ({"kind": "JobSet", "spec": {}}, None),
-])
+@pytest.mark.parametrize(
+    ("jobset", "bound"),
+    [
+        (_jobset(3600), 3600),  # no failurePolicy: the first failed Job fails the JobSet
+        (_jobset(600, 3600, failure_policy={"maxRestarts": 2}), 3600 * 3),  # a restart recreates every Job
+        (
+            _jobset(
+                3600,
+                failure_policy={
+                    "rules": [{"action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}],
+                    "maxRestarts": 1,
+                },
+            ),
+            3600 * 2,
+        ),  # other failures still restart
+        (_jobset(3600, None), None),  # one Job without a deadline runs without end
+        (
+            _jobset(
+                3600,
+                failure_policy={
+                    "maxRestarts": 5,
+                    "rules": [
+                        {"action": "RestartJobSetAndIgnoreMaxRestarts", "onJobFailureReasons": ["PodFailurePolicy"]}
+                    ],
+                },
+            ),
+            None,
+        ),
+        ({"kind": "JobSet", "spec": {}}, None),
+    ],
+)
 def test_enforced_bound(jobset, bound):
     assert enforced_bound(jobset) == bound
 

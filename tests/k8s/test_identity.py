@@ -12,7 +12,8 @@ from trainc.k8s import identity, namespaced
 CRDS = SHARED / "oracle" / "crds"
 # the kinds the two tables once disagreed on, each cluster-scoped upstream
 CLUSTER_KINDS = [
-    ("kueue.x-k8s.io/v1alpha1", "Cohort", "cohorts"), ("scheduling.volcano.sh/v1beta1", "Queue", "queues"),
+    ("kueue.x-k8s.io/v1alpha1", "Cohort", "cohorts"),
+    ("scheduling.volcano.sh/v1beta1", "Queue", "queues"),
     ("kueue.x-k8s.io/v1alpha1", "Topology", "topologies"),
     ("kueue.x-k8s.io/v1beta1", "AdmissionCheck", "admissionchecks"),
     ("kueue.x-k8s.io/v1beta1", "MultiKueueCluster", "multikueueclusters"),
@@ -43,8 +44,12 @@ def test_a_namespaced_kind_and_an_unknown_one_take_the_namespace():
 def test_the_table_agrees_with_every_upstream_crd():
     """Plural and scope of each CRD of the validation oracle (unmodified upstream CRDs) are the table's."""
     need(CRDS.is_dir(), f"the upstream CRDs ({CRDS}) are not beside this checkout")
-    crds = [crd for path in sorted(CRDS.glob("*.yaml")) for crd in yaml.load_all(path.read_text(), yaml.CSafeLoader)
-            if crd and crd.get("kind") == "CustomResourceDefinition"]
+    crds = [
+        crd
+        for path in sorted(CRDS.glob("*.yaml"))
+        for crd in yaml.load_all(path.read_text(), yaml.CSafeLoader)
+        if crd and crd.get("kind") == "CustomResourceDefinition"
+    ]
     assert len(crds) >= 15
     for crd in crds:
         spec = crd["spec"]
@@ -53,6 +58,8 @@ def test_the_table_agrees_with_every_upstream_crd():
 
 
 def test_crds_among_the_inputs_add_their_kinds():
-    crd = {"kind": "CustomResourceDefinition", "spec": {"group": "example.com", "scope": "Cluster",
-                                                        "names": {"kind": "Widget", "plural": "widgetz"}}}
+    crd = {
+        "kind": "CustomResourceDefinition",
+        "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "Widget", "plural": "widgetz"}},
+    }
     assert identity.Resources([crd]).of("example.com", "Widget") == ("widgetz", True)

@@ -64,25 +64,34 @@ def test_passed_through_namespaced_objects_land_beside_the_jobset(tmp_path):
     result = run("build", "-n", "team-b", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert placed(result.stdout) == {
-        ("Namespace", "team-b"): None, ("ClusterQueue", "cluster-queue"): None,  # cluster-scoped: left alone
-        ("ConfigMap", "settings"): "team-b", ("ConfigMap", "elsewhere"): "team-c",  # set: kept
-        ("PersistentVolumeClaim", "checkpoints"): "team-b", ("LocalQueue", "team-queue"): "team-b",
+        ("Namespace", "team-b"): None,
+        ("ClusterQueue", "cluster-queue"): None,  # cluster-scoped: left alone
+        ("ConfigMap", "settings"): "team-b",
+        ("ConfigMap", "elsewhere"): "team-c",  # set: kept
+        ("PersistentVolumeClaim", "checkpoints"): "team-b",
+        ("LocalQueue", "team-queue"): "team-b",
         ("JobSet", "demo"): "team-b",
     }
     # the document's own text, comments and all, the namespace its metadata's first key
-    assert ("---\n# settings the training reads\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
-            "  # referenced by the TrainJob's envFrom\n  namespace: team-b\n  name: settings   # keep\n"
-            "  labels: {team: a}\n") in result.stdout
+    assert (
+        "---\n# settings the training reads\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+        "  # referenced by the TrainJob's envFrom\n  namespace: team-b\n  name: settings   # keep\n"
+        "  labels: {team: a}\n"
+    ) in result.stdout
     assert "metadata: {namespace: team-b, name: checkpoints}" in result.stdout
     listed = json.loads(run("build", "-n", "team-b", "-o", "json", ".", cwd=tmp_path).stdout)
-    assert {(o["kind"], o["metadata"].get("namespace")) for o in listed["items"]} >= {("ConfigMap", "team-b"),
-                                                                                       ("Namespace", None)}
+    assert {(o["kind"], o["metadata"].get("namespace")) for o in listed["items"]} >= {
+        ("ConfigMap", "team-b"),
+        ("Namespace", None),
+    }
 
 
 def test_the_same_object_with_and_without_the_namespace_is_one_object(tmp_path):
     write(tmp_path, "job.yaml", trainjob())
     write(tmp_path, "a.yaml", CONFIGMAP)
-    write(tmp_path, "b.yaml", CONFIGMAP.replace("  name: settings   # keep\n", "  name: settings\n  namespace: team-a\n"))
+    write(
+        tmp_path, "b.yaml", CONFIGMAP.replace("  name: settings   # keep\n", "  name: settings\n  namespace: team-a\n")
+    )
     result = run("build", "-n", "team-a", ".", cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert "ConfigMap team-a/settings is defined twice" in result.stderr

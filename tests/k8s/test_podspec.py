@@ -153,33 +153,54 @@ def test_add_mounts(existing, upsert, expected):
         ({"name": "SIMPLE", "value": "value"}, {"name": "SIMPLE", "value": "value"}),
         ({"name": "EMPTY"}, {"name": "EMPTY", "value": ""}),
         (
-            {"name": "FROM_CONFIG", "valueFrom": {"configMapKeyRef": {
-                "name": "config", "key": "key", "optional": True}}},
-            {"name": "FROM_CONFIG", "valueFrom": {"configMapKeyRef": {
-                "key": "key", "name": "config", "optional": True}}},
+            {
+                "name": "FROM_CONFIG",
+                "valueFrom": {"configMapKeyRef": {"name": "config", "key": "key", "optional": True}},
+            },
+            {
+                "name": "FROM_CONFIG",
+                "valueFrom": {"configMapKeyRef": {"key": "key", "name": "config", "optional": True}},
+            },
         ),
         (
             {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
             {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
         ),
         (
-            {"name": "CPU_REQUEST", "valueFrom": {"resourceFieldRef": {
-                "containerName": "container", "resource": "requests.cpu", "divisor": "1m"}}},
-            {"name": "CPU_REQUEST", "valueFrom": {"resourceFieldRef": {
-                "containerName": "container", "resource": "requests.cpu", "divisor": "1m"}}},
+            {
+                "name": "CPU_REQUEST",
+                "valueFrom": {
+                    "resourceFieldRef": {"containerName": "container", "resource": "requests.cpu", "divisor": "1m"}
+                },
+            },
+            {
+                "name": "CPU_REQUEST",
+                "valueFrom": {
+                    "resourceFieldRef": {"containerName": "container", "resource": "requests.cpu", "divisor": "1m"}
+                },
+            },
         ),
         (
             {"name": "CPU_LIMIT", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}},
-            {"name": "CPU_LIMIT", "valueFrom": {"resourceFieldRef": {
-                "containerName": "", "resource": "limits.cpu", "divisor": "0"}}},
+            {
+                "name": "CPU_LIMIT",
+                "valueFrom": {"resourceFieldRef": {"containerName": "", "resource": "limits.cpu", "divisor": "0"}},
+            },
         ),
         (
             {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"name": "secret", "key": "key"}}},
             {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"key": "key", "name": "secret"}}},
         ),
     ],
-    ids=["simple value", "no value", "configmap ref", "field ref", "resource field ref",
-         "resource field ref defaults", "secret ref"],
+    ids=[
+        "simple value",
+        "no value",
+        "configmap ref",
+        "field ref",
+        "resource field ref",
+        "resource field ref defaults",
+        "secret ref",
+    ],
 )
 def test_api_env(variable, expected):
     assert podspec.api_env(variable) == expected

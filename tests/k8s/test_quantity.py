@@ -52,9 +52,7 @@ def test_parse_prints_canonical_form(text, expected, format):
     assert parse(expected) == quantity
 
 
-@pytest.mark.parametrize(
-    "text", ["+5", "007", "01Ki", "1.", "12.", "1.500", "1.234e3", "1E3", "1.0e1", "5e+3"]
-)
+@pytest.mark.parametrize("text", ["+5", "007", "01Ki", "1.", "12.", "1.500", "1.234e3", "1E3", "1.0e1", "5e+3"])
 def test_string_keeps_input_that_go_thinks_is_canonical(text):
     assert str(parse(text)) == text
 
@@ -139,8 +137,7 @@ def test_format_error_message_is_apimachinery_message():
     with pytest.raises(ValueError) as info:
         parse("1Zi")
     assert str(info.value) == (
-        "quantities must match the regular expression "
-        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
     )
 
 
@@ -265,9 +262,7 @@ def test_ordering(smaller, larger):
     assert sorted([high, low]) == [low, high]
 
 
-@pytest.mark.parametrize(
-    ("text", "truthy"), [("0", False), ("0Ki", False), ("1n", True), ("-1", True)]
-)
+@pytest.mark.parametrize(("text", "truthy"), [("0", False), ("0Ki", False), ("1n", True), ("-1", True)])
 def test_bool_means_non_zero(text, truthy):
     assert bool(parse(text)) is truthy
 
@@ -306,13 +301,16 @@ def test_absurd_exponents_stay_cheap():
     assert str(parse("1e999999998")) == "100e999999996"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("0." + "0" * 4400 + "1", "1n"),  # Go rounds any positive amount up to 1n
-    ("1." + "0" * 5000 + "1", "1000000001n"),
-    ("0.1" + "0" * 2000 + "5m", "100001n"),
-    ("1.5" + "0" * 1200, "1500m"),
-    ("-" + "9" * 4400 + "Ki", "-9223372036854775807"),  # binary amounts are capped at MaxInt64
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("0." + "0" * 4400 + "1", "1n"),  # Go rounds any positive amount up to 1n
+        ("1." + "0" * 5000 + "1", "1000000001n"),
+        ("0.1" + "0" * 2000 + "5m", "100001n"),
+        ("1.5" + "0" * 1200, "1500m"),
+        ("-" + "9" * 4400 + "Ki", "-9223372036854775807"),  # binary amounts are capped at MaxInt64
+    ],
+)
 def test_thousands_of_digits_read_as_go_reads_them(text, expected):
     assert str(parse(text)) == expected
 

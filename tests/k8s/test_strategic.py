@@ -61,9 +61,7 @@ def container(name="node", **fields):
 
 def patch_container(original_fields, patch_fields):
     """Merge two versions of container "node" through the JobSet schema; return the result."""
-    result = patch_pod(
-        {"containers": [container(**original_fields)]}, {"containers": [container(**patch_fields)]}
-    )
+    result = patch_pod({"containers": [container(**original_fields)]}, {"containers": [container(**patch_fields)]})
     return result["containers"][0]
 
 
@@ -113,9 +111,7 @@ def test_volumes_new_entry_goes_first():
     ],
 )
 def test_primitive_merge_list_is_ordered_union(original, patch, expected):
-    result = merge(
-        jobset(pod_meta={"finalizers": original}), jobset(pod_meta={"finalizers": patch})
-    )
+    result = merge(jobset(pod_meta={"finalizers": original}), jobset(pod_meta={"finalizers": patch}))
     pod_meta = result["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]
     assert pod_meta == {"finalizers": expected}
 
@@ -258,12 +254,10 @@ def test_named_pod_lists_merge_by_name(field):
 
 
 def test_volume_source_is_not_retained_without_directive():
-    """"merge,retainKeys" only clears other sources when the patch carries $retainKeys."""
+    """ "merge,retainKeys" only clears other sources when the patch carries $retainKeys."""
     original = {"volumes": [{"name": "data", "emptyDir": {}}]}
     patch = {"volumes": [{"name": "data", "configMap": {"name": "cm"}}]}
-    assert patch_pod(original, patch)["volumes"] == [
-        {"name": "data", "emptyDir": {}, "configMap": {"name": "cm"}}
-    ]
+    assert patch_pod(original, patch)["volumes"] == [{"name": "data", "emptyDir": {}, "configMap": {"name": "cm"}}]
 
 
 def test_containers_merge_by_name_with_env_and_volume_mounts():
@@ -322,10 +316,7 @@ def test_unknown_container_is_added_first(field):
 )
 def test_ports_merge_by_container_port(original, patch, expected):
     def ports(specs):
-        return [
-            {"containerPort": s[0], "name": s[1]} if isinstance(s, tuple) else {"containerPort": s}
-            for s in specs
-        ]
+        return [{"containerPort": s[0], "name": s[1]} if isinstance(s, tuple) else {"containerPort": s} for s in specs]
 
     result = patch_container({"ports": ports(original)}, {"ports": ports(patch)})
     assert result["ports"] == ports(expected)
@@ -350,9 +341,7 @@ def test_object_metadata_maps_merge_per_key():
         pod_meta={"labels": {"a": "1"}, "annotations": {"x": "1"}},
         job_meta={"labels": {"j": "1"}},
     )
-    patch = jobset(
-        pod_meta={"labels": {"a": "2", "b": "3"}}, job_meta={"annotations": {"y": "2"}}
-    )
+    patch = jobset(pod_meta={"labels": {"a": "2", "b": "3"}}, job_meta={"annotations": {"y": "2"}})
     template = merge(original, patch)["replicatedJobs"][0]["template"]
     assert template["metadata"] == {"labels": {"j": "1"}, "annotations": {"y": "2"}}
     pod_meta = template["spec"]["template"]["metadata"]
@@ -560,9 +549,7 @@ ORACLE_CASES = [
     pytest.param(
         {
             "securityContext": {"runAsUser": 1, "supplementalGroups": [1, 2]},
-            "containers": [
-                container(securityContext={"capabilities": {"add": ["A"]}, "privileged": True})
-            ],
+            "containers": [container(securityContext={"capabilities": {"add": ["A"]}, "privileged": True})],
         },
         {
             "securityContext": {"runAsGroup": 2, "supplementalGroups": [3], "runAsUser": None},
@@ -597,9 +584,11 @@ def kubectl_patch(pod_template, patch_template, tmp_path):
     path.write_text(json.dumps(job))
     patch = json.dumps({"spec": {"template": patch_template}})
     out = subprocess.run(
-        [kubectl, "patch", "--local", "--type", "strategic", "-o", "json", "-p", patch,
-         "-f", str(path)],
-        check=True, capture_output=True, text=True, timeout=60,
+        [kubectl, "patch", "--local", "--type", "strategic", "-o", "json", "-p", patch, "-f", str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     return json.loads(out.stdout)["spec"]["template"]
 

@@ -22,9 +22,11 @@ def test_check(tmp_path):
         "out/team-a/demo.yaml: stale\n"
         "out/team-a/new.yaml: missing\n"
         "out/team-a/other.yaml: left over (the build would remove it)\n"
-        "out is out of date: 3 files (re-run the build without --check)\n")
-    assert sorted((p.relative_to(tmp_path), p.read_text()) for p in (tmp_path / "out").rglob("*")
-                  if p.is_file()) == before
+        "out is out of date: 3 files (re-run the build without --check)\n"
+    )
+    assert (
+        sorted((p.relative_to(tmp_path), p.read_text()) for p in (tmp_path / "out").rglob("*") if p.is_file()) == before
+    )
 
 
 def test_check_needs_the_output_dir(tmp_path):

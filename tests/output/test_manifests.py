@@ -45,10 +45,17 @@ APP = {
     "job.yaml": trainjob(),
 }
 ORDER = [
-    ("Namespace", "", "team-a"), ("CustomResourceDefinition", "", "things.example.com"),
-    ("ServiceAccount", "team-a", "trainer"), ("ConfigMap", "team-a", "a"), ("ConfigMap", "team-a", "b"),
-    ("Secret", "team-a", "token"), ("Service", "team-a", "board"), ("PersistentVolumeClaim", "team-a", "data"),
-    ("Deployment", "team-a", "board"), ("LocalQueue", "team-a", "q"), ("JobSet", "team-a", "demo"),
+    ("Namespace", "", "team-a"),
+    ("CustomResourceDefinition", "", "things.example.com"),
+    ("ServiceAccount", "team-a", "trainer"),
+    ("ConfigMap", "team-a", "a"),
+    ("ConfigMap", "team-a", "b"),
+    ("Secret", "team-a", "token"),
+    ("Service", "team-a", "board"),
+    ("PersistentVolumeClaim", "team-a", "data"),
+    ("Deployment", "team-a", "board"),
+    ("LocalQueue", "team-a", "q"),
+    ("JobSet", "team-a", "demo"),
     ("ValidatingWebhookConfiguration", "", "guard"),
 ]
 
@@ -78,11 +85,15 @@ def test_order_matches_kubectl_kustomize(tmp_path):
 
 
 TRICKY = (
-    "%YAML 1.1\n---\n" + manifest("ConfigMap", "directive", "team-a")  # directives: written from data
-    + "--- # a comment on the marker\n" + manifest("ConfigMap", "marker-comment", "team-a", extra="data:\n  on: yes\n")
+    "%YAML 1.1\n---\n"
+    + manifest("ConfigMap", "directive", "team-a")  # directives: written from data
+    + "--- # a comment on the marker\n"
+    + manifest("ConfigMap", "marker-comment", "team-a", extra="data:\n  on: yes\n")
     + "--- {apiVersion: v1, kind: ConfigMap, metadata: {name: on-marker, namespace: team-a}}\n"
-    + "...\n---\n" + manifest("ConfigMap", "crlf", "team-a", extra="data:\n  n: 0644\n").replace("\n", "\r\n")
-    + "---\n" + manifest("ConfigMap", "no-newline", "team-a").rstrip("\n")
+    + "...\n---\n"
+    + manifest("ConfigMap", "crlf", "team-a", extra="data:\n  n: 0644\n").replace("\n", "\r\n")
+    + "---\n"
+    + manifest("ConfigMap", "no-newline", "team-a").rstrip("\n")
 )
 
 
@@ -109,7 +120,13 @@ def test_kubectl_reads_the_passed_through_text(tmp_path):
     result = subprocess.run(["kubectl", "kustomize", str(tmp_path / "k")], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert sorted(name for _, _, name in identities(result.stdout)) == [
-        "crlf", "demo", "directive", "marker-comment", "no-newline", "on-marker"]
+        "crlf",
+        "demo",
+        "directive",
+        "marker-comment",
+        "no-newline",
+        "on-marker",
+    ]
 
 
 def test_trainer_only_is_the_rendered_objects_alone(tmp_path):
@@ -131,7 +148,9 @@ def test_runtimes_pass_through_only_when_asked(tmp_path):
     assert kinds("runtime.yaml") == ["JobSet"]
     assert kinds("--runtimes", "runtime.yaml", "--include-runtimes") == ["JobSet"]  # --runtimes: never
     assert kinds("runtime.yaml", "--include-runtimes") == ["ClusterTrainingRuntime", "JobSet"]
-    listed = json.loads(run("build", "-o", "json", "--include-runtimes", "runtime.yaml", "job.yaml", cwd=tmp_path).stdout)
+    listed = json.loads(
+        run("build", "-o", "json", "--include-runtimes", "runtime.yaml", "job.yaml", cwd=tmp_path).stdout
+    )
     assert listed["items"][0] == yaml.safe_load(runtime)  # as written, not as defaulted for the compiler
 
 
@@ -142,7 +161,8 @@ def test_uncompiled_trainer_kind_passes_through_with_a_notice(tmp_path):
     assert result.stdout == (GOLDEN / "passthrough-optimizationjob" / "expected.out.yaml").read_text()
     assert result.stderr == (
         f"notice: {case}: trainer.kubeflow.org/v1alpha1 OptimizationJob team-a/lr-search: trainc does not compile "
-        "this Trainer kind; passed through unchanged\n")
+        "this Trainer kind; passed through unchanged\n"
+    )
     only = run("build", "--trainer-only", str(case))
     assert "OptimizationJob" not in only.stdout and "not output (--trainer-only)" in only.stderr
 
@@ -162,7 +182,8 @@ def test_an_object_the_build_renders_too_is_refused(tmp_path):
     result = run("build", "app.yaml", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
-        "app.yaml:15:9: metadata.name: JobSet team-a/demo is also rendered for TrainJob team-a/demo\n")
+        "app.yaml:15:9: metadata.name: JobSet team-a/demo is also rendered for TrainJob team-a/demo\n"
+    )
 
 
 def test_objects_kubectl_apply_cannot_take_are_refused_positioned(tmp_path):
@@ -176,8 +197,11 @@ def test_objects_kubectl_apply_cannot_take_are_refused_positioned(tmp_path):
 
 
 def test_json_output_is_a_kubectl_list(tmp_path):
-    write(tmp_path, "app.yaml", manifest("ConfigMap", "x", "team-a", extra='data:\n  html: "<b>&</b>"\n  r: "0.5"\n')
-          + "---\n" + trainjob())
+    write(
+        tmp_path,
+        "app.yaml",
+        manifest("ConfigMap", "x", "team-a", extra='data:\n  html: "<b>&</b>"\n  r: "0.5"\n') + "---\n" + trainjob(),
+    )
     result = run("build", "-o", "json", "app.yaml", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     listed = json.loads(result.stdout)
@@ -192,7 +216,14 @@ def test_json_numbers_are_written_as_go_writes_them():
     from trainc.formats.jsonlist import _float
 
     assert [_float(v) for v in (0.5, 1e-7, 1.5e-7, 1e20, 1e21, 123456789.125, -3e-5)] == [
-        "0.5", "1e-7", "1.5e-7", "100000000000000000000", "1e+21", "123456789.125", "-0.00003"]
+        "0.5",
+        "1e-7",
+        "1.5e-7",
+        "100000000000000000000",
+        "1e+21",
+        "123456789.125",
+        "-0.00003",
+    ]
 
 
 def test_o_is_the_output_format(tmp_path):
@@ -208,8 +239,10 @@ def test_no_documents_is_an_error_unless_allowed(tmp_path):
     (tmp_path / "none").mkdir()
     write(tmp_path, "blank/a.yaml", "# nothing yet\n")
     write(tmp_path, "blank/b.yaml", "---\n")
-    advice = ("an empty render would make a GitOps sync prune everything the app deployed; pass --allow-empty if "
-              "the app is meant to be empty\n")
+    advice = (
+        "an empty render would make a GitOps sync prune everything the app deployed; pass --allow-empty if "
+        "the app is meant to be empty\n"
+    )
     for path, found in (("none", "no *.yaml, *.yml or *.json files in none"), ("blank", "no documents in blank")):
         result = run("build", path, cwd=tmp_path)
         assert (result.returncode, result.stdout, result.stderr) == (1, "", f"Error: {found}: {advice}")
@@ -224,8 +257,14 @@ def test_documents_without_objects_are_not_empty(tmp_path):
 
 
 def test_ttl_jobsets_get_the_gitops_notice():
-    result = run("build", *(str(p) for p in sorted((GOLDEN / "kueue-runtime-suspend-overwritten").glob("*.yaml"))
-                            if not p.name.endswith(".out.yaml")))
+    result = run(
+        "build",
+        *(
+            str(p)
+            for p in sorted((GOLDEN / "kueue-runtime-suspend-overwritten").glob("*.yaml"))
+            if not p.name.endswith(".out.yaml")
+        ),
+    )
     assert result.returncode == 0, result.stderr
     notices = [line for line in result.stderr.splitlines() if "ttlSecondsAfterFinished" in line]
     assert len(notices) == 1 and "deletes itself 30s after it finishes" in notices[0]
@@ -247,6 +286,7 @@ def test_select_reports_every_bad_object_at_once(tmp_path):
     except InputErrors as errors:
         assert [e.render().partition(": ")[2] for e in errors.errors] == [
             "apiVersion: required for kubectl apply: a non-empty string",
-            "metadata: required for kubectl apply: a mapping with the object's name"]
+            "metadata: required for kubectl apply: a mapping with the object's name",
+        ]
     else:
         raise AssertionError("select accepted objects without apiVersion or metadata")

@@ -24,15 +24,29 @@ def test_layout_headers_and_manifest(tmp_path):
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     out = tmp_path / "out"
     # the ConfigMap that sets no namespace is given -n's (namespaced.py); the Namespace is cluster-scoped
-    assert tree(out) == [".trainc-manifest", "_cluster", "_cluster/namespace.team-a.yaml", "default",
-                         "default/configmap.cfg.yaml", "team-a", "team-a/one.yaml"]
+    assert tree(out) == [
+        ".trainc-manifest",
+        "_cluster",
+        "_cluster/namespace.team-a.yaml",
+        "default",
+        "default/configmap.cfg.yaml",
+        "team-a",
+        "team-a/one.yaml",
+    ]
     assert (out / ".trainc-manifest").read_text().splitlines()[1:] == [
-        '"_cluster/namespace.team-a.yaml"', '"default/configmap.cfg.yaml"', '"team-a/one.yaml"']
-    assert (out / "team-a/one.yaml").read_text().startswith(
-        "# Rendered by trainc from jobs/a.yaml; do not edit.\n---\napiVersion: jobset.x-k8s.io/v1alpha2\n")
+        '"_cluster/namespace.team-a.yaml"',
+        '"default/configmap.cfg.yaml"',
+        '"team-a/one.yaml"',
+    ]
+    assert (
+        (out / "team-a/one.yaml")
+        .read_text()
+        .startswith("# Rendered by trainc from jobs/a.yaml; do not edit.\n---\napiVersion: jobset.x-k8s.io/v1alpha2\n")
+    )
     assert (out / "_cluster/namespace.team-a.yaml").read_text() == (
         "# Rendered by trainc from jobs/ns.yaml; do not edit.\n---\napiVersion: v1\nkind: Namespace\n"
-        "metadata:\n  name: team-a\n")
+        "metadata:\n  name: team-a\n"
+    )
 
 
 def test_files_of_deleted_trainjobs_go_and_files_trainc_did_not_write_stay(tmp_path):
@@ -44,8 +58,13 @@ def test_files_of_deleted_trainjobs_go_and_files_trainc_did_not_write_stay(tmp_p
     (tmp_path / "jobs/b.yaml").unlink()
     result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert tree(tmp_path / "out") == [".trainc-manifest", "kustomization.yaml", "team-a", "team-a/notes.md",
-                                      "team-a/one.yaml"]  # team-b/ went with its last file
+    assert tree(tmp_path / "out") == [
+        ".trainc-manifest",
+        "kustomization.yaml",
+        "team-a",
+        "team-a/notes.md",
+        "team-a/one.yaml",
+    ]  # team-b/ went with its last file
     assert (tmp_path / "out/team-a/notes.md").read_text() == "mine\n"
 
 
@@ -54,9 +73,11 @@ def test_a_file_trainc_did_not_write_is_never_overwritten(tmp_path):
     write(tmp_path, "out/team-a/demo.yaml", "hand-written\n")
     result = run("build", "job.yaml", "--output-dir", "out", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("Error: out/team-a/demo.yaml exists and trainc did not write it (it does not start with "
-                             "trainc's '# Rendered by trainc from ...' line): move it away, or write to another "
-                             "--output-dir\n")
+    assert result.stderr == (
+        "Error: out/team-a/demo.yaml exists and trainc did not write it (it does not start with "
+        "trainc's '# Rendered by trainc from ...' line): move it away, or write to another "
+        "--output-dir\n"
+    )
     assert tree(tmp_path / "out") == ["team-a", "team-a/demo.yaml"]
     assert (tmp_path / "out/team-a/demo.yaml").read_text() == "hand-written\n"
 
@@ -68,8 +89,10 @@ def test_a_symlinked_namespace_directory_is_refused_and_nothing_is_written_outsi
     (tmp_path / "out/team-a").symlink_to("../outside")
     result = run("build", "job.yaml", "--output-dir", "out", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == ("Error: out/team-a is a symbolic link: trainc writes only inside the output directory "
-                             "and never through a link (it could lead outside); remove the link\n")
+    assert result.stderr == (
+        "Error: out/team-a is a symbolic link: trainc writes only inside the output directory "
+        "and never through a link (it could lead outside); remove the link\n"
+    )
     assert tree(tmp_path / "outside") == [] and tree(tmp_path / "out") == ["team-a"]
 
 
@@ -90,8 +113,14 @@ def test_secrets_are_written_0600(tmp_path):
     seed = tmp_path / "seed"
     seed.write_bytes(GOLDEN_SEED)
     seed.chmod(0o600)
-    result = run("build", *(str(p) for p in sorted(case.glob("*.yaml")) if not p.name.endswith(".out.yaml")),
-                 "--ssh-key-seed", str(seed), "--output-dir", str(tmp_path / "out"))
+    result = run(
+        "build",
+        *(str(p) for p in sorted(case.glob("*.yaml")) if not p.name.endswith(".out.yaml")),
+        "--ssh-key-seed",
+        str(seed),
+        "--output-dir",
+        str(tmp_path / "out"),
+    )
     assert result.returncode == 0, result.stderr
     files = [p for p in (tmp_path / "out").rglob("*.yaml")]
     modes = {p.name: p.stat().st_mode & 0o777 for p in files}
@@ -119,8 +148,10 @@ def test_a_second_build_fails_fast_naming_the_holder(tmp_path):
     finally:
         os.close(holder)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (f"Error: out is being written by another trainc build (pid {os.getpid()}); run one "
-                             "build per directory at a time\n")
+    assert result.stderr == (
+        f"Error: out is being written by another trainc build (pid {os.getpid()}); run one "
+        "build per directory at a time\n"
+    )
     assert tree(tmp_path / "out") == []
     assert run("build", "job.yaml", "--output-dir", "out", cwd=tmp_path).returncode == 0
 
@@ -132,8 +163,10 @@ def test_concurrent_builds_never_leave_a_mix(tmp_path):
     write(tmp_path, "b.yaml", "".join(trainjob(name=f"b{i}") + "---\n" for i in range(8)))
     command = [sys.executable, "-m", "trainc", "build", "--output-dir", "out"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    processes = [subprocess.Popen([*command, f"{'ab'[i % 2]}.yaml"], cwd=tmp_path, env=env, stderr=subprocess.PIPE,
-                                  text=True) for i in range(6)]
+    processes = [
+        subprocess.Popen([*command, f"{'ab'[i % 2]}.yaml"], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        for i in range(6)
+    ]
     for process in processes:
         _, stderr = process.communicate(timeout=120)
         assert process.returncode == 0 or "is being written by another trainc build" in stderr, stderr
@@ -149,9 +182,15 @@ def _limited(size: int):
 def test_a_file_size_limit_fails_whole_naming_the_real_file(tmp_path):
     write(tmp_path, "job.yaml", trainjob())
     write(tmp_path, "small.yaml", CONFIG_MAP.format(name="c", namespace="  namespace: team-a\n"))
-    result = subprocess.run([sys.executable, "-m", "trainc", "build", "job.yaml", "small.yaml", "--output-dir", "out"],
-                            cwd=tmp_path, capture_output=True, text=True, preexec_fn=_limited(600),
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "trainc", "build", "job.yaml", "small.yaml", "--output-dir", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        preexec_fn=_limited(600),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == "Error: out/team-a/demo.yaml: File too large\n"
     assert not (tmp_path / "out").exists()
@@ -160,9 +199,16 @@ def test_a_file_size_limit_fails_whole_naming_the_real_file(tmp_path):
 def test_stdout_cut_by_a_file_size_limit_is_reported(tmp_path):
     write(tmp_path, "jobs.yaml", "".join(trainjob(name=f"job{i}") + "---\n" for i in range(60)))
     with open(tmp_path / "rendered.yaml", "wb") as target:
-        result = subprocess.run([sys.executable, "-m", "trainc", "build", "jobs.yaml"], cwd=tmp_path, stdout=target,
-                                stderr=subprocess.PIPE, text=True, preexec_fn=_limited(64 * 1024),
-                                env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "trainc", "build", "jobs.yaml"],
+            cwd=tmp_path,
+            stdout=target,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_limited(64 * 1024),
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=60,
+        )
     assert (result.returncode, result.stderr) == (1, "Error: cannot write the output: File too large\n")
     assert len(run("build", "jobs.yaml", cwd=tmp_path).stdout.encode()) > 64 * 1024
 
@@ -171,8 +217,14 @@ def test_a_full_pipe_reader_is_reported(tmp_path):
     """`trainc build | cat > file` on a full disk: cat fails, trainc sees the pipe close and exits 1 quietly."""
     write(tmp_path, "jobs.yaml", "".join(trainjob(name=f"job{i}") + "---\n" for i in range(60)))
     script = f"'{sys.executable}' -m trainc build jobs.yaml | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}"
-    result = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run(
+        ["bash", "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert (result.stdout, result.stderr) == ("1\n", "")
 
 
@@ -216,8 +268,10 @@ def test_a_build_prunes_only_what_its_own_inputs_rendered_and_says_so(tmp_path):
     result = run("build", "a/jobs.yaml", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "out/team-a/a2.yaml: removed: a/jobs.yaml no longer renders it" in result.stderr
-    assert "out: 1 file(s) rendered from inputs this run was not given kept as they are (e.g. out/team-a/b1.yaml, " \
-           "from b/jobs.yaml)" in result.stderr
+    assert (
+        "out: 1 file(s) rendered from inputs this run was not given kept as they are (e.g. out/team-a/b1.yaml, "
+        "from b/jobs.yaml)" in result.stderr
+    )
     assert sorted(p.name for p in (tmp_path / "out/team-a").iterdir()) == ["a1.yaml", "b1.yaml"]
     (tmp_path / "b" / "jobs.yaml").unlink()
     result = run("build", "a", "b", "--output-dir", "out", "--allow-empty", cwd=tmp_path)

@@ -25,8 +25,10 @@ def test_a_dash_is_no_output_dir(tmp_path):
     write(tmp_path, "a.yaml", trainjob())
     result = run("build", "a.yaml", "--output-dir", "-", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr.endswith("Error: --output-dir - would make a folder named '-': to print to stdout, leave "
-                                  "--output-dir out (for a folder of that name, write ./-)\n")
+    assert result.stderr.endswith(
+        "Error: --output-dir - would make a folder named '-': to print to stdout, leave "
+        "--output-dir out (for a folder of that name, write ./-)\n"
+    )
     assert not (tmp_path / "-").exists()
 
 
@@ -41,20 +43,31 @@ def test_no_name_can_break_the_manifest(tmp_path, name):
     decoded = json.loads(f'"{name}"')
     manifest = (tmp_path / "out/.trainc-manifest").read_text()
     assert [json.loads(line) for line in manifest.split("\n")[1:-1]] == [
-        f"_cluster/clusterrole.{decoded}.yaml", "team-a/one.yaml"]
+        f"_cluster/clusterrole.{decoded}.yaml",
+        "team-a/one.yaml",
+    ]
     assert (tmp_path / f"out/_cluster/clusterrole.{decoded}.yaml").exists()
     check = run("build", "jobs", "--output-dir", "out", "--check", cwd=tmp_path)
     assert (check.returncode, check.stderr) == (0, "")
 
 
-@pytest.mark.parametrize("kind, message", [
-    ("Config/Map", 'kind: Invalid value: "Config/Map": may have mixed case, but should otherwise match: a DNS-1035'),
-    ("Config\\nMap", 'kind: Invalid value: "Config\\nMap": may have mixed case'),
-    ("9Map", 'kind: Invalid value: "9Map": may have mixed case'),
-])
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        (
+            "Config/Map",
+            'kind: Invalid value: "Config/Map": may have mixed case, but should otherwise match: a DNS-1035',
+        ),
+        ("Config\\nMap", 'kind: Invalid value: "Config\\nMap": may have mixed case'),
+        ("9Map", 'kind: Invalid value: "9Map": may have mixed case'),
+    ],
+)
 def test_kinds_the_api_server_serves_no_type_of_are_refused(tmp_path, kind, message):
-    write(tmp_path, "a.yaml", CONFIG_MAP.format(kind=kind, name="x").replace("kind: ", 'kind: "', 1)
-          .replace("\nmetadata", '"\nmetadata', 1))
+    write(
+        tmp_path,
+        "a.yaml",
+        CONFIG_MAP.format(kind=kind, name="x").replace("kind: ", 'kind: "', 1).replace("\nmetadata", '"\nmetadata', 1),
+    )
     for args in (["build", "a.yaml", "--output-dir", "out"], ["build", "a.yaml"]):
         result = run(*args, cwd=tmp_path)
         assert (result.returncode, result.stdout) == (1, "")
@@ -62,10 +75,13 @@ def test_kinds_the_api_server_serves_no_type_of_are_refused(tmp_path, kind, mess
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("name, problem", [
-    ("a\\0b", "its name holds a NUL character, which no --output-dir file name can hold"),
-    ("x" * 300, "is longer than 255 bytes, which file systems refuse; shorten the name or print to stdout"),
-])
+@pytest.mark.parametrize(
+    "name, problem",
+    [
+        ("a\\0b", "its name holds a NUL character, which no --output-dir file name can hold"),
+        ("x" * 300, "is longer than 255 bytes, which file systems refuse; shorten the name or print to stdout"),
+    ],
+)
 def test_a_name_that_is_no_file_name_is_an_error_with_output_dir(tmp_path, name, problem):
     write(tmp_path, "a.yaml", CLUSTER_ROLE.format(name=name))
     result = run("build", "a.yaml", "--output-dir", "out", cwd=tmp_path)
@@ -80,12 +96,16 @@ def test_a_listed_file_without_the_header_is_neither_removed_nor_reported(tmp_pa
     write(tmp_path, "out/team-a/notes.yaml", "mine\n")
     write(tmp_path, "out/.trainc-manifest", '# forged\n"team-a/notes.yaml"\n')
     check = run("build", "jobs", "--output-dir", "out", "--check", cwd=tmp_path)
-    assert check.stderr.splitlines() == ["out/team-a/one.yaml: missing",
-                                         "out is out of date: 1 file (re-run the build without --check)"]
+    assert check.stderr.splitlines() == [
+        "out/team-a/one.yaml: missing",
+        "out is out of date: 1 file (re-run the build without --check)",
+    ]
     result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stderr == ("notice: out/team-a/notes.yaml: listed in .trainc-manifest, but not a file headed by "
-                             "trainc's line (any more), so not trainc's to remove: left as it is\n")
+    assert result.stderr == (
+        "notice: out/team-a/notes.yaml: listed in .trainc-manifest, but not a file headed by "
+        "trainc's line (any more), so not trainc's to remove: left as it is\n"
+    )
     assert (tmp_path / "out/team-a/notes.yaml").read_text() == "mine\n"
     assert '"team-a/notes.yaml"' not in (tmp_path / "out/.trainc-manifest").read_text()
 
@@ -105,8 +125,10 @@ def test_a_manifest_of_bare_paths_from_earlier_versions_is_still_followed(tmp_pa
     write(tmp_path, "out/.trainc-manifest", "# old\nteam-a/one.yaml\nteam-a/two.yaml\n")
     write(tmp_path, "jobs/a.yaml", trainjob(name="one"))
     result = run("build", "jobs", "--output-dir", "out", cwd=tmp_path)
-    assert (result.returncode, result.stderr) == (0, "notice: out/team-a/two.yaml: removed: jobs/a.yaml no longer "
-                                                     "renders it\n")
+    assert (result.returncode, result.stderr) == (
+        0,
+        "notice: out/team-a/two.yaml: removed: jobs/a.yaml no longer renders it\n",
+    )
     assert tree(tmp_path / "out") == [".trainc-manifest", "team-a", "team-a/one.yaml"]
 
 

@@ -15,8 +15,10 @@ from helpers import run, write
 from trainc.k8s import celcost, celengine, celschema
 from trainc.policy import crdrules
 
-HINT = ("(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and "
-        "strings are declared)")
+HINT = (
+    "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and "
+    "strings are declared)"
+)
 
 
 def crd(properties: str, rules: str = "", version_name: str = "v1") -> str:
@@ -57,7 +59,8 @@ def test_a_rule_over_budget_refuses_the_crd_with_the_api_servers_errors(tmp_path
         "crd.yaml:22:25: spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-validations[0].rule: "
         "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
         "crd.yaml:15:11: spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule "
-        f"cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {HINT}"]
+        f"cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x {HINT}",
+    ]
     assert f"  {result.stderr.splitlines()[0]}\n" in (ROOT / "docs" / "guides" / "policies.md").read_text()
 
 
@@ -71,15 +74,19 @@ def test_maxitems_and_maxlength_bring_the_rule_within_budget(tmp_path):
 
 def test_a_cheap_rule_under_an_unbounded_list_is_charged_once_per_item(tmp_path):
     # the rule costs 10 per item, but an unbounded list of objects holds up to 3 MiB / 3 of them
-    items = ("                items:\n                  type: array\n                  items:\n"
-             "                    type: object\n                    properties:\n"
-             "                      size: {type: integer}\n                    x-kubernetes-validations:\n"
-             "                      - rule: self.size > 1 && self.size < 100 && self.size != 7 && self.size != 8\n")
+    items = (
+        "                items:\n                  type: array\n                  items:\n"
+        "                    type: object\n                    properties:\n"
+        "                      size: {type: integer}\n                    x-kubernetes-validations:\n"
+        "                      - rule: self.size > 1 && self.size < 100 && self.size != 7 && self.size != 8\n"
+    )
     write(tmp_path, "crd.yaml", crd(items))
     result = run("build", "crd.yaml", cwd=tmp_path)
     assert result.returncode == 1
-    assert ("properties.spec.properties.items.items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost "
-            "exceeds budget by factor of 1.048576x") in result.stderr, result.stderr
+    assert (
+        "properties.spec.properties.items.items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost "
+        "exceeds budget by factor of 1.048576x"
+    ) in result.stderr, result.stderr
     bounded = items.replace("type: array\n", "type: array\n                  maxItems: 100\n")
     write(tmp_path, "crd.yaml", crd(bounded))
     assert run("build", "crd.yaml", cwd=tmp_path).returncode == 0
@@ -87,9 +94,11 @@ def test_a_cheap_rule_under_an_unbounded_list_is_charged_once_per_item(tmp_path)
 
 def test_an_update_keeping_a_versions_schema_is_held_to_the_total_only(tmp_path):
     # per rule, a cost between the two limits: refused when written, kept when the version's schema is unchanged
-    text = crd("                names: {type: array, maxItems: 3000, items: {type: string, maxLength: 8}}",
-               "              x-kubernetes-validations:\n"
-               "                - rule: self.names.all(x, self.names.exists(y, x == y))\n")
+    text = crd(
+        "                names: {type: array, maxItems: 3000, items: {type: string, maxLength: 8}}",
+        "              x-kubernetes-validations:\n"
+        "                - rule: self.names.all(x, self.names.exists(y, x == y))\n",
+    )
     write(tmp_path, "crd.yaml", text)
     created = run("build", "crd.yaml", cwd=tmp_path)
     assert "Forbidden: estimated rule cost exceeds budget by factor of" in created.stderr
@@ -102,17 +111,26 @@ def test_an_update_keeping_a_versions_schema_is_held_to_the_total_only(tmp_path)
 
 
 def test_a_rule_trainc_cannot_compile_is_left_to_the_api_server(tmp_path):
-    write(tmp_path, "crd.yaml", crd("                addr: {type: string}",
-                                    "              x-kubernetes-validations:\n"
-                                    "                - rule: isIP(self.addr)\n"))
+    write(
+        tmp_path,
+        "crd.yaml",
+        crd(
+            "                addr: {type: string}",
+            "              x-kubernetes-validations:\n                - rule: isIP(self.addr)\n",
+        ),
+    )
     assert run("build", "crd.yaml", cwd=tmp_path).returncode == 0
 
 
 def test_the_crds_the_api_server_takes_pass():
     crds = ORACLE.parent / "crds"
     need(crds.is_dir(), f"the oracle's CRDs {crds} are not beside this checkout")
-    documents = [doc for path in sorted(crds.glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text())
-                 if crdrules.is_crd_with_rules(doc)]
+    documents = [
+        doc
+        for path in sorted(crds.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if crdrules.is_crd_with_rules(doc)
+    ]
     assert len(documents) >= 10  # Trainer's, JobSet's, Kueue's: 151 rules
     assert [error.render() for doc in documents for error in crdrules.check(None, doc)] == []
 
@@ -136,8 +154,15 @@ INT_OR_STRING = {"x-kubernetes-int-or-string": True}
 COSTS = [
     (lambda n: _array(NUMBER, n), "self.all(x, true)", 4718591, 10, 32),
     (lambda n: _array(STRING, n), "self.all(x, true)", 3145727, 20, 62),
-    (lambda n: _array({"type": "object", "properties": {"required": STRING, "optional": STRING},
-                       "required": ["required"]}, n), "self.all(x, true)", 555128, 50, 152),
+    (
+        lambda n: _array(
+            {"type": "object", "properties": {"required": STRING, "optional": STRING}, "required": ["required"]}, n
+        ),
+        "self.all(x, true)",
+        555128,
+        50,
+        152,
+    ),
     (lambda n: _map(NUMBER, n), "self.all(x, true)", 1348169, 10, 32),
     (lambda n: _map(STRING, n), "self.all(x, true)", 1179647, 3, 11),
     (lambda n: _string(n), "self.contains('test')", 314574, 10, 5),
@@ -152,10 +177,20 @@ COSTS = [
     (lambda n: _string(n), "self.find('[0-9]+') == ''", 629147, 10, 11),
     (lambda n: _array(_string(n), n), "self.join(' ') == 'aa bb'", 329853068905, 10, 43),
     (lambda n: _array(_string(n), n), "self.isSorted() == true", 329854432052, 10, 52),
-    (lambda n: {"type": "object", "properties": {"str": _string(n), "before": _string(2), "after": _string(4)}},
-     "self.str.replace(self.before, self.after) == 'does not matter'", 629154, 4, 12),
-    (lambda n: {"type": "object", "properties": {"str": _string(n), "separator": _string(n)}},
-     "self.str.split(self.separator) == []", 629160, 10, 22),
+    (
+        lambda n: {"type": "object", "properties": {"str": _string(n), "before": _string(2), "after": _string(4)}},
+        "self.str.replace(self.before, self.after) == 'does not matter'",
+        629154,
+        4,
+        12,
+    ),
+    (
+        lambda n: {"type": "object", "properties": {"str": _string(n), "separator": _string(n)}},
+        "self.str.split(self.separator) == []",
+        629160,
+        10,
+        22,
+    ),
     (lambda n: _string(n), "self.lowerAscii() == 'lower!'", 314575, 10, 6),
     (lambda n: _map({"type": "integer"}, n), "oldSelf.size() == self.size()", 5, 10, 5),
     (lambda n: _map(DATE_TIME, n), 'self["a"] == self["b"]', 8, 7, 8),

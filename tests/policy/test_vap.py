@@ -62,7 +62,8 @@ GPU_CAP = textwrap.dedent("""\
 
 
 def binding(actions="[Deny]", policy="gpu-cap", name="gpu-cap-binding", extra=""):
-    return textwrap.dedent(f"""\
+    return (
+        textwrap.dedent(f"""\
         apiVersion: admissionregistration.k8s.io/v1
         kind: ValidatingAdmissionPolicyBinding
         metadata:
@@ -70,7 +71,9 @@ def binding(actions="[Deny]", policy="gpu-cap", name="gpu-cap-binding", extra=""
         spec:
           policyName: {policy}
           validationActions: {actions}
-        """) + extra
+        """)
+        + extra
+    )
 
 
 def run(tmp_path, *files, args=(), command="build"):
@@ -88,7 +91,8 @@ def test_gpu_cap_denies_naming_policy_binding_and_trainjob_place(tmp_path):
     assert result.exit_code == 1 and "kind: JobSet" not in result.stdout
     assert result.stderr.strip().splitlines() == [
         f"{paths[0]}:1:1: JobSet team-a/demo: ValidatingAdmissionPolicy 'gpu-cap' with binding 'gpu-cap-binding' "
-        "denied request: at most 8 GPUs per node"]
+        "denied request: at most 8 GPUs per node"
+    ]
     allowed, _ = run(tmp_path, trainjob(gpus=8), GPU_CAP + "---\n" + binding())
     assert allowed.exit_code == 0 and "kind: JobSet" in allowed.stdout
     # the policy objects among the inputs pass through, as any cluster object does
@@ -98,15 +102,20 @@ def test_gpu_cap_denies_naming_policy_binding_and_trainjob_place(tmp_path):
 def test_warn_and_audit_do_not_deny(tmp_path):
     result, paths = run(tmp_path, trainjob(gpus=16), GPU_CAP + "---\n" + binding("[Warn, Audit]"))
     assert result.exit_code == 0 and "kind: JobSet" in result.stdout
-    assert (f"warning: {paths[0]}:1:1: JobSet team-a/demo: Validation failed for ValidatingAdmissionPolicy "
-            "'gpu-cap' with binding 'gpu-cap-binding': at most 8 GPUs per node") in result.stderr
-    assert (f"notice: {paths[0]}:1:1: JobSet team-a/demo: audit: ValidatingAdmissionPolicy 'gpu-cap' with binding "
-            "'gpu-cap-binding': validation failed: at most 8 GPUs per node") in result.stderr
+    assert (
+        f"warning: {paths[0]}:1:1: JobSet team-a/demo: Validation failed for ValidatingAdmissionPolicy "
+        "'gpu-cap' with binding 'gpu-cap-binding': at most 8 GPUs per node"
+    ) in result.stderr
+    assert (
+        f"notice: {paths[0]}:1:1: JobSet team-a/demo: audit: ValidatingAdmissionPolicy 'gpu-cap' with binding "
+        "'gpu-cap-binding': validation failed: at most 8 GPUs per node"
+    ) in result.stderr
 
 
 def test_validate_reports_the_denial_as_a_json_problem(tmp_path):
-    result, paths = run(tmp_path, trainjob(gpus=16), GPU_CAP + "---\n" + binding(), args=("-o", "json"),
-                        command="validate")
+    result, paths = run(
+        tmp_path, trainjob(gpus=16), GPU_CAP + "---\n" + binding(), args=("-o", "json"), command="validate"
+    )
     assert result.exit_code == 1
     assert '"message": "JobSet team-a/demo: ValidatingAdmissionPolicy \'gpu-cap\'' in result.stdout
 
@@ -161,23 +170,36 @@ def limits(namespace="team-a", gpus="4", name="gpu-limits"):
 
 def test_params_from_the_inputs_and_message_expression(tmp_path):
     ref = "  paramRef:\n    name: gpu-limits\n    parameterNotFoundAction: Deny\n"
-    result, paths = run(tmp_path, trainjob(gpus=8), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=ref),
-                        limits())
+    result, paths = run(
+        tmp_path, trainjob(gpus=8), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=ref), limits()
+    )
     assert result.exit_code == 1
-    assert ("ValidatingAdmissionPolicy 'gpu-cap-param' with binding 'gpu-cap-binding' denied request: "
-            "at most 4 GPUs per node in team-a") in result.stderr
+    assert (
+        "ValidatingAdmissionPolicy 'gpu-cap-param' with binding 'gpu-cap-binding' denied request: "
+        "at most 4 GPUs per node in team-a"
+    ) in result.stderr
     # the param is the one of the object's namespace: in team-b it allows 8
-    result, _ = run(tmp_path, trainjob(gpus=8, namespace="team-b"),
-                    PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=ref), limits(), limits("team-b", "8"))
+    result, _ = run(
+        tmp_path,
+        trainjob(gpus=8, namespace="team-b"),
+        PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=ref),
+        limits(),
+        limits("team-b", "8"),
+    )
     assert result.exit_code == 0, result.stderr
 
 
 def test_missing_params_deny_or_allow_by_parameter_not_found_action(tmp_path):
     deny = "  paramRef:\n    name: nowhere\n    parameterNotFoundAction: Deny\n"
     result, _ = run(tmp_path, trainjob(), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=deny))
-    assert result.exit_code == 1 and (
-        "ValidatingAdmissionPolicy 'gpu-cap-param' with binding 'gpu-cap-binding' denied request: failed to configure "
-        "binding: no params found for policy binding with `Deny` parameterNotFoundAction") in result.stderr
+    assert (
+        result.exit_code == 1
+        and (
+            "ValidatingAdmissionPolicy 'gpu-cap-param' with binding 'gpu-cap-binding' denied request: failed to configure "
+            "binding: no params found for policy binding with `Deny` parameterNotFoundAction"
+        )
+        in result.stderr
+    )
     allow = "  paramRef:\n    name: nowhere\n    parameterNotFoundAction: Allow\n"
     result, _ = run(tmp_path, trainjob(), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=allow))
     assert result.exit_code == 0, result.stderr
@@ -185,10 +207,19 @@ def test_missing_params_deny_or_allow_by_parameter_not_found_action(tmp_path):
 
 def test_params_by_selector_each_evaluated(tmp_path):
     selector = "  paramRef:\n    selector:\n      matchLabels: {kind: gpu-limit}\n    parameterNotFoundAction: Allow\n"
-    labelled = limits(gpus="16", name="loose").replace("  name: loose\n", "  name: loose\n  labels: {kind: gpu-limit}\n")
-    strict = limits(gpus="2", name="strict").replace("  name: strict\n", "  name: strict\n  labels: {kind: gpu-limit}\n")
-    result, _ = run(tmp_path, trainjob(gpus=4), PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=selector),
-                    labelled, strict)
+    labelled = limits(gpus="16", name="loose").replace(
+        "  name: loose\n", "  name: loose\n  labels: {kind: gpu-limit}\n"
+    )
+    strict = limits(gpus="2", name="strict").replace(
+        "  name: strict\n", "  name: strict\n  labels: {kind: gpu-limit}\n"
+    )
+    result, _ = run(
+        tmp_path,
+        trainjob(gpus=4),
+        PARAM_POLICY + "---\n" + binding(policy="gpu-cap-param", extra=selector),
+        labelled,
+        strict,
+    )
     assert result.exit_code == 1 and result.stderr.count("denied request") == 1
     assert "at most 2 GPUs per node" in result.stderr
 
@@ -209,29 +240,43 @@ NAMESPACES = textwrap.dedent("""\
 
 
 def test_namespace_selector_over_the_inputs_namespaces(tmp_path):
-    selected = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    namespaceSelector:\n"
-                                                        "      matchLabels: {gpu-quota: limited}\n")
-    result, _ = run(tmp_path, trainjob(gpus=16), trainjob(name="other", namespace="team-b", gpus=16), NAMESPACES,
-                    selected + "---\n" + binding())
+    selected = GPU_CAP.replace(
+        "  matchConstraints:\n",
+        "  matchConstraints:\n    namespaceSelector:\n      matchLabels: {gpu-quota: limited}\n",
+    )
+    result, _ = run(
+        tmp_path,
+        trainjob(gpus=16),
+        trainjob(name="other", namespace="team-b", gpus=16),
+        NAMESPACES,
+        selected + "---\n" + binding(),
+    )
     assert result.exit_code == 1
     assert "JobSet team-a/demo: ValidatingAdmissionPolicy 'gpu-cap'" in result.stderr
     assert "team-b" not in result.stderr
     # a Namespace not among the inputs has only its name label: matchExpressions on it
-    by_name = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    namespaceSelector:\n"
-                                                       "      matchExpressions:\n        - {key: kubernetes.io/metadata.name,"
-                                                       " operator: In, values: [team-c]}\n")
+    by_name = GPU_CAP.replace(
+        "  matchConstraints:\n",
+        "  matchConstraints:\n    namespaceSelector:\n"
+        "      matchExpressions:\n        - {key: kubernetes.io/metadata.name,"
+        " operator: In, values: [team-c]}\n",
+    )
     result, _ = run(tmp_path, trainjob(gpus=16, namespace="team-c"), by_name + "---\n" + binding())
     assert result.exit_code == 1 and "JobSet team-c/demo" in result.stderr
 
 
 def test_object_selector_and_exclude_rules(tmp_path):
-    by_label = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    objectSelector:\n"
-                                                        "      matchLabels: {tier: batch}\n")
+    by_label = GPU_CAP.replace(
+        "  matchConstraints:\n", "  matchConstraints:\n    objectSelector:\n      matchLabels: {tier: batch}\n"
+    )
     result, _ = run(tmp_path, trainjob(gpus=16), by_label + "---\n" + binding())
     assert result.exit_code == 0, result.stderr  # the JobSet carries no tier label
-    excluded = GPU_CAP.replace("  matchConstraints:\n", "  matchConstraints:\n    excludeResourceRules:\n"
-                                                        "      - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'],"
-                                                        " resources: [jobsets], resourceNames: [demo]}\n")
+    excluded = GPU_CAP.replace(
+        "  matchConstraints:\n",
+        "  matchConstraints:\n    excludeResourceRules:\n"
+        "      - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'],"
+        " resources: [jobsets], resourceNames: [demo]}\n",
+    )
     result, _ = run(tmp_path, trainjob(gpus=16), excluded + "---\n" + binding())
     assert result.exit_code == 0, result.stderr
 
@@ -239,14 +284,18 @@ def test_object_selector_and_exclude_rules(tmp_path):
 def test_cel_error_denies_under_fail_and_is_ignored_under_ignore(tmp_path):
     result, _ = run(tmp_path, trainjob(gpus=8), _policy_with("object.spec.nothere == 1", "Fail") + "---\n" + binding())
     assert result.exit_code == 1
-    assert ("denied request: expression 'object.spec.nothere == 1' resulted in error: no such key: nothere"
-            in result.stderr)
-    result, _ = run(tmp_path, trainjob(gpus=8), _policy_with("object.spec.nothere == 1", "Ignore") + "---\n" + binding())
+    assert (
+        "denied request: expression 'object.spec.nothere == 1' resulted in error: no such key: nothere" in result.stderr
+    )
+    result, _ = run(
+        tmp_path, trainjob(gpus=8), _policy_with("object.spec.nothere == 1", "Ignore") + "---\n" + binding()
+    )
     assert result.exit_code == 0, result.stderr
 
 
 def _policy_with(expression: str, failure: str = "Fail", extra: str = "") -> str:
-    return textwrap.dedent(f"""\
+    return (
+        textwrap.dedent(f"""\
         apiVersion: admissionregistration.k8s.io/v1
         kind: ValidatingAdmissionPolicy
         metadata:
@@ -259,35 +308,44 @@ def _policy_with(expression: str, failure: str = "Fail", extra: str = "") -> str
                 apiVersions: ["*"]
                 operations: ["*"]
                 resources: ["*"]
-        """) + extra + f"  validations:\n    - expression: {expression!r}\n"
+        """)
+        + extra
+        + f"  validations:\n    - expression: {expression!r}\n"
+    )
 
 
 def test_match_conditions_and_variables(tmp_path):
-    conditions = ("  matchConditions:\n    - name: jobsets-only\n      expression: \"request.kind.kind == 'JobSet'\"\n"
-                  "  variables:\n    - name: nodes\n      expression: object.spec.replicatedJobs[0].template.spec.parallelism\n")
+    conditions = (
+        "  matchConditions:\n    - name: jobsets-only\n      expression: \"request.kind.kind == 'JobSet'\"\n"
+        "  variables:\n    - name: nodes\n      expression: object.spec.replicatedJobs[0].template.spec.parallelism\n"
+    )
     result, _ = run(tmp_path, trainjob(), _policy_with("variables.nodes <= 1", extra=conditions) + "---\n" + binding())
     assert result.exit_code == 1 and result.stderr.count("denied request") == 1
     assert "JobSet team-a/demo" in result.stderr and "failed expression: variables.nodes <= 1" in result.stderr
 
 
 def test_passed_through_objects_are_reported_at_their_own_place(tmp_path):
-    policy = _policy_with("object.metadata.name.startsWith('team-')",
-                          extra="") .replace('resources: ["*"]', "resources: [configmaps]")
+    policy = _policy_with("object.metadata.name.startsWith('team-')", extra="").replace(
+        'resources: ["*"]', "resources: [configmaps]"
+    )
     result, paths = run(tmp_path, limits(), policy + "---\n" + binding())
     assert result.exit_code == 1
     assert result.stderr.strip() == (
         f"{paths[0]}:1:1: ConfigMap team-a/gpu-limits: ValidatingAdmissionPolicy 'gpu-cap' with binding "
-        "'gpu-cap-binding' denied request: failed expression: object.metadata.name.startsWith('team-')")
+        "'gpu-cap-binding' denied request: failed expression: object.metadata.name.startsWith('team-')"
+    )
 
 
 def test_update_rules_under_previous_see_the_old_object(tmp_path):
     grows = _policy_with("oldObject == null || object.data.maxGPUs >= oldObject.data.maxGPUs").replace(
-        'operations: ["*"]', "operations: [UPDATE]")
+        'operations: ["*"]', "operations: [UPDATE]"
+    )
     old = tmp_path / "old"
     old.mkdir()
     (old / "limits.yaml").write_text(limits(gpus="8"))
-    result, _ = run(tmp_path, limits(gpus="4"), grows + "---\n" + binding(), args=("--previous", str(old)),
-                    command="validate")
+    result, _ = run(
+        tmp_path, limits(gpus="4"), grows + "---\n" + binding(), args=("--previous", str(old)), command="validate"
+    )
     assert result.exit_code == 1 and "ConfigMap team-a/gpu-limits: ValidatingAdmissionPolicy" in result.stderr
     created, _ = run(tmp_path, limits(gpus="4"), grows + "---\n" + binding(), command="validate")
     assert created.exit_code == 0, created.stderr  # CREATE: an UPDATE-only rule does not apply
@@ -297,16 +355,19 @@ def test_bad_policy_input_fails_at_its_own_place(tmp_path):
     broken = _policy_with("object.spec.replicatedJobs.all(j, ")
     result, paths = run(tmp_path, trainjob(), broken + "---\n" + binding())
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"{paths[1]}:14:19: spec.validations[0].expression: compilation failed: "
-                                    "ERROR: <input>:1:")
+    assert result.stderr.startswith(
+        f"{paths[1]}:14:19: spec.validations[0].expression: compilation failed: ERROR: <input>:1:"
+    )
     assert "spec.policyName" not in result.stderr  # its binding is not reported again
     unknown = PARAM_POLICY.replace("kind: ConfigMap", "kind: GPULimit")
     result, paths = run(tmp_path, trainjob(), unknown + "---\n" + binding(policy="gpu-cap-param"))
     assert result.exit_code == 1 and result.stderr.startswith(
-        f"{paths[1]}:7:5: spec.paramKind: failed to find resource referenced by paramKind: 'v1, Kind=GPULimit'")
+        f"{paths[1]}:7:5: spec.paramKind: failed to find resource referenced by paramKind: 'v1, Kind=GPULimit'"
+    )
     result, paths = run(tmp_path, trainjob(), binding(policy="nowhere"))
     assert result.exit_code == 1 and result.stderr.strip() == (
-        f"{paths[1]}:6:15: spec.policyName: no ValidatingAdmissionPolicy 'nowhere' among the inputs or --policies")
+        f"{paths[1]}:6:15: spec.policyName: no ValidatingAdmissionPolicy 'nowhere' among the inputs or --policies"
+    )
 
 
 HOUSE = textwrap.dedent("""\
@@ -331,8 +392,9 @@ def test_the_same_cap_as_a_house_rule(tmp_path, monkeypatch):
     (tmp_path / "b.yaml").write_text(trainjob(name="other", namespace="team-b", gpus=16))
     result = CliRunner().invoke(cli, ["build", "a.yaml", "b.yaml"])
     assert result.exit_code == 1
-    assert result.stderr.strip() == ("a.yaml:1:1: JobSet team-a/demo: house rule 'gpu-per-node-cap' denied: "
-                                     "at most 8 GPUs per node")
+    assert result.stderr.strip() == (
+        "a.yaml:1:1: JobSet team-a/demo: house rule 'gpu-per-node-cap' denied: at most 8 GPUs per node"
+    )
     (tmp_path / "a.yaml").write_text(trainjob(gpus=8))
     assert CliRunner().invoke(cli, ["build", "a.yaml", "b.yaml"]).exit_code == 0
 
@@ -340,22 +402,32 @@ def test_the_same_cap_as_a_house_rule(tmp_path, monkeypatch):
 def test_a_house_rule_that_does_not_compile_fails_at_its_place(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".git").mkdir()
-    (tmp_path / ".trainc.yaml").write_text(HOUSE.replace("message: at most", "message: at most").replace(
-        "int(c.resources.limits['nvidia.com/gpu']) <= 8))", "int(c.resources.limits['nvidia.com/gpu']) <= ))"))
+    (tmp_path / ".trainc.yaml").write_text(
+        HOUSE.replace("message: at most", "message: at most").replace(
+            "int(c.resources.limits['nvidia.com/gpu']) <= 8))", "int(c.resources.limits['nvidia.com/gpu']) <= ))"
+        )
+    )
     (tmp_path / "a.yaml").write_text(trainjob(gpus=8))
     result = CliRunner().invoke(cli, ["build", "a.yaml"])
     assert result.exit_code == 1 and result.stderr.startswith(
-        ".trainc.yaml:6:11: policies[0].rule: compilation failed: ERROR: <input>:")
+        ".trainc.yaml:6:11: policies[0].rule: compilation failed: ERROR: <input>:"
+    )
 
 
 def test_no_policy_no_policy_modules():
     """A build without policies imports neither the admission evaluation nor the house rules' checks."""
-    probe = ("import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
-             "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    probe = (
+        "import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
+        "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
     from conftest import ROOT
 
-    built = subprocess.run([sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
-                           capture_output=True, text=True, cwd=ROOT / "examples")
+    built = subprocess.run(
+        [sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "examples",
+    )
     assert "kind: JobSet" in built.stdout
     assert "trainc.policy.vap" not in built.stderr.split()
     helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
@@ -368,7 +440,7 @@ def readme_house_rules() -> str:
 
     text = (ROOT / "docs" / "guides" / "policies.md").read_text()
     start = text.index("# .trainc.yaml\n")
-    return text[start:text.index("```", start)]
+    return text[start : text.index("```", start)]
 
 
 RUNTIME_WITH_TEAM = textwrap.dedent("""\
@@ -400,41 +472,52 @@ RUNTIME_WITH_TEAM = textwrap.dedent("""\
     """)
 
 
-@pytest.mark.parametrize(("change", "refused"), [
-    ({}, None),
-    ({"gpus": "16"}, "gpu-per-node-cap"),
-    ({"image": "docker.io/me/train:1"}, "allowed-registries"),
-    ({"runtime": "torch-distributed", "image": "registry.example.com/x:1"}, "team-label"),
-    ({"queue": "spot", "priority": "high"}, "priority-per-queue"),
-    ({"queue": "spot", "priority": "preemptible"}, None),
-])
+@pytest.mark.parametrize(
+    ("change", "refused"),
+    [
+        ({}, None),
+        ({"gpus": "16"}, "gpu-per-node-cap"),
+        ({"image": "docker.io/me/train:1"}, "allowed-registries"),
+        ({"runtime": "torch-distributed", "image": "registry.example.com/x:1"}, "team-label"),
+        ({"queue": "spot", "priority": "high"}, "priority-per-queue"),
+        ({"queue": "spot", "priority": "preemptible"}, None),
+    ],
+)
 def test_the_readme_house_rules(tmp_path, monkeypatch, change, refused):
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".git").mkdir()
     (tmp_path / "platform" / "policies").mkdir(parents=True)
     (tmp_path / ".trainc.yaml").write_text(readme_house_rules())
     (tmp_path / "runtime.yaml").write_text(RUNTIME_WITH_TEAM)
-    values = {"gpus": "8", "image": "registry.example.com/train:1", "runtime": "labelled", "queue": "prod-gpu",
-              "priority": "high", **change}
-    (tmp_path / "job.yaml").write_text(textwrap.dedent(f"""\
+    values = {
+        "gpus": "8",
+        "image": "registry.example.com/train:1",
+        "runtime": "labelled",
+        "queue": "prod-gpu",
+        "priority": "high",
+        **change,
+    }
+    (tmp_path / "job.yaml").write_text(
+        textwrap.dedent(f"""\
         apiVersion: trainer.kubeflow.org/v1alpha1
         kind: TrainJob
         metadata:
           name: demo
           namespace: team-a
           labels:
-            kueue.x-k8s.io/queue-name: {values['queue']}
-            kueue.x-k8s.io/priority-class: {values['priority']}
+            kueue.x-k8s.io/queue-name: {values["queue"]}
+            kueue.x-k8s.io/priority-class: {values["priority"]}
         spec:
           runtimeRef:
-            name: {values['runtime']}
-            kind: {'TrainingRuntime' if values['runtime'] == 'labelled' else 'ClusterTrainingRuntime'}
+            name: {values["runtime"]}
+            kind: {"TrainingRuntime" if values["runtime"] == "labelled" else "ClusterTrainingRuntime"}
           trainer:
-            image: {values['image']}
+            image: {values["image"]}
             resourcesPerNode:
               limits:
-                nvidia.com/gpu: {values['gpus']}
-        """))
+                nvidia.com/gpu: {values["gpus"]}
+        """)
+    )
     result = CliRunner().invoke(cli, ["build", "runtime.yaml", "job.yaml"])
     if refused is None:
         assert result.exit_code == 0, result.stderr
@@ -457,20 +540,24 @@ def test_policy_paths_in_the_project_config(tmp_path, monkeypatch):
 
 def test_a_rendered_jobset_update_sees_the_jobset_the_previous_trainjob_renders(tmp_path):
     queue = "kueue.x-k8s.io/queue-name"
-    same_queue = _policy_with(f"object.metadata.labels[?'{queue}'] == oldObject.metadata.labels[?'{queue}']").replace(
-        'resources: ["*"]', "resources: [jobsets]").replace('operations: ["*"]', "operations: [UPDATE]")
+    same_queue = (
+        _policy_with(f"object.metadata.labels[?'{queue}'] == oldObject.metadata.labels[?'{queue}']")
+        .replace('resources: ["*"]', "resources: [jobsets]")
+        .replace('operations: ["*"]', "operations: [UPDATE]")
+    )
     queued = trainjob().replace("  namespace: team-a\n", f"  namespace: team-a\n  labels:\n    {queue}: small\n")
     old = tmp_path / "old"
     old.mkdir()
     (old / "job.yaml").write_text(queued)
     moved = queued.replace(f"{queue}: small", f"{queue}: large")
-    result, paths = run(tmp_path, moved, same_queue + "---\n" + binding(), args=("--previous", str(old)),
-                        command="validate")
+    result, paths = run(
+        tmp_path, moved, same_queue + "---\n" + binding(), args=("--previous", str(old)), command="validate"
+    )
     assert result.exit_code == 1 and result.stderr.startswith(
         f"{paths[0]}:1:1: JobSet team-a/demo: ValidatingAdmissionPolicy 'gpu-cap' with binding 'gpu-cap-binding' "
-        "denied request: failed expression: object.metadata.labels[?")
-    same, _ = run(tmp_path, queued, same_queue + "---\n" + binding(), args=("--previous", str(old)),
-                  command="validate")
+        "denied request: failed expression: object.metadata.labels[?"
+    )
+    same, _ = run(tmp_path, queued, same_queue + "---\n" + binding(), args=("--previous", str(old)), command="validate")
     assert same.exit_code == 0, same.stderr
 
 
@@ -478,7 +565,8 @@ def test_a_rendered_jobset_update_sees_the_jobset_the_previous_trainjob_renders(
 
 CONTROLLER = "system:serviceaccount:argocd:argocd-application-controller"
 ONLY_CONTROLLER = _policy_with(f"request.userInfo.username == '{CONTROLLER}'").replace(
-    'resources: ["*"]', "resources: [jobsets]")
+    'resources: ["*"]', "resources: [jobsets]"
+)
 
 
 @pytest.mark.parametrize("how", ["flag", "env", "config"])
@@ -489,8 +577,7 @@ def test_request_user_info_is_who_applies(tmp_path, monkeypatch, how):
     (tmp_path / ".git").mkdir()
     denied, _ = run(tmp_path, trainjob(), ONLY_CONTROLLER + "---\n" + binding())
     assert denied.exit_code == 1 and f"failed expression: request.userInfo.username == '{CONTROLLER}'" in denied.stderr
-    args, env = {"flag": ((f"--as={CONTROLLER}",), {}), "env": ((), {"TRAINC_AS": CONTROLLER}),
-                 "config": ((), {})}[how]
+    args, env = {"flag": ((f"--as={CONTROLLER}",), {}), "env": ((), {"TRAINC_AS": CONTROLLER}), "config": ((), {})}[how]
     if how == "config":
         (tmp_path / ".trainc.yaml").write_text(f"as: {CONTROLLER}\n")
     for name, value in env.items():
@@ -499,16 +586,22 @@ def test_request_user_info_is_who_applies(tmp_path, monkeypatch, how):
     assert allowed.exit_code == 0, allowed.stderr
 
 
-@pytest.mark.parametrize("args, groups", [
-    ((f"--as={CONTROLLER}",), ["system:serviceaccounts", "system:serviceaccounts:argocd", "system:authenticated"]),
-    (("--as=alice",), ["system:authenticated"]),
-    (("--as=alice", "--as-group=ml", "--as-group=ops"), ["ml", "ops", "system:authenticated"]),
-    (("--as=system:anonymous",), []),
-], ids=["service-account", "user", "groups", "anonymous"])
+@pytest.mark.parametrize(
+    "args, groups",
+    [
+        ((f"--as={CONTROLLER}",), ["system:serviceaccounts", "system:serviceaccounts:argocd", "system:authenticated"]),
+        (("--as=alice",), ["system:authenticated"]),
+        (("--as=alice", "--as-group=ml", "--as-group=ops"), ["ml", "ops", "system:authenticated"]),
+        (("--as=system:anonymous",), []),
+    ],
+    ids=["service-account", "user", "groups", "anonymous"],
+)
 def test_the_groups_are_those_kubectl_as_gets(tmp_path, args, groups):
     """The impersonation filter's user info: a service account's groups, and system:authenticated."""
-    policy = _policy_with("false").replace('resources: ["*"]', "resources: [jobsets]") + \
-        "      messageExpression: \"request.userInfo.groups.join(',')\"\n"
+    policy = (
+        _policy_with("false").replace('resources: ["*"]', "resources: [jobsets]")
+        + "      messageExpression: \"request.userInfo.groups.join(',')\"\n"
+    )
     result, _ = run(tmp_path, trainjob(), policy + "---\n" + binding(), args=args)
     assert result.exit_code == 1
     message = result.stderr.strip().splitlines()[0].rpartition("denied request: ")[2]
@@ -523,10 +616,16 @@ def test_as_group_without_as_is_a_usage_error(tmp_path):
 CHECK = "authorizer.group('jobset.x-k8s.io').resource('jobsets').namespace(object.metadata.namespace).check('create')"
 
 
-@pytest.mark.parametrize("failure, effect", [
-    ("Fail", "the cluster answers it, and under its failurePolicy Fail a check that errors there denies the request"),
-    ("Ignore", "its failurePolicy Ignore skips a check that errors, as here"),
-])
+@pytest.mark.parametrize(
+    "failure, effect",
+    [
+        (
+            "Fail",
+            "the cluster answers it, and under its failurePolicy Fail a check that errors there denies the request",
+        ),
+        ("Ignore", "its failurePolicy Ignore skips a check that errors, as here"),
+    ],
+)
 def test_an_authorizer_check_without_rbac_objects_is_a_notice_at_the_expression(tmp_path, failure, effect):
     """A valid policy using authorizer was 'compilation failed' and failed every build: now the check is not
     evaluated, said once at its expression with what the failurePolicy makes of it, and the build goes on."""
@@ -536,7 +635,8 @@ def test_an_authorizer_check_without_rbac_objects_is_a_notice_at_the_expression(
     assert result.stderr.strip().splitlines() == [
         f"notice: {paths[2]}:14:19: spec.validations[0].expression: ValidatingAdmissionPolicy 'gpu-cap': not "
         "evaluated: its authorizer check needs the RBAC objects (Roles, ClusterRoles and their bindings) among the "
-        f"inputs or --policies, and there are none; skipped here ({effect})"]
+        f"inputs or --policies, and there are none; skipped here ({effect})"
+    ]
     # what the check does not decide still is: the rest of the policy is evaluated
     mixed = policy.replace(f"{CHECK}.allowed()", f"object.metadata.name == 'demo' || {CHECK}.allowed()")
     denied, _ = run(tmp_path, trainjob("other"), mixed + "---\n" + binding())
@@ -576,14 +676,18 @@ rules: []
 
 def rbac_binding(kind, name, role="jobset-editor", subject="kind: Group\n    name: ml", namespace="team-a"):
     where = f"\n  namespace: {namespace}" if kind == "RoleBinding" else ""
-    return (f"apiVersion: rbac.authorization.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}{where}\nroleRef:\n"
-            f"  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: {role}\nsubjects:\n  - {subject}\n")
+    return (
+        f"apiVersion: rbac.authorization.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}{where}\nroleRef:\n"
+        f"  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: {role}\nsubjects:\n  - {subject}\n"
+    )
 
 
 def decision(tmp_path, check: str, *rbac: str, args=("--as=alice", "--as-group=ml")) -> str:
     """`allowed reason` of `check` for the JobSet team-a/demo, as a policy that always denies reports it."""
-    policy = _policy_with("false").replace('resources: ["*"]', "resources: [jobsets]") + \
-        f"      messageExpression: \"string({check}.allowed()) + ' ' + {check}.reason() + '.'\"\n"
+    policy = (
+        _policy_with("false").replace('resources: ["*"]', "resources: [jobsets]")
+        + f"      messageExpression: \"string({check}.allowed()) + ' ' + {check}.reason() + '.'\"\n"
+    )
     rbac_file = tmp_path / "rbac.yaml"
     rbac_file.write_text("---\n".join(rbac))
     result, _ = run(tmp_path, trainjob(), policy + "---\n" + binding(), args=(*args, f"--policies={rbac_file}"))
@@ -595,37 +699,86 @@ ROLE_PLAIN = ROLE.replace("{LABELS}", "{}")
 SA = "kind: ServiceAccount\n    name: argocd-application-controller\n    namespace: argocd"
 
 
-@pytest.mark.parametrize("check, rbac, expected", [
-    (CHECK, [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "ml-jobsets")],
-     'true RBAC: allowed by ClusterRoleBinding "ml-jobsets" of ClusterRole "jobset-editor" to Group "ml".'),
-    (CHECK, [ROLE_PLAIN, rbac_binding("RoleBinding", "ml-jobsets")],
-     'true RBAC: allowed by RoleBinding "ml-jobsets/team-a" of ClusterRole "jobset-editor" to Group "ml".'),
-    (CHECK, [ROLE_PLAIN, rbac_binding("RoleBinding", "ml-jobsets", namespace="team-b")], "false ."),
-    (CHECK, [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "bob", subject="kind: User\n    name: bob")], "false ."),
-    (CHECK.replace("'create'", "'delete'"), [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
-    (CHECK.replace(".check", ".subresource('status').check"), [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
-     'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".'),
-    ("authorizer.group('').resource('configmaps').namespace('team-a').name('settings').check('delete')",
-     [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
-     'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".'),
-    ("authorizer.group('').resource('configmaps').namespace('team-a').name('other').check('get')",
-     [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
-    ("authorizer.path('/debug/pprof').check('get')", [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
-     'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".'),
-    ("authorizer.path('/healthz').check('get')", [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
-    ("authorizer.requestResource.check('create')", [ROLE_PLAIN, rbac_binding("RoleBinding", "b")],
-     'true RBAC: allowed by RoleBinding "b/team-a" of ClusterRole "jobset-editor" to Group "ml".'),
-    (CHECK.replace("authorizer.", "authorizer.serviceAccount('argocd', 'argocd-application-controller')."),
-     [ROLE_PLAIN, rbac_binding("RoleBinding", "ctl", subject=SA)],
-     'true RBAC: allowed by RoleBinding "ctl/team-a" of ClusterRole "jobset-editor" to ServiceAccount '
-     '"argocd-application-controller/argocd".'),
-    (CHECK, [ROLE.replace("{LABELS}", '{ml.example.com/aggregate: "true"}'), AGGREGATED,
-             rbac_binding("ClusterRoleBinding", "admins", role="ml-admin")],
-     'true RBAC: allowed by ClusterRoleBinding "admins" of ClusterRole "ml-admin" to Group "ml".'),
-    (CHECK, [ROLE_PLAIN, AGGREGATED, rbac_binding("ClusterRoleBinding", "admins", role="ml-admin")], "false ."),
-], ids=["cluster-role-binding", "role-binding", "role-binding-elsewhere", "other-user", "verb", "subresource",
-        "resource-name", "other-resource-name", "non-resource-prefix", "non-resource-other", "request-resource",
-        "service-account", "aggregated", "not-aggregated"])
+@pytest.mark.parametrize(
+    "check, rbac, expected",
+    [
+        (
+            CHECK,
+            [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "ml-jobsets")],
+            'true RBAC: allowed by ClusterRoleBinding "ml-jobsets" of ClusterRole "jobset-editor" to Group "ml".',
+        ),
+        (
+            CHECK,
+            [ROLE_PLAIN, rbac_binding("RoleBinding", "ml-jobsets")],
+            'true RBAC: allowed by RoleBinding "ml-jobsets/team-a" of ClusterRole "jobset-editor" to Group "ml".',
+        ),
+        (CHECK, [ROLE_PLAIN, rbac_binding("RoleBinding", "ml-jobsets", namespace="team-b")], "false ."),
+        (
+            CHECK,
+            [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "bob", subject="kind: User\n    name: bob")],
+            "false .",
+        ),
+        (CHECK.replace("'create'", "'delete'"), [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
+        (
+            CHECK.replace(".check", ".subresource('status').check"),
+            [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
+            'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".',
+        ),
+        (
+            "authorizer.group('').resource('configmaps').namespace('team-a').name('settings').check('delete')",
+            [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
+            'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".',
+        ),
+        (
+            "authorizer.group('').resource('configmaps').namespace('team-a').name('other').check('get')",
+            [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
+            "false .",
+        ),
+        (
+            "authorizer.path('/debug/pprof').check('get')",
+            [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")],
+            'true RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "jobset-editor" to Group "ml".',
+        ),
+        ("authorizer.path('/healthz').check('get')", [ROLE_PLAIN, rbac_binding("ClusterRoleBinding", "b")], "false ."),
+        (
+            "authorizer.requestResource.check('create')",
+            [ROLE_PLAIN, rbac_binding("RoleBinding", "b")],
+            'true RBAC: allowed by RoleBinding "b/team-a" of ClusterRole "jobset-editor" to Group "ml".',
+        ),
+        (
+            CHECK.replace("authorizer.", "authorizer.serviceAccount('argocd', 'argocd-application-controller')."),
+            [ROLE_PLAIN, rbac_binding("RoleBinding", "ctl", subject=SA)],
+            'true RBAC: allowed by RoleBinding "ctl/team-a" of ClusterRole "jobset-editor" to ServiceAccount '
+            '"argocd-application-controller/argocd".',
+        ),
+        (
+            CHECK,
+            [
+                ROLE.replace("{LABELS}", '{ml.example.com/aggregate: "true"}'),
+                AGGREGATED,
+                rbac_binding("ClusterRoleBinding", "admins", role="ml-admin"),
+            ],
+            'true RBAC: allowed by ClusterRoleBinding "admins" of ClusterRole "ml-admin" to Group "ml".',
+        ),
+        (CHECK, [ROLE_PLAIN, AGGREGATED, rbac_binding("ClusterRoleBinding", "admins", role="ml-admin")], "false ."),
+    ],
+    ids=[
+        "cluster-role-binding",
+        "role-binding",
+        "role-binding-elsewhere",
+        "other-user",
+        "verb",
+        "subresource",
+        "resource-name",
+        "other-resource-name",
+        "non-resource-prefix",
+        "non-resource-other",
+        "request-resource",
+        "service-account",
+        "aggregated",
+        "not-aggregated",
+    ],
+)
 def test_authorizer_checks_are_answered_as_the_rbac_authorizer_answers(tmp_path, check, rbac, expected):
     assert decision(tmp_path, check, *rbac) == expected
 

@@ -22,9 +22,23 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 def chromium(page, tmp_path, *flags: str) -> subprocess.CompletedProcess:
     need(os.access(CHROMIUM, os.X_OK), "chromium is not installed")
-    return subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr",
-                           "--v=0", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,2400", *flags,
-                           page.as_uri()], capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1200,2400",
+            *flags,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def console(stderr: str) -> list[str]:

@@ -38,15 +38,35 @@ def test_json_cost_is_strings_of_cents_and_null_for_unbounded():
     data = json.loads(run("summary", *CASE, "--base", BASE, "--format", "json", cwd=ROOT).stdout)["cost"]
     assert data["currency"] == "USD" and data["prices"] == "tests/cost-case/.trainc.yaml:2:1"
     llm = next(job for job in data["trainJobs"] if job["name"] == "llm")
-    assert llm == {"namespace": "team-a", "name": "llm", "hourly": "43.97", "seconds": 14400, "bounded": "175.87",
-                   "unpriced": []}
-    assert {"scope": "total", "name": "all", "hourlyBase": "22.08", "hourly": "61.05", "hourlyChange": "+38.98",
-            "boundedBase": "88.30", "bounded": None, "boundedChange": None} in data["delta"]
+    assert llm == {
+        "namespace": "team-a",
+        "name": "llm",
+        "hourly": "43.97",
+        "seconds": 14400,
+        "bounded": "175.87",
+        "unpriced": [],
+    }
+    assert {
+        "scope": "total",
+        "name": "all",
+        "hourlyBase": "22.08",
+        "hourly": "61.05",
+        "hourlyChange": "+38.98",
+        "boundedBase": "88.30",
+        "bounded": None,
+        "boundedChange": None,
+    } in data["delta"]
 
 
 def test_without_prices_nothing_is_priced_and_the_charts_stay():
-    out = run("summary", "golden/summary-kueue-queues/queues.yaml", "golden/summary-kueue-queues/trainjobs.yaml",
-              "--format", "markdown", cwd=ROOT).stdout
+    out = run(
+        "summary",
+        "golden/summary-kueue-queues/queues.yaml",
+        "golden/summary-kueue-queues/trainjobs.yaml",
+        "--format",
+        "markdown",
+        cwd=ROOT,
+    ).stdout
     assert "**Cost**" not in out and "```mermaid\nxychart-beta\n" in out
 
 
@@ -65,25 +85,35 @@ def test_a_chart_holds_at_most_its_bound_of_categories_and_no_quote_escapes_a_la
 def pull_request(tmp_path, jobs: int = 100):
     """A repository of `jobs` TrainJobs over ten teams' queues, each job bigger than at the base (base/)."""
     (tmp_path / ".git").mkdir()
-    write(tmp_path, ".trainc.yaml", "prices:\n  currency: USD\n  flavors:\n"
-          "    a100: {nvidia.com/gpu: 2.50, cpu: 0.03}\n  default: {cpu: 0.03, memory: 0.004}\n")
+    write(
+        tmp_path,
+        ".trainc.yaml",
+        "prices:\n  currency: USD\n  flavors:\n"
+        "    a100: {nvidia.com/gpu: 2.50, cpu: 0.03}\n  default: {cpu: 0.03, memory: 0.004}\n",
+    )
     queues = ["apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata:\n  name: a100\n"]
     for team in range(10):
-        queues.append(f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: team-{team}\n"
-                      "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
-                      "  - coveredResources: [cpu, memory, nvidia.com/gpu]\n    flavors:\n    - name: a100\n"
-                      "      resources:\n      - {name: cpu, nominalQuota: \"4096\"}\n"
-                      "      - {name: memory, nominalQuota: 64Ti}\n"
-                      "      - {name: nvidia.com/gpu, nominalQuota: 1024}\n")
-        queues.append(f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: gpu\n"
-                      f"  namespace: team-{team}\nspec:\n  clusterQueue: team-{team}\n")
+        queues.append(
+            f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: team-{team}\n"
+            "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+            "  - coveredResources: [cpu, memory, nvidia.com/gpu]\n    flavors:\n    - name: a100\n"
+            '      resources:\n      - {name: cpu, nominalQuota: "4096"}\n'
+            "      - {name: memory, nominalQuota: 64Ti}\n"
+            "      - {name: nvidia.com/gpu, nominalQuota: 1024}\n"
+        )
+        queues.append(
+            f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: gpu\n"
+            f"  namespace: team-{team}\nspec:\n  clusterQueue: team-{team}\n"
+        )
 
     def trainjobs(nodes: int) -> str:
         return "---\n".join(
             f"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: job-{index:03}\n"
             f"  namespace: team-{index % 10}\n  labels: {{kueue.x-k8s.io/queue-name: gpu}}\nspec:\n"
             f"  runtimeRef: {{name: torch-distributed}}\n  trainer:\n    numNodes: {nodes}\n    resourcesPerNode:\n"
-            "      requests: {cpu: \"8\", memory: 64Gi, nvidia.com/gpu: 1}\n" for index in range(jobs))
+            '      requests: {cpu: "8", memory: 64Gi, nvidia.com/gpu: 1}\n'
+            for index in range(jobs)
+        )
 
     write(tmp_path, "queues.yaml", "---\n".join(queues))
     write(tmp_path, "trainjobs.yaml", trainjobs(2))
@@ -95,8 +125,7 @@ def pull_request(tmp_path, jobs: int = 100):
 def test_a_100_job_pull_request_comment_fits_github_with_its_charts(tmp_path):
     folder = pull_request(tmp_path)
     for command in ("summary", "diff"):
-        out = run(command, "queues.yaml", "trainjobs.yaml", "--base", "base", "--format", "markdown",
-                  cwd=folder).stdout
+        out = run(command, "queues.yaml", "trainjobs.yaml", "--base", "base", "--format", "markdown", cwd=folder).stdout
         assert len(out) < 65536, (command, len(out))
         assert len(re.findall(r"```mermaid\nxychart-beta\n", out)) == 4, command  # GPUs, CPU, memory, cost
     diff = run("diff", "queues.yaml", "trainjobs.yaml", "--base", "base", "--format", "markdown", cwd=folder).stdout
@@ -106,7 +135,11 @@ def test_a_100_job_pull_request_comment_fits_github_with_its_charts(tmp_path):
 
 def test_the_guide_shows_a_chart_diff_prints():
     guide = (ROOT / "docs" / "guides" / "cost-capacity.md").read_text()
-    chart = re.search(r"tested-by: tests/review/test_report.py::test_the_guide_shows_a_chart_diff_prints -->\n"
-                      r"(```mermaid\n.*?```\n)", guide, re.S).group(1)
+    chart = re.search(
+        r"tested-by: tests/review/test_report.py::test_the_guide_shows_a_chart_diff_prints -->\n"
+        r"(```mermaid\n.*?```\n)",
+        guide,
+        re.S,
+    ).group(1)
     out = run("diff", *CASE, "--base", BASE, "--format", "markdown", cwd=ROOT).stdout
     assert chart in out

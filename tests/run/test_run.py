@@ -24,9 +24,17 @@ from conftest import ROOT, need
 from helpers import environment, has_torch, status_of
 
 TIMEOUT = 120
+
+
 def trainc_run(*args, cwd=None, timeout=TIMEOUT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "trainc", "run", *map(str, args)], capture_output=True, text=True,
-                          env=environment(), cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "trainc", "run", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 def condition(status: dict) -> tuple[str, str]:
@@ -50,8 +58,14 @@ def runtime(name: str, jobs: list, policy: dict | None = None, **template_spec) 
     """A TrainingRuntime in the default namespace, as YAML text (JSON is YAML)."""
     spec = {"mlPolicy": policy} if policy else {}
     spec["template"] = {"spec": {**template_spec, "replicatedJobs": jobs}}
-    return json.dumps({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
-                       "metadata": {"name": name, "namespace": "default"}, "spec": spec})
+    return json.dumps(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainingRuntime",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": spec,
+        }
+    )
 
 
 def replicated_job(name: str, pod_spec: dict, step: str | None = None, **fields) -> dict:
@@ -62,8 +76,9 @@ def replicated_job(name: str, pod_spec: dict, step: str | None = None, **fields)
     return {"name": name, **fields, "template": template}
 
 
-def trainjob(tmp_path, name: str, trainer: str, runtime: str = "torch-distributed",
-             kind: str = "ClusterTrainingRuntime") -> Path:
+def trainjob(
+    tmp_path, name: str, trainer: str, runtime: str = "torch-distributed", kind: str = "ClusterTrainingRuntime"
+) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"""\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -87,14 +102,19 @@ def test_torch_example_trains_on_cpus(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     lines = [line for line in result.stdout.splitlines() if ": 30 steps, loss " in line]
     ranks = sorted((line.split(" | ")[0].strip(), line.split(" | ")[1].split(":")[0]) for line in lines)
-    assert ranks == [("cpu-demo-node-0-0", "rank 0 of 4"), ("cpu-demo-node-0-0", "rank 1 of 4"),
-                     ("cpu-demo-node-0-1", "rank 2 of 4"), ("cpu-demo-node-0-1", "rank 3 of 4")]
+    assert ranks == [
+        ("cpu-demo-node-0-0", "rank 0 of 4"),
+        ("cpu-demo-node-0-0", "rank 1 of 4"),
+        ("cpu-demo-node-0-1", "rank 2 of 4"),
+        ("cpu-demo-node-0-1", "rank 3 of 4"),
+    ]
     losses = {line.rpartition("loss ")[2] for line in lines}
     assert len(losses) == 1 and float(losses.pop()) < 0.01  # DDP kept the replicas in step, and it learned
     status = status_of(result.stdout)
     assert condition(status) == ("Complete", "AllJobsCompleted")
-    assert status["jobsStatus"] == [{"name": "node", "ready": 0, "succeeded": 1, "failed": 0, "active": 0,
-                                     "suspended": 0}]
+    assert status["jobsStatus"] == [
+        {"name": "node", "ready": 0, "succeeded": 1, "failed": 0, "active": 0, "suspended": 0}
+    ]
     assert "pod cpu-demo-node-0-1 started" in result.stderr
     # the quick start installs numpy with torch: without it every rank warns "Failed to initialize NumPy"
     assert "pip install torch==2.13.0 numpy " in (ROOT / "README.md").read_text()
@@ -104,14 +124,34 @@ def test_torch_example_trains_on_cpus(tmp_path):
 def mpi_runtime(marker: str) -> str:
     """Nodes that idle (in the cluster they run sshd) and a launcher that starts once they run, as the bundled
     MPI runtimes; the launcher's success completes the JobSet."""
-    return runtime("mpi-local", [
-        replicated_job("node", {"containers": [{"name": "node", "image": "mpi-runtime",
-                                                "command": ["python", "-c", "import time; time.sleep(300)", marker]}]}),
-        replicated_job("launcher", {"containers": [{"name": "node", "image": "mpi-runtime"}]}, "trainer",
-                       dependsOn=[{"name": "node", "status": "Ready"}]),
-    ], {"numNodes": 1, "mpi": {"numProcPerNode": 2, "mpiImplementation": "OpenMPI",
-                               "sshAuthMountPath": "/home/mpiuser/.ssh"}},
-        successPolicy={"operator": "All", "targetReplicatedJobs": ["launcher"]})
+    return runtime(
+        "mpi-local",
+        [
+            replicated_job(
+                "node",
+                {
+                    "containers": [
+                        {
+                            "name": "node",
+                            "image": "mpi-runtime",
+                            "command": ["python", "-c", "import time; time.sleep(300)", marker],
+                        }
+                    ]
+                },
+            ),
+            replicated_job(
+                "launcher",
+                {"containers": [{"name": "node", "image": "mpi-runtime"}]},
+                "trainer",
+                dependsOn=[{"name": "node", "status": "Ready"}],
+            ),
+        ],
+        {
+            "numNodes": 1,
+            "mpi": {"numProcPerNode": 2, "mpiImplementation": "OpenMPI", "sshAuthMountPath": "/home/mpiuser/.ssh"},
+        },
+        successPolicy={"operator": "All", "targetReplicatedJobs": ["launcher"]},
+    )
 
 
 def test_mpirun_runs_over_the_rendered_hostfile(tmp_path):
@@ -122,9 +162,15 @@ def test_mpirun_runs_over_the_rendered_hostfile(tmp_path):
     marker = f"trainc-test-{uuid.uuid4().hex}"
     (tmp_path / "runtime.yaml").write_text(mpi_runtime(marker))
     rank = "import os; os.write(1, b'rank %s of %s\\\\n' % (os.environb[b'OMPI_COMM_WORLD_RANK'], os.environb[b'OMPI_COMM_WORLD_SIZE']))"  # one write: whole lines
-    job = trainjob(tmp_path, "mpi", f"""\
+    job = trainjob(
+        tmp_path,
+        "mpi",
+        f"""\
     numNodes: 2
-    command: [mpirun, --hostfile, /etc/mpi/hostfile, python, -c, "{rank}"]""", "mpi-local", "TrainingRuntime")
+    command: [mpirun, --hostfile, /etc/mpi/hostfile, python, -c, "{rank}"]""",
+        "mpi-local",
+        "TrainingRuntime",
+    )
     env_file = tmp_path / "root.env"  # Open MPI refuses to run as root without these
     env_file.write_text("OMPI_ALLOW_RUN_AS_ROOT=1\nOMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n")
     result = trainc_run(job, tmp_path / "runtime.yaml", "--env-file", env_file, "--keep", tmp_path / "pods")
@@ -146,9 +192,13 @@ def test_a_failing_pod_fails_the_run(tmp_path):
     """Node 1 exits 3: the JobSet fails at once, node 0 (asleep) is stopped, exit 1 with the Failed status."""
     marker = f"trainc-test-{uuid.uuid4().hex}"
     script = "import os, sys, time; sys.exit(3) if os.environ['PET_NODE_RANK'] == '1' else time.sleep(300)"
-    job = trainjob(tmp_path, "fails", f"""\
+    job = trainjob(
+        tmp_path,
+        "fails",
+        f"""\
     numNodes: 2
-    command: [python, -c, "{script}", {marker}]""")
+    command: [python, -c, "{script}", {marker}]""",
+    )
     started = time.monotonic()
     result = trainc_run(job)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -165,12 +215,17 @@ def test_each_pod_has_its_own_tmp_removed_with_the_run(tmp_path):
     scratch = tmp_path / "system-tmp"
     scratch.mkdir()
     script = "import os, tempfile; open(os.path.join(tempfile.gettempdir(), 'left'), 'w'); print(tempfile.gettempdir())"
-    job = trainjob(tmp_path, "tmps", f"""\
+    job = trainjob(
+        tmp_path,
+        "tmps",
+        f"""\
     numNodes: 2
-    command: [python, -c, "{script}"]""")
+    command: [python, -c, "{script}"]""",
+    )
     env = {**environment(), "TMPDIR": str(scratch)}
-    result = subprocess.run([sys.executable, "-m", "trainc", "run", str(job)], capture_output=True, text=True, env=env,
-                            timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", "trainc", "run", str(job)], capture_output=True, text=True, env=env, timeout=TIMEOUT
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     used = sorted(line.split(" | ")[1] for line in result.stdout.splitlines() if " | " in line)
     assert [os.path.basename(os.path.dirname(path)) for path in used] == ["tmps-node-0-0", "tmps-node-0-1"]
@@ -179,18 +234,24 @@ def test_each_pod_has_its_own_tmp_removed_with_the_run(tmp_path):
     assert not any(p.name == "left" for p in scratch.rglob("*"))
 
 
-LEAVES_A_CHILD = ("import subprocess, sys, time; "
-                  "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', sys.argv[1]]); "
-                  "print('up', flush=True); time.sleep(300)")
+LEAVES_A_CHILD = (
+    "import subprocess, sys, time; "
+    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', sys.argv[1]]); "
+    "print('up', flush=True); time.sleep(300)"
+)
 STUBBORN = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + LEAVES_A_CHILD
 
 
 def test_timeout_stops_every_process(tmp_path):
     """A pod that ignores SIGTERM and leaves a child behind: --timeout kills its whole process group."""
     marker = f"trainc-test-{uuid.uuid4().hex}"
-    job = trainjob(tmp_path, "slow", f"""\
+    job = trainjob(
+        tmp_path,
+        "slow",
+        f"""\
     numNodes: 2
-    command: [python, -c, "{STUBBORN}", {marker}]""")
+    command: [python, -c, "{STUBBORN}", {marker}]""",
+    )
     started = time.monotonic()
     result = trainc_run(job, "--timeout", "3")
     assert result.returncode == 1, result.stdout + result.stderr
@@ -204,11 +265,20 @@ def test_timeout_stops_every_process(tmp_path):
 
 def test_ctrl_c_stops_every_process(tmp_path):
     marker = f"trainc-test-{uuid.uuid4().hex}"
-    job = trainjob(tmp_path, "stopped", f"""\
+    job = trainjob(
+        tmp_path,
+        "stopped",
+        f"""\
     numNodes: 1
-    command: [python, -c, "{LEAVES_A_CHILD}", {marker}]""")
-    run = subprocess.Popen([sys.executable, "-m", "trainc", "run", str(job)], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, env=environment())
+    command: [python, -c, "{LEAVES_A_CHILD}", {marker}]""",
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-m", "trainc", "run", str(job)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+    )
     try:
         assert run.stdout.readline().endswith("| up\n")
         for _ in range(100):  # the pod and the child it left behind
@@ -228,19 +298,43 @@ def test_ctrl_c_stops_every_process(tmp_path):
 def test_bad_input_is_refused_before_anything_starts(tmp_path):
     """A missing Secret, a PVC with no --mount and a command not on PATH: all reported, nothing run."""
     marker = tmp_path / "ran"
-    (tmp_path / "runtime.yaml").write_text(runtime("with-pvc", [replicated_job("node", {
-        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "datasets"}}],
-        "initContainers": [{"name": "prepare", "image": "busybox", "command": ["touch", str(marker)]}],
-        "containers": [{"name": "node", "image": "trainer", "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
-    }, "trainer")], {"torch": {}}))
-    job = trainjob(tmp_path, "bad", """\
+    (tmp_path / "runtime.yaml").write_text(
+        runtime(
+            "with-pvc",
+            [
+                replicated_job(
+                    "node",
+                    {
+                        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "datasets"}}],
+                        "initContainers": [{"name": "prepare", "image": "busybox", "command": ["touch", str(marker)]}],
+                        "containers": [
+                            {
+                                "name": "node",
+                                "image": "trainer",
+                                "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                            }
+                        ],
+                    },
+                    "trainer",
+                )
+            ],
+            {"torch": {}},
+        )
+    )
+    job = trainjob(
+        tmp_path,
+        "bad",
+        """\
     command: [no-such-trainer-command, /data/train.csv]
     env:
       - name: HF_TOKEN
         valueFrom:
           secretKeyRef:
             name: hf-token
-            key: token""", "with-pvc", "TrainingRuntime")
+            key: token""",
+        "with-pvc",
+        "TrainingRuntime",
+    )
     result = trainc_run(job, tmp_path / "runtime.yaml")
     assert result.returncode == 1
     assert result.stdout == ""
@@ -257,8 +351,15 @@ def test_bad_input_is_refused_before_anything_starts(tmp_path):
     # --mount and --env-file supply what was missing: the dry run shows the resolved pod
     (tmp_path / "data").mkdir()
     (tmp_path / "token.env").write_text("HF_TOKEN='s3cret'\n")
-    result = trainc_run(job, tmp_path / "runtime.yaml", "--mount", f"data={tmp_path / 'data'}",
-                        "--env-file", tmp_path / "token.env", "--dry-run")
+    result = trainc_run(
+        job,
+        tmp_path / "runtime.yaml",
+        "--mount",
+        f"data={tmp_path / 'data'}",
+        "--env-file",
+        tmp_path / "token.env",
+        "--dry-run",
+    )
     assert result.returncode == 1 and "no-such-trainer-command" in result.stderr
     assert "PVC" not in result.stderr and "HF_TOKEN" not in result.stderr
 
@@ -377,14 +478,32 @@ def test_dry_run_resolves_env_as_the_kubelet(tmp_path):
     assert port != 29500
     [container] = pods[1]["containers"]
     local = tmp_path / "pods" / "kube-node-0-1" / "volumes"
-    assert container["command"] == ["python", f"{local}/settings/../settings/lr", "0.1", "$(LR)", "$(NOPE)",
-                                    f"{local}/scratch/out", f"--port={port}", f"{local}/scratch/result"]
+    assert container["command"] == [
+        "python",
+        f"{local}/settings/../settings/lr",
+        "0.1",
+        "$(LR)",
+        "$(NOPE)",
+        f"{local}/scratch/out",
+        f"--port={port}",
+        f"{local}/scratch/result",
+    ]
     assert container["env"] == {
-        "DB_USER": "(hidden)", "LR": "0.1", "GREETING": "hi (hidden) on $(POD) $(LATER)", "POD": "kube-node-0-1",
-        "TEAM": "a", "JOBSET": "kube", "PEERS": f"127.0.0.1:{port} 127.0.0.1", "LATER": "later",
+        "DB_USER": "(hidden)",
+        "LR": "0.1",
+        "GREETING": "hi (hidden) on $(POD) $(LATER)",
+        "POD": "kube-node-0-1",
+        "TEAM": "a",
+        "JOBSET": "kube",
+        "PEERS": f"127.0.0.1:{port} 127.0.0.1",
+        "LATER": "later",
         "OUT": f"{local}/scratch/result",
-        "PET_NNODES": "2", "PET_NPROC_PER_NODE": "1", "PET_NODE_RANK": "1", "PET_MASTER_ADDR": "127.0.0.1",
-        "PET_MASTER_PORT": str(port), "JOB_COMPLETION_INDEX": "1",
+        "PET_NNODES": "2",
+        "PET_NPROC_PER_NODE": "1",
+        "PET_NODE_RANK": "1",
+        "PET_MASTER_ADDR": "127.0.0.1",
+        "PET_MASTER_PORT": str(port),
+        "JOB_COMPLETION_INDEX": "1",
     }
     assert pods[1]["mounts"] == [
         {"container": "node", "mountPath": "/etc/settings", "local": f"{local}/settings", "from": "ConfigMap settings"},
@@ -408,19 +527,41 @@ def initializer_runtime() -> str:
     volumes = [{"name": "workspace", "persistentVolumeClaim": {"claimName": "workspace"}}]
 
     def python(name: str, code: str) -> dict:
-        return {"name": name, "image": "img", "command": ["python", "-c", code],
-                "volumeMounts": [{"name": "workspace", "mountPath": "/workspace"}]}
+        return {
+            "name": name,
+            "image": "img",
+            "command": ["python", "-c", code],
+            "volumeMounts": [{"name": "workspace", "mountPath": "/workspace"}],
+        }
 
-    return runtime("with-initializer", [
-        replicated_job("dataset-initializer", {"volumes": volumes, "containers": [python(
-            "dataset-initializer", "import time; time.sleep(1); open('/workspace/data.txt', 'w').write('ok')")]},
-            "dataset-initializer"),
-        replicated_job("node", {
-            "volumes": volumes,
-            "initContainers": [python("check", "print('init sees', open('/workspace/data.txt').read())")],
-            "containers": [python("node", "print('trainer sees', open('/workspace/data.txt').read())")],
-        }, "trainer", dependsOn=[{"name": "dataset-initializer", "status": "Complete"}]),
-    ])
+    return runtime(
+        "with-initializer",
+        [
+            replicated_job(
+                "dataset-initializer",
+                {
+                    "volumes": volumes,
+                    "containers": [
+                        python(
+                            "dataset-initializer",
+                            "import time; time.sleep(1); open('/workspace/data.txt', 'w').write('ok')",
+                        )
+                    ],
+                },
+                "dataset-initializer",
+            ),
+            replicated_job(
+                "node",
+                {
+                    "volumes": volumes,
+                    "initContainers": [python("check", "print('init sees', open('/workspace/data.txt').read())")],
+                    "containers": [python("node", "print('trainer sees', open('/workspace/data.txt').read())")],
+                },
+                "trainer",
+                dependsOn=[{"name": "dataset-initializer", "status": "Complete"}],
+            ),
+        ],
+    )
 
 
 def test_initializer_completes_before_the_trainer_starts(tmp_path):
@@ -437,8 +578,10 @@ def test_initializer_completes_before_the_trainer_starts(tmp_path):
     assert progress[0].startswith("trainc run: pod init-dataset-initializer-0-0 started")
     assert progress[1] == "trainc run: pod init-dataset-initializer-0-0 succeeded (exit 0)"
     status = status_of(result.stdout)
-    assert [(job["name"], job["succeeded"]) for job in status["jobsStatus"]] == [("dataset-initializer", 1),
-                                                                                ("node", 1)]
+    assert [(job["name"], job["succeeded"]) for job in status["jobsStatus"]] == [
+        ("dataset-initializer", 1),
+        ("node", 1),
+    ]
 
 
 def test_dry_run_hides_secret_and_env_file_values_as_diff_does(tmp_path):
@@ -447,9 +590,13 @@ def test_dry_run_hides_secret_and_env_file_values_as_diff_does(tmp_path):
     canary = "c4nary-s3cret"
     (tmp_path / "secret.yaml").write_text(
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n"
-        f"data:\n  token: {base64.b64encode(canary.encode()).decode()}\nstringData:\n  PROG: python\n")
+        f"data:\n  token: {base64.b64encode(canary.encode()).decode()}\nstringData:\n  PROG: python\n"
+    )
     (tmp_path / "local.env").write_text(f"FROM_FILE={canary}-file\n")
-    job = trainjob(tmp_path, "masked", """\
+    job = trainjob(
+        tmp_path,
+        "masked",
+        """\
     command: [$(DB_PROG), -c, "import os, sys; sys.exit(os.environ['TOKEN'] != sys.argv[1])", "$(TOKEN)"]
     env:
       - name: TOKEN
@@ -460,22 +607,52 @@ def test_dry_run_hides_secret_and_env_file_values_as_diff_does(tmp_path):
       - name: URL
         value: https://u:$(TOKEN)@example.com
       - name: PLAIN
-        value: shown""", "python-job", "TrainingRuntime")
-    (tmp_path / "runtime.yaml").write_text(runtime("python-job", [replicated_job("node", {
-        "containers": [{"name": "node", "image": "trainer", "envFrom": [{"secretRef": {"name": "creds"},
-                                                                          "prefix": "DB_"}]}],
-    }, "trainer")], {"numNodes": 1, "torch": {}}))
+        value: shown""",
+        "python-job",
+        "TrainingRuntime",
+    )
+    (tmp_path / "runtime.yaml").write_text(
+        runtime(
+            "python-job",
+            [
+                replicated_job(
+                    "node",
+                    {
+                        "containers": [
+                            {
+                                "name": "node",
+                                "image": "trainer",
+                                "envFrom": [{"secretRef": {"name": "creds"}, "prefix": "DB_"}],
+                            }
+                        ],
+                    },
+                    "trainer",
+                )
+            ],
+            {"numNodes": 1, "torch": {}},
+        )
+    )
     inputs = (job, tmp_path / "runtime.yaml", tmp_path / "secret.yaml", "--env-file", tmp_path / "local.env")
     result = trainc_run(*inputs, "--dry-run")
     assert result.returncode == 0, result.stderr
     assert canary not in result.stdout + result.stderr
     [pod, _] = yaml.safe_load_all(result.stdout)
     [container] = pod["containers"]
-    assert container["command"] == ["(hidden)", "-c", "import os, sys; sys.exit(os.environ['TOKEN'] != sys.argv[1])",
-                                    "(hidden)"]
+    assert container["command"] == [
+        "(hidden)",
+        "-c",
+        "import os, sys; sys.exit(os.environ['TOKEN'] != sys.argv[1])",
+        "(hidden)",
+    ]
     env = container["env"]
     assert (env["TOKEN"], env["URL"], env["DB_PROG"], env["DB_token"], env["FROM_FILE"], env["PLAIN"]) == (
-        "(hidden)", "https://u:(hidden)@example.com", "(hidden)", "(hidden)", "(hidden)", "shown")
+        "(hidden)",
+        "https://u:(hidden)@example.com",
+        "(hidden)",
+        "(hidden)",
+        "(hidden)",
+        "shown",
+    )
     ran = trainc_run(*inputs)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert canary not in ran.stdout + ran.stderr

@@ -52,15 +52,17 @@ spec:
 
 def write(tmp_path, nodes=1, volumes="", mounts="", extra="") -> str:
     path = tmp_path / "job.yaml"
-    runtime = RUNTIME.format(volumes=textwrap.indent(volumes, " " * 18), mounts=textwrap.indent(mounts, " " * 22),
-                             python=sys.executable)
+    runtime = RUNTIME.format(
+        volumes=textwrap.indent(volumes, " " * 18), mounts=textwrap.indent(mounts, " " * 22), python=sys.executable
+    )
     path.write_text(TRAINJOB.format(nodes=nodes) + "---\n" + runtime + extra)
     return str(path)
 
 
 def trainc(*args, cwd=None, timeout=60):
-    return subprocess.run([sys.executable, "-m", "trainc", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "trainc", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
 
 
 def test_a_huge_node_count_is_refused_at_once_with_the_cap_named(tmp_path):
@@ -70,7 +72,8 @@ def test_a_huge_node_count_is_refused_at_once_with_the_cap_named(tmp_path):
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
         f"{tmp_path / 'job.yaml'}:1:1: the JobSet has 2147483647 pods (node 1 × 2147483647): trainc run starts at "
-        "most 64 pods here, one process or more each (--max-pods N raises the cap)\n")
+        "most 64 pods here, one process or more each (--max-pods N raises the cap)\n"
+    )
 
 
 def test_max_pods_moves_the_cap(tmp_path):
@@ -85,16 +88,19 @@ def test_an_env_value_holding_a_nul_is_an_error_before_any_pod_starts(tmp_path):
     (tmp_path / "env").write_bytes(b"X=a\0b\n")
     result = trainc("run", write(tmp_path), "--env-file", tmp_path / "env")
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr.endswith("pod demo-node-0-0, container node: env X: its value holds a NUL character, "
-                                  "which no process environment can hold\n")
+    assert result.stderr.endswith(
+        "pod demo-node-0-0, container node: env X: its value holds a NUL character, "
+        "which no process environment can hold\n"
+    )
 
 
 def test_a_pod_that_cannot_start_fails_the_run_instead_of_hanging(tmp_path):
     """Whatever stops a pod's thread (here Popen's ValueError, which plan now catches first) is a failed pod."""
     pod = Pod("p-node-0-0", "node", 0, 0, str(tmp_path / "p"))
     pod.containers.append(Container("node", [sys.executable, "-c", "pass"], {"X": "a\0b"}, str(tmp_path), "main"))
-    plan = Plan({"metadata": {"name": "p"}, "spec": {"replicatedJobs": [{"name": "node"}]}},
-                [Job("node", 1, [], [[pod]])], {})
+    plan = Plan(
+        {"metadata": {"name": "p"}, "spec": {"replicatedJobs": [{"name": "node"}]}}, [Job("node", 1, [], [[pod]])], {}
+    )
     lines = []
     outcome = Runner(plan, logs=open(os.devnull, "wb"), progress=lines.append).run(timeout=30)
     assert outcome.state == "Failed"
@@ -111,12 +117,23 @@ def test_a_non_utf8_env_file_is_an_error(tmp_path):
 def test_a_zero_resource_divisor_is_the_unset_one(tmp_path):
     """The API server lets divisor "0" through (it equals the unset quantity); the kubelet reads it as 1."""
     path = write(tmp_path)
-    text = open(path).read().replace("                      command:", textwrap.indent(textwrap.dedent("""\
+    text = (
+        open(path)
+        .read()
+        .replace(
+            "                      command:",
+            textwrap.indent(
+                textwrap.dedent("""\
         resources: {limits: {cpu: "3"}}
         env:
           - name: CPUS
             valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: "0"}}
-        """), " " * 22) + "                      command:")
+        """),
+                " " * 22,
+            )
+            + "                      command:",
+        )
+    )
     open(path, "w").write(text)
     result = trainc("run", "--dry-run", path)
     assert result.returncode == 0, result.stderr
@@ -144,15 +161,18 @@ ITEMS = """\
 
 @pytest.mark.parametrize("command", ["validate", "build", "run"])
 def test_item_paths_the_api_server_refuses_are_refused_with_positions(tmp_path, command):
-    path = write(tmp_path, volumes="volumes:\n" + textwrap.indent(ITEMS, "  "),
-                 mounts="volumeMounts:\n  - {name: cfg, mountPath: /cfg, subPath: ../up}\n")
+    path = write(
+        tmp_path,
+        volumes="volumes:\n" + textwrap.indent(ITEMS, "  "),
+        mounts="volumeMounts:\n  - {name: cfg, mountPath: /cfg, subPath: ../up}\n",
+    )
     result = trainc(command, path)
     assert (result.returncode, result.stdout) == (1, "")
     pod = "spec.template.spec.replicatedJobs[0].template.spec.template.spec"
     lines = [line.partition(": ")[2] for line in result.stderr.splitlines() if line.startswith(path)]
     assert lines == [
         f"{pod}.volumes[0].configMap.items[0].path: Invalid value: \"../../outside/x\": must not contain '..'",
-        f"{pod}.volumes[0].configMap.items[1].path: Invalid value: \"/etc/x\": must be a relative path",
+        f'{pod}.volumes[0].configMap.items[1].path: Invalid value: "/etc/x": must be a relative path',
         f"{pod}.volumes[0].configMap.items[2].path: Invalid value: \"..data\": must not start with '..'",
         f"{pod}.volumes[1].downwardAPI.items[0].path: Invalid value: \"../x\": must not contain '..'",
         f"{pod}.volumes[2].projected.sources[0].secret.items[0].path: Invalid value: \"a/../../b\": must not contain '..'",
@@ -165,7 +185,14 @@ def test_item_paths_the_api_server_refuses_are_refused_with_positions(tmp_path, 
 
 def test_a_runtime_patch_item_path_is_refused_too(tmp_path):
     path = write(tmp_path)
-    text = open(path).read().replace("    numNodes: 1\n", "    numNodes: 1\n" + textwrap.indent(textwrap.dedent("""\
+    text = (
+        open(path)
+        .read()
+        .replace(
+            "    numNodes: 1\n",
+            "    numNodes: 1\n"
+            + textwrap.indent(
+                textwrap.dedent("""\
           runtimePatches:
             - manager: example.com/me
               trainingRuntimeSpec:
@@ -180,13 +207,20 @@ def test_a_runtime_patch_item_path_is_refused_too(tmp_path):
                                 volumes:
                                   - name: s
                                     secret: {secretName: s, items: [{key: k, path: /root/.ssh/authorized_keys}]}
-        """), "  "), 1)
+        """),
+                "  ",
+            ),
+            1,
+        )
+    )
     open(path, "w").write(text)
     result = trainc("validate", path)
     assert result.returncode == 1
-    assert ("spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec"
-            ".volumes[0].secret.items[0].path: Invalid value: \"/root/.ssh/authorized_keys\": must be a relative "
-            "path") in result.stderr
+    assert (
+        "spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec"
+        '.volumes[0].secret.items[0].path: Invalid value: "/root/.ssh/authorized_keys": must be a relative '
+        "path"
+    ) in result.stderr
 
 
 def test_a_link_a_kept_run_left_is_not_followed_out_of_the_run(tmp_path):
@@ -202,8 +236,11 @@ def test_a_link_a_kept_run_left_is_not_followed_out_of_the_run(tmp_path):
         data:
           sub: hello
         """)
-    path = write(tmp_path, volumes="volumes:\n  - {name: cfg, configMap: {name: cfg, items: [{key: sub, path: "
-                                   "d/f}]}}\n", extra=config)
+    path = write(
+        tmp_path,
+        volumes="volumes:\n  - {name: cfg, configMap: {name: cfg, items: [{key: sub, path: d/f}]}}\n",
+        extra=config,
+    )
     keep = tmp_path / "keep"
     first = trainc("run", path, "--keep", keep)
     assert first.returncode == 0, first.stderr

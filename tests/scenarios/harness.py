@@ -91,16 +91,24 @@ def clone(repo: Path, dest: Path) -> Path:
 
 def files(root: Path) -> dict[str, bytes]:
     """Every file under root but .git: to show that a refused run wrote and removed nothing."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git" not in p.relative_to(root).parts}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
 
 
 def environment(seed: Path, **extra: str) -> dict[str, str]:
     """This interpreter's trainc first on PATH, the scenario's seed, and no TRAINC_* setting of the caller's."""
     need((BIN / "trainc").exists(), f"trainc is not installed in {BIN}")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRAINC_", "PRE_COMMIT", "GIT_"))}
-    env.update({"PATH": f"{BIN}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-                "TRAINC_SSH_KEY_SEED_FILE": str(seed), **extra})
+    env.update(
+        {
+            "PATH": f"{BIN}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            "TRAINC_SSH_KEY_SEED_FILE": str(seed),
+            **extra,
+        }
+    )
     return env
 
 
@@ -123,8 +131,11 @@ class Rendered:
 
     def rendered(self) -> set[Key]:
         """The objects trainc rendered from a TrainJob (JobSet, Secret, ConfigMap, PodGroup)."""
-        return {key for key, data in self.data.items()
-                if RENDERED_LABEL in ((data.get("metadata") or {}).get("labels") or {})}
+        return {
+            key
+            for key, data in self.data.items()
+            if RENDERED_LABEL in ((data.get("metadata") or {}).get("labels") or {})
+        }
 
     def add(self, text: str) -> None:
         data = yaml.safe_load(text)
@@ -177,9 +188,12 @@ def workflow_command(repo: Path, app: App, start: str) -> list[str]:
     """The command of the repository's CI workflow (.github/workflows/ci.yaml) that starts with `start`, as
     it runs for the app's entry of the job matrix."""
     workflow = yaml.safe_load((repo / ".github" / "workflows" / "ci.yaml").read_text())
-    lines = [re.sub(r"\$\{\{ *matrix\.app *\}\}", app.name, line.strip())
-             for job in workflow["jobs"].values() for step in job["steps"]
-             for line in step.get("run", "").splitlines()]
+    lines = [
+        re.sub(r"\$\{\{ *matrix\.app *\}\}", app.name, line.strip())
+        for job in workflow["jobs"].values()
+        for step in job["steps"]
+        for line in step.get("run", "").splitlines()
+    ]
     found = [line for line in lines if line.startswith(start)]
     assert len(found) == 1, f"one `{start}` in the workflow, not {found}"
     return shlex.split(found[0])
@@ -204,16 +218,23 @@ def argocd_environment(repo: Path, app: App, seed: Path) -> dict[str, str]:
     parameters as PARAM_* after Argo CD merged the app folder's `.argocd-source-<app>.yaml` into them."""
     need((BIN / "trainc").exists(), f"trainc is not installed in {BIN}")
     revision = git(repo, "rev-parse", "HEAD").strip()
-    env = {"PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin", "HOME": str(repo.parent),
-           "TRAINC_SSH_KEY_SEED_FILE": str(seed),
-           "ARGOCD_APP_NAME": app.name, "ARGOCD_APP_NAMESPACE": app.namespace,
-           "ARGOCD_APP_PROJECT_NAME": "default", "ARGOCD_APP_REVISION": revision,
-           "ARGOCD_APP_REVISION_SHORT": revision[:7], "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
-           "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
-           "ARGOCD_APP_SOURCE_PATH": app.path, "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
-           "KUBE_VERSION": "1.32.0",
-           "KUBE_API_VERSIONS": "v1,batch/v1,jobset.x-k8s.io/v1alpha2,kueue.x-k8s.io/v1beta2,"
-                                "scheduling.x-k8s.io/v1alpha1,trainer.kubeflow.org/v1alpha1"}
+    env = {
+        "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(repo.parent),
+        "TRAINC_SSH_KEY_SEED_FILE": str(seed),
+        "ARGOCD_APP_NAME": app.name,
+        "ARGOCD_APP_NAMESPACE": app.namespace,
+        "ARGOCD_APP_PROJECT_NAME": "default",
+        "ARGOCD_APP_REVISION": revision,
+        "ARGOCD_APP_REVISION_SHORT": revision[:7],
+        "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
+        "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/ml/training.git",
+        "ARGOCD_APP_SOURCE_PATH": app.path,
+        "ARGOCD_APP_SOURCE_TARGET_REVISION": "HEAD",
+        "KUBE_VERSION": "1.32.0",
+        "KUBE_API_VERSIONS": "v1,batch/v1,jobset.x-k8s.io/v1alpha2,kueue.x-k8s.io/v1beta2,"
+        "scheduling.x-k8s.io/v1alpha1,trainer.kubeflow.org/v1alpha1",
+    }
     override = repo / app.path / f".argocd-source-{app.name}.yaml"
     plugin = (yaml.safe_load(override.read_text()) or {}).get("plugin", {}) if override.exists() else {}
     env.update({f"ARGOCD_ENV_{e['name']}": e["value"] for e in plugin.get("env", [])})
@@ -223,6 +244,7 @@ def argocd_environment(repo: Path, app: App, seed: Path) -> dict[str, str]:
 
 def parameter_env(parameters: list[dict]) -> dict[str, str]:
     """Argo CD's environment of plugin parameters (ApplicationSourcePluginParameters.Environ)."""
+
     def escaped(name: str) -> str:
         return re.sub("[^A-Z0-9_]", "_", name.upper())
 
@@ -262,8 +284,15 @@ def kpt_objects(rendered: Rendered, repo: Path, app: App, env: dict[str, str]) -
     those are not objects."""
     if rendered.returncode != 0:
         return rendered
-    listed = subprocess.run(["kpt", "fn", "source", app.path], cwd=repo, env=env, capture_output=True, text=True,
-                            timeout=TIMEOUT, check=True).stdout
+    listed = subprocess.run(
+        ["kpt", "fn", "source", app.path],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    ).stdout
     for item in yaml.safe_load(listed)["items"]:
         annotations = item["metadata"].get("annotations", {})
         if "apiVersion" not in item or "kind" not in item:
@@ -272,8 +301,14 @@ def kpt_objects(rendered: Rendered, repo: Path, app: App, env: dict[str, str]) -
             continue
         path = repo / app.path / annotations["internal.config.kubernetes.io/path"]
         text = documents(path.read_text())[int(annotations["internal.config.kubernetes.io/index"])]
-        rendered.add(re.sub(rf"  annotations:\n    {re.escape(KPT_ANNOTATION)}: \S+\n(?!    )|"
-                            rf"    {re.escape(KPT_ANNOTATION)}: \S+\n", "", text))
+        rendered.add(
+            re.sub(
+                rf"  annotations:\n    {re.escape(KPT_ANNOTATION)}: \S+\n(?!    )|"
+                rf"    {re.escape(KPT_ANNOTATION)}: \S+\n",
+                "",
+                text,
+            )
+        )
     return rendered
 
 
@@ -287,8 +322,12 @@ def kpt_render(repo: Path, app: App, env: dict[str, str]) -> Rendered:
 def kpt_eval(repo: Path, app: App, env: dict[str, str]) -> Rendered:
     """Imperatively, from the package's folder, as the README says."""
     need(shutil.which("kpt") is not None, "kpt is not installed")
-    rendered = run("kpt fn eval", ["kpt", "fn", "eval", "--exec", "trainc fn", "--", f"namespace={app.namespace}"],
-                   repo / app.path, env)
+    rendered = run(
+        "kpt fn eval",
+        ["kpt", "fn", "eval", "--exec", "trainc fn", "--", f"namespace={app.namespace}"],
+        repo / app.path,
+        env,
+    )
     return kpt_objects(rendered, repo, app, env)
 
 
@@ -309,8 +348,13 @@ def hook_repo(base: Path) -> tuple[Path, str]:
     """This checkout as a git repository pre-commit can install the hooks from (committed or not)."""
     repo = base / "hooks"
     repo.mkdir(parents=True)
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout.split("\0")
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file() and not name.startswith(("golden/", "tests/", "bench/")):

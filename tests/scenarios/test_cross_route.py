@@ -75,8 +75,11 @@ VARIANTS = {
     "house rule": ("vision", {".trainc.yaml": HOUSE_RULE}, "resnet is retired"),
     "admission policy": ("vision", {"apps/vision/policy.yaml": VAP}, "resnet is retired by policy"),
     "kueue inadmissible": ("vision", {"apps/vision/queues.yaml": SMALL_QUEUE}, "gpu-pool"),
-    "sealed-secrets without a certificate": ("nlp", {".trainc.yaml": "ssh-keys: sealed-secrets\n"},
-                                             "needs the controller's certificate"),
+    "sealed-secrets without a certificate": (
+        "nlp",
+        {".trainc.yaml": "ssh-keys: sealed-secrets\n"},
+        "needs the controller's certificate",
+    ),
 }
 API = """\
 import json, sys, trainc
@@ -92,9 +95,11 @@ ROUTES = {
     "kpt fn render": lambda repo, app, seed, env: harness.kpt_render(repo, app, env),
     "kustomize": lambda repo, app, seed, env: harness.kustomize(repo, app, env),
     "validate": lambda repo, app, seed, env: harness.run(
-        "validate", ["trainc", "validate", app.path, "-n", app.namespace], repo, env),
+        "validate", ["trainc", "validate", app.path, "-n", app.namespace], repo, env
+    ),
     "diff": lambda repo, app, seed, env: harness.run(
-        "diff", ["trainc", "diff", "--base", "HEAD", app.path, "-n", app.namespace], repo, env),
+        "diff", ["trainc", "diff", "--base", "HEAD", app.path, "-n", app.namespace], repo, env
+    ),
     "python api": lambda repo, app, seed, env: api(repo, app, seed, env),
 }
 
@@ -138,11 +143,16 @@ def variants(tmp_path_factory) -> dict:
         app = next(app for app in scenario.apps if app.name == app_name)
         jobs = list(ROUTES)
         with ThreadPoolExecutor(max_workers=4) as pool:
-            results = pool.map(lambda route: ROUTES[route](harness.clone(repo, base / f"v{number}" / re.sub(
-                r"\W+", "-", route)), app, seed, env), jobs)
+            results = pool.map(
+                lambda route: ROUTES[route](
+                    harness.clone(repo, base / f"v{number}" / re.sub(r"\W+", "-", route)), app, seed, env
+                ),
+                jobs,
+            )
             rendered = dict(zip(jobs, results))
-        rendered["pre-commit"] = harness.pre_commit(repo, base / "pre-commit-home", env, "run", "trainc-validate",
-                                                    "--all-files")
+        rendered["pre-commit"] = harness.pre_commit(
+            repo, base / "pre-commit-home", env, "run", "trainc-validate", "--all-files"
+        )
         found[variant] = app, rendered
     return found
 
@@ -152,8 +162,10 @@ def test_every_route_gives_the_same_verdict_for_the_same_reason(variants, varian
     _, rendered = variants[variant]
     says = VARIANTS[variant][2]
     verdicts = {route: accepted(route, result) for route, result in rendered.items()}
-    assert set(verdicts.values()) == {says is None}, (verdicts, {route: result.output[-300:] for route, result
-                                                                 in rendered.items() if verdicts[route] != (says is None)})
+    assert set(verdicts.values()) == {says is None}, (
+        verdicts,
+        {route: result.output[-300:] for route, result in rendered.items() if verdicts[route] != (says is None)},
+    )
     if says is not None:
         for route, result in rendered.items():
             assert says in result.output, (route, result.output)
@@ -187,8 +199,9 @@ def test_the_python_api_from_objects_refuses_what_objects_refuses(tmp_path):
     from trainc.errors import InputErrors
 
     job = (harness.HERE / SCENARIO / "repo" / "apps" / "vision" / "jobs" / "resnet.yaml").read_text()
-    queues = (harness.HERE / SCENARIO / "repo" / "apps" / "vision" / "namespace.yaml").read_text() + "---\n" + \
-        SMALL_QUEUE
+    queues = (
+        (harness.HERE / SCENARIO / "repo" / "apps" / "vision" / "namespace.yaml").read_text() + "---\n" + SMALL_QUEUE
+    )
     (tmp_path / "job.yaml").write_text(job + "---\n" + queues)
     with pytest.raises(InputErrors) as from_files:
         trainc.objects([str(tmp_path / "job.yaml")], ssh_key_seed=GOLDEN_SEED)

@@ -82,12 +82,16 @@ class Suite:
             seed.chmod(stat.S_IRUSR | stat.S_IWUSR)
             repo = harness.make_repo(scenario, base / "repo")
             return Workspace(scenario, repo, seed, harness.environment(seed), base)
+
         return self.once("workspace", name, make)
 
     def renders(self, name: str) -> dict[tuple[str, str], Rendered]:
         ws = self.workspace(name)
-        return self.once("renders", name, lambda: ws.render(
-            ROUTES, ws.scenario.apps, lambda route, app: ws.copy(f"{slug(route)}-{app.name}")))
+        return self.once(
+            "renders",
+            name,
+            lambda: ws.render(ROUTES, ws.scenario.apps, lambda route, app: ws.copy(f"{slug(route)}-{app.name}")),
+        )
 
 
 @pytest.fixture(scope="module")
@@ -118,8 +122,9 @@ def reference(suite: Suite, case: str) -> tuple[Workspace, App, Rendered]:
 def test_build_deploys_the_scenarios_objects_all_in_the_apps_namespace(suite, case):
     _, app, rendered = reference(suite, case)
     # an object that sets no namespace lands in the destination, the app's namespace, in every route
-    assert {namespace or app.namespace for _, kind, namespace, _ in rendered.data if kind not in CLUSTER_SCOPED} \
-        == {app.namespace}
+    assert {namespace or app.namespace for _, kind, namespace, _ in rendered.data if kind not in CLUSTER_SCOPED} == {
+        app.namespace
+    }
 
 
 @pytest.mark.parametrize("case", APPS)
@@ -154,8 +159,12 @@ def test_argocd_discovers_the_app(suite, case):
     app = workspace.app(app_name)
     repo = workspace.copy(f"discover-{app.name}")
     find = harness.PLUGIN["spec"]["discover"]["find"]
-    found = harness.run("discover", [*find["command"], *find["args"]], repo / app.path,
-                        harness.argocd_environment(repo, app, workspace.seed))
+    found = harness.run(
+        "discover",
+        [*find["command"], *find["args"]],
+        repo / app.path,
+        harness.argocd_environment(repo, app, workspace.seed),
+    )
     assert found.returncode == 0 and found.stdout.strip(), found.output
 
 
@@ -203,9 +212,9 @@ def test_the_repositorys_pre_commit_hooks_pass_after_the_ci_build(suite, hooks, 
 BROKEN_ROUTES = {
     **ROUTES,
     "validate": lambda repo, app, ws: harness.run(
-        "validate", ["trainc", "validate", app.path, "-n", app.namespace], repo, ws.env),
-    "diff": lambda repo, app, ws: harness.run(
-        "diff", ["trainc", "diff", app.path, "-n", app.namespace], repo, ws.env),
+        "validate", ["trainc", "validate", app.path, "-n", app.namespace], repo, ws.env
+    ),
+    "diff": lambda repo, app, ws: harness.run("diff", ["trainc", "diff", app.path, "-n", app.namespace], repo, ws.env),
 }
 PRE_COMMIT = "pre-commit trainc-validate"
 WRITERS = {"build --output-dir", "kpt fn render", "kpt fn eval"}  # the routes that write into the repository
@@ -230,8 +239,10 @@ def broken(suite: Suite, hooks, name: str) -> dict[str, tuple[Rendered, Path, Re
             return repo
 
         results = workspace.render(BROKEN_ROUTES, [app], prepared)
-        out = {route: (rendered, *copies[route], harness.files(copies[route][0]))
-               for (route, _), rendered in results.items()}
+        out = {
+            route: (rendered, *copies[route], harness.files(copies[route][0]))
+            for (route, _), rendered in results.items()
+        }
         repo = hooked_copy(workspace, hooks, "broken-pre-commit")
         (repo / spec["file"]).write_text(spec["text"])
         harness.commit(repo, "a bad TrainJob")
@@ -250,8 +261,9 @@ def test_a_bad_trainjob_fails_every_route_at_the_users_line_and_changes_nothing(
     rendered, repo, good, before, after = broken(suite, hooks, name)[route]
     assert good is None or good.returncode == 0, good.output
     assert rendered.returncode == (2 if route == "diff" else 1), rendered.output  # diff exits as kubectl diff
-    assert harness.error_path(rendered, spec["position"], spec["message"]) == (repo / spec["file"]).resolve(), \
+    assert harness.error_path(rendered, spec["position"], spec["message"]) == (repo / spec["file"]).resolve(), (
         rendered.output
+    )
     if route not in ("diff", PRE_COMMIT):
         assert rendered.stdout == ""
     assert after == before  # nothing written, nothing removed: the good tree stays deployable
@@ -280,10 +292,15 @@ def history(suite: Suite, name: str) -> dict[str, tuple[Rendered, Rendered]]:
                 assert step["replace"]["old"] in text
                 path.write_text(text.replace(step["replace"]["old"], step["replace"]["new"]))
             app = workspace.app(step["app"])
-            diff = harness.run("diff", ["trainc", "diff", app.path, "-n", app.namespace, "--color", "never"],
-                               repo, workspace.env)
-            validate = harness.run("validate", ["trainc", "validate", "--previous", "HEAD", app.path, "-n",
-                                                app.namespace], repo, workspace.env)
+            diff = harness.run(
+                "diff", ["trainc", "diff", app.path, "-n", app.namespace, "--color", "never"], repo, workspace.env
+            )
+            validate = harness.run(
+                "validate",
+                ["trainc", "validate", "--previous", "HEAD", app.path, "-n", app.namespace],
+                repo,
+                workspace.env,
+            )
             results[step["name"]] = diff, validate
             harness.commit(repo, step["name"])
         return results
@@ -325,8 +342,11 @@ def seed_directory(suite: Suite, name: str) -> dict[tuple[str, str], Rendered]:
         folder = workspace.seed.parent / "seed-folder"
         folder.mkdir()
         bad = Workspace(workspace.scenario, workspace.repo, folder, harness.environment(folder), workspace.base)
-        return bad.render({route: ROUTES[route] for route in SEED_ROUTES}, workspace.scenario.apps,
-                          lambda route, app: workspace.copy(f"seed-{slug(route)}-{app.name}"))
+        return bad.render(
+            {route: ROUTES[route] for route in SEED_ROUTES},
+            workspace.scenario.apps,
+            lambda route, app: workspace.copy(f"seed-{slug(route)}-{app.name}"),
+        )
 
     return suite.once("seed", name, make)
 

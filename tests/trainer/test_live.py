@@ -19,13 +19,20 @@ status:
 """
 
 
-@pytest.mark.parametrize(("stamp", "seconds"), [
-    ("2026-01-02T03:04:05Z", 1767323045),
-    ("2026-01-02T03:04:05.999999999Z", 1767323045),  # a fraction (metav1.MicroTime) is dropped
-    ("2026-01-02T04:04:05+01:00", 1767323045),
-    ("2026-01-02 03:04:05Z", None), ("2026-01-02T03:04:05", None), ("2026-13-02T03:04:05Z", None),
-    ("2026-01-02t03:04:05z", None), ("٢٠٢٦-01-02T03:04:05Z", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("stamp", "seconds"),
+    [
+        ("2026-01-02T03:04:05Z", 1767323045),
+        ("2026-01-02T03:04:05.999999999Z", 1767323045),  # a fraction (metav1.MicroTime) is dropped
+        ("2026-01-02T04:04:05+01:00", 1767323045),
+        ("2026-01-02 03:04:05Z", None),
+        ("2026-01-02T03:04:05", None),
+        ("2026-13-02T03:04:05Z", None),
+        ("2026-01-02t03:04:05z", None),
+        ("٢٠٢٦-01-02T03:04:05Z", None),
+        ("", None),
+    ],
+)
 def test_times_as_go_reads_rfc3339(stamp, seconds):
     assert live.parse_time(stamp) == seconds
 
@@ -40,12 +47,16 @@ def test_failed_wins_and_its_condition_times_it(tmp_path):
 
 def test_every_problem_at_once(tmp_path):
     path = tmp_path / "live.yaml"
-    path.write_text(JOBSET.format(completed="True").replace("+01:00", "+1") + "---\n"
-                    + JOBSET.format(completed="True").replace("name: a, namespace: ns", "name: b"))
+    path.write_text(
+        JOBSET.format(completed="True").replace("+01:00", "+1")
+        + "---\n"
+        + JOBSET.format(completed="True").replace("name: a, namespace: ns", "name: b")
+    )
     with pytest.raises(InputErrors) as raised:
         live.read(str(path))
     assert [error.render() for error in raised.value.errors] == [
         f"{path}:7:78: status.conditions[1].lastTransitionTime: '2026-01-03T00:00:00+1' is not an RFC 3339 time "
         "(e.g. 2026-01-02T15:04:05Z)",
         f"{path}:11:11: metadata: metadata.namespace is required: a live JobSet is matched to its TrainJob by "
-        "namespace and name (kubectl get jobsets -A -o json prints both)"]
+        "namespace and name (kubectl get jobsets -A -o json prints both)",
+    ]

@@ -18,8 +18,12 @@ from trainc.trainer import catalog, releases
 from trainc.validation import runtime as runtime_rules
 
 V23, V24 = releases.named("v2.3"), releases.named("v2.4")
-PRTE = ("PRTE_MCA_prte_default_hostfile", "PRTE_MCA_prte_keep_fqdn_hostnames", "PRTE_MCA_prte_set_default_slots",
-        "PRTE_MCA_plm_ssh_args")
+PRTE = (
+    "PRTE_MCA_prte_default_hostfile",
+    "PRTE_MCA_prte_keep_fqdn_hostnames",
+    "PRTE_MCA_prte_set_default_slots",
+    "PRTE_MCA_plm_ssh_args",
+)
 
 
 def test_the_releases_are_ordered_the_newest_the_default_and_every_switch_differs():
@@ -32,19 +36,25 @@ def test_the_releases_are_ordered_the_newest_the_default_and_every_switch_differ
 
 def mpi_runtime(launcher_as_node: bool) -> str:
     launcher, node = job_template("launcher", "trainer"), job_template("node")
-    node["template"]["spec"]["template"]["spec"]["containers"][0].update(image="sshd-img", command=["/usr/sbin/sshd"],
-                                                                          args=["-De"])
+    node["template"]["spec"]["template"]["spec"]["containers"][0].update(
+        image="sshd-img", command=["/usr/sbin/sshd"], args=["-De"]
+    )
     return runtime(launcher, node, ml_policy={"mpi": {"runLauncherAsNode": launcher_as_node, "numProcPerNode": 2}})
 
 
 def containers(tmp_path, job: str, runtime_text: str, release) -> dict:
     (tmp_path / "runtime.yaml").write_text(runtime_text)
     (tmp_path / "job.yaml").write_text(job)
-    objects = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "job.yaml")], ssh_key_seed=GOLDEN_SEED,
-                    trainer_version=release.name)
+    objects = build(
+        [str(tmp_path / "runtime.yaml"), str(tmp_path / "job.yaml")],
+        ssh_key_seed=GOLDEN_SEED,
+        trainer_version=release.name,
+    )
     jobset = next(obj for obj in objects.documents() if obj["kind"] == "JobSet")
-    return {rjob["name"]: rjob["template"]["spec"]["template"]["spec"]["containers"][0]
-            for rjob in jobset["spec"]["replicatedJobs"]}
+    return {
+        rjob["name"]: rjob["template"]["spec"]["template"]["spec"]["containers"][0]
+        for rjob in jobset["spec"]["replicatedJobs"]
+    }
 
 
 @pytest.mark.parametrize("launcher_as_node", [True, False])
@@ -58,7 +68,7 @@ def test_v24_puts_the_trainjobs_image_on_the_mpi_nodes_but_never_its_command_or_
     assert old["node"]["command"] == new["node"]["command"] == ["/usr/sbin/sshd"]
     assert old["node"]["args"] == new["node"]["args"] == ["-De"]
     names = [entry["name"] for entry in new["launcher"]["env"]]
-    assert names[names.index("OMPI_MCA_plm_rsh_args") + 1:] == list(PRTE)
+    assert names[names.index("OMPI_MCA_plm_rsh_args") + 1 :] == list(PRTE)
     values = {entry["name"]: entry["value"] for entry in new["launcher"]["env"]}
     assert values["PRTE_MCA_prte_keep_fqdn_hostnames"] == "false"
     assert values["OMPI_MCA_orte_keep_fqdn_hostnames"] == "true"
@@ -84,7 +94,8 @@ def test_v24_reserves_the_prte_names_as_the_orte_ones(tmp_path, name):
     rt = runtime(job_template("launcher", "trainer"), job_template("node"), ml_policy={"mpi": {}})
     job = HEAD + f"  trainer:\n    env:\n      - name: {name}\n        value: x\n"
     assert errors(tmp_path, job, rt) == [
-        f"job.yaml:11:15: spec.trainer.env: must not have reserved envs, invalid envs configured: [{name}]"]
+        f"job.yaml:11:15: spec.trainer.env: must not have reserved envs, invalid envs configured: [{name}]"
+    ]
     assert errors(tmp_path, job, rt, trainer_version="v2.3") == []
 
 
@@ -96,10 +107,13 @@ def test_v24_refuses_a_runtime_replicated_job_name_longer_than_20_at_the_name(tm
     rt = runtime(job_template("node", "trainer"), job_template(LONG), job_template(LONG[:20]))
     assert errors(tmp_path, HEAD, rt) == [
         f'runtime.yaml:20:15: spec.template.spec.replicatedJobs[1].name: Invalid value: "{LONG}": must be no more '
-        "than 20 characters (from Kubeflow Trainer v2.4)"]
+        "than 20 characters (from Kubeflow Trainer v2.4)"
+    ]
     assert errors(tmp_path, HEAD, rt, trainer_version="v2.3") == []
-    skipped = rt.replace("metadata:\n  name: rt\n",
-                         "metadata:\n  name: rt\n  labels: {trainer.kubeflow.org/webhook-validation: disabled}\n")
+    skipped = rt.replace(
+        "metadata:\n  name: rt\n",
+        "metadata:\n  name: rt\n  labels: {trainer.kubeflow.org/webhook-validation: disabled}\n",
+    )
     assert len(errors(tmp_path, HEAD, skipped)) == 1  # API validation: the webhook's label does not skip it
 
 
@@ -113,7 +127,8 @@ def test_a_long_name_the_previous_version_had_is_still_accepted(tmp_path):
     assert errors(tmp_path, HEAD, kept, previous=stored) == []
     added = runtime(job_template("node", "trainer"), job_template(LONG), job_template(LONG + "x"))
     assert [line.split(": ")[1] for line in errors(tmp_path, HEAD, added, previous=stored)] == [
-        "spec.template.spec.replicatedJobs[2].name"]
+        "spec.template.spec.replicatedJobs[2].name"
+    ]
 
 
 def test_every_bundled_runtime_passes_the_v24_rule():
@@ -127,12 +142,17 @@ def test_every_bundled_runtime_passes_the_v24_rule():
 def test_the_python_api_takes_the_release(tmp_path):
     import trainc
 
-    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
-                                       "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n")
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n"
+        "  name: ds\nspec:\n  runtimeRef:\n    name: deepspeed-distributed\n"
+    )
 
     def launcher_env(**options) -> list[str]:
-        jobset = next(obj for obj in trainc.objects([str(tmp_path / "job.yaml")], ssh_key_seed=GOLDEN_SEED, **options)
-                      if obj["kind"] == "JobSet")
+        jobset = next(
+            obj
+            for obj in trainc.objects([str(tmp_path / "job.yaml")], ssh_key_seed=GOLDEN_SEED, **options)
+            if obj["kind"] == "JobSet"
+        )
         launcher = next(rjob for rjob in jobset["spec"]["replicatedJobs"] if rjob["name"] == "launcher")
         return [entry["name"] for entry in launcher["template"]["spec"]["template"]["spec"]["containers"][0]["env"]]
 
@@ -147,7 +167,8 @@ def test_forked_build_workers_render_for_the_selected_release(tmp_path, monkeypa
     for index in range(4):
         (tmp_path / f"job{index}.yaml").write_text(
             f"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: ds{index}\nspec:\n"
-            "  runtimeRef:\n    name: deepspeed-distributed\n")
+            "  runtimeRef:\n    name: deepspeed-distributed\n"
+        )
     monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
     forked = []
     real = parallel._build

@@ -12,7 +12,9 @@ def _stored(kind: str, immutable) -> dict:
 def test_an_immutable_one_keeps_its_data_and_its_flag():
     for kind in ("Secret", "ConfigMap"):
         assert refused_change(_stored(kind, True), [("metadata", "labels", "a"), ("data", "x")]) == (
-            ("data", "x"), f"{kind} 'keys' is immutable: its data cannot change")
+            ("data", "x"),
+            f"{kind} 'keys' is immutable: its data cannot change",
+        )
         assert refused_change(_stored(kind, True), [("immutable",)])[0] == ("immutable",)
         assert refused_change(_stored(kind, True), [("binaryData", "y")])[0] == ("binaryData", "y")
 

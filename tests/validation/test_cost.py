@@ -44,11 +44,20 @@ def test_a_resource_priced_nowhere_is_named_and_costs_nothing():
     assert found[("team-a", "finetune")].unpriced == ("cpu", "memory", "nvidia.com/gpu")
 
 
-@pytest.mark.parametrize(("amount", "shown"), [
-    (Fraction("0.005"), "0.01"), (Fraction("0.015"), "0.02"), (Fraction("2.675"), "2.68"), (Fraction("0.0049"), "0.00"),
-    (Fraction(1, 3), "0.33"), (Fraction(2, 3), "0.67"), (Fraction("-0.005"), "-0.01"), (Fraction("-0.004"), "0.00"),
-    (Fraction(10**40) + Fraction(1, 200), "10000000000000000000000000000000000000000.01"),  # exact at any size
-])
+@pytest.mark.parametrize(
+    ("amount", "shown"),
+    [
+        (Fraction("0.005"), "0.01"),
+        (Fraction("0.015"), "0.02"),
+        (Fraction("2.675"), "2.68"),
+        (Fraction("0.0049"), "0.00"),
+        (Fraction(1, 3), "0.33"),
+        (Fraction(2, 3), "0.67"),
+        (Fraction("-0.005"), "-0.01"),
+        (Fraction("-0.004"), "0.00"),
+        (Fraction(10**40) + Fraction(1, 200), "10000000000000000000000000000000000000000.01"),  # exact at any size
+    ],
+)
 def test_money_is_rounded_to_cents_half_up_exactly(amount, shown):
     assert cost.cents(amount) == shown
 
@@ -86,8 +95,10 @@ def test_a_cost_cap_is_one_house_rule(tmp_path):
     folder = _project(tmp_path)
     result = run("validate", "queues.yaml", "runtime.yaml", "trainjobs.yaml", cwd=folder)
     assert result.returncode == 1
-    assert result.stderr.splitlines()[0] == ("trainjobs.yaml:18:1: JobSet team-a/finetune: house rule 'cost-cap' "
-                                             "denied: a TrainJob must be bounded and cost at most 500 USD")
+    assert result.stderr.splitlines()[0] == (
+        "trainjobs.yaml:18:1: JobSet team-a/finetune: house rule 'cost-cap' "
+        "denied: a TrainJob must be bounded and cost at most 500 USD"
+    )
     denials = [line for line in result.stderr.splitlines() if not line.startswith("notice: ")]  # costs are notices
     assert not any("llm" in line or "notebook-check" in line for line in denials)  # 175.87 and 0.37: under the cap
     (folder / ".trainc.yaml").write_text((folder / ".trainc.yaml").read_text().replace("500.0", "150.0"))
@@ -129,9 +140,11 @@ def test_a_policy_reads_the_cost_as_a_variable(tmp_path):
     assert result.returncode == 1
     assert result.stderr.splitlines()[0] == (
         "trainjobs.yaml:2:1: JobSet team-a/llm: ValidatingAdmissionPolicy 'hourly-cap' with binding 'hourly-cap' "
-        "denied request: costs 43.968 USD an hour")
-    assert not any("finetune" in line for line in result.stderr.splitlines()
-                   if not line.startswith("notice: "))  # 16.99 an hour: a notice says so, no denial
+        "denied request: costs 43.968 USD an hour"
+    )
+    assert not any(
+        "finetune" in line for line in result.stderr.splitlines() if not line.startswith("notice: ")
+    )  # 16.99 an hour: a notice says so, no denial
 
 
 def test_every_route_that_reports_says_what_each_job_costs():
@@ -139,16 +152,22 @@ def test_every_route_that_reports_says_what_each_job_costs():
     as a line of its own; summary shows it in its tables only, not again on stderr."""
     folder = ROOT / "tests" / "cost-case"
     names = ("queues.yaml", "runtime.yaml", "trainjobs.yaml")
-    llm = ("notice: trainjobs.yaml:5:3: team-a/llm: 43.97 USD an hour, at most 175.87 USD (4h: the deadline the "
-           "cluster enforces, restarts included)")
-    finetune = ("notice: trainjobs.yaml:21:3: team-a/finetune: 16.99 USD an hour, unbounded (no activeDeadlineSeconds "
-                "stops every Job of its JobSet, or its failure policy restarts it without end)")
+    llm = (
+        "notice: trainjobs.yaml:5:3: team-a/llm: 43.97 USD an hour, at most 175.87 USD (4h: the deadline the "
+        "cluster enforces, restarts included)"
+    )
+    finetune = (
+        "notice: trainjobs.yaml:21:3: team-a/finetune: 16.99 USD an hour, unbounded (no activeDeadlineSeconds "
+        "stops every Job of its JobSet, or its failure policy restarts it without end)"
+    )
     for verb in ("validate", "build"):
         result = run(verb, *names, cwd=folder)
         assert result.returncode == 0, result.stderr
         assert llm in result.stderr.splitlines() and finetune in result.stderr.splitlines()
     explained = run("explain", *names, cwd=folder)
-    assert ("Cost team-a/llm: 43.97 USD an hour, at most 175.87 USD (4h: the deadline the cluster enforces, "
-            "restarts included)") in explained.stdout.splitlines()
+    assert (
+        "Cost team-a/llm: 43.97 USD an hour, at most 175.87 USD (4h: the deadline the cluster enforces, "
+        "restarts included)"
+    ) in explained.stdout.splitlines()
     summary = run("summary", *names, cwd=folder)
     assert summary.returncode == 0 and "USD an hour" not in summary.stderr

@@ -15,8 +15,14 @@ from helpers import QUEUED_TRAINJOB as TRAINJOB
 from helpers import QUEUES, build
 from trainc.errors import InputErrors
 
-def inputs(tmp_path: Path, nodes: int, resources: str = "limits: {nvidia.com/gpu: 8}", queue: str = "team-a-gpu",
-           queues: str = QUEUES) -> list[str]:
+
+def inputs(
+    tmp_path: Path,
+    nodes: int,
+    resources: str = "limits: {nvidia.com/gpu: 8}",
+    queue: str = "team-a-gpu",
+    queues: str = QUEUES,
+) -> list[str]:
     (tmp_path / "queues.yaml").write_text(queues)
     (tmp_path / "job.yaml").write_text(TRAINJOB.format(name="train", queue=queue, nodes=nodes, resources=resources))
     return [str(tmp_path / "queues.yaml"), str(tmp_path / "job.yaml")]
@@ -66,10 +72,13 @@ def test_node_selectors_and_tolerations_choose_the_flavor(tmp_path):
     # 24: the node selector keeps it off a100, where it would fit by borrowing
     assert refusal(inputs(tmp_path, 3, patched.format(gpu="h100"))).endswith(
         "flavor 'a100': its node labels (gpu=a100) do not match the pods' nodeSelector or required node affinity; "
-        "flavor 'h100': 24 nvidia.com/gpu > its nominal quota 16 (nothing to borrow in cohort 'research')")
+        "flavor 'h100': 24 nvidia.com/gpu > its nominal quota 16 (nothing to borrow in cohort 'research')"
+    )
     # a node label no flavor has does not rule a flavor out: Kueue matches only the flavor's own label keys
-    assert len(build(inputs(tmp_path, 3, patched.format(gpu="a100").replace("gpu: a100", "gpu: a100, zone: z1")
-                                 )).notices) == 1
+    assert (
+        len(build(inputs(tmp_path, 3, patched.format(gpu="a100").replace("gpu: a100", "gpu: a100, zone: z1"))).notices)
+        == 1
+    )
 
 
 def test_a_job_that_fits_only_by_borrowing_gets_a_notice(tmp_path):
@@ -83,9 +92,12 @@ def test_a_job_that_fits_only_by_borrowing_gets_a_notice(tmp_path):
 
 def test_the_cohorts_lending_limit_bounds_borrowing(tmp_path):
     lending = QUEUES.replace("nominalQuota: 16, borrowingLimit: 8", "nominalQuota: 16").replace(
-        "lendingLimit: 12", "lendingLimit: 4")
-    assert "flavor 'a100': 24 nvidia.com/gpu > 20 = nominal quota 16 + at most 4 borrowed in cohort 'research';" \
+        "lendingLimit: 12", "lendingLimit: 4"
+    )
+    assert (
+        "flavor 'a100': 24 nvidia.com/gpu > 20 = nominal quota 16 + at most 4 borrowed in cohort 'research';"
         in refusal(inputs(tmp_path, 3, queues=lending))
+    )
 
 
 def test_a_missing_local_queue_is_an_error(tmp_path):
@@ -107,14 +119,16 @@ def test_a_cluster_queue_without_namespace_selector_admits_nothing(tmp_path):
     closed = QUEUES.replace("  cohortName: research\n  namespaceSelector: {}\n", "  cohortName: research\n", 1)
     assert refusal(inputs(tmp_path, 1, queues=closed)).endswith(
         "ClusterQueue 'team-a-gpu' (of LocalQueue team-a/team-a-gpu) admits workloads of no namespace (it sets no "
-        "namespaceSelector)")
+        "namespaceSelector)"
+    )
 
 
 def test_without_kueue_objects_or_their_cluster_queue_nothing_is_checked(tmp_path):
     only_local = QUEUES.split("---\n")[-1].replace("clusterQueue: team-a-gpu", "clusterQueue: elsewhere")
     assert build(inputs(tmp_path, 50, queues=only_local)).notices == []
-    assert build(inputs(tmp_path, 50, queues="apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n")
-                 ).notices == []
+    assert (
+        build(inputs(tmp_path, 50, queues="apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n")).notices == []
+    )
 
 
 def test_requests_are_counted_as_kueue_counts_them(tmp_path):
@@ -122,12 +136,33 @@ def test_requests_are_counted_as_kueue_counts_them(tmp_path):
     max, and every pod of every replicated job counts."""
     from trainc.validation import kueue
 
-    jobset = {"metadata": {"labels": {}}, "spec": {"replicatedJobs": [
-        {"name": "node", "replicas": 2, "template": {"spec": {"parallelism": 4, "completions": 3, "template": {
-            "spec": {"initContainers": [{"name": "fetch", "resources": {"requests": {"cpu": "6"}}}],
-                     "containers": [{"name": "a", "resources": {"limits": {"cpu": "1500m", "memory": "1Gi"}}},
-                                    {"name": "b"}],
-                     "overhead": {"cpu": "250m"}}}}}}]}}
+    jobset = {
+        "metadata": {"labels": {}},
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": "node",
+                    "replicas": 2,
+                    "template": {
+                        "spec": {
+                            "parallelism": 4,
+                            "completions": 3,
+                            "template": {
+                                "spec": {
+                                    "initContainers": [{"name": "fetch", "resources": {"requests": {"cpu": "6"}}}],
+                                    "containers": [
+                                        {"name": "a", "resources": {"limits": {"cpu": "1500m", "memory": "1Gi"}}},
+                                        {"name": "b"},
+                                    ],
+                                    "overhead": {"cpu": "250m"},
+                                }
+                            },
+                        }
+                    },
+                }
+            ]
+        },
+    }
     limit_range = {"spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "1", "memory": "512Mi"}}]}}
     (pod_set,) = kueue.pod_sets(jobset, [limit_range])
     assert pod_set.count == 6  # 2 replicas x min(parallelism 4, completions 3)
@@ -140,15 +175,21 @@ def test_a_parallel_build_reports_the_same_error(tmp_path):
     paths = inputs(tmp_path, 5)
     for index in range(3):
         (tmp_path / f"more-{index}.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n" % index)
-    result = subprocess.run([sys.executable, "-m", "trainc", "build", "-j", "2", str(tmp_path)], capture_output=True,
-                            text=True, cwd=ROOT, env={**os.environ, "TRAINC_PARALLEL_MIN_FILES": "2"})
+    result = subprocess.run(
+        [sys.executable, "-m", "trainc", "build", "-j", "2", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "TRAINC_PARALLEL_MIN_FILES": "2"},
+    )
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith(f"{paths[1]}:7:32: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue can never")
 
 
 def test_kueue_objects_of_the_wrong_shape_are_errors_at_their_field(tmp_path):
     broken = QUEUES.replace("coveredResources: [cpu, memory, nvidia.com/gpu]", "coveredResources: gpu", 1).replace(
-        "{name: nvidia.com/gpu, nominalQuota: 32, lendingLimit: 12}", "{name: nvidia.com/gpu, nominalQuota: lots}")
+        "{name: nvidia.com/gpu, nominalQuota: 32, lendingLimit: 12}", "{name: nvidia.com/gpu, nominalQuota: lots}"
+    )
     (tmp_path / "queues.yaml").write_text(broken)
     with pytest.raises(InputErrors) as caught:
         build([str(tmp_path / "queues.yaml")])
@@ -162,8 +203,11 @@ def test_kueue_objects_of_the_wrong_shape_are_errors_at_their_field(tmp_path):
 def test_hierarchical_cohorts_lend_their_own_quota_and_their_childrens(tmp_path):
     """team-a-gpu (16) in cohort `child` (team-b lends 32 - 20 = 12) under `root`, which holds 8 of its own:
     at most 36, as Kueue's potentialAvailable."""
-    tree = QUEUES.replace("nominalQuota: 16, borrowingLimit: 8", "nominalQuota: 16").replace(
-        "lendingLimit: 12", "lendingLimit: 12").replace("cohortName: research", "cohortName: child") + """\
+    tree = (
+        QUEUES.replace("nominalQuota: 16, borrowingLimit: 8", "nominalQuota: 16")
+        .replace("lendingLimit: 12", "lendingLimit: 12")
+        .replace("cohortName: research", "cohortName: child")
+        + """\
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Cohort
@@ -184,31 +228,68 @@ spec:
       resources:
       - {name: nvidia.com/gpu, nominalQuota: 8}
 """
-    assert "flavor 'a100': 40 nvidia.com/gpu > 36 = nominal quota 16 + at most 20 borrowed in cohort 'child';" \
+    )
+    assert (
+        "flavor 'a100': 40 nvidia.com/gpu > 36 = nominal quota 16 + at most 20 borrowed in cohort 'child';"
         in refusal(inputs(tmp_path, 5, queues=tree))
-    assert "36 nvidia.com/gpu > nominal quota 16" in build(inputs(tmp_path, 4, "limits: {nvidia.com/gpu: 9}",
-                                                                  queues=tree)).notices[0].message
+    )
+    assert (
+        "36 nvidia.com/gpu > nominal quota 16"
+        in build(inputs(tmp_path, 4, "limits: {nvidia.com/gpu: 9}", queues=tree)).notices[0].message
+    )
 
 
 def test_a_runtime_class_overhead_counts(tmp_path):
     from trainc.validation import kueue
 
-    jobset = {"spec": {"replicatedJobs": [{"name": "node", "replicas": 1, "template": {"spec": {"template": {
-        "spec": {"runtimeClassName": "kata", "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}
-    }}}}]}}
-    queues, errors = kueue.read([(None, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "handler": "kata",
-                                         "metadata": {"name": "kata"}, "overhead": {"podFixed": {"cpu": "250m"}}})])
+    jobset = {
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": "node",
+                    "replicas": 1,
+                    "template": {
+                        "spec": {
+                            "template": {
+                                "spec": {
+                                    "runtimeClassName": "kata",
+                                    "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}],
+                                }
+                            }
+                        }
+                    },
+                }
+            ]
+        }
+    }
+    queues, errors = kueue.read(
+        [
+            (
+                None,
+                {
+                    "apiVersion": "node.k8s.io/v1",
+                    "kind": "RuntimeClass",
+                    "handler": "kata",
+                    "metadata": {"name": "kata"},
+                    "overhead": {"podFixed": {"cpu": "250m"}},
+                },
+            )
+        ]
+    )
     assert errors == []
     (pod_set,) = kueue.workload("ns", "j", jobset, queues).pod_sets
     assert pod_set.total("cpu") == 1250
 
 
-@pytest.mark.parametrize("metadata, where, message", [
-    # a mapping for a name cannot key the LocalQueues; a missing one would be listed among them as None
-    ("{name: {a: 1}, namespace: team-a}", "60:18: metadata.name", "required for kubectl apply: a non-empty string"),
-    ("{namespace: team-a}", "60:11: metadata.name", "required for kubectl apply: a non-empty string"),
-    ("{name: team-a-gpu, namespace: [team-a]}", "60:41: metadata.namespace", "must be a string, not list"),
-])
+@pytest.mark.parametrize(
+    "metadata, where, message",
+    [
+        # a mapping for a name cannot key the LocalQueues; a missing one would be listed among them as None
+        ("{name: {a: 1}, namespace: team-a}", "60:18: metadata.name", "required for kubectl apply: a non-empty string"),
+        ("{namespace: team-a}", "60:11: metadata.name", "required for kubectl apply: a non-empty string"),
+        ("{name: team-a-gpu, namespace: [team-a]}", "60:41: metadata.namespace", "must be a string, not list"),
+    ],
+)
 def test_a_kueue_object_without_a_usable_name_is_the_output_steps_error(tmp_path, metadata, where, message):
     queues = QUEUES.replace("metadata:\n  name: team-a-gpu\n  namespace: team-a\n", f"metadata: {metadata}\n")
     assert queues != QUEUES
@@ -218,14 +299,16 @@ def test_a_kueue_object_without_a_usable_name_is_the_output_steps_error(tmp_path
 def test_a_namespace_named_by_a_mapping_is_an_error_not_a_traceback(tmp_path):
     namespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {team: a}\n---\n"
     assert refusal(inputs(tmp_path, 2, queues=namespace + QUEUES)) == (
-        f"{tmp_path}/queues.yaml:4:9: metadata.name: required for kubectl apply: a non-empty string")
+        f"{tmp_path}/queues.yaml:4:9: metadata.name: required for kubectl apply: a non-empty string"
+    )
 
 
 def test_a_null_quota_item_is_an_error_at_it(tmp_path):
-    queues = QUEUES.replace("- {name: cpu, nominalQuota: \"0\"}", "- null", 1)
+    queues = QUEUES.replace('- {name: cpu, nominalQuota: "0"}', "- null", 1)
     assert queues != QUEUES
     assert refusal(inputs(tmp_path, 2, queues=queues)) == (
-        f"{tmp_path}/queues.yaml:54:9: spec.resourceGroups[0].flavors[0].resources[0]: must not be null")
+        f"{tmp_path}/queues.yaml:54:9: spec.resourceGroups[0].flavors[0].resources[0]: must not be null"
+    )
 
 
 def test_v1beta1_objects_are_still_read_with_a_warning_naming_kueue_020(tmp_path):
@@ -235,18 +318,22 @@ def test_v1beta1_objects_are_still_read_with_a_warning_naming_kueue_020(tmp_path
     output = build(inputs(tmp_path, 2, queues=old))
     warnings = [notice.render() for notice in output.notices]
     assert len(warnings) == QUEUES.count("apiVersion: kueue.x-k8s.io/")
-    assert warnings[2] == (f"warning: {tmp_path}/queues.yaml:21:13: apiVersion: Kueue 0.20 no longer serves "
-                           "kueue.x-k8s.io/v1beta1 (kubernetes-sigs/kueue #14558): write kueue.x-k8s.io/v1beta2 and "
-                           "spec.cohortName for spec.cohort; read here as Kueue before 0.20 reads it")
+    assert warnings[2] == (
+        f"warning: {tmp_path}/queues.yaml:21:13: apiVersion: Kueue 0.20 no longer serves "
+        "kueue.x-k8s.io/v1beta1 (kubernetes-sigs/kueue #14558): write kueue.x-k8s.io/v1beta2 and "
+        "spec.cohortName for spec.cohort; read here as Kueue before 0.20 reads it"
+    )
     assert refusal(inputs(tmp_path, 5, queues=old)) == refusal(inputs(tmp_path, 5))  # the cohort is read from cohort
 
 
-@pytest.mark.parametrize("version, wrong, right", [("v1beta2", "cohort", "cohortName"),
-                                                   ("v1beta1", "cohortName", "cohort")])
+@pytest.mark.parametrize(
+    "version, wrong, right", [("v1beta2", "cohort", "cohortName"), ("v1beta1", "cohortName", "cohort")]
+)
 def test_the_other_versions_cohort_field_is_an_unknown_field(tmp_path, version, wrong, right):
     text = QUEUES.replace("kueue.x-k8s.io/v1beta2", f"kueue.x-k8s.io/{version}").replace("cohortName:", f"{wrong}:")
     with pytest.raises(InputErrors) as caught:
         build(inputs(tmp_path, 2, queues=text))
     assert [error.render() for error in caught.value.errors][0] == (
         f"{tmp_path}/queues.yaml:26:3: spec.{wrong}: unknown field in kueue.x-k8s.io/{version}: its name there is "
-        f"{right}")
+        f"{right}"
+    )

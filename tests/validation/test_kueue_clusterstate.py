@@ -31,28 +31,45 @@ def item(data: dict, kind: str, name: str) -> dict:
     return next(each for each in data["items"] if each["kind"] == kind and each["metadata"]["name"] == name)
 
 
-def run(tmp_path, *args, queues: str | None = None, jobs: str | None = None, cluster: dict | None = None,
-        command: str = "summary"):
+def run(
+    tmp_path,
+    *args,
+    queues: str | None = None,
+    jobs: str | None = None,
+    cluster: dict | None = None,
+    command: str = "summary",
+):
     (tmp_path / "queues.yaml").write_text(queues or (CASE / "queues.yaml").read_text())
     (tmp_path / "jobs.yaml").write_text(jobs or (CASE / "trainjobs.yaml").read_text())
     (tmp_path / "state.json").write_text(json.dumps(cluster or state(), indent=2))
     extra = ["--format", "json"] if command == "summary" else []
-    result = CliRunner().invoke(cli, [command, str(tmp_path / "queues.yaml"), str(tmp_path / "jobs.yaml"),
-                                      "--cluster-state", str(tmp_path / "state.json"), *extra, *args])
+    result = CliRunner().invoke(
+        cli,
+        [
+            command,
+            str(tmp_path / "queues.yaml"),
+            str(tmp_path / "jobs.yaml"),
+            "--cluster-state",
+            str(tmp_path / "state.json"),
+            *extra,
+            *args,
+        ],
+    )
     return result
 
 
 def standings(tmp_path, **given) -> dict:
     result = run(tmp_path, **given)
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout[result.stdout.index("{"):])
+    data = json.loads(result.stdout[result.stdout.index("{") :])
     return {f"{job['namespace']}/{job['name']}": job for job in data["trainJobs"]}
 
 
 def test_each_job_admissible_preempting_or_waiting(tmp_path):
     found = standings(tmp_path)
-    eval_, finetune, pretrain, sweep = (found[name]["kueue"] for name in
-                                        ("team-a/eval", "team-a/finetune", "team-a/pretrain", "team-b/sweep"))
+    eval_, finetune, pretrain, sweep = (
+        found[name]["kueue"] for name in ("team-a/eval", "team-a/finetune", "team-a/pretrain", "team-b/sweep")
+    )
     # a100 holds team-a's 16 GPUs: the cohort lends 8 more (team-b lends 12, uses 4 of them; borrowingLimit 8)
     assert (eval_["state"], found["team-a/eval"]["podSets"][0]["flavors"]["nvidia.com/gpu"]) == ("admissible", "a100")
     assert "borrowing from cohort quota" in eval_["message"]
@@ -61,8 +78,9 @@ def test_each_job_admissible_preempting_or_waiting(tmp_path):
     assert found["team-a/finetune"]["podSets"][0]["flavors"]["nvidia.com/gpu"] == "h100"
     # 24 GPUs: more than h100 holds; on a100 only by preempting old-run (priority 100 < high's 1000)
     assert pretrain["state"] == "preempting"
-    assert pretrain["preempts"] == [{"namespace": "team-a", "name": "jobset-old-run-5f2c1",
-                                     "clusterQueue": "team-a-gpu", "priority": 100}]
+    assert pretrain["preempts"] == [
+        {"namespace": "team-a", "name": "jobset-old-run-5f2c1", "clusterQueue": "team-a-gpu", "priority": 100}
+    ]
     # team-b uses 24 of 32, 12 lent: 8 unused for it; preempts nothing
     assert sweep["state"] == "waiting"
     assert sweep["waitsFor"] == [{"flavor": "a100", "resource": "nvidia.com/gpu", "amount": "8"}]
@@ -76,13 +94,16 @@ def test_pending_workloads_ahead_by_priority_then_creation(tmp_path):
     assert found["team-a/finetune"]["kueue"]["priority"] == 1000
     # StrictFIFO: one ahead keeps even a job that fits waiting
     data = state()
-    item(data, "Workload", "jobset-sweep-1-5f2c1")["status"]["admission"]["podSetAssignments"][0][
-        "resourceUsage"]["nvidia.com/gpu"] = "8"
+    item(data, "Workload", "jobset-sweep-1-5f2c1")["status"]["admission"]["podSetAssignments"][0]["resourceUsage"][
+        "nvidia.com/gpu"
+    ] = "8"
     sweep = standings(tmp_path, cluster=data)["team-b/sweep"]["kueue"]
     assert (sweep["state"], sweep["waitsFor"], sweep["pendingAhead"]) == ("waiting", [], 1)
     assert "StrictFIFO: it admits none past the first" in sweep["message"]
     # BestEffortFIFO in its place: it is admissible, those ahead that fit go first
-    queues = (CASE / "queues.yaml").read_text().replace("queueingStrategy: StrictFIFO", "queueingStrategy: BestEffortFIFO")
+    queues = (
+        (CASE / "queues.yaml").read_text().replace("queueingStrategy: StrictFIFO", "queueingStrategy: BestEffortFIFO")
+    )
     assert standings(tmp_path, cluster=data, queues=queues)["team-b/sweep"]["kueue"]["state"] == "admissible"
 
 
@@ -93,10 +114,13 @@ def test_a_pending_workload_created_later_is_behind(tmp_path):
     assert standings(tmp_path, cluster=data)["team-a/eval"]["kueue"]["pendingAhead"] == 1
 
 
-@pytest.mark.parametrize("policy, state_", [
-    ("withinClusterQueue: LowerPriority", "preempting"),
-    ("withinClusterQueue: Never", "waiting"),
-])
+@pytest.mark.parametrize(
+    "policy, state_",
+    [
+        ("withinClusterQueue: LowerPriority", "preempting"),
+        ("withinClusterQueue: Never", "waiting"),
+    ],
+)
 def test_preemption_only_where_the_cluster_queue_allows_it(tmp_path, policy, state_):
     queues = (CASE / "queues.yaml").read_text().replace("withinClusterQueue: LowerPriority", policy)
     pretrain = standings(tmp_path, queues=queues)["team-a/pretrain"]["kueue"]
@@ -106,14 +130,18 @@ def test_preemption_only_where_the_cluster_queue_allows_it(tmp_path, policy, sta
         assert pretrain["waitsFor"] == [{"flavor": "a100", "resource": "nvidia.com/gpu", "amount": "16"}]
 
 
-@pytest.mark.parametrize("policy, candidate_priority, preempts", [
-    ("LowerPriority", 1000, False),  # equal priority: not lower
-    ("LowerOrNewerEqualPriority", 1000, False),  # equal and older than the incoming job: kept
-    ("LowerOrNewerEqualPriority", 100, True),
-])
+@pytest.mark.parametrize(
+    "policy, candidate_priority, preempts",
+    [
+        ("LowerPriority", 1000, False),  # equal priority: not lower
+        ("LowerOrNewerEqualPriority", 1000, False),  # equal and older than the incoming job: kept
+        ("LowerOrNewerEqualPriority", 100, True),
+    ],
+)
 def test_preemption_policy_weighs_priorities(tmp_path, policy, candidate_priority, preempts):
-    queues = (CASE / "queues.yaml").read_text().replace("withinClusterQueue: LowerPriority",
-                                                         f"withinClusterQueue: {policy}")
+    queues = (
+        (CASE / "queues.yaml").read_text().replace("withinClusterQueue: LowerPriority", f"withinClusterQueue: {policy}")
+    )
     data = state()
     item(data, "Workload", "jobset-old-run-5f2c1")["spec"]["priority"] = candidate_priority
     pretrain = standings(tmp_path, queues=queues, cluster=data)["team-a/pretrain"]["kueue"]
@@ -126,15 +154,19 @@ def test_reclaim_within_cohort_takes_back_lent_quota(tmp_path):
     data = state()
     for name in ("jobset-old-run-5f2c1",):
         data["items"].remove(item(data, "Workload", name))
-    item(data, "Workload", "jobset-sweep-1-5f2c1")["status"]["admission"]["podSetAssignments"][0][
-        "resourceUsage"]["nvidia.com/gpu"] = "40"
-    queues = (CASE / "queues.yaml").read_text().replace("whenCanPreempt: TryNextFlavor", "whenCanPreempt: MayStopSearch")
+    item(data, "Workload", "jobset-sweep-1-5f2c1")["status"]["admission"]["podSetAssignments"][0]["resourceUsage"][
+        "nvidia.com/gpu"
+    ] = "40"
+    queues = (
+        (CASE / "queues.yaml").read_text().replace("whenCanPreempt: TryNextFlavor", "whenCanPreempt: MayStopSearch")
+    )
     finetune = standings(tmp_path, queues=queues, cluster=data)["team-a/finetune"]
     assert finetune["kueue"]["state"] == "preempting"
     assert [each["name"] for each in finetune["kueue"]["preempts"]] == ["jobset-sweep-1-5f2c1"]
     assert finetune["podSets"][0]["flavors"]["nvidia.com/gpu"] == "a100"
     never = queues.replace("reclaimWithinCohort: Any", "reclaimWithinCohort: Never").replace(
-        "    borrowWithinCohort:\n      policy: LowerPriority\n", "")
+        "    borrowWithinCohort:\n      policy: LowerPriority\n", ""
+    )
     finetune = standings(tmp_path, queues=never, cluster=data)["team-a/finetune"]  # nothing to preempt on a100
     assert (finetune["kueue"]["state"], finetune["podSets"][0]["flavors"]["nvidia.com/gpu"]) == ("admissible", "h100")
 
@@ -143,8 +175,9 @@ def test_when_can_borrow_tries_the_next_flavor(tmp_path):
     """With 8 a100 GPUs used, 16 more fit a100 only by borrowing: TryNextFlavor takes h100 (tolerated), which
     fits within its quota; MayStopSearch stays on a100."""
     data = state()
-    item(data, "Workload", "jobset-old-run-5f2c1")["status"]["admission"]["podSetAssignments"][0][
-        "resourceUsage"]["nvidia.com/gpu"] = "8"
+    item(data, "Workload", "jobset-old-run-5f2c1")["status"]["admission"]["podSetAssignments"][0]["resourceUsage"][
+        "nvidia.com/gpu"
+    ] = "8"
     flavor = standings(tmp_path, cluster=data)["team-a/finetune"]["podSets"][0]["flavors"]["nvidia.com/gpu"]
     assert flavor == "h100"
     queues = (CASE / "queues.yaml").read_text().replace("whenCanBorrow: TryNextFlavor", "whenCanBorrow: MayStopSearch")
@@ -158,8 +191,10 @@ def test_lending_limit_bounds_what_the_cohort_can_borrow(tmp_path):
     queues = (CASE / "queues.yaml").read_text().replace("lendingLimit: 12", "lendingLimit: 4")
     result = run(tmp_path, queues=queues)
     assert result.exit_code == 1
-    assert "flavor 'a100': 24 nvidia.com/gpu > 20 = nominal quota 16 + at most 4 borrowed in cohort 'research'" \
+    assert (
+        "flavor 'a100': 24 nvidia.com/gpu > 20 = nominal quota 16 + at most 4 borrowed in cohort 'research'"
         in result.output
+    )
 
 
 def test_a_job_whose_workload_holds_quota_is_admitted(tmp_path):
@@ -174,8 +209,10 @@ def test_a_job_whose_workload_holds_quota_is_admitted(tmp_path):
 def test_validate_and_diff_say_it_too(tmp_path):
     result = run(tmp_path, command="validate")
     assert result.exit_code == 0, result.output
-    assert (f"notice: {tmp_path / 'jobs.yaml'}:73:32: team-b/sweep: Kueue: waiting in ClusterQueue 'team-b-gpu' "
-            "until it has 8 nvidia.com/gpu more in flavor 'a100' unused") in result.output
+    assert (
+        f"notice: {tmp_path / 'jobs.yaml'}:73:32: team-b/sweep: Kueue: waiting in ClusterQueue 'team-b-gpu' "
+        "until it has 8 nvidia.com/gpu more in flavor 'a100' unused"
+    ) in result.output
 
 
 def test_diff_shows_a_flavor_move_and_the_standing(tmp_path):
@@ -188,38 +225,57 @@ def test_diff_shows_a_flavor_move_and_the_standing(tmp_path):
     (repo / "queues.yaml").write_text(queues)
     (repo / "jobs.yaml").write_text(jobs)
     (repo / "state.json").write_text((CASE / "cluster" / "state.json").read_text())
-    git = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com"}
+    git = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "base"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, env=git, timeout=60)
-    (repo / "queues.yaml").write_text(queues.replace("nominalQuota: 16, borrowingLimit: 8",
-                                                     "nominalQuota: 8, borrowingLimit: 8"))
+    (repo / "queues.yaml").write_text(
+        queues.replace("nominalQuota: 16, borrowingLimit: 8", "nominalQuota: 8, borrowingLimit: 8")
+    )
     cwd = os.getcwd()
     os.chdir(repo)
     try:
-        result = CliRunner().invoke(cli, ["diff", "queues.yaml", "jobs.yaml", "--cluster-state", "state.json",
-                                          "--color", "never"])
+        result = CliRunner().invoke(
+            cli, ["diff", "queues.yaml", "jobs.yaml", "--cluster-state", "state.json", "--color", "never"]
+        )
         markdown = CliRunner().invoke(cli, ["diff", "queues.yaml", "jobs.yaml", "--format", "markdown"])
     finally:
         os.chdir(cwd)
     assert result.exit_code == 1, result.output
-    assert "JobSet team-a/finetune unchanged: applying leaves it as it is; Kueue now places it on flavor h100 " \
-        "(was a100)\n~ Kueue flavor: a100 → h100\n~ Kueue now: admissible now in ClusterQueue 'team-a-gpu' on h100" \
+    assert (
+        "JobSet team-a/finetune unchanged: applying leaves it as it is; Kueue now places it on flavor h100 "
+        "(was a100)\n~ Kueue flavor: a100 → h100\n~ Kueue now: admissible now in ClusterQueue 'team-a-gpu' on h100"
         in result.output
+    )
     assert "JobSet team-a/eval" not in result.output  # a100 still
-    assert "| `JobSet team-a/finetune` | unchanged | applying leaves it as it is; Kueue now places it on flavor h100 " \
+    assert (
+        "| `JobSet team-a/finetune` | unchanged | applying leaves it as it is; Kueue now places it on flavor h100 "
         "(was a100) |" in markdown.output
+    )
     assert "\n#### `JobSet team-a/finetune` unchanged\n\n> Kueue flavor: a100 → h100\n" in markdown.output
 
 
 def test_a_snapshot_older_than_the_commit_is_a_notice(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
-    for name, text in (("queues.yaml", (CASE / "queues.yaml").read_text()),
-                       ("jobs.yaml", (CASE / "trainjobs.yaml").read_text())):
+    for name, text in (
+        ("queues.yaml", (CASE / "queues.yaml").read_text()),
+        ("jobs.yaml", (CASE / "trainjobs.yaml").read_text()),
+    ):
         (repo / name).write_text(text)
-    git = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_COMMITTER_DATE": "2026-12-02T12:00:00Z"}
+    git = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_COMMITTER_DATE": "2026-12-02T12:00:00Z",
+    }
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "jobs"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, env=git, timeout=60)
     snapshot = tmp_path / "state.json"  # outside the repository: its modification time
@@ -227,52 +283,82 @@ def test_a_snapshot_older_than_the_commit_is_a_notice(tmp_path):
     paths = [str(repo / "queues.yaml"), str(repo / "jobs.yaml"), "--cluster-state", str(snapshot)]
     os.utime(snapshot, (1764590400, 1764590400))  # 2025-12-01T12:00:00Z
     result = CliRunner().invoke(cli, ["validate", *paths])
-    assert (f"notice: {snapshot}:1:1: the cluster state was taken at 2025-12-01T12:00:00Z, before the inputs' "
-            "commit (2026-12-02T12:00:00Z)") in result.output
+    assert (
+        f"notice: {snapshot}:1:1: the cluster state was taken at 2025-12-01T12:00:00Z, before the inputs' "
+        "commit (2026-12-02T12:00:00Z)"
+    ) in result.output
     os.utime(snapshot, (1796212800, 1796212800))  # 2026-12-02T13:20:00Z: after it
     assert "before the inputs' commit" not in CliRunner().invoke(cli, ["validate", *paths]).output
 
 
-@pytest.mark.parametrize("change, expected", [
-    (lambda data: item(data, "Workload", "jobset-batch-5f2c1")["spec"].update(priority="high"),
-     "spec.priority: must be an integer (int32)"),
-    (lambda data: item(data, "Workload", "jobset-batch-5f2c1")["metadata"].update(creationTimestamp="yesterday"),
-     "metadata.creationTimestamp: must be a time ('yesterday' is not an RFC 3339 time with its zone)"),
-    (lambda data: item(data, "Workload", "jobset-old-run-5f2c1")["status"]["admission"]["podSetAssignments"][0][
-        "resourceUsage"].update(cpu="lots"), "status.admission.podSetAssignments[0].resourceUsage.cpu: must be a quantity"),
-    (lambda data: item(data, "ClusterQueue", "team-b-gpu")["spec"].update(queueingStrategy=3),
-     "spec.queueingStrategy: must be a string"),
-    (lambda data: item(data, "Workload", "jobset-batch-5f2c1")["metadata"].pop("namespace"),
-     "metadata.namespace: required: a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (
+            lambda data: item(data, "Workload", "jobset-batch-5f2c1")["spec"].update(priority="high"),
+            "spec.priority: must be an integer (int32)",
+        ),
+        (
+            lambda data: item(data, "Workload", "jobset-batch-5f2c1")["metadata"].update(creationTimestamp="yesterday"),
+            "metadata.creationTimestamp: must be a time ('yesterday' is not an RFC 3339 time with its zone)",
+        ),
+        (
+            lambda data: item(data, "Workload", "jobset-old-run-5f2c1")["status"]["admission"]["podSetAssignments"][0][
+                "resourceUsage"
+            ].update(cpu="lots"),
+            "status.admission.podSetAssignments[0].resourceUsage.cpu: must be a quantity",
+        ),
+        (
+            lambda data: item(data, "ClusterQueue", "team-b-gpu")["spec"].update(queueingStrategy=3),
+            "spec.queueingStrategy: must be a string",
+        ),
+        (
+            lambda data: item(data, "Workload", "jobset-batch-5f2c1")["metadata"].pop("namespace"),
+            "metadata.namespace: required: a non-empty string",
+        ),
+    ],
+)
 def test_a_malformed_cluster_state_is_a_positioned_error(tmp_path, change, expected):
     data = state()
     change(data)
     result = run(tmp_path, cluster=data, command="validate")
     assert result.exit_code == 1
     line = next(line for line in result.output.splitlines() if line.startswith(str(tmp_path / "state.json")))
-    position, message = line[len(str(tmp_path / "state.json")) + 1:].split(": ", 1)
+    position, message = line[len(str(tmp_path / "state.json")) + 1 :].split(": ", 1)
     assert all(part.isdigit() for part in position.split(":")) and message.startswith(expected)
 
 
 def test_not_json_and_too_many_objects_are_errors(tmp_path, monkeypatch):
     (tmp_path / "state.json").write_text('{"kind": "List", "items": [')
-    result = CliRunner().invoke(cli, ["validate", str(CASE / "queues.yaml"), str(CASE / "trainjobs.yaml"),
-                                      "--cluster-state", str(tmp_path / "state.json")])
-    assert result.exit_code == 1 and f"{tmp_path / 'state.json'}:1:" in result.output and "invalid JSON" in result.output
+    result = CliRunner().invoke(
+        cli,
+        [
+            "validate",
+            str(CASE / "queues.yaml"),
+            str(CASE / "trainjobs.yaml"),
+            "--cluster-state",
+            str(tmp_path / "state.json"),
+        ],
+    )
+    assert (
+        result.exit_code == 1 and f"{tmp_path / 'state.json'}:1:" in result.output and "invalid JSON" in result.output
+    )
     monkeypatch.setattr(limits, "MAX_CLUSTER_STATE_ITEMS", 5)
     monkeypatch.setattr("trainc.validation.clusterstate.MAX_CLUSTER_STATE_ITEMS", 5)
     result = run(tmp_path, command="validate")
     assert result.exit_code == 1
-    assert f"{tmp_path / 'state.json'}:1:1: holds 15 objects, more than the 5 trainc reads from a cluster state" \
+    assert (
+        f"{tmp_path / 'state.json'}:1:1: holds 15 objects, more than the 5 trainc reads from a cluster state"
         in result.output
+    )
 
 
 def test_quantities_saturate_as_kueues(tmp_path):
     """A workload charged more than int64 holds: usage saturates, and the job waits instead of crashing."""
     data = state()
-    item(data, "Workload", "jobset-sweep-1-5f2c1")["status"]["admission"]["podSetAssignments"][0][
-        "resourceUsage"]["nvidia.com/gpu"] = "1e40"
+    item(data, "Workload", "jobset-sweep-1-5f2c1")["status"]["admission"]["podSetAssignments"][0]["resourceUsage"][
+        "nvidia.com/gpu"
+    ] = "1e40"
     sweep = standings(tmp_path, cluster=data)["team-b/sweep"]["kueue"]
     assert sweep["state"] == "waiting"
 
@@ -299,8 +385,8 @@ def test_the_guides_example(monkeypatch):
     """docs/guides/kueue.md's summary on the cluster state, read from stdin (no stale-snapshot notice)."""
     text = (ROOT / "docs" / "guides" / "kueue.md").read_text()
     start = text.index("$ trainc summary golden/kueue-placement/")
-    command, _, rest = text[start + 2:].partition("\n")
-    shown = rest[:rest.index("```")]
+    command, _, rest = text[start + 2 :].partition("\n")
+    shown = rest[: rest.index("```")]
     words, _, stdin = command.partition(" < ")
     monkeypatch.chdir(ROOT)
     result = CliRunner().invoke(cli, words.split()[1:], input=(ROOT / stdin).read_text())
@@ -315,18 +401,25 @@ def test_the_cluster_holds_the_queues_the_app_does_not(tmp_path):
     args = [str(tmp_path / "jobs.yaml"), "--cluster-state", str(tmp_path / "state.json")]
     result = CliRunner().invoke(cli, ["summary", *args, "--format", "json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout[result.stdout.index("{"):])
+    data = json.loads(result.stdout[result.stdout.index("{") :])
     assert [(job["name"], job["kueue"]["state"]) for job in data["trainJobs"]] == [
-        ("eval", "admissible"), ("finetune", "admissible"), ("pretrain", "preempting"), ("sweep", "waiting")]
+        ("eval", "admissible"),
+        ("finetune", "admissible"),
+        ("pretrain", "preempting"),
+        ("sweep", "waiting"),
+    ]
     data = state()
     item(data, "ClusterQueue", "team-b-gpu")["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2][
-        "nominalQuota"] = 4
+        "nominalQuota"
+    ] = 4
     item(data, "ClusterQueue", "team-a-gpu")["spec"]["cohortName"] = "elsewhere"
     (tmp_path / "state.json").write_text(json.dumps(data))
     refused = CliRunner().invoke(cli, ["validate", *args])
     assert refused.exit_code == 1
-    assert "team-b-gpu' (of LocalQueue team-b/team-b-gpu) takes it: flavor 'a100': 16 nvidia.com/gpu > its nominal " \
+    assert (
+        "team-b-gpu' (of LocalQueue team-b/team-b-gpu) takes it: flavor 'a100': 16 nvidia.com/gpu > its nominal "
         "quota 4" in refused.output
+    )
 
 
 def test_a_cluster_queue_reporting_more_than_its_workloads_hold_is_a_notice(tmp_path):
@@ -338,7 +431,9 @@ def test_a_cluster_queue_reporting_more_than_its_workloads_hold_is_a_notice(tmp_
     assert result.exit_code == 0, result.output
     (line,) = [line for line in result.output.splitlines() if "reports" in line]
     assert line.startswith(f"notice: {tmp_path / 'state.json'}:")
-    assert line.endswith("ClusterQueue 'team-b-gpu' reports 24 nvidia.com/gpu in use on flavor 'a100', its Workloads "
-                         "in this state hold 0: the state lacks some (take it with -A) or was taken mid-change; the "
-                         "Workloads are what trainc counts, as Kueue's scheduler does")
+    assert line.endswith(
+        "ClusterQueue 'team-b-gpu' reports 24 nvidia.com/gpu in use on flavor 'a100', its Workloads "
+        "in this state hold 0: the state lacks some (take it with -A) or was taken mid-change; the "
+        "Workloads are what trainc counts, as Kueue's scheduler does"
+    )
     assert "team-b/sweep: Kueue: waiting: 1 pending workload ahead of it (StrictFIFO" in result.output  # it fits now

@@ -69,9 +69,14 @@ spec:
 
 def placed(tmp_path: Path, when_can_borrow: str, gpus: int) -> requests.Job:
     (tmp_path / "queues.yaml").write_text(FLAVORS + CLUSTER_QUEUE % when_can_borrow)
-    (tmp_path / "job.yaml").write_text(QUEUED_TRAINJOB.format(
-        name="train", queue="q", nodes=gpus // 4, resources="requests: {cpu: '4', memory: 16Gi}\n      "
-                                                             "limits: {nvidia.com/gpu: 4}"))
+    (tmp_path / "job.yaml").write_text(
+        QUEUED_TRAINJOB.format(
+            name="train",
+            queue="q",
+            nodes=gpus // 4,
+            resources="requests: {cpu: '4', memory: 16Gi}\n      limits: {nvidia.com/gpu: 4}",
+        )
+    )
     (job,) = requests.jobs(build([str(tmp_path / "queues.yaml"), str(tmp_path / "job.yaml")]))
     return job
 
@@ -80,7 +85,10 @@ def test_each_resource_group_gets_its_flavor(tmp_path):
     job = placed(tmp_path, "MayStopSearch", 8)
     (node,) = job.pod_sets
     assert (node.name, node.count, node.flavors) == (
-        "node", 2, {"cpu": "cpu-pool", "memory": "cpu-pool", "nvidia.com/gpu": "spot"})
+        "node",
+        2,
+        {"cpu": "cpu-pool", "memory": "cpu-pool", "nvidia.com/gpu": "spot"},
+    )
     assert node.total == {"cpu": 8000, "memory": 32 << 30, "nvidia.com/gpu": 8}
     assert (job.cluster_queue, requests.flavor_names(job)) == ("team-a", "cpu-pool, spot")
 
@@ -111,9 +119,16 @@ def test_explain_lists_every_flavor_tried(tmp_path):
 def test_the_lowest_borrowing_level_wins_in_a_cohort_tree(tmp_path):
     """spot borrows from the root cohort (two levels up), reserved from the team's own cohort (one level up):
     with TryNextFlavor Kueue prefers the nearer quota (isPreferred by borrowing level)."""
-    tree = (FLAVORS + CLUSTER_QUEUE % "TryNextFlavor").replace(
-        "      - {name: nvidia.com/gpu, nominalQuota: 16}\n", "      - {name: nvidia.com/gpu, nominalQuota: 8}\n").replace(
-        "metadata: {name: lender}\nspec:\n  cohortName: research", "metadata: {name: lender}\nspec:\n  cohortName: root")
+    tree = (
+        (FLAVORS + CLUSTER_QUEUE % "TryNextFlavor")
+        .replace(
+            "      - {name: nvidia.com/gpu, nominalQuota: 16}\n", "      - {name: nvidia.com/gpu, nominalQuota: 8}\n"
+        )
+        .replace(
+            "metadata: {name: lender}\nspec:\n  cohortName: research",
+            "metadata: {name: lender}\nspec:\n  cohortName: root",
+        )
+    )
     tree += """\
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
@@ -133,10 +148,13 @@ kind: Cohort
 metadata: {name: root}
 """
     (tmp_path / "queues.yaml").write_text(tree)
-    (tmp_path / "job.yaml").write_text(QUEUED_TRAINJOB.format(name="train", queue="q", nodes=4,
-                                                              resources="limits: {nvidia.com/gpu: 4}"))
+    (tmp_path / "job.yaml").write_text(
+        QUEUED_TRAINJOB.format(name="train", queue="q", nodes=4, resources="limits: {nvidia.com/gpu: 4}")
+    )
     (job,) = requests.jobs(build([str(tmp_path / "queues.yaml"), str(tmp_path / "job.yaml")]))
     attempts = job.placement.attempts[0]["nvidia.com/gpu"]
     assert [(attempt.flavor, attempt.mode, attempt.borrow) for attempt in attempts] == [
-        ("spot", kueue.FIT, 2), ("reserved", kueue.FIT, 1)]
+        ("spot", kueue.FIT, 2),
+        ("reserved", kueue.FIT, 1),
+    ]
     assert job.pod_sets[0].flavors["nvidia.com/gpu"] == "reserved"

@@ -22,9 +22,6 @@ from trainc.inputs import read_previous
 from trainc.trainer import catalog
 
 
-
-
-
 # --- [RT] runtime webhook ---------------------------------------------------------------------
 
 RT_HEAD = """\
@@ -121,10 +118,15 @@ def test_runtime_webhook_checks_cluster_runtime_updates_but_not_training_runtime
     """Upstream's TrainingRuntime ValidateUpdate admits anything; the ClusterTrainingRuntime one re-checks."""
     cluster_old = RT_HEAD.format(labels="", replicas=1, container="node")
     cluster_new = RT_HEAD.format(labels="", replicas=2, container="node")
-    namespaced_old, namespaced_new = (text.replace("kind: ClusterTrainingRuntime", "kind: TrainingRuntime")
-                                      for text in (cluster_old, cluster_new))
+    namespaced_old, namespaced_new = (
+        text.replace("kind: ClusterTrainingRuntime", "kind: TrainingRuntime") for text in (cluster_old, cluster_new)
+    )
     for old, new, expected in [
-        (cluster_old, cluster_new, ["runtime.yaml:10:21: spec.template.spec.replicatedJobs[0].replicas: always must be 1"]),
+        (
+            cluster_old,
+            cluster_new,
+            ["runtime.yaml:10:21: spec.template.spec.replicatedJobs[0].replicas: always must be 1"],
+        ),
         (namespaced_old, namespaced_new, []),
     ]:
         (tmp_path / "runtime.yaml").write_text(new)
@@ -139,8 +141,9 @@ def test_runtime_webhook_checks_cluster_runtime_updates_but_not_training_runtime
 
 
 def test_runtime_name_must_be_a_dns_subdomain(tmp_path):
-    (tmp_path / "runtime.yaml").write_text(RT_HEAD.format(labels="", replicas=1, container="node").replace(
-        "name: rt", "name: Bad_Name"))
+    (tmp_path / "runtime.yaml").write_text(
+        RT_HEAD.format(labels="", replicas=1, container="node").replace("name: rt", "name: Bad_Name")
+    )
     with pytest.raises(InputErrors) as caught:
         build([str(tmp_path / "runtime.yaml")])
     assert [e.render().replace(f"{tmp_path}/", "") for e in caught.value.errors] == [
@@ -148,8 +151,9 @@ def test_runtime_name_must_be_a_dns_subdomain(tmp_path):
         "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
         "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
     ]
-    (tmp_path / "runtime.yaml").write_text(RT_HEAD.format(labels="", replicas=1, container="node").replace(
-        "name: rt", "name: torch.v2-rt"))
+    (tmp_path / "runtime.yaml").write_text(
+        RT_HEAD.format(labels="", replicas=1, container="node").replace("name: rt", "name: torch.v2-rt")
+    )
     build([str(tmp_path / "runtime.yaml")])
 
 
@@ -167,42 +171,56 @@ def test_annotation_keys_are_checked_lower_cased_label_keys_as_written(tmp_path)
     assert errors(tmp_path, labelled) == ["job.yaml:6:5: metadata.labels[Example.COM/Foo]: invalid label key"]
 
 
-@pytest.mark.parametrize("time, valid", [
-    ("2026-01-01T00:00:00Z", True),
-    ("2026-01-01T00:00:00.123456+05:30", True),
-    ("yesterday", False),
-    ("2026-02-30T00:00:00Z", False),
-    ("2026-01-01T24:00:00Z", False),
-    ("2026-01-01 00:00:00Z", False),
-    ("2026-01-01T00:00:00", False),
-    ("2026-01-01T00:00:00+25:00", False),
-])
+@pytest.mark.parametrize(
+    "time, valid",
+    [
+        ("2026-01-01T00:00:00Z", True),
+        ("2026-01-01T00:00:00.123456+05:30", True),
+        ("yesterday", False),
+        ("2026-02-30T00:00:00Z", False),
+        ("2026-01-01T24:00:00Z", False),
+        ("2026-01-01 00:00:00Z", False),
+        ("2026-01-01T00:00:00", False),
+        ("2026-01-01T00:00:00+25:00", False),
+    ],
+)
 def test_runtime_patch_time_is_an_rfc_3339_date_time(tmp_path, time, valid):
     job = HEAD + f'  runtimePatches:\n    - manager: example.com/team\n      time: "{time}"\n'
-    expected = [] if valid else [
-        f'job.yaml:11:13: spec.runtimePatches[0].time: "{time}" must be an RFC 3339 date-time, e.g. 2026-01-02T15:04:05Z'
-    ]
+    expected = (
+        []
+        if valid
+        else [
+            f'job.yaml:11:13: spec.runtimePatches[0].time: "{time}" must be an RFC 3339 date-time, e.g. 2026-01-02T15:04:05Z'
+        ]
+    )
     assert errors(tmp_path, job) == expected
 
 
 # --- [TJ] initializers --------------------------------------------------------------------------
 
-DATASET_JOB = HEAD + """\
+DATASET_JOB = (
+    HEAD
+    + """\
   initializer:
     dataset:
       storageUri: hf://tatsu-lab/alpaca
 """
+)
 
 
 @pytest.mark.parametrize(
     ("initializer_job", "message"),
     [
         (None, "must have dataset-initializer job when trainJob is configured with input datasetConfig"),
-        (job_template("dataset-initializer", containers=("other",)),
-         "must have container with name - dataset-initializer in the dataset-initializer job"),
-        (job_template("dataset-initializer", "dataset-initializer", containers=("dataset-initializer",)),
-         "must have volumeMount with name - initializer in container dataset-initializer of the "
-         "dataset-initializer job"),
+        (
+            job_template("dataset-initializer", containers=("other",)),
+            "must have container with name - dataset-initializer in the dataset-initializer job",
+        ),
+        (
+            job_template("dataset-initializer", "dataset-initializer", containers=("dataset-initializer",)),
+            "must have volumeMount with name - initializer in container dataset-initializer of the "
+            "dataset-initializer job",
+        ),
     ],
     ids=["no-job", "no-container", "no-mount"],
 )
@@ -213,8 +231,9 @@ def test_dataset_initializer_needs_job_container_and_mount(tmp_path, initializer
 
 def test_initializer_init_container_satisfies_the_container_rule_but_not_the_mount_rule(tmp_path):
     """Jobs are found by name, not by ancestor label (this one has none, so the runtime webhook passes it)."""
-    rjob = job_template("dataset-initializer", containers=("other",),
-                        init_containers=("dataset-initializer",), mounts=("initializer",))
+    rjob = job_template(
+        "dataset-initializer", containers=("other",), init_containers=("dataset-initializer",), mounts=("initializer",)
+    )
     assert errors(tmp_path, DATASET_JOB, runtime(rjob, job_template("node", "trainer"))) == [
         "job.yaml:11:7: spec.runtimeRef: must have volumeMount with name - initializer in container "
         "dataset-initializer of the dataset-initializer job"
@@ -223,8 +242,9 @@ def test_initializer_init_container_satisfies_the_container_rule_but_not_the_mou
 
 def test_model_initializer_with_its_mount_is_valid_and_without_job_is_not(tmp_path):
     job = HEAD + "  initializer:\n    model:\n      storageUri: hf://meta-llama/Llama-3.2-1B\n"
-    good = job_template("model-initializer", "model-initializer", containers=("model-initializer",),
-                        mounts=("initializer",))
+    good = job_template(
+        "model-initializer", "model-initializer", containers=("model-initializer",), mounts=("initializer",)
+    )
     assert errors(tmp_path, job, runtime(good, job_template("node", "trainer"))) == []
     assert errors(tmp_path, job) == [
         "job.yaml:11:7: spec.runtimeRef: must have model-initializer job when trainJob is configured with input "
@@ -234,9 +254,12 @@ def test_model_initializer_with_its_mount_is_valid_and_without_job_is_not(tmp_pa
 
 # --- [TJ] runtimePatches ------------------------------------------------------------------------
 
+
 def patched(manager: str = "example.com/team", pod: str = "") -> str:
     """A TrainJob with one patch of the `node` job; `pod` is the pod spec text at column 17 (line 17 on)."""
-    return HEAD + f"""\
+    return (
+        HEAD
+        + f"""\
   runtimePatches:
     - manager: {manager}
       trainingRuntimeSpec:
@@ -250,6 +273,7 @@ def patched(manager: str = "example.com/team", pod: str = "") -> str:
                       spec:
 {textwrap.indent(pod, " " * 24) if pod else "                        nodeSelector: {a: b}"}
 """
+    )
 
 
 def test_patch_manager_must_be_domain_prefixed(tmp_path):
@@ -299,8 +323,10 @@ def test_patch_unknown_container(tmp_path):
 def test_patch_known_names_are_checked_against_the_unpatched_runtime(tmp_path):
     """A runtime init container may be patched by its name, and env is fine on other containers."""
     rt = runtime(job_template("node", "trainer", containers=("node", "sidecar"), init_containers=("warmup",)))
-    pod = ("initContainers:\n  - name: warmup\n    env: [{name: A, value: '1'}]\n"
-           "containers:\n  - name: sidecar\n    env: [{name: B, value: '2'}]\n")
+    pod = (
+        "initContainers:\n  - name: warmup\n    env: [{name: A, value: '1'}]\n"
+        "containers:\n  - name: sidecar\n    env: [{name: B, value: '2'}]\n"
+    )
     assert errors(tmp_path, patched(pod=pod), rt) == []
 
 
@@ -316,12 +342,16 @@ def test_patch_env_on_reserved_containers(tmp_path, container):
 
 # --- [TJ] Torch ---------------------------------------------------------------------------------
 
-TORCH = runtime(job_template("node", "trainer", init_containers=("warmup",)),
-                ml_policy={"torch": {"envInjection": {"targets": [{"jobName": "node", "containerNames": ["warmup"]}]}}})
+TORCH = runtime(
+    job_template("node", "trainer", init_containers=("warmup",)),
+    ml_policy={"torch": {"envInjection": {"targets": [{"jobName": "node", "containerNames": ["warmup"]}]}}},
+)
 
 
 def test_torch_reserved_env_lists_sorted_names(tmp_path):
-    job = HEAD + """\
+    job = (
+        HEAD
+        + """\
   trainer:
     env:
       - name: FOO
@@ -331,6 +361,7 @@ def test_torch_reserved_env_lists_sorted_names(tmp_path):
       - name: PET_MASTER_ADDR
         value: x
 """
+    )
     assert errors(tmp_path, job, TORCH) == [
         "job.yaml:13:15: spec.trainer.env: must not have reserved envs, invalid envs configured: "
         "[PET_MASTER_ADDR PET_NNODES]"
@@ -398,8 +429,7 @@ def test_torchtune_lora_is_single_node(tmp_path):
     trainer = "numNodes: 2\nargs:\n  - model.lora_attn_modules=[q_proj,v_proj]\n"
     assert errors(tmp_path, tune("torchtune-llama3.2-1b", trainer), None) == [
         "job.yaml:12:15: spec.trainer.numNodes: must be 1 for llama3_2/1B model",
-        "job.yaml:12:15: spec.trainer.numNodes: LoRA fine-tuning is not supported for multi-node training in "
-        "TorchTune",
+        "job.yaml:12:15: spec.trainer.numNodes: LoRA fine-tuning is not supported for multi-node training in TorchTune",
     ]
 
 
@@ -414,6 +444,7 @@ def test_torchtune_immutable_args(tmp_path):
 
 
 # --- [TJ] MPI, XGBoost, Flux, Volcano ------------------------------------------------------------
+
 
 def test_mpi_launcher_as_node_needs_launcher_and_node_jobs(tmp_path):
     rt = runtime(job_template("node", "trainer"), ml_policy={"mpi": {"runLauncherAsNode": True}})
@@ -435,7 +466,9 @@ def test_mpi_reserved_env(tmp_path):
 
 def test_xgboost_reserved_env_one_error_per_entry(tmp_path):
     rt = runtime(job_template("node", "trainer"), ml_policy={"xgboost": {}})
-    job = HEAD + """\
+    job = (
+        HEAD
+        + """\
   trainer:
     env:
       - name: DMLC_TASK_ID
@@ -445,6 +478,7 @@ def test_xgboost_reserved_env_one_error_per_entry(tmp_path):
       - name: DMLC_NUM_WORKER
         value: "3"
 """
+    )
     assert errors(tmp_path, job, rt) == [
         "job.yaml:11:9: spec.trainer.env[0]: DMLC_TASK_ID is reserved for the XGBoost runtime",
         "job.yaml:15:9: spec.trainer.env[2]: DMLC_NUM_WORKER is reserved for the XGBoost runtime",
@@ -472,7 +506,9 @@ def test_volcano_queue_must_not_be_empty(tmp_path):
         f"job.yaml:7:5: spec.annotations[{queue}]: Volcano queue name must not be empty"
     ]
     rt = runtime(job_template("node", "trainer"), annotations={queue: "q1"}, pod_group_policy={"volcano": {}})
-    job = HEAD + f"""\
+    job = (
+        HEAD
+        + f"""\
   runtimePatches:
     - manager: kueue.x-k8s.io/manager
       trainingRuntimeSpec:
@@ -481,12 +517,14 @@ def test_volcano_queue_must_not_be_empty(tmp_path):
             annotations:
               {queue}: ""
 """
+    )
     assert errors(tmp_path, job, rt) == [
         f"job.yaml:15:49: spec.annotations[{queue}]: Volcano queue name must not be empty"
     ]
 
 
 # --- the command ----------------------------------------------------------------------------------
+
 
 def test_validate_exit_codes_and_streams(tmp_path):
     (tmp_path / "runtime.yaml").write_text(TORCH)
@@ -509,7 +547,9 @@ def test_validate_exit_codes_and_streams(tmp_path):
 
 # --- updates: --previous ----------------------------------------------------------------------------
 
-UPDATE = HEAD + """\
+UPDATE = (
+    HEAD
+    + """\
   suspend: {suspend}
   trainer:
     image: {image}
@@ -528,6 +568,7 @@ UPDATE = HEAD + """\
                         nodeSelector:
                           pool: {pool}
 """
+)
 
 
 def update(**changes) -> str:
@@ -585,10 +626,12 @@ def test_previous_versions_in_a_list_are_found(tmp_path):
 
 def test_previous_jobset_refuses_changes_beyond_what_kueue_may_change(tmp_path):
     """Re-applying the re-rendered JobSet: suspended, nodeSelector may change; affinity never may."""
-    affinity = ("a\n                        affinity:\n                          nodeAffinity:\n"
-                "                            preferredDuringSchedulingIgnoredDuringExecution:\n"
-                "                              - {weight: 1, preference: {matchExpressions: [{key: zone, operator: In, "
-                "values: [%s]}]}}")
+    affinity = (
+        "a\n                        affinity:\n                          nodeAffinity:\n"
+        "                            preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "                              - {weight: 1, preference: {matchExpressions: [{key: zone, operator: In, "
+        "values: [%s]}]}}"
+    )
     before = previous_dir(tmp_path, update(pool=affinity % "z1", suspend="true"))
     assert errors(tmp_path, update(pool="b" + affinity[1:] % "z1", suspend="true"), previous=before) == []
     assert errors(tmp_path, update(pool=affinity % "z2", suspend="true"), previous=before) == [
@@ -630,9 +673,19 @@ def test_previous_runtime_template_fields_are_immutable(tmp_path):
 
 
 def git(repo, *args):
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@e", "HOME": str(repo), "PATH": "/usr/bin:/bin"})
+    subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@e",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@e",
+            "HOME": str(repo),
+            "PATH": "/usr/bin:/bin",
+        },
+    )
 
 
 def test_previous_git_revision(tmp_path):
@@ -648,8 +701,10 @@ def test_previous_git_revision(tmp_path):
     runner = CliRunner()
     result = runner.invoke(cli, ["validate", "--previous", "HEAD", str(repo / "jobs")])
     assert result.exit_code == 1
-    assert result.stderr.splitlines() == [f"{repo}/jobs/job.yaml:11:5: spec.trainer: field is immutable",
-                                          "invalid: 1 error"]
+    assert result.stderr.splitlines() == [
+        f"{repo}/jobs/job.yaml:11:5: spec.trainer: field is immutable",
+        "invalid: 1 error",
+    ]
     assert runner.invoke(cli, ["validate", "--previous", "no-such-rev", str(repo / "jobs")]).exit_code == 2
 
 

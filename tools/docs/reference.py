@@ -85,8 +85,14 @@ def command(verb: str) -> str:
     for name, cmd in _commands(verb):
         ctx = click.Context(cmd, info_name=f"trainc {name}")
         pieces = cmd.collect_usage_pieces(ctx)
-        out += [f"### `trainc {name}`" if name != verb else "", "", "```text",
-                " ".join(["trainc", *([name] if name else []), *pieces]), "```", ""]
+        out += [
+            f"### `trainc {name}`" if name != verb else "",
+            "",
+            "```text",
+            " ".join(["trainc", *([name] if name else []), *pieces]),
+            "```",
+            "",
+        ]
         for paragraph in inspect.cleandoc(cmd.help or "").split("\n\n"):
             if paragraph.startswith("\b\n"):  # click's verbatim block
                 out += ["```text", *paragraph[2:].splitlines(), "```", ""]
@@ -128,17 +134,24 @@ def settings() -> str:
     for key, (name, envvar, flag) in rows.items():
         _, is_path, is_list = projectconfig.KEYS.get(key, (name, False, False))
         holds = ("a list of paths" if is_path else "a list of names") if is_list else ("a path" if is_path else "text")
-        out.append(f"| `{key}` | {f'`{flag}`' if flag else ''} | {f'`{envvar}`' if envvar else ''} | "
-                   f"{', '.join(dict.fromkeys(takes.get(name, [])))} | {holds} |")
-    out.append(f"| `{projectconfig.HOUSE_RULES}` | | | `build`, `validate` and every command that compiles | "
-               "a list of house rules (see [Admission policies and house rules](../guides/policies.md)) |")
-    out.append(f"| `{projectconfig.PRICES}` | | | `summary`, `diff`, and the house rules and policies of every command "
-               "that compiles | the price table (see [Cost and capacity](../guides/cost-capacity.md)) |")
+        out.append(
+            f"| `{key}` | {f'`{flag}`' if flag else ''} | {f'`{envvar}`' if envvar else ''} | "
+            f"{', '.join(dict.fromkeys(takes.get(name, [])))} | {holds} |"
+        )
+    out.append(
+        f"| `{projectconfig.HOUSE_RULES}` | | | `build`, `validate` and every command that compiles | "
+        "a list of house rules (see [Admission policies and house rules](../guides/policies.md)) |"
+    )
+    out.append(
+        f"| `{projectconfig.PRICES}` | | | `summary`, `diff`, and the house rules and policies of every command "
+        "that compiles | the price table (see [Cost and capacity](../guides/cost-capacity.md)) |"
+    )
     return "\n".join(out) + "\n"
 
 
 def expand(markdown: str) -> str:
     """A page's Markdown with each `::: trainc-...` line replaced by the reference it names."""
+
     def replace(match: re.Match) -> str:
         if match.group(1) == "settings":
             return settings()

@@ -31,8 +31,24 @@ ROOTS = {"JobSetSpec": "jobset.JobSetSpec", "JobSetSpecPatch": "trainer.JobSetSp
 # Import aliases in those files, and packages whose types are opaque here (custom JSON, never dropped).
 ALIASES = {"corev1": "core", "batchv1": "batch", "metav1": "meta", "jobsetv1alpha2": "jobset"}
 OPAQUE = {"resource", "intstr", "runtime"}
-SCALARS = {"string", "bool", "byte", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32",
-           "uint64", "float32", "float64", "types.UID"}
+SCALARS = {
+    "string",
+    "bool",
+    "byte",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "types.UID",
+}
 OPAQUE_META = {"Time", "MicroTime", "Duration", "FieldsV1"}  # meta structs with their own JSON encoding
 
 _STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.M | re.S)
@@ -81,7 +97,7 @@ class Types:
             _, _, leaf = self._kind(package, go_type[2:])
             return pointer, "l", leaf
         if go_type.startswith("map["):
-            _, _, leaf = self._kind(package, go_type[go_type.index("]") + 1:])
+            _, _, leaf = self._kind(package, go_type[go_type.index("]") + 1 :])
             return pointer, "m", leaf
         name = _qualify(package, go_type)
         if name in SCALARS:

@@ -41,7 +41,7 @@ def write_out(text: str | list[str]) -> None:
         sys.stdout.flush()
         for data in _encoded(pieces):
             while data:
-                data = data[os.write(descriptor, data):]
+                data = data[os.write(descriptor, data) :]
     except BrokenPipeError:  # the reader went away (`| head`): quiet, and nothing left to flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(EXIT_INVALID)
@@ -56,7 +56,7 @@ def _encoded(pieces):
     held, size = [], 0
     for piece in pieces:
         for start in range(0, len(piece), _CHUNK):
-            part = piece[start:start + _CHUNK]
+            part = piece[start : start + _CHUNK]
             held.append(part)
             size += len(part)
             if size >= _CHUNK:

@@ -21,8 +21,10 @@ def main(paths, options, output_format, allow_empty, check) -> None:
     if check and output_dir is None:
         raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
     if output_dir == "-":
-        raise click.UsageError("--output-dir - would make a folder named '-': to print to stdout, leave --output-dir "
-                               "out (for a folder of that name, write ./-)")
+        raise click.UsageError(
+            "--output-dir - would make a folder named '-': to print to stdout, leave --output-dir "
+            "out (for a folder of that name, write ./-)"
+        )
     if output_dir is not None and output_format != "yaml":
         raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
     try:

@@ -57,14 +57,20 @@ RUNTIME_REFUSED = "the cluster will refuse this update: delete and re-create the
 CREATED = "applying creates it"
 UPDATED = "applying updates it in place"
 UNTIL_ADMITTED = "applying updates it in place only while Kueue has not admitted it; refused once it runs"
-UPGRADE_REFUSED = ("refused in place: delete and re-create it (a running job starts over), or wait until it "
-                   "finishes and delete it then")
+UPGRADE_REFUSED = (
+    "refused in place: delete and re-create it (a running job starts over), or wait until it "
+    "finishes and delete it then"
+)
 UNCHANGED = "the upgrade leaves it as it is"
 KUEUE_MOVED = "applying leaves it as it is; Kueue now places it on flavor {1} (was {0})"
-SUSPENDED = ("suspended (spec.suspend): the controller of the new release cannot resume it, its JobSet being "
-             "immutable; re-create it after the upgrade")
-QUEUED = ("managed by Kueue (queue {queue!r}): suspended until Kueue admits it, so one still queued at the "
-          "upgrade cannot start after it; re-create it after the upgrade")
+SUSPENDED = (
+    "suspended (spec.suspend): the controller of the new release cannot resume it, its JobSet being "
+    "immutable; re-create it after the upgrade"
+)
+QUEUED = (
+    "managed by Kueue (queue {queue!r}): suspended until Kueue admits it, so one still queued at the "
+    "upgrade cannot start after it; re-create it after the upgrade"
+)
 UNREADABLE = "unreadable at the base (its TrainJob did not compile there): applying creates it, or updates it"
 REMOVED = "no longer rendered: `kubectl apply` leaves it in the cluster; a pruning apply (Argo CD, Flux) deletes it"
 _UNREADABLE = object()  # the old side of an object whose TrainJob did not compile at the base
@@ -90,9 +96,17 @@ class ObjectDiff:
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
 
 
-def compare(paths, options, *, notices: list | None = None, requests: list | None = None,
-            base_release=None, reached: list | None = None, trainjobs: set | None = None,
-            sides: list | None = None) -> list[ObjectDiff]:
+def compare(
+    paths,
+    options,
+    *,
+    notices: list | None = None,
+    requests: list | None = None,
+    base_release=None,
+    reached: list | None = None,
+    trainjobs: set | None = None,
+    sides: list | None = None,
+) -> list[ObjectDiff]:
     """The differences between what `trainc build` prints for PATHS at `options.previous` (the base) and now (the
     rendered objects and, unless `options.trainer_only`, what passes through), in (kind, namespace, name) order,
     from one run (`trainc.engine`): its update refusals are the cluster's verdict on a change, any other error
@@ -123,10 +137,22 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
     if old is None:
         raise InputErrors(problems)
     if notices is not None and problems:
-        where = f"--base {base}" if isinstance(base, str) else "--base" if base_release is None \
+        where = (
+            f"--base {base}"
+            if isinstance(base, str)
+            else "--base"
+            if base_release is None
             else f"--base-trainer-version {base_release.name}"
-        notices.append(Notice("notice", None, (), f"{where}: {plural(len(unreadable), 'TrainJob')} not compiled "
-                              "there, their objects shown against nothing (unreadable at the base):"))
+        )
+        notices.append(
+            Notice(
+                "notice",
+                None,
+                (),
+                f"{where}: {plural(len(unreadable), 'TrainJob')} not compiled "
+                "there, their objects shown against nothing (unreadable at the base):",
+            )
+        )
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     refusals = _refusals(new.refusals, new.jobs, new.user_runtimes)
     old_jobs, new_jobs = jobs(old), jobs(new)
@@ -134,28 +160,49 @@ def compare(paths, options, *, notices: list | None = None, requests: list | Non
         requests.extend(delta(old_jobs, new_jobs))
     if sides is not None:
         sides.extend((old_jobs, new_jobs, new))
-    old_objects = {_key(obj): obj for obj in manifests.select(old, namespace=options.namespace,
-                                                                trainer_only=options.trainer_only).objects()}
+    old_objects = {
+        _key(obj): obj
+        for obj in manifests.select(old, namespace=options.namespace, trainer_only=options.trainer_only).objects()
+    }
     new_manifests = new.manifests
     new_objects = {_key(obj): obj for obj in new_manifests.objects()}
     if trainjobs is not None:  # what other TrainJobs render is not compared
-        others = {_key(obj) for trainjob, objects in [*old.jobs, *new_manifests.jobs]
-                  if (trainjob.namespace, trainjob.name) not in trainjobs for obj in objects}
+        others = {
+            _key(obj)
+            for trainjob, objects in [*old.jobs, *new_manifests.jobs]
+            if (trainjob.namespace, trainjob.name) not in trainjobs
+            for obj in objects
+        }
         old_objects = {key: obj for key, obj in old_objects.items() if key not in others}
         new_objects = {key: obj for key, obj in new_objects.items() if key not in others}
         refusals = {key: found for key, found in refusals.items() if key in old_objects or key in new_objects}
     passed = {_key(document.data): document.origin for document in [*new_manifests.first, *new_manifests.last]}
     rendered = {_key(obj): trainjob.origin for trainjob, objects in new_manifests.jobs for obj in objects}
-    unknown = {_key(obj) for trainjob, objects in new_manifests.jobs if (trainjob.namespace, trainjob.name)
-               in unreadable for obj in objects if _key(obj) not in old_objects}
+    unknown = {
+        _key(obj)
+        for trainjob, objects in new_manifests.jobs
+        if (trainjob.namespace, trainjob.name) in unreadable
+        for obj in objects
+        if _key(obj) not in old_objects
+    }
     found = []
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
         if key in unknown:  # no update check holds against a base the cluster would not have taken
-            found.append(ObjectDiff(*key[:3], "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))]))
+            found.append(
+                ObjectDiff(*key[:3], "changed", UNREADABLE, hunks=[((), _UNREADABLE, _redact(new_objects[key]))])
+            )
         elif key in old_objects or key in new_objects:
             with room_for_depth(2):  # a level of the walk of both trees: a generator frame and its `yield from`
-                found.extend(_object_diff(key, old_objects.get(key), new_objects.get(key), refusals.get(key, []),
-                                          passed.get(key), rendered.get(key)))
+                found.extend(
+                    _object_diff(
+                        key,
+                        old_objects.get(key),
+                        new_objects.get(key),
+                        refusals.get(key, []),
+                        passed.get(key),
+                        rendered.get(key),
+                    )
+                )
         else:  # a runtime: not rendered, but an update the cluster refuses
             found.append(ObjectDiff(*key[:3], "changed", RUNTIME_REFUSED, refusals[key]))
     if base_release is not None:
@@ -172,8 +219,9 @@ def _placements(found: list[ObjectDiff], moves: dict, standings: dict) -> list[O
         if diff is None and (namespace, name) not in moves:
             continue
         if diff is None:
-            diff = diffs[("JobSet", namespace, name)] = ObjectDiff("JobSet", namespace, name, "unchanged",
-                                                                   KUEUE_MOVED.format(*moves[(namespace, name)]))
+            diff = diffs[("JobSet", namespace, name)] = ObjectDiff(
+                "JobSet", namespace, name, "unchanged", KUEUE_MOVED.format(*moves[(namespace, name)])
+            )
         if (namespace, name) in moves:
             diff.kueue.append("Kueue flavor: {} → {}".format(*moves[(namespace, name)]))
         if (namespace, name) in standings:
@@ -222,8 +270,12 @@ def _reached_jobsets(paths, options, new, base: str, notices, requests, reached)
         notices.extend(found.notices)
     if not found.files:
         return []
-    options = replace(options, runtime_paths=(*paths, *options.runtime_paths), trainer_only=True,
-                      previous=reach.base_of(base, new.previous, found, options))
+    options = replace(
+        options,
+        runtime_paths=(*paths, *options.runtime_paths),
+        trainer_only=True,
+        previous=reach.base_of(base, new.previous, found, options),
+    )
     return compare(found.files, options, notices=notices, requests=requests, trainjobs=set(found.trainjobs))
 
 
@@ -232,8 +284,12 @@ def _seed_at(base: str, seed, limit: int):
     certificate as the base revision holds it, so rotating the certificate in git shows every SealedSecret
     resealed (read within the run's bound, `limit` bytes). A certificate outside the repository, absent or
     unreadable at the base, or a directory base: the current one."""
-    if not isinstance(seed, sshkeys.SeedFile) or seed.mode != "sealed-secrets" or seed.cert is None \
-            or os.path.isdir(base):
+    if (
+        not isinstance(seed, sshkeys.SeedFile)
+        or seed.mode != "sealed-secrets"
+        or seed.cert is None
+        or os.path.isdir(base)
+    ):
         return seed
     from dataclasses import replace
 
@@ -261,10 +317,16 @@ def _key(obj: dict) -> tuple:
 def _refusals(errors: list, jobs, runtimes) -> dict:
     """{object key: [rendered errors]} of the update checks: a TrainJob's go to its JobSet, a runtime's to the
     runtime."""
-    owners = {_origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name, "jobset.x-k8s.io")
-              for trainjob, _ in jobs}
-    owners.update({_origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name, api.GROUP)
-                   for runtime in runtimes})
+    owners = {
+        _origin(trainjob.origin): ("JobSet", trainjob.namespace, trainjob.name, "jobset.x-k8s.io")
+        for trainjob, _ in jobs
+    }
+    owners.update(
+        {
+            _origin(runtime.origin): (runtime.kind, runtime.metadata.namespace or "", runtime.name, api.GROUP)
+            for runtime in runtimes
+        }
+    )
     found: dict = {}
     for error in errors:
         found.setdefault(owners.get(_origin(error.origin)), []).append(error.render())
@@ -276,8 +338,14 @@ def _origin(origin) -> tuple | None:
     return None if origin is None else (origin.file, origin.index, origin.base)
 
 
-def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
-                 origin: Origin | None = None, trainjob: Origin | None = None) -> list[ObjectDiff]:
+def _object_diff(
+    key: tuple,
+    old: dict | None,
+    new: dict | None,
+    refusals: list,
+    origin: Origin | None = None,
+    trainjob: Origin | None = None,
+) -> list[ObjectDiff]:
     """What changed in one object, and the cluster's verdict; `origin` is where an object passed through
     comes from, `trainjob` the TrainJob a rendered one comes from."""
     kind, namespace, name = key[:3]
@@ -301,8 +369,11 @@ def _object_diff(key: tuple, old: dict | None, new: dict | None, refusals: list,
     if reasons:
         effect, until_admitted = REFUSED if origin is None else PASSED_REFUSED.format(kind=kind), []
     else:
-        until_admitted = [error.render() for error in jobset_update.once_admitted(trainjob, new, old)] \
-            if kind == "JobSet" and trainjob is not None else []
+        until_admitted = (
+            [error.render() for error in jobset_update.once_admitted(trainjob, new, old)]
+            if kind == "JobSet" and trainjob is not None
+            else []
+        )
         effect = UNTIL_ADMITTED if until_admitted else mpikeys.update_effect(old, new) or UPDATED
     return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks, until_admitted)]
 
@@ -319,8 +390,9 @@ def _redact(obj: dict) -> dict:
         if key in _SECRET_SHOWN and isinstance(value, bool if key == "immutable" else str):
             redacted[key] = value
         elif key == "metadata" and isinstance(value, dict):
-            redacted[key] = {name: _hidden_values(item) if name == "annotations" else item
-                             for name, item in value.items()}
+            redacted[key] = {
+                name: _hidden_values(item) if name == "annotations" else item for name, item in value.items()
+            }
         else:
             redacted[key] = _hidden_values(value)
     return redacted
@@ -410,8 +482,15 @@ def text(diffs: list[ObjectDiff], color: bool = False, requests=(), heading: str
     """The diffs, then (when they change) the requests per Kueue queue (`requests.delta`); `heading` first."""
     import click
 
-    styles = {"title": {"bold": True}, "refused": {"fg": "red", "bold": True}, "reason": {"fg": "red"},
-              "path": {"fg": "cyan"}, "old": {"fg": "red"}, "new": {"fg": "green"}, "plain": {}}
+    styles = {
+        "title": {"bold": True},
+        "refused": {"fg": "red", "bold": True},
+        "reason": {"fg": "red"},
+        "path": {"fg": "cyan"},
+        "old": {"fg": "red"},
+        "new": {"fg": "green"},
+        "plain": {},
+    }
     out = [click.style(heading, bold=True) if color else heading, ""] if heading else []
     for diff in diffs:
         lines = [("title", f"{diff.title} {diff.change}: {diff.effect}")]
@@ -428,10 +507,15 @@ def json_text(diffs: list[ObjectDiff], requests=(), heading: str = "", reached=N
     """The diffs as one JSON object, for tools: each object's change, what applying it does, the cluster's
     reasons and its hunks (`path`, `old`, `new`: a value absent on one side has no key; Secret values hidden as
     in the text); the summary, the requests per Kueue queue, and for a change of runtimes alone what it reaches."""
-    out = {"heading": heading, "summary": summary(diffs) if diffs else "no changes",
-           "objects": [_json_object(diff) for diff in diffs],
-           "requests": [{"queue": queue_name(queue), "resource": resource, "change": signed(resource, change)}
-                        for queue, resource, change in requests]}
+    out = {
+        "heading": heading,
+        "summary": summary(diffs) if diffs else "no changes",
+        "objects": [_json_object(diff) for diff in diffs],
+        "requests": [
+            {"queue": queue_name(queue), "resource": resource, "change": signed(resource, change)}
+            for queue, resource, change in requests
+        ],
+    }
     if reached is not None:
         out["reach"] = reached.json()
     return json.dumps(out, indent=2, default=str) + "\n"  # \u escapes: any text, a lone surrogate too, is JSON
@@ -442,13 +526,22 @@ def _json_object(diff: ObjectDiff) -> dict:
     for path, old, new in diff.hunks:
         changed = isinstance(old, Hidden) and isinstance(new, Hidden)
         hunk = {"path": render_path(path)}
-        hunk.update({"old": "(unreadable at the base)" if old is _UNREADABLE else _shown(old)} if old is not MISSING
-                    else {})
+        hunk.update(
+            {"old": "(unreadable at the base)" if old is _UNREADABLE else _shown(old)} if old is not MISSING else {}
+        )
         hunk.update({"new": _shown(new, changed)} if new is not MISSING else {})
         hunks.append(hunk)
-    return {"kind": diff.kind, "namespace": diff.namespace, "name": diff.name, "change": diff.change,
-            "effect": diff.effect, "reasons": diff.reasons, "untilAdmitted": diff.until_admitted,
-            "waiting": diff.waiting, "hunks": hunks}
+    return {
+        "kind": diff.kind,
+        "namespace": diff.namespace,
+        "name": diff.name,
+        "change": diff.change,
+        "effect": diff.effect,
+        "reasons": diff.reasons,
+        "untilAdmitted": diff.until_admitted,
+        "waiting": diff.waiting,
+        "hunks": hunks,
+    }
 
 
 MARKDOWN_LIMIT = 65536  # characters of a GitHub comment (issue, pull request), the body GitHub refuses past
@@ -463,10 +556,11 @@ def markdown(diffs: list[ObjectDiff], requests=(), heading: str = "", limit: int
     if not diffs:
         return f"{title}: no changes\n"
     out = [f"{title}: {summary(diffs)}", ""]
-    rows = [(f"`{_code(diff.title)}`", diff.change, _code(" ".join([diff.effect, *_short(diff.waiting)])))
-            for diff in diffs]
+    rows = [
+        (f"`{_code(diff.title)}`", diff.change, _code(" ".join([diff.effect, *_short(diff.waiting)]))) for diff in diffs
+    ]
     while rows and len("\n".join(out + table([("Object", "Change", "Applying it"), *rows]))) > limit // 2:
-        rows = rows[:len(rows) // 2]
+        rows = rows[: len(rows) // 2]
     more = [(f"… {len(diffs) - len(rows)} more", "", "")] if len(rows) < len(diffs) else []
     out += table([("Object", "Change", "Applying it"), *rows, *more])
     out += ["", delta_markdown(requests).rstrip("\n")] if requests else []
@@ -527,15 +621,27 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
     seed = options.ssh_key_seed
-    key_seed = seed if seed.path is not None else sshkeys.SeedFile(None, _seed=bytes(sshkeys.MIN_SEED_BYTES),
-                                                                   mode=seed.mode, cert=seed.cert, scope=seed.scope)
+    key_seed = (
+        seed
+        if seed.path is not None
+        else sshkeys.SeedFile(
+            None, _seed=bytes(sshkeys.MIN_SEED_BYTES), mode=seed.mode, cert=seed.cert, scope=seed.scope
+        )
+    )
     notices: list[str] = []
     requests: list = []
     reached: list = []
     sides: list = []
     try:
-        diffs = compare(paths, replace(options, ssh_key_seed=key_seed), notices=notices, requests=requests,
-                        base_release=base_release, reached=reached, sides=sides)
+        diffs = compare(
+            paths,
+            replace(options, ssh_key_seed=key_seed),
+            notices=notices,
+            requests=requests,
+            base_release=base_release,
+            reached=reached,
+            sides=sides,
+        )
     except previous_versions.PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
@@ -544,8 +650,11 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
     for warning in [*seed.warnings, *notices]:
         click.echo(warning, err=True)
     if key_seed is not seed and key_seed.read_by_a_job and seed.mode == "seed":
-        click.echo("notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
-                   "makes a new key every run", err=True)
+        click.echo(
+            "notice: no --ssh-key-seed: MPI SSH keys are compared as unchanged; `trainc build` without a seed "
+            "makes a new key every run",
+            err=True,
+        )
     target = releases.named(options.trainer_version) if options.trainer_version else releases.DEFAULT
     heading = "" if base_release is None else upgrade_heading(base_release, target, diffs)
     heading = reached[0].heading(options.previous) if reached else heading
@@ -554,8 +663,16 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
     if output_format == "html":  # one self-contained page, for a CI artifact
         from ..review import page
 
-        write_out(page.diff(diffs, summary(diffs) if diffs else "no changes", heading, *sides,
-                            [str(notice) for notice in notices], hunk_lines))
+        write_out(
+            page.diff(
+                diffs,
+                summary(diffs) if diffs else "no changes",
+                heading,
+                *sides,
+                [str(notice) for notice in notices],
+                hunk_lines,
+            )
+        )
     elif output_format == "markdown":
         extra = report.diff(output_format, *sides)  # the cost and the charts, within the comment's bound
         write_out(markdown(diffs, requests, heading, MARKDOWN_LIMIT - len(extra)).rstrip("\n") + "\n" + extra)

@@ -41,11 +41,13 @@ def explain(paths, options, *, job: str | None = None, field: str | None = None)
     recorder, namespace = output.provenance, options.namespace
     if job is not None and "/" not in job:  # NAME alone is in -n's namespace, as `trainc run --job` takes it
         job = f"{namespace}/{job}"
-    jobs = [(trainjob, objects) for trainjob, objects in output.jobs
-            if job is None or f"{trainjob.namespace}/{trainjob.name}" == job]
+    jobs = [
+        (trainjob, objects)
+        for trainjob, objects in output.jobs
+        if job is None or f"{trainjob.namespace}/{trainjob.name}" == job
+    ]
     if job is not None and not jobs:
-        raise ExplainError(f"no TrainJob {job} is rendered from the inputs (NAMESPACE/NAME, or NAME in -n's "
-                           "namespace)")
+        raise ExplainError(f"no TrainJob {job} is rendered from the inputs (NAMESPACE/NAME, or NAME in -n's namespace)")
     try:
         parts = fieldpath.parse(field) if field is not None else None
     except ValueError as exc:
@@ -74,13 +76,17 @@ def _placement_lines(job) -> list[str]:
     """Where Kueue's flavor assigner puts the job's pod sets, each flavor it tried and why it passed it over: on
     an empty cluster, then on the cluster state (--cluster-state)."""
     where = f"ClusterQueue {job.cluster_queue} (LocalQueue {job.namespace}/{job.queue})"
-    out = [f"Kueue {job.namespace}/{job.name}: {where}, on an empty cluster",
-           *(f"  {line}" for line in kueue.explained(job.placement, job.pod_sets))]
+    out = [
+        f"Kueue {job.namespace}/{job.name}: {where}, on an empty cluster",
+        *(f"  {line}" for line in kueue.explained(job.placement, job.pod_sets)),
+    ]
     standing = job.standing
     if standing is not None and standing.attempts:
         live = kueue.Placement(standing.flavors, attempts=standing.attempts)
-        out += [f"  on the cluster state: {standing.words()}",
-                *(f"    {line}" for line in kueue.explained(live, job.pod_sets))]
+        out += [
+            f"  on the cluster state: {standing.words()}",
+            *(f"    {line}" for line in kueue.explained(live, job.pod_sets)),
+        ]
     return [*out, ""]
 
 
@@ -95,7 +101,7 @@ def _object_lines(obj: dict, unit, recorder: Provenance, parts) -> list[str]:
         shadow = {"metadata": {"labels": unit.labels, "annotations": unit.annotations}, "spec": unit.jobset}
     lines = []
     for path, chain in _leaves(obj, shadow, (), []):
-        if path[:len(target)] == target:
+        if path[: len(target)] == target:
             described = _describe(obj, path, recorder.find(chain), unit)
             lines.append(f"  {render_path(path)} {ARROW} {described}{_image_note(obj, path, described, unit)}")
     return sorted(lines)
@@ -105,14 +111,23 @@ def _image_note(obj: dict, path: tuple, described: str, unit) -> str:
     """Why an MPI node pod's trainer container keeps the runtime's image although the TrainJob sets one: until
     Trainer v2.4, spec.trainer.image reaches only the job of the `trainer` ancestor step (the launcher)."""
     trainer = unit.trainjob.spec.trainer
-    if (obj["kind"] != "JobSet" or path[-1:] != ("image",) or path[-2:-1] != ("node",) or trainer is None
-            or trainer.image is None or unit.ml_policy is None or unit.ml_policy.mpi is None
-            or described.startswith("trainer override")):
+    if (
+        obj["kind"] != "JobSet"
+        or path[-1:] != ("image",)
+        or path[-2:-1] != ("node",)
+        or trainer is None
+        or trainer.image is None
+        or unit.ml_policy is None
+        or unit.ml_policy.mpi is None
+        or described.startswith("trainer override")
+    ):
         return ""
     at = "{}:{}".format(*locate(unit.trainjob.origin, ("spec", "trainer", "image")))
-    return (f"; spec.trainer.image ({unit.trainjob.origin.file}:{at}) reaches only the launcher, as upstream until "
-            "v2.4 (--trainer-version): these MPI node pods run the runtime's image, which must hold the same code and "
-            "packages")
+    return (
+        f"; spec.trainer.image ({unit.trainjob.origin.file}:{at}) reaches only the launcher, as upstream until "
+        "v2.4 (--trainer-version): these MPI node pods run the runtime's image, which must hold the same code and "
+        "packages"
+    )
 
 
 def _leaves(node, shadow, path: tuple, chain: list):

@@ -64,8 +64,12 @@ def _namespace(origin: Origin, resource_list: dict, default: str) -> str:
 
     def problem(path: tuple, message: str, key: bool = False) -> InputError:
         if in_kptfile and path[:1] == ("data",):
-            return InputError(krm.item_origin(origin, mutator[0]),
-                              ("pipeline", "mutators", mutator[1], "configMap") + path[1:], message, key=key)
+            return InputError(
+                krm.item_origin(origin, mutator[0]),
+                ("pipeline", "mutators", mutator[1], "configMap") + path[1:],
+                message,
+                key=key,
+            )
         return InputError(None if hosted else origin, ("functionConfig",) + path, message, key=key)
 
     if not isinstance(config, dict) or config.get("kind") != "ConfigMap" or config.get("apiVersion") != "v1":
@@ -88,22 +92,31 @@ def _namespace(origin: Origin, resource_list: dict, default: str) -> str:
     return namespace
 
 
-_BAD_NAMESPACE = ("the default namespace must be a DNS-1123 label (lower case alphanumerics or '-', at most 63 "
-                  "characters)")
+_BAD_NAMESPACE = (
+    "the default namespace must be a DNS-1123 label (lower case alphanumerics or '-', at most 63 characters)"
+)
 
 
 def _kptfile_mutator(items: list) -> tuple[int, int, dict] | None:
     """(item index, mutator index, mutator) of the package Kptfile's one `exec: trainc fn` mutator, if any.
     kpt hands functions the package's Kptfile as an item (its path `Kptfile`), under `fn eval` too."""
     for index, item in enumerate(items):
-        if (not isinstance(item, dict) or item.get("apiVersion") != "kpt.dev/v1" or item.get("kind") != "Kptfile"
-                or krm.first(krm.annotations(item), krm.PATHS) != "Kptfile"):
+        if (
+            not isinstance(item, dict)
+            or item.get("apiVersion") != "kpt.dev/v1"
+            or item.get("kind") != "Kptfile"
+            or krm.first(krm.annotations(item), krm.PATHS) != "Kptfile"
+        ):
             continue
         pipeline = item.get("pipeline")
         mutators = pipeline.get("mutators") if isinstance(pipeline, dict) else None
-        found = [(index, number, mutator) for number, mutator in enumerate(mutators if isinstance(mutators, list) else ())
-                 if isinstance(mutator, dict) and isinstance(mutator.get("exec"), str)
-                 and [posixpath.basename(word) for word in mutator["exec"].split()[:2]] == ["trainc", "fn"]]
+        found = [
+            (index, number, mutator)
+            for number, mutator in enumerate(mutators if isinstance(mutators, list) else ())
+            if isinstance(mutator, dict)
+            and isinstance(mutator.get("exec"), str)
+            and [posixpath.basename(word) for word in mutator["exec"].split()[:2]] == ["trainc", "fn"]
+        ]
         return found[0] if len(found) == 1 else None
     return None
 
@@ -117,8 +130,11 @@ def _mutator_namespace(origin: Origin, items: list, mutator) -> str | None:
     if namespace is None:
         return None
     if api.namespace_problem(namespace) is not None:
-        raise InputError(krm.item_origin(origin, mutator[0]), ("pipeline", "mutators", mutator[1], "configMap",
-                                                             "namespace"), _BAD_NAMESPACE)
+        raise InputError(
+            krm.item_origin(origin, mutator[0]),
+            ("pipeline", "mutators", mutator[1], "configMap", "namespace"),
+            _BAD_NAMESPACE,
+        )
     return namespace
 
 
@@ -132,18 +148,31 @@ def _sources(origin: Origin, items: list, notices: list) -> tuple[list, set]:
     through with a notice, as in `trainc build`."""
     documents, trainer = [], set()
     for index, item in enumerate(items):
-        if RENDERED_FROM in krm.annotations(item) or inputset.hidden_path(krm.first(krm.annotations(item), krm.PATHS) or ""):
+        if RENDERED_FROM in krm.annotations(item) or inputset.hidden_path(
+            krm.first(krm.annotations(item), krm.PATHS) or ""
+        ):
             continue  # an earlier run's output, or a file trainc does not read in a directory (`inputs.py`)
         if api.uncompiled(item):
             name = item.get("metadata", {}).get("name") if isinstance(item.get("metadata"), dict) else None
-            notices.append(Notice("notice", None, (), f"{krm.first(krm.annotations(item), krm.PATHS) or origin.file}: "
-                                  f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
-                                  "Trainer kind; passed through unchanged"))
+            notices.append(
+                Notice(
+                    "notice",
+                    None,
+                    (),
+                    f"{krm.first(krm.annotations(item), krm.PATHS) or origin.file}: "
+                    f"{item['apiVersion']} {item['kind']} {name}: trainc does not compile this "
+                    "Trainer kind; passed through unchanged",
+                )
+            )
             continue
         for member_origin, member in source.items(krm.item_origin(origin, index), item):
             if _is_trainer(member) and member is not item:
-                raise InputError(member_origin, (), "trainc fn reads Trainer objects as items of their own, not "
-                                                    "inside a List (kpt keeps a List as one resource)")
+                raise InputError(
+                    member_origin,
+                    (),
+                    "trainc fn reads Trainer objects as items of their own, not "
+                    "inside a List (kpt keeps a List as one resource)",
+                )
             documents.append((member_origin, member))
         if _is_trainer(item):
             trainer.add(index)
@@ -158,9 +187,14 @@ def _rendered_path(trainjob, items: list) -> str:
     directory = posixpath.normpath(posixpath.dirname(given) or ".")
     if directory.startswith("/") or directory == ".." or directory.startswith("../"):
         key = next(key for key in krm.PATHS if annotations.get(key) == given)
-        raise InputError(trainjob.origin, ("metadata", "annotations", key), (
-            f"{given!r} is outside the package: trainc fn renders a TrainJob's objects beside its file, so only a "
-            "relative path without '..' past the package's top can hold one"))
+        raise InputError(
+            trainjob.origin,
+            ("metadata", "annotations", key),
+            (
+                f"{given!r} is outside the package: trainc fn renders a TrainJob's objects beside its file, so only a "
+                "relative path without '..' past the package's top can hold one"
+            ),
+        )
     path = posixpath.join(directory, RENDERED_DIR, trainjob.namespace, trainjob.name + ".yaml")
     return path.removeprefix("./")
 
@@ -174,13 +208,19 @@ def _rendered(output, items: list, kept: list) -> list[dict]:
     for trainjob, objects in output.jobs:
         path = _rendered_path(trainjob, items)
         if path in taken:
-            raise InputError(trainjob.origin, ("metadata", "name"), f"trainc fn renders this TrainJob into {path}, "
-                                                                    "which holds other resources: move them")
+            raise InputError(
+                trainjob.origin,
+                ("metadata", "name"),
+                f"trainc fn renders this TrainJob into {path}, which holds other resources: move them",
+            )
         for index, obj in enumerate(objects):
             place = {key: path for key in krm.PATHS} | {key: str(index) for key in krm.INDEXES}
             metadata = obj.setdefault("metadata", {})
-            metadata["annotations"] = {**metadata.get("annotations", {}), **place,
-                                       RENDERED_FROM: f"{trainjob.namespace}/{trainjob.name}"}
+            metadata["annotations"] = {
+                **metadata.get("annotations", {}),
+                **place,
+                RENDERED_FROM: f"{trainjob.namespace}/{trainjob.name}",
+            }
             rendered.append(obj)
     return rendered
 
@@ -199,8 +239,9 @@ def _user_files(item, limit: int | None = None) -> list[tuple[str, list]]:
     else:
         try:
             with os.scandir(".") as entries:
-                directories = sorted(entry.name for entry in entries
-                                     if entry.is_dir() and not entry.name.startswith("."))
+                directories = sorted(
+                    entry.name for entry in entries if entry.is_dir() and not entry.name.startswith(".")
+                )
         except OSError:
             directories = []
         candidates = [path, *(os.path.join(directory, path) for directory in directories)]
@@ -264,8 +305,11 @@ class _Report:
         index = krm.first(krm.annotations(item), krm.INDEXES) or "0"
         if not index.isdigit():
             return None
-        matches = [documents[int(index)][0] for _, documents in self.files[key]
-                   if int(index) < len(documents) and _identity(documents[int(index)][1]) == _identity(item)]
+        matches = [
+            documents[int(index)][0]
+            for _, documents in self.files[key]
+            if int(index) < len(documents) and _identity(documents[int(index)][1]) == _identity(item)
+        ]
         return matches[0] if len(matches) == 1 else None
 
 
@@ -285,8 +329,12 @@ def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
         namespace = _namespace(origin, resource_list, options.namespace)
         notices: list[Notice] = []
         documents, trainer = _sources(origin, items, notices)
-        options = replace(options, namespace=namespace, trainer_only=True,
-                          runtime_paths=tuple(_runtime_files(options.runtime_paths, items, options.root)))
+        options = replace(
+            options,
+            namespace=namespace,
+            trainer_only=True,
+            runtime_paths=tuple(_runtime_files(options.runtime_paths, items, options.root)),
+        )
         output = engine.run(engine.Inputs(documents=tuple(documents)), options).checked()
         notices += output.notices + _applied_sources(items, trainer)  # after the compile checked their metadata
         lines = [report.line(notice) for notice in notices]
@@ -298,8 +346,11 @@ def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
     except TraincError as error:
         errors = error.errors if isinstance(error, InputErrors) else [error]
         results = [report.result(e) for e in errors if isinstance(e, InputError)]
-        return (HEADER + "items: []\n" + krm.results(results), [],
-                [report.line(e) if isinstance(e, InputError) else e.render() for e in errors])
+        return (
+            HEADER + "items: []\n" + krm.results(results),
+            [],
+            [report.line(e) if isinstance(e, InputError) else e.render() for e in errors],
+        )
     body = "".join(texts) + (krm.block_entries(rendered) if rendered else "")
     results = [{"message": line, "severity": "info"} for line in lines]
     return HEADER + ("items:\n" + body if body else "items: []\n") + krm.results(results), lines, []
@@ -319,7 +370,9 @@ def _runtime_files(runtime_paths, items: list, root: str | None = None) -> list[
             if path is not None:  # under the package path `kpt fn render` gives, else from where kpt runs
                 own.add(_file_identity(os.path.join(package, path) if isinstance(package, str) else path))
     own.discard(None)
-    return [file for file in inputset.listed(runtime_paths, root=root) if file == "-" or _file_identity(file) not in own]
+    return [
+        file for file in inputset.listed(runtime_paths, root=root) if file == "-" or _file_identity(file) not in own
+    ]
 
 
 def _file_identity(path: str) -> tuple | None:
@@ -337,10 +390,16 @@ def _applied_sources(items: list, trainer: set) -> list[Notice]:
         value = krm.annotations(items[index]).get(LOCAL_CONFIG, "true")
         if value != "true":
             item = items[index]
-            notices.append(Notice(
-                "notice", None, (), f"{krm.first(krm.annotations(item), krm.PATHS) or 'item ' + str(index)}: {item.get('kind')} "
-                f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
-                "what trainc renders for it"))
+            notices.append(
+                Notice(
+                    "notice",
+                    None,
+                    (),
+                    f"{krm.first(krm.annotations(item), krm.PATHS) or 'item ' + str(index)}: {item.get('kind')} "
+                    f"{item['metadata'].get('name')}: {LOCAL_CONFIG} is {value!r}, so kpt live apply applies it as well as "
+                    "what trainc renders for it",
+                )
+            )
     return notices
 
 
@@ -350,18 +409,30 @@ def _item_texts(origin: Origin, text: str, items: list, kept: list, trainer: set
     try:
         spans = krmtext.items(text)
     except krmtext.SharedText as shared:
-        raise InputError(krm.item_origin(origin, shared.index), (),
-                         "an alias of a node outside this item: trainc fn passes each item on as its own text, "
-                         "so items cannot share anchors") from None
+        raise InputError(
+            krm.item_origin(origin, shared.index),
+            (),
+            "an alias of a node outside this item: trainc fn passes each item on as its own text, "
+            "so items cannot share anchors",
+        ) from None
     for index in trainer:
         if LOCAL_CONFIG not in krm.annotations(items[index]) and not spans[index].annotate(LOCAL_CONFIG, "true"):
-            raise InputError(krm.item_origin(origin, index), ("metadata", "annotations"),
-                             "must be a mapping, to mark the item local-config")
+            raise InputError(
+                krm.item_origin(origin, index),
+                ("metadata", "annotations"),
+                "must be a mapping, to mark the item local-config",
+            )
     for index in kept:
-        if index not in trainer and _takes_namespace(items[index]) and not spans[index].place(
-                namespaced.scalar(namespace)):
-            raise InputError(krm.item_origin(origin, index), ("metadata", "namespace"),
-                             "must be absent or a scalar on one line: trainc fn sets the package's namespace here")
+        if (
+            index not in trainer
+            and _takes_namespace(items[index])
+            and not spans[index].place(namespaced.scalar(namespace))
+        ):
+            raise InputError(
+                krm.item_origin(origin, index),
+                ("metadata", "namespace"),
+                "must be absent or a scalar on one line: trainc fn sets the package's namespace here",
+            )
     return [spans[index].text() for index in kept]
 
 
@@ -369,13 +440,20 @@ def _takes_namespace(item) -> bool:
     """Whether a passed-through item lands in the package's namespace (namespaced.py: one rule for every
     route): a namespaced object that sets none. What kpt never applies is left alone: local-config items,
     kpt's own kinds (the Kptfile), a `List` (kpt keeps it as one resource), files trainc does not read."""
-    if not (isinstance(item, dict) and isinstance(item.get("apiVersion"), str) and isinstance(item.get("kind"), str)
-            and isinstance(item.get("metadata"), dict)):
+    if not (
+        isinstance(item, dict)
+        and isinstance(item.get("apiVersion"), str)
+        and isinstance(item.get("kind"), str)
+        and isinstance(item.get("metadata"), dict)
+    ):
         return False
     annotations = krm.annotations(item)
-    if (annotations.get(LOCAL_CONFIG) == "true" or item["kind"] == "List"
-            or item["apiVersion"].partition("/")[0].endswith("kpt.dev")
-            or inputset.hidden_path(krm.first(annotations, krm.PATHS) or "")):
+    if (
+        annotations.get(LOCAL_CONFIG) == "true"
+        or item["kind"] == "List"
+        or item["apiVersion"].partition("/")[0].endswith("kpt.dev")
+        or inputset.hidden_path(krm.first(annotations, krm.PATHS) or "")
+    ):
         return False
     return namespaced.takes_namespace(item)
 

@@ -72,9 +72,16 @@ def collect(result, jobsets: dict, now: int, older_than: int, namespace: str, li
         states[trainjob.namespace, trainjob.name] = _described_state(found, now, older_than)
         if found is None or found.finished is None or now - found.finished <= older_than:
             continue
-        leaving = Leaving(*key, found.state, found.reason, found.finished,
-                          [(obj.get("apiVersion"), obj.get("kind"), obj["metadata"].get("namespace"),
-                            obj["metadata"].get("name")) for obj in objects])
+        leaving = Leaving(
+            *key,
+            found.state,
+            found.reason,
+            found.finished,
+            [
+                (obj.get("apiVersion"), obj.get("kind"), obj["metadata"].get("namespace"), obj["metadata"].get("name"))
+                for obj in objects
+            ],
+        )
         files.setdefault(trainjob.origin.file, File(trainjob.origin.file)).trainjobs.append(leaving)
     for file in files.values():
         file.others = _others(file, states, namespace, limit)
@@ -106,8 +113,11 @@ def _others(file: File, states: dict, namespace: str, limit: int | None) -> list
         meta = meta if isinstance(meta, dict) else {}
         kind = document.get("kind") if isinstance(document, dict) else None
         key = (meta.get("namespace") or namespace, meta.get("name"))
-        if kind == "TrainJob" and str(document.get("apiVersion", "")).startswith("trainer.kubeflow.org/") \
-                and key in leaving:
+        if (
+            kind == "TrainJob"
+            and str(document.get("apiVersion", "")).startswith("trainer.kubeflow.org/")
+            and key in leaving
+        ):
             continue
         named = isinstance(kind, str) and isinstance(key[1], str)
         _, line, _ = InputError(origin, ("metadata", "name") if named else (), "").position()
@@ -131,17 +141,26 @@ def text(files: list[File], now: int, older_than: int, applied: bool) -> str:
     from ..trainer.status import stamp
 
     removable = sum(file.removable for file in files)
-    out = [f"{plural(removable, 'file')} {'removed' if applied else 'to remove'}, "
-           f"{plural(len(files) - removable, 'file')} kept: TrainJobs whose JobSet finished more than "
-           f"{_age(older_than)} before {stamp(now)}"]
+    out = [
+        f"{plural(removable, 'file')} {'removed' if applied else 'to remove'}, "
+        f"{plural(len(files) - removable, 'file')} kept: TrainJobs whose JobSet finished more than "
+        f"{_age(older_than)} before {stamp(now)}"
+    ]
     for file in files:
-        verb = ("removed" if file.removed else "not removed") if applied and file.removable else \
-            "remove" if file.removable else "keep"
+        verb = (
+            ("removed" if file.removed else "not removed")
+            if applied and file.removable
+            else "remove"
+            if file.removable
+            else "keep"
+        )
         out.append(f"{verb} {file.path}" + ("" if file.removable else ": it also holds " + ", ".join(file.others)))
         for job in file.trainjobs:
             reason = f" ({job.reason})" if job.reason else ""
-            out.append(f"  TrainJob {job.namespace}/{job.name}: {job.state}{reason} at {stamp(job.finished)}, "
-                       f"{_age(now - job.finished)} ago")
+            out.append(
+                f"  TrainJob {job.namespace}/{job.name}: {job.state}{reason} at {stamp(job.finished)}, "
+                f"{_age(now - job.finished)} ago"
+            )
             out += [f"    {kind} {namespace}/{name}" for _, kind, namespace, name in job.objects]
     return "\n".join(out) + "\n"
 
@@ -149,15 +168,34 @@ def text(files: list[File], now: int, older_than: int, applied: bool) -> str:
 def as_json(files: list[File], now: int, older_than: int, applied: bool) -> str:
     from ..trainer.status import stamp
 
-    data = {"now": stamp(now), "olderThanSeconds": older_than, "applied": applied, "files": [
-        {"file": file.path, "remove": file.removable, "removed": file.removed,
-         "alsoHolds": file.others,
-         "trainJobs": [{"namespace": job.namespace, "name": job.name, "state": job.state, "reason": job.reason,
+    data = {
+        "now": stamp(now),
+        "olderThanSeconds": older_than,
+        "applied": applied,
+        "files": [
+            {
+                "file": file.path,
+                "remove": file.removable,
+                "removed": file.removed,
+                "alsoHolds": file.others,
+                "trainJobs": [
+                    {
+                        "namespace": job.namespace,
+                        "name": job.name,
+                        "state": job.state,
+                        "reason": job.reason,
                         "finished": stamp(job.finished),
-                        "objects": [{"apiVersion": api_version, "kind": kind, "namespace": namespace, "name": name}
-                                    for api_version, kind, namespace, name in job.objects]}
-                       for job in file.trainjobs]}
-        for file in files]}
+                        "objects": [
+                            {"apiVersion": api_version, "kind": kind, "namespace": namespace, "name": name}
+                            for api_version, kind, namespace, name in job.objects
+                        ],
+                    }
+                    for job in file.trainjobs
+                ],
+            }
+            for file in files
+        ],
+    }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -168,8 +206,7 @@ def main(paths, options, live_path: str, older_than: str, apply: bool, output_fo
     from ..trainer.status import now as clock
 
     if "-" in paths:
-        raise click.BadParameter("gc removes input files: pass files or directories, not stdin (-)",
-                                 param_hint="PATHS")
+        raise click.BadParameter("gc removes input files: pass files or directories, not stdin (-)", param_hint="PATHS")
     try:
         seconds = duration(older_than)
     except ValueError as exc:

@@ -40,23 +40,37 @@ class Reach:
             return f"{changed} changed since {base}; no TrainJob of the repository that uses it is compared here"
         names = [f"{namespace}/{name}" for namespace, name in sorted(self.trainjobs)]
         shown = ", ".join(names[:SHOWN]) + (f", … {len(names) - SHOWN} more" if len(names) > SHOWN else "")
-        return (f"{changed} changed since {base}; it reaches the JobSets of {len(names)} "
-                f"TrainJob{'s' * (len(names) != 1)} of the repository: {shown}")
+        return (
+            f"{changed} changed since {base}; it reaches the JobSets of {len(names)} "
+            f"TrainJob{'s' * (len(names) != 1)} of the repository: {shown}"
+        )
 
     def json(self) -> dict:
-        return {"runtimes": self.runtimes,
-                "trainjobs": [{"namespace": namespace, "name": name, "file": file, "runtime": runtime}
-                              for (namespace, name), (file, runtime) in sorted(self.trainjobs.items())]}
+        return {
+            "runtimes": self.runtimes,
+            "trainjobs": [
+                {"namespace": namespace, "name": name, "file": file, "runtime": runtime}
+                for (namespace, name), (file, runtime) in sorted(self.trainjobs.items())
+            ],
+        }
 
 
 def changed(before, runtimes: list) -> dict:
     """{runtime key: `Kind name`} of the runtimes of PATHS that differ from their previous version, or that
     the previous versions hold and PATHS no longer do."""
-    found = {key(runtime): api.described(runtime.kind, runtime.metadata.namespace, runtime.name)
-             for runtime in runtimes if (then := before.find(runtime)) is not None and then != runtime.document}
+    found = {
+        key(runtime): api.described(runtime.kind, runtime.metadata.namespace, runtime.name)
+        for runtime in runtimes
+        if (then := before.find(runtime)) is not None and then != runtime.document
+    }
     now = {key(runtime) for runtime in runtimes}
-    found.update({key(runtime): api.described(runtime.kind, runtime.metadata.namespace, runtime.name)
-                  for runtime in before.runtimes() if key(runtime) not in now})
+    found.update(
+        {
+            key(runtime): api.described(runtime.kind, runtime.metadata.namespace, runtime.name)
+            for runtime in before.runtimes()
+            if key(runtime) not in now
+        }
+    )
     return found
 
 
@@ -69,8 +83,11 @@ def find(paths, options, runtimes: dict, base: str) -> Reach:
     reader = options.reader()
     given = inputset.files(paths, options.runtime_paths, root=root)
     own = {os.path.realpath(file) for file in [*given.inputs, *given.runtimes]}
-    candidates = [file for file in inputset.files([os.path.relpath(root)], (), options.output_dir, root).inputs
-                  if os.path.realpath(file) not in own and reader.may_matter(file)]
+    candidates = [
+        file
+        for file in inputset.files([os.path.relpath(root)], (), options.output_dir, root).inputs
+        if os.path.realpath(file) not in own and reader.may_matter(file)
+    ]
     governing = _governing(options.config)
     errors: list = []
     for origin, data in reader.documents(candidates, errors):
@@ -79,21 +96,37 @@ def find(paths, options, runtimes: dict, base: str) -> Reach:
             continue
         metadata = data.get("metadata") or {}
         file = origin.file
-        configs = tuple(map(os.path.realpath, projectconfig.chain(os.path.dirname(os.path.realpath(file)),
-                                                                  os.path.realpath(root))))
+        configs = tuple(
+            map(os.path.realpath, projectconfig.chain(os.path.dirname(os.path.realpath(file)), os.path.realpath(root)))
+        )
         if configs != governing:
             config = os.path.relpath(configs[-1]) if configs else "no project config"
-            reach.notices.append(Notice("notice", origin, (), (
-                f"TrainJob {metadata.get('name')} uses {runtime} but is governed by {config}, not by the runtimes' "
-                f"settings: compare it with `trainc diff --base {base} {os.path.relpath(os.path.dirname(file))}`")))
+            reach.notices.append(
+                Notice(
+                    "notice",
+                    origin,
+                    (),
+                    (
+                        f"TrainJob {metadata.get('name')} uses {runtime} but is governed by {config}, not by the runtimes' "
+                        f"settings: compare it with `trainc diff --base {base} {os.path.relpath(os.path.dirname(file))}`"
+                    ),
+                )
+            )
             continue
         namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else options.namespace
         reach.trainjobs[(namespace, metadata["name"])] = (file, runtime)
         if file not in reach.files:
             reach.files.append(file)
-    reach.notices += [Notice("notice", error.origin, error.path, "not searched for TrainJobs the runtime change "
-                             f"reaches: {error.message}", mark=error.position()[1:] if error.position() else None)
-                      for error in errors[:SHOWN]]
+    reach.notices += [
+        Notice(
+            "notice",
+            error.origin,
+            error.path,
+            f"not searched for TrainJobs the runtime change reaches: {error.message}",
+            mark=error.position()[1:] if error.position() else None,
+        )
+        for error in errors[:SHOWN]
+    ]
     if len(errors) > SHOWN:  # a repository past the run's bound: every later file says so
         reach.notices.append(Notice("notice", None, (), f"… and {len(errors) - SHOWN} more files not searched"))
     return reach
@@ -102,13 +135,20 @@ def find(paths, options, runtimes: dict, base: str) -> Reach:
 def _reached(data, namespace: str, runtimes: dict) -> str | None:
     """`Kind name` of the changed runtime a TrainJob document names, if any (a document that is no TrainJob, or
     names its runtime unreadably, names none)."""
-    if not isinstance(data, dict) or data.get("kind") != "TrainJob" \
-            or not str(data.get("apiVersion", "")).startswith(api.GROUP + "/"):
+    if (
+        not isinstance(data, dict)
+        or data.get("kind") != "TrainJob"
+        or not str(data.get("apiVersion", "")).startswith(api.GROUP + "/")
+    ):
         return None
     metadata, spec = data.get("metadata"), data.get("spec")
     ref = spec.get("runtimeRef") if isinstance(spec, dict) else None
-    if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str) or not isinstance(ref, dict) \
-            or not isinstance(ref.get("name"), str):
+    if (
+        not isinstance(metadata, dict)
+        or not isinstance(metadata.get("name"), str)
+        or not isinstance(ref, dict)
+        or not isinstance(ref.get("name"), str)
+    ):
         return None
     kind = ref.get("kind", "ClusterTrainingRuntime")
     own = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else namespace

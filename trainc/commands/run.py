@@ -26,12 +26,10 @@ def main(paths, options, job, timeout, keep, dry_run, env_file, mounts, max_pods
         click.echo(EXTERNAL_NOTICE.format(mode=mode), err=True)
     try:
         variables = local.read_env_file(env_file, options.max_input_bytes) if env_file else {}
-        code, text = local.run(local.Options(paths, options, job, timeout, keep, dry_run, variables, mounted,
-                                             max_pods))
+        code, text = local.run(local.Options(paths, options, job, timeout, keep, dry_run, variables, mounted, max_pods))
     except local.Usage as error:
         raise click.UsageError(str(error)) from None
     except TraincError as error:
         fail(error)
     write_out(text)
     sys.exit(code)
-

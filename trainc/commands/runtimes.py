@@ -32,8 +32,9 @@ class Entry:
 
 def _user_runtimes(paths, options) -> list:
     """The runtimes among the inputs (TrainJobs are not read: their problems are `validate`'s business)."""
-    found, clashes = catalog.collect(engine.runtimes([*paths, *options.runtime_paths], options), options.namespace,
-                                     include_bundled=False)
+    found, clashes = catalog.collect(
+        engine.runtimes([*paths, *options.runtime_paths], options), options.namespace, include_bundled=False
+    )
     if clashes:
         raise InputErrors(clashes)
     return list(found.runtimes.values())
@@ -57,8 +58,11 @@ def entries(paths=(), options=engine.Options()) -> list[Entry]:
 
 def policy(runtime: api.Runtime) -> str:
     """The runtime's frameworks and gang schedulers (PlainML when it has neither), then the plugins it asks for."""
-    names = [plugin.label(runtime) for plugin in registry.PLUGINS
-             if plugin is not registry.PLAIN and plugin.active(runtime) is not None] or [registry.PLAIN.title]
+    names = [
+        plugin.label(runtime)
+        for plugin in registry.PLUGINS
+        if plugin is not registry.PLAIN and plugin.active(runtime) is not None
+    ] or [registry.PLAIN.title]
     asked = entrypoints.names(runtime.metadata.annotations.get(entrypoints.ANNOTATION, ""))
     return ", ".join([*names, *(_plugin(name) for name in asked)])
 
@@ -81,8 +85,14 @@ def plugins_line(plugins: tuple) -> str:
 
 def table(found: list[Entry]) -> str:
     rows = [HEADER] + [
-        (e.key[0], e.key[1] or "-", e.key[2], policy(e.loaded), e.source,
-         f"no: shadowed by {e.shadowed_by}" if e.shadowed_by else "yes")
+        (
+            e.key[0],
+            e.key[1] or "-",
+            e.key[2],
+            policy(e.loaded),
+            e.source,
+            f"no: shadowed by {e.shadowed_by}" if e.shadowed_by else "yes",
+        )
         for e in found
     ]
     return aligned(rows, gap="  ")
@@ -97,10 +107,13 @@ def show(found: list[Entry], wanted: str, kind: str | None) -> api.Runtime:
         return matches[0].loaded
     if matches:
         listed = ", ".join(f"{e.key[0]} {_spelled(e)} ({e.source})" for e in matches)
-        raise InputError(None, (), f'"{wanted}" names {len(matches)} runtimes: {listed}; '
-                                   "choose one with --kind or NAMESPACE/NAME")
+        raise InputError(
+            None, (), f'"{wanted}" names {len(matches)} runtimes: {listed}; choose one with --kind or NAMESPACE/NAME'
+        )
     hint = did_you_mean(wanted, {_spelled(e) for e in used})
-    raise InputError(None, (), f'runtime "{wanted}" not found; `trainc runtimes list` lists them' + (f"; {hint}" if hint else ""))
+    raise InputError(
+        None, (), f'runtime "{wanted}" not found; `trainc runtimes list` lists them' + (f"; {hint}" if hint else "")
+    )
 
 
 def _spelled(entry: Entry) -> str:

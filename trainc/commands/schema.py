@@ -23,8 +23,14 @@ from ..trainer import api
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 KINDS = {"TrainJob": "trainjob", "TrainingRuntime": "trainingruntime", "ClusterTrainingRuntime": "trainingruntime"}
-_DROPPED = ("x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type",
-            "x-kubernetes-list-map-keys", "x-kubernetes-map-type", "x-kubernetes-validations")
+_DROPPED = (
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+    "x-kubernetes-validations",
+)
 # apimachinery's ObjectMeta field docs, shortened (the CRDs leave metadata to the API server)
 _META = {
     "description": "Standard object metadata (Kubernetes ObjectMeta).",
@@ -69,8 +75,11 @@ def export(kind: str, version: str) -> dict:
     body["required"] = ["apiVersion", "kind", *body.get("required", [])]
     body["properties"]["apiVersion"] = {**body["properties"]["apiVersion"], "const": f"{api.GROUP}/{version}"}
     body["properties"]["kind"] = {**body["properties"]["kind"], "const": kind}
-    head = {"$schema": DRAFT, "$id": f"urn:trainc:schema:{api.GROUP}/{version}/{kind}",
-            "title": f"{kind} ({api.GROUP}/{version})"}
+    head = {
+        "$schema": DRAFT,
+        "$id": f"urn:trainc:schema:{api.GROUP}/{version}/{kind}",
+        "title": f"{kind} ({api.GROUP}/{version})",
+    }
     return {**head, **body}
 
 
@@ -91,8 +100,11 @@ def _convert(node: dict, described: dict) -> dict:
         string = {"type": "string"} if "pattern" not in node else {"type": "string", "pattern": node["pattern"]}
         quantity = node.get("pattern") == openapi.QUANTITY_PATTERN
         out["anyOf"] = [{"type": "integer"}, *([{"type": "number"}] if quantity else []), string]
-    elif node.get("type") == "object" and "additionalProperties" not in node \
-            and not node.get("x-kubernetes-preserve-unknown-fields"):
+    elif (
+        node.get("type") == "object"
+        and "additionalProperties" not in node
+        and not node.get("x-kubernetes-preserve-unknown-fields")
+    ):
         out["additionalProperties"] = False
     if node.get("type") == "integer" and node.get("format") in openapi.INT_RANGES:
         low, high = openapi.INT_RANGES[node["format"]]
@@ -109,8 +121,9 @@ def text(kind: str, version: str) -> str:
 
 def catalog() -> dict:
     """{path: text} of every schema, in kubeconform's CRD catalog layout ({group}/{kind}_{version}.json)."""
-    return {f"{api.GROUP}/{kind.lower()}_{version}.json": text(kind, version)
-            for kind in KINDS for version in api.VERSIONS}
+    return {
+        f"{api.GROUP}/{kind.lower()}_{version}.json": text(kind, version) for kind in KINDS for version in api.VERSIONS
+    }
 
 
 def main(kind: str, version: str) -> None:

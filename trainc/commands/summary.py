@@ -15,8 +15,20 @@ import click
 from ..errors import InputErrors, TraincError
 from ..formats.table import aligned
 from ..formats.table import markdown as table
-from ..validation.requests import NO_QUEUE, Job, amount, delta, delta_markdown, delta_text, flavor_names, gpus, jobs, \
-    queue_name, signed, totals
+from ..validation.requests import (
+    NO_QUEUE,
+    Job,
+    amount,
+    delta,
+    delta_markdown,
+    delta_text,
+    flavor_names,
+    gpus,
+    jobs,
+    queue_name,
+    signed,
+    totals,
+)
 from . import fail, write_out
 
 
@@ -26,15 +38,37 @@ def _resources(amounts: dict) -> str:
 
 def _job_rows(found: list[Job]) -> list[tuple]:
     live = any(job.standing is not None for job in found)  # --cluster-state: where each job stands now
-    header = ("TRAINJOB", "QUEUE", "FLAVOR", *(("KUEUE NOW",) if live else ()), "NODES×PROCS", "GPUS/NODE",
-              "CPUS/NODE", "MEMORY/NODE", "GPUS", "CPUS", "MEMORY")
+    header = (
+        "TRAINJOB",
+        "QUEUE",
+        "FLAVOR",
+        *(("KUEUE NOW",) if live else ()),
+        "NODES×PROCS",
+        "GPUS/NODE",
+        "CPUS/NODE",
+        "MEMORY/NODE",
+        "GPUS",
+        "CPUS",
+        "MEMORY",
+    )
     rows = [header]
     for job in found:
         now = ((job.standing.state if job.standing is not None else NO_QUEUE),) if live else ()
-        rows.append((f"{job.namespace}/{job.name}", job.queue or NO_QUEUE, flavor_names(job), *now,
-                     f"{job.nodes}×{job.processes}", str(gpus(job.per_node)), amount("cpu", job.per_node.get("cpu", 0)),
-                     amount("memory", job.per_node.get("memory", 0)), str(gpus(job.total)),
-                     amount("cpu", job.total.get("cpu", 0)), amount("memory", job.total.get("memory", 0))))
+        rows.append(
+            (
+                f"{job.namespace}/{job.name}",
+                job.queue or NO_QUEUE,
+                flavor_names(job),
+                *now,
+                f"{job.nodes}×{job.processes}",
+                str(gpus(job.per_node)),
+                amount("cpu", job.per_node.get("cpu", 0)),
+                amount("memory", job.per_node.get("memory", 0)),
+                str(gpus(job.total)),
+                amount("cpu", job.total.get("cpu", 0)),
+                amount("memory", job.total.get("memory", 0)),
+            )
+        )
     return rows
 
 
@@ -68,12 +102,23 @@ def text(found: list[Job], changes=None) -> str:
 
 def markdown(found: list[Job], changes=None) -> str:
     """Tables for a pull-request comment: TrainJobs, per queue, per namespace (and the delta)."""
-    out = ["**trainc summary**: " + (f"{len(found)} TrainJob{'s' if len(found) != 1 else ''}" if found
-                                     else "no TrainJobs")]
+    out = [
+        "**trainc summary**: " + (f"{len(found)} TrainJob{'s' if len(found) != 1 else ''}" if found else "no TrainJobs")
+    ]
     if found:
         queues, namespaces = _total_rows(found)
-        out += ["", *table(_job_rows(found)), "", "Per queue:", "", *table(queues), "", "Per namespace:", "",
-                *table(namespaces)]
+        out += [
+            "",
+            *table(_job_rows(found)),
+            "",
+            "Per queue:",
+            "",
+            *table(queues),
+            "",
+            "Per namespace:",
+            "",
+            *table(namespaces),
+        ]
         standing = _standing_lines(found)
         if standing:
             out += ["", "**Kueue** on the cluster state:", "", *(f"- {line}" for line in standing)]
@@ -86,31 +131,62 @@ def as_json(found: list[Job], changes=None) -> str:
         return {resource: amount(resource, value) for resource, value in sorted(amounts.items())}
 
     data = {
-        "trainJobs": [{"namespace": job.namespace, "name": job.name, "queue": job.queue,
-                       "clusterQueue": job.cluster_queue, "nodes": job.nodes, "processesPerNode": job.processes,
-                       "perNode": shown(job.per_node), "total": shown(job.total),
-                       "podSets": [{"name": pod_set.name, "count": pod_set.count, "flavors": dict(sorted(
-                           pod_set.flavors.items()))} for pod_set in job.pod_sets],
-                       **({"kueue": _standing_json(job.standing)} if job.standing is not None else {})}
-                      for job in found],
-        "queues": [{"namespace": namespace, "queue": queue or None, "total": shown(amounts)}
-                   for (namespace, queue), amounts in sorted(totals(found, lambda job: job.queue_key).items())],
-        "namespaces": [{"namespace": namespace, "total": shown(amounts)}
-                       for namespace, amounts in sorted(totals(found, lambda job: job.namespace).items())],
+        "trainJobs": [
+            {
+                "namespace": job.namespace,
+                "name": job.name,
+                "queue": job.queue,
+                "clusterQueue": job.cluster_queue,
+                "nodes": job.nodes,
+                "processesPerNode": job.processes,
+                "perNode": shown(job.per_node),
+                "total": shown(job.total),
+                "podSets": [
+                    {"name": pod_set.name, "count": pod_set.count, "flavors": dict(sorted(pod_set.flavors.items()))}
+                    for pod_set in job.pod_sets
+                ],
+                **({"kueue": _standing_json(job.standing)} if job.standing is not None else {}),
+            }
+            for job in found
+        ],
+        "queues": [
+            {"namespace": namespace, "queue": queue or None, "total": shown(amounts)}
+            for (namespace, queue), amounts in sorted(totals(found, lambda job: job.queue_key).items())
+        ],
+        "namespaces": [
+            {"namespace": namespace, "total": shown(amounts)}
+            for namespace, amounts in sorted(totals(found, lambda job: job.namespace).items())
+        ],
     }
     if changes is not None:
-        data["delta"] = [{"namespace": namespace, "queue": queue or None, "resource": resource,
-                          "change": signed(resource, change)} for (namespace, queue), resource, change in changes]
+        data["delta"] = [
+            {"namespace": namespace, "queue": queue or None, "resource": resource, "change": signed(resource, change)}
+            for (namespace, queue), resource, change in changes
+        ]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _standing_json(standing) -> dict:
-    return {"state": standing.state, "message": standing.words(), "pendingAhead": standing.ahead,
-            "queueingStrategy": standing.strategy, "priority": standing.priority,
-            "preempts": [{"namespace": each.namespace, "name": each.name, "clusterQueue": each.cluster_queue,
-                          "priority": each.priority} for each in standing.targets],
-            "waitsFor": [{"flavor": flavor, "resource": resource,
-                          "amount": amount(resource, value)} for flavor, resource, value in standing.short]}
+    return {
+        "state": standing.state,
+        "message": standing.words(),
+        "pendingAhead": standing.ahead,
+        "queueingStrategy": standing.strategy,
+        "priority": standing.priority,
+        "preempts": [
+            {
+                "namespace": each.namespace,
+                "name": each.name,
+                "clusterQueue": each.cluster_queue,
+                "priority": each.priority,
+            }
+            for each in standing.targets
+        ],
+        "waitsFor": [
+            {"flavor": flavor, "resource": resource, "amount": amount(resource, value)}
+            for flavor, resource, value in standing.short
+        ],
+    }
 
 
 def main(paths, options, output_format) -> None:

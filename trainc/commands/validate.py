@@ -51,18 +51,25 @@ def outcome(output, failure: TraincError | None, output_format: str, annotations
     problems = from_error(failure) if failure is not None else []
     records = problems + [from_notice(notice) for notice in notices]
     if output_format == "json":
-        summary = {"valid": failure is None, "errors": len(problems),
-                   "warnings": sum(r.severity == "warning" for r in records)}
+        summary = {
+            "valid": failure is None,
+            "errors": len(problems),
+            "warnings": sum(r.severity == "warning" for r in records),
+        }
         return to_json(records, summary), []
-    summary = (f"invalid: {plural(len(problems), 'error')}" if failure is not None else
-               f"valid: {plural(output.trainjobs, 'TrainJob')}, {plural(output.runtimes, 'runtime')}")
+    summary = (
+        f"invalid: {plural(len(problems), 'error')}"
+        if failure is not None
+        else f"valid: {plural(output.trainjobs, 'TrainJob')}, {plural(output.runtimes, 'runtime')}"
+    )
     text = [failure.render()] if failure is not None else []
     return (to_github(records) if annotations else ""), text + [notice.render() for notice in notices] + [summary]
 
 
 def to_json(problems: list[Problem], summary: dict) -> str:
-    return json.dumps({"problems": [asdict(p) for p in problems], "summary": summary}, indent=2,
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps({"problems": [asdict(p) for p in problems], "summary": summary}, indent=2, ensure_ascii=False) + "\n"
+    )
 
 
 def _escape_data(text: str) -> str:
@@ -81,8 +88,11 @@ def to_github(problems: list[Problem]) -> str:
     lines, roots = [], {}
     for problem in problems:
         file = _in_repository(problem.file, roots)
-        properties = [(name, value) for name, value in
-                      (("file", file), ("line", problem.line), ("col", problem.column)) if value is not None]
+        properties = [
+            (name, value)
+            for name, value in (("file", file), ("line", problem.line), ("col", problem.column))
+            if value is not None
+        ]
         head = ",".join(f"{name}={_escape_property(str(value))}" for name, value in properties)
         message = f"{problem.field}: {problem.message}" if problem.field else problem.message
         lines.append(f"::{problem.severity}{' ' + head if head else ''}::{_escape_data(message)}\n")

@@ -26,16 +26,19 @@ def text(release: str | None = None, origin: str | None = None) -> str:
     from ..trainer import releases
     from ..trainer.api import GROUP, VERSIONS
 
-    return "".join(line + "\n" for line in (
-        f"trainc {metadata.version('trainc')}",
-        f"Python {platform.python_version()}",
-        _pyyaml(),
-        f"upstream {UPSTREAM} ({UPSTREAM_PINS})",
-        f"CRD schemas {', '.join(f'{GROUP}/{version}' for version in VERSIONS)}",
-        f"Kubeflow Trainer releases {', '.join(releases.NAMES)}; rendering for {release or 'an unknown release'} "
-        f"({origin or 'default'})",
-        *entrypoints.describe(),
-    ))
+    return "".join(
+        line + "\n"
+        for line in (
+            f"trainc {metadata.version('trainc')}",
+            f"Python {platform.python_version()}",
+            _pyyaml(),
+            f"upstream {UPSTREAM} ({UPSTREAM_PINS})",
+            f"CRD schemas {', '.join(f'{GROUP}/{version}' for version in VERSIONS)}",
+            f"Kubeflow Trainer releases {', '.join(releases.NAMES)}; rendering for {release or 'an unknown release'} "
+            f"({origin or 'default'})",
+            *entrypoints.describe(),
+        )
+    )
 
 
 def main(ctx, trainer_version: str) -> None:

@@ -53,4 +53,3 @@ def kueue_labels(unit: Unit) -> dict:
 def objects(unit: Unit) -> list[dict]:
     """Everything for one TrainJob, dependents before the JobSet that uses them."""
     return [*unit.objects, jobset(unit)]
-

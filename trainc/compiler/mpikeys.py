@@ -36,11 +36,12 @@ SEALED_VALUE = "(sealed)"
 RESEALED = "applying reseals the same key (unchanged key): the Secret it unseals into stays as it is"
 SSH_AUTH = "kubernetes.io/ssh-auth"
 PRIVATE, PUBLIC = "ssh-privatekey", "ssh-publickey"
-EXTERNAL_NOTICE = ("notice: --ssh-keys {mode}: no operator runs here, so MPI jobs get a key pair made for this "
-                   "run")
-PLAIN_NOTICE = ("notice: {where} holds an MPI SSH private key in clear (--ssh-keys seed); to keep keys out of "
-                "git, render with --ssh-keys external-secrets or --ssh-keys sealed-secrets (see "
-                "docs/guides/mpi.md#keys-and-gitops)")
+EXTERNAL_NOTICE = "notice: --ssh-keys {mode}: no operator runs here, so MPI jobs get a key pair made for this run"
+PLAIN_NOTICE = (
+    "notice: {where} holds an MPI SSH private key in clear (--ssh-keys seed); to keep keys out of "
+    "git, render with --ssh-keys external-secrets or --ssh-keys sealed-secrets (see "
+    "docs/guides/mpi.md#keys-and-gitops)"
+)
 
 
 def objects(unit, seed, name: str) -> tuple[list[dict], tuple[Notice, ...]]:
@@ -56,19 +57,26 @@ def objects(unit, seed, name: str) -> tuple[list[dict], tuple[Notice, ...]]:
         keys = sshkeys.derive_keypair(key_seed, unit.trainjob.namespace, unit.name, getattr(seed, "scope", None))
     else:
         keys = sshkeys.random_keypair()
-        notices = (Notice(
-            "notice", None, (), f"{unit.trainjob.namespace}/{unit.name}: the SSH key in Secret {name} is random, "
-            "so it changes on every render; pass --ssh-key-seed FILE (or set TRAINC_SSH_KEY_SEED_FILE) "
-            "to derive a stable one",
-        ),)
-    return [{
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": emit.metadata(unit, name),
-        "type": SSH_AUTH,
-        "immutable": True,
-        "data": {PRIVATE: _base64(keys.private_pem), PUBLIC: _base64(keys.public_line)},
-    }], notices
+        notices = (
+            Notice(
+                "notice",
+                None,
+                (),
+                f"{unit.trainjob.namespace}/{unit.name}: the SSH key in Secret {name} is random, "
+                "so it changes on every render; pass --ssh-key-seed FILE (or set TRAINC_SSH_KEY_SEED_FILE) "
+                "to derive a stable one",
+            ),
+        )
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": emit.metadata(unit, name),
+            "type": SSH_AUTH,
+            "immutable": True,
+            "data": {PRIVATE: _base64(keys.private_pem), PUBLIC: _base64(keys.public_line)},
+        }
+    ], notices
 
 
 def _external_secrets(unit, name: str) -> list[dict]:
@@ -95,8 +103,13 @@ def _external_secrets(unit, name: str) -> list[dict]:
                     "data": {PRIVATE: "{{ .privateKey }}", PUBLIC: "{{ .publicKey }}"},
                 },
             },
-            "dataFrom": [{"sourceRef": {"generatorRef": {
-                "apiVersion": generator["apiVersion"], "kind": generator["kind"], "name": name}}}],
+            "dataFrom": [
+                {
+                    "sourceRef": {
+                        "generatorRef": {"apiVersion": generator["apiVersion"], "kind": generator["kind"], "name": name}
+                    }
+                }
+            ],
         },
     }
     return [generator, external]
@@ -108,24 +121,32 @@ def _sealed_secret(unit, seed, name: str) -> dict:
     namespace = unit.trainjob.namespace
     key_seed = _read(unit, seed)
     if key_seed is None:
-        raise InputError(unit.trainjob.origin, (), f"{namespace}/{name}: --ssh-keys sealed-secrets seals the key "
-                                                   "derived from the seed: pass --ssh-key-seed FILE (or set "
-                                                   "TRAINC_SSH_KEY_SEED_FILE)")
+        raise InputError(
+            unit.trainjob.origin,
+            (),
+            f"{namespace}/{name}: --ssh-keys sealed-secrets seals the key "
+            "derived from the seed: pass --ssh-key-seed FILE (or set "
+            "TRAINC_SSH_KEY_SEED_FILE)",
+        )
     _sealable_here(unit, seed, name)
     cert = _certificate(unit, seed)
     keys = sshkeys.derive_keypair(key_seed, namespace, unit.name, seed.scope)
     values = {PRIVATE: keys.private_pem, PUBLIC: keys.public_line}
     label = sealing.strict_label(namespace, name)
     key = sealing.sealing_key(key_seed, seed.scope)
-    metadata = emit.metadata(unit, name, annotations={
-        CERT_ANNOTATION: cert.fingerprint, DIGEST_ANNOTATION: sealing.key_digest(key, label, values)})
+    metadata = emit.metadata(
+        unit,
+        name,
+        annotations={CERT_ANNOTATION: cert.fingerprint, DIGEST_ANNOTATION: sealing.key_digest(key, label, values)},
+    )
     return {
         "apiVersion": "bitnami.com/v1alpha1",
         "kind": "SealedSecret",
         "metadata": metadata,
         "spec": {
-            "encryptedData": {data_key: sealing.seal(cert, key, label, data_key, value)
-                              for data_key, value in values.items()},
+            "encryptedData": {
+                data_key: sealing.seal(cert, key, label, data_key, value) for data_key, value in values.items()
+            },
             "template": {"metadata": {"labels": metadata["labels"]}, "type": SSH_AUTH, "immutable": True},
         },
     }
@@ -138,16 +159,22 @@ def _sealable_here(unit, seed, name: str) -> None:
     namespace = unit.trainjob.namespace
     moved_to = getattr(seed, "moved_to", None)
     if moved_to is not None and namespace != moved_to:
-        raise InputError(unit.trainjob.origin, ("metadata", "namespace"),
-                         f"{namespace}/{name}: --ssh-keys sealed-secrets seals it for namespace {namespace!r}, but "
-                         f"kustomize moves it to the kustomization's namespace {moved_to!r}, where the controller can "
-                         f"never unseal it: set the TrainJob's namespace to {moved_to!r}, or drop it")
+        raise InputError(
+            unit.trainjob.origin,
+            ("metadata", "namespace"),
+            f"{namespace}/{name}: --ssh-keys sealed-secrets seals it for namespace {namespace!r}, but "
+            f"kustomize moves it to the kustomization's namespace {moved_to!r}, where the controller can "
+            f"never unseal it: set the TrainJob's namespace to {moved_to!r}, or drop it",
+        )
     if getattr(seed, "namespace_unknown", False) and not _written(unit.trainjob.origin, ("metadata", "namespace")):
-        raise InputError(unit.trainjob.origin, ("metadata", "namespace"),
-                         f"{namespace}/{name}: --ssh-keys sealed-secrets seals for one namespace, and under the "
-                         "kustomize generator none is known (no -n in argsOneLiner, no namespace in the "
-                         "kustomization): a namespace set later by kustomize would leave it unsealable; pass -n "
-                         "NAMESPACE in argsOneLiner or set the kustomization's namespace")
+        raise InputError(
+            unit.trainjob.origin,
+            ("metadata", "namespace"),
+            f"{namespace}/{name}: --ssh-keys sealed-secrets seals for one namespace, and under the "
+            "kustomize generator none is known (no -n in argsOneLiner, no namespace in the "
+            "kustomization): a namespace set later by kustomize would leave it unsealable; pass -n "
+            "NAMESPACE in argsOneLiner or set the kustomization's namespace",
+        )
 
 
 def _written(origin, path: tuple) -> bool:
@@ -164,8 +191,11 @@ def _read(unit, seed) -> bytes | None:
     try:
         return seed.read()
     except sshkeys.SeedError as exc:
-        raise InputError(unit.trainjob.origin, (), f"{unit.trainjob.namespace}/{unit.name}: MPI SSH keys need "
-                                                   f"the seed, and {exc} (see docs/guides/mpi.md)") from None
+        raise InputError(
+            unit.trainjob.origin,
+            (),
+            f"{unit.trainjob.namespace}/{unit.name}: MPI SSH keys need the seed, and {exc} (see docs/guides/mpi.md)",
+        ) from None
 
 
 def _certificate(unit, seed):
@@ -175,8 +205,12 @@ def _certificate(unit, seed):
         return cached
     where = f"{unit.trainjob.namespace}/{unit.name}: --ssh-keys sealed-secrets"
     if seed.cert is None:
-        raise InputError(unit.trainjob.origin, (), f"{where} needs the controller's certificate: pass "
-                                                   "--sealed-secrets-cert FILE (`kubeseal --fetch-cert > FILE`)")
+        raise InputError(
+            unit.trainjob.origin,
+            (),
+            f"{where} needs the controller's certificate: pass "
+            "--sealed-secrets-cert FILE (`kubeseal --fetch-cert > FILE`)",
+        )
     from ..formats.regular_file import open_regular
     from . import sealing
 
@@ -187,8 +221,9 @@ def _certificate(unit, seed):
             raise sealing.CertError(f"is over {sshkeys.MAX_SEED_BYTES} bytes: not a certificate")
         cert = sealing.Certificate(pem)
     except OSError as exc:
-        raise InputError(unit.trainjob.origin, (), f"{where}: the certificate {seed.cert} cannot be read: "
-                                                   f"{exc.strerror or exc}") from None
+        raise InputError(
+            unit.trainjob.origin, (), f"{where}: the certificate {seed.cert} cannot be read: {exc.strerror or exc}"
+        ) from None
     except sealing.CertError as exc:
         raise InputError(unit.trainjob.origin, (), f"{where}: the certificate {seed.cert} {exc}") from None
     seed._certificate = cert
@@ -208,8 +243,10 @@ def redacted(obj: dict) -> dict:
 
 def refusals(old: dict, new: dict) -> list[str]:
     """Why an update of a SealedSecret cannot reach its Secret: the controller cannot change an immutable one."""
-    if old.get("kind") != "SealedSecret" or _mapping(_mapping(old.get("spec")).get("template")).get("immutable") \
-            is not True:
+    if (
+        old.get("kind") != "SealedSecret"
+        or _mapping(_mapping(old.get("spec")).get("template")).get("immutable") is not True
+    ):
         return []
     digests = [_mapping(_mapping(obj.get("metadata")).get("annotations")).get(DIGEST_ANNOTATION) for obj in (old, new)]
     keys = [set(_mapping(_mapping(obj.get("spec")).get("encryptedData"))) for obj in (old, new)]
@@ -225,8 +262,12 @@ def update_effect(old: dict, new: dict) -> str | None:
         return None
     digests = [_mapping(_mapping(obj.get("metadata")).get("annotations")).get(DIGEST_ANNOTATION) for obj in (old, new)]
     specs = [_mapping(obj.get("spec")) for obj in (old, new)]
-    if digests[0] is None or digests[0] != digests[1] or specs[0].get("template") != specs[1].get("template") \
-            or set(_mapping(specs[0].get("encryptedData"))) != set(_mapping(specs[1].get("encryptedData"))):
+    if (
+        digests[0] is None
+        or digests[0] != digests[1]
+        or specs[0].get("template") != specs[1].get("template")
+        or set(_mapping(specs[0].get("encryptedData"))) != set(_mapping(specs[1].get("encryptedData")))
+    ):
         return None
     return RESEALED
 
@@ -238,9 +279,13 @@ def _mapping(value) -> dict:
 
 def holds_plain_key(objects) -> bool:
     """Whether rendered objects include an MPI Secret with its private key in clear."""
-    return any(obj.get("kind") == "Secret" and obj.get("type") == SSH_AUTH
-               and PRIVATE in (obj.get("data") or {}) and emit.TRAINJOB_LABEL in
-               ((obj.get("metadata") or {}).get("labels") or {}) for obj in objects)
+    return any(
+        obj.get("kind") == "Secret"
+        and obj.get("type") == SSH_AUTH
+        and PRIVATE in (obj.get("data") or {})
+        and emit.TRAINJOB_LABEL in ((obj.get("metadata") or {}).get("labels") or {})
+        for obj in objects
+    )
 
 
 def _base64(data: bytes) -> str:

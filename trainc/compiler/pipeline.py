@@ -63,4 +63,4 @@ def run(unit: Unit, ctx: Context, passes=PASSES) -> Unit:
 
 def finish(front: Unit, ctx: Context) -> Unit:
     """Compile a unit that has been through FRONT already (as admission checks leave it)."""
-    return run(front, ctx, PASSES[len(FRONT):])
+    return run(front, ctx, PASSES[len(FRONT) :])

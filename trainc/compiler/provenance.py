@@ -92,7 +92,7 @@ class Provenance:
             node, key = chain[depth]
             if node is None:
                 continue
-            below = tuple(part for _, part in chain[depth + 1:])
+            below = tuple(part for _, part in chain[depth + 1 :])
             for mark, rest in (((id(node), key), below), ((id(node), None), (key, *below))):
                 found = self._marks.get(mark)
                 if found is not None and found[0] is node:

@@ -53,8 +53,10 @@ class Certificate:
         self.n, self.e = numbers.n, numbers.e
         self.size = (key.key_size + 7) // 8
         if key.key_size < MIN_RSA_BITS:
-            raise CertError(f"holds an RSA key of {key.key_size} bits, too weak to seal with (at least "
-                            f"{MIN_RSA_BITS}; the controller makes 4096-bit keys)")
+            raise CertError(
+                f"holds an RSA key of {key.key_size} bits, too weak to seal with (at least "
+                f"{MIN_RSA_BITS}; the controller makes 4096-bit keys)"
+            )
         wire = key.public_bytes(s.Encoding.OpenSSH, s.PublicFormat.OpenSSH).split()[1]
         # as the controller's PublicKeyFingerprint (ssh.FingerprintSHA256) prints it
         digest = base64.b64encode(hashlib.sha256(base64.b64decode(wire)).digest()).decode().rstrip("=")
@@ -69,8 +71,9 @@ def seal(cert: Certificate, key: bytes, label: bytes, data_key: str, value: byte
     """The base64 blob of `encryptedData[data_key]`; `key` is the secret key sealing is derived from."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-    material = hmac.new(key, _parts(cert.fingerprint.encode(), label, data_key.encode(), value),
-                        hashlib.sha512).digest()
+    material = hmac.new(
+        key, _parts(cert.fingerprint.encode(), label, data_key.encode(), value), hashlib.sha512
+    ).digest()
     session_key, oaep_seed = material[:_SESSION_KEY_BYTES], material[_SESSION_KEY_BYTES:]
     encrypted_key = _oaep_encrypt(cert, session_key, label, oaep_seed)
     sealed = AESGCM(session_key).encrypt(bytes(12), value, None)
@@ -104,8 +107,10 @@ def _oaep_encrypt(cert: Certificate, message: bytes, label: bytes, seed: bytes) 
 
 
 def _mgf1(seed: bytes, length: int) -> bytes:
-    out = b"".join(hashlib.sha256(seed + counter.to_bytes(4, "big")).digest()
-                   for counter in range((length + _HASH_BYTES - 1) // _HASH_BYTES))
+    out = b"".join(
+        hashlib.sha256(seed + counter.to_bytes(4, "big")).digest()
+        for counter in range((length + _HASH_BYTES - 1) // _HASH_BYTES)
+    )
     return out[:length]
 
 

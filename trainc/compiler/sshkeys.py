@@ -36,9 +36,23 @@ _SALT = b"trainc/mpi-ssh-auth/v1"
 # Order n of the P-521 base point (SEC 2, section 2.6.1).  Pinned here rather
 # than read from a library so that the derivation is fixed by this file.
 _P521_ORDER = int(
-    "01ff" "ffffffff" "ffffffff" "ffffffff" "ffffffff" "ffffffff" "ffffffff"
-    "ffffffff" "fffffffa" "51868783" "bf2f966b" "7fcc0148" "f709a5d0" "3bb5c9b8"
-    "899c47ae" "bb6fb71e" "91386409",
+    "01ff"
+    "ffffffff"
+    "ffffffff"
+    "ffffffff"
+    "ffffffff"
+    "ffffffff"
+    "ffffffff"
+    "ffffffff"
+    "fffffffa"
+    "51868783"
+    "bf2f966b"
+    "7fcc0148"
+    "f709a5d0"
+    "3bb5c9b8"
+    "899c47ae"
+    "bb6fb71e"
+    "91386409",
     16,
 )
 # 66 bytes cover the 521-bit order; 16 more make the modular bias negligible.
@@ -60,9 +74,7 @@ def _check_seed(seed: bytes) -> None:
     if not seed:
         raise ValueError("seed is empty")
     if len(seed) < MIN_SEED_BYTES:
-        raise ValueError(
-            f"seed is {len(seed)} bytes; at least {MIN_SEED_BYTES} are required"
-        )
+        raise ValueError(f"seed is {len(seed)} bytes; at least {MIN_SEED_BYTES} are required")
     if len(seed) > MAX_SEED_BYTES:
         raise ValueError(f"seed is over {MAX_SEED_BYTES} bytes: not a seed file")
 
@@ -98,8 +110,10 @@ class SeedFile:
             return self._seed
         if self.path is None:
             if self.required:
-                raise SeedError("none is configured (--require-ssh-key-seed): pass --ssh-key-seed FILE or set "
-                                "TRAINC_SSH_KEY_SEED_FILE")
+                raise SeedError(
+                    "none is configured (--require-ssh-key-seed): pass --ssh-key-seed FILE or set "
+                    "TRAINC_SSH_KEY_SEED_FILE"
+                )
             return None
         from ..formats.regular_file import open_regular
 
@@ -116,10 +130,16 @@ class SeedFile:
             raise SeedError(f"{where} cannot be used: {exc}") from None
         warning = _exposed(status)
         if warning:
-            self.warnings.append(Notice(
-                "warning", None, (), f"the SSH key seed {where} is readable by group or others (mode "
-                f"{status.st_mode & 0o777:04o}); anyone who can read it can derive every MPI job's private key: "
-                f"{warning.format(self.path)}"))
+            self.warnings.append(
+                Notice(
+                    "warning",
+                    None,
+                    (),
+                    f"the SSH key seed {where} is readable by group or others (mode "
+                    f"{status.st_mode & 0o777:04o}); anyone who can read it can derive every MPI job's private key: "
+                    f"{warning.format(self.path)}",
+                )
+            )
         self._seed = seed
         return seed
 
@@ -136,8 +156,10 @@ def _exposed(status) -> str | None:
         return "chmod 600 {}"
     if not mode & 0o007 and status.st_gid in {os.getegid(), *os.getgroups()}:
         return None
-    return ("mount the Secret with defaultMode: 0440 and the pod's securityContext.fsGroup set to this user's "
-            "group (see examples/argocd/repo-server-patch.yaml)")
+    return (
+        "mount the Secret with defaultMode: 0440 and the pod's securityContext.fsGroup set to this user's "
+        "group (see examples/argocd/repo-server-patch.yaml)"
+    )
 
 
 def derive_keypair(seed: bytes, namespace: str, name: str, scope: str | None = None) -> KeyPair:
@@ -161,9 +183,7 @@ def derive_keypair(seed: bytes, namespace: str, name: str, scope: str | None = N
         len(part).to_bytes(4, "big") + part
         for part in (namespace.encode(), name.encode(), *([scope.encode()] if scope else []))
     )
-    okm = HKDF(
-        algorithm=hashes.SHA512(), length=_OKM_BYTES, salt=_SALT, info=info
-    ).derive(seed)
+    okm = HKDF(algorithm=hashes.SHA512(), length=_OKM_BYTES, salt=_SALT, info=info).derive(seed)
     scalar = int.from_bytes(okm, "big") % (_P521_ORDER - 1) + 1
     return _keypair(ec.derive_private_key(scalar, ec.SECP521R1()))
 
@@ -178,8 +198,6 @@ def random_keypair() -> KeyPair:
 def _keypair(key) -> KeyPair:
     from cryptography.hazmat.primitives import serialization as s
 
-    private_pem = key.private_bytes(
-        s.Encoding.PEM, s.PrivateFormat.TraditionalOpenSSL, s.NoEncryption()
-    )
+    private_pem = key.private_bytes(s.Encoding.PEM, s.PrivateFormat.TraditionalOpenSSL, s.NoEncryption())
     public = key.public_key().public_bytes(s.Encoding.OpenSSH, s.PublicFormat.OpenSSH)
     return KeyPair(private_pem=private_pem, public_line=public + b"\n")

@@ -54,8 +54,9 @@ class _Converter:
         if repeated:
             self.nodes += 1
             if self.nodes > MAX_NODES:
-                raise self.fail(path, f"shared objects expand it by more than {MAX_NODES} nodes (objects shared "
-                                      "this often?)")
+                raise self.fail(
+                    path, f"shared objects expand it by more than {MAX_NODES} nodes (objects shared this often?)"
+                )
         if isinstance(value, enum.Enum):  # the SDK's enums (DataType, Loss, …) send their values
             return self.convert(value.value, path, repeated)
         if isinstance(value, float) and not math.isfinite(value):
@@ -78,12 +79,18 @@ class _Converter:
             return [self.convert(item, (*path, index), repeated) for index, item in enumerate(value)]
         if isinstance(value, (datetime.datetime, datetime.date)):
             return value.isoformat()
-        if isinstance(getattr(value, "openapi_types", None), dict) and isinstance(getattr(value, "attribute_map", None), dict):
+        if isinstance(getattr(value, "openapi_types", None), dict) and isinstance(
+            getattr(value, "attribute_map", None), dict
+        ):
             fields = {value.attribute_map[name]: getattr(value, name) for name in value.openapi_types}
             return self.convert({key: item for key, item in fields.items() if item is not None}, path, repeated)
         if callable(getattr(value, "model_dump", None)):  # pydantic: the SDK's models alias fields to JSON keys
             to_dict = getattr(value, "to_dict", None)
-            return self.convert(to_dict() if callable(to_dict) else value.model_dump(by_alias=True, exclude_none=True),
-                                path, repeated)
-        raise self.fail(path, f"cannot be sent as JSON: a {type(value).__name__} (pass dicts, lists, strings, "
-                              "numbers, booleans, None, YAML/JSON text or the Kubeflow SDK's models)")
+            return self.convert(
+                to_dict() if callable(to_dict) else value.model_dump(by_alias=True, exclude_none=True), path, repeated
+            )
+        raise self.fail(
+            path,
+            f"cannot be sent as JSON: a {type(value).__name__} (pass dicts, lists, strings, "
+            "numbers, booleans, None, YAML/JSON text or the Kubeflow SDK's models)",
+        )

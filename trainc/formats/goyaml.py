@@ -15,7 +15,9 @@ import re
 import struct
 from functools import lru_cache
 
-NULL, BOOL, INT, FLOAT, STR, MERGE = (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "merge"))
+NULL, BOOL, INT, FLOAT, STR, MERGE = (
+    f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "merge")
+)
 
 _WORDS = {
     **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), (BOOL, True)),

@@ -118,16 +118,18 @@ def values(text: str) -> list:
             except _Duplicate:  # Go scans a value whole before decoding it: a syntax error in it comes first
                 broken = _syntax_error(text, at, single=True)
                 if broken is not None:
-                    raise JsonError(f"{broken[0]} (text starting with {{ is read as JSON, as kubectl reads it)",
-                                    broken[1]) from None
+                    raise JsonError(
+                        f"{broken[0]} (text starting with {{ is read as JSON, as kubectl reads it)", broken[1]
+                    ) from None
                 key, offset = _first_duplicate(text, at)
                 raise JsonError(f'duplicate key "{key}"', offset) from None
             except _Constant as exc:
                 raise JsonError(f"{exc.args[0]} is not JSON", _token_at(text, at, exc.args[0])) from None
             except json.JSONDecodeError as exc:
                 message, offset = _syntax_error(text, at) or (exc.msg, exc.pos)
-                raise JsonError(f"{message} (text starting with {{ is read as JSON, as kubectl reads it)",
-                                offset) from None
+                raise JsonError(
+                    f"{message} (text starting with {{ is read as JSON, as kubectl reads it)", offset
+                ) from None
             decoded.append(value)
             at = _SPACE.match(clean, end).end()
     return decoded
@@ -206,15 +208,17 @@ def _string_end(text: str, start: int) -> int | tuple[str, int]:
         if char < " ":
             return f"invalid character {_quote(char)} in string literal", position
         if char == "\\":
-            escape = text[position + 1:position + 2]
+            escape = text[position + 1 : position + 2]
             if escape == "u":
-                digits = text[position + 2:position + 6]
+                digits = text[position + 2 : position + 6]
                 bad = next((i for i, d in enumerate(digits) if d not in "0123456789abcdefABCDEF"), len(digits))
                 if bad < 4:
                     if position + 2 + bad >= len(text):
                         break
-                    return (f"invalid character {_quote(text[position + 2 + bad])} in \\u hexadecimal character "
-                            "escape", position + 2 + bad)
+                    return (
+                        f"invalid character {_quote(text[position + 2 + bad])} in \\u hexadecimal character escape",
+                        position + 2 + bad,
+                    )
                 position += 6
                 continue
             if escape and escape not in '"\\/bfnrt':

@@ -54,8 +54,12 @@ def result(error: InputError, item) -> dict:
     field = error.origin.base[2:] + error.path if item is not None else error.path
     if isinstance(item, dict):
         metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
-        reference = {"apiVersion": item.get("apiVersion"), "kind": item.get("kind"),
-                     "name": metadata.get("name"), "namespace": metadata.get("namespace")}
+        reference = {
+            "apiVersion": item.get("apiVersion"),
+            "kind": item.get("kind"),
+            "name": metadata.get("name"),
+            "namespace": metadata.get("namespace"),
+        }
         reference = {key: value for key, value in reference.items() if isinstance(value, str)}
         if reference:
             found["resourceRef"] = reference

@@ -27,7 +27,9 @@ _JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 # JSON's UTF-16 surrogate escapes, which YAML refuses: for the positions only, each becomes one as long YAML takes
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # in a JSON item's text: `\\` (kept), a surrogate pair (one YAML escape), a lone surrogate (U+FFFD, as Go reads it)
-_ESCAPES = re.compile(r"\\\\|\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_ESCAPES = re.compile(
+    r"\\\\|\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
 
 
 def _yaml_escape(match: re.Match) -> str:
@@ -72,14 +74,13 @@ class Item:
         if not self.flow:
             text = "".join(_dedent(line, self.dedent) for line in self.lines)
             return text if yamltext.LINE_BREAK.search(text[-2:]) else text + "\n"
-        lines = [*self.lines[:-1], self.lines[-1][:self.end]]
-        lines[0] = lines[0][self.node.start_mark.column:]
+        lines = [*self.lines[:-1], self.lines[-1][: self.end]]
+        lines[0] = lines[0][self.node.start_mark.column :]
         if self.json:  # escaped inside its strings, so the breaks left are the JSON text's own
             lines = _lines(_JSON_RAW.sub(lambda match: f"\\u{ord(match.group()):04X}", "".join(lines)))
         # continuation lines of flow text may be indented at will: YAML folds their leading blanks away
         text = "- " + "".join(lines[:1] + ["  " + line if line.strip() else line for line in lines[1:]]) + "\n"
         return _ESCAPES.sub(_yaml_escape, text) if "\\u" in text else text
-
 
     def annotate(self, key: str, value: str) -> bool:
         """Insert `key: "value"` (a plain key) into metadata.annotations, creating them when absent; False
@@ -152,7 +153,7 @@ class Item:
 
 def _dedent(line: str, columns: int) -> str:
     blanks = len(line) - len(line.lstrip(" "))
-    return line[min(blanks, columns):]
+    return line[min(blanks, columns) :]
 
 
 def _value(mapping, key: str):
@@ -175,8 +176,10 @@ def items(text: str) -> list[Item]:
     composable = _UNPRINTABLE.sub(" ", _SURROGATE_ESCAPE.sub(r"\\uFFFD", text)) if is_json else text
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
         # the ResourceList, whatever empty documents (`---` alone) come before or after it
-        root = next((node for node in yaml.compose_all(composable, Loader=_Composer)
-                     if isinstance(node, yaml.MappingNode)), None)
+        root = next(
+            (node for node in yaml.compose_all(composable, Loader=_Composer) if isinstance(node, yaml.MappingNode)),
+            None,
+        )
     sequence = _value(root, "items")
     if not isinstance(sequence, yaml.SequenceNode) or not sequence.value:
         return []
@@ -190,15 +193,22 @@ def items(text: str) -> list[Item]:
             if dashes[index] <= dashes[index - 1]:  # an alias of an earlier item
                 raise SharedText(index)
         end = sequence.end_mark.line
-        end = len(lines) if end >= len(lines) else end + (1 if lines[end][:sequence.end_mark.column].strip() else 0)
-        found = [Item(node, lines[start:stop], start, column, False)
-                 for node, start, stop in zip(sequence.value, dashes, [*dashes[1:], end])]
+        end = len(lines) if end >= len(lines) else end + (1 if lines[end][: sequence.end_mark.column].strip() else 0)
+        found = [
+            Item(node, lines[start:stop], start, column, False)
+            for node, start, stop in zip(sequence.value, dashes, [*dashes[1:], end])
+        ]
     if "*" in text:
         seen = set()
         for index, item in enumerate(found):
-            span = ((item.node.start_mark.line, item.node.start_mark.column),
-                    (item.node.end_mark.line, item.node.end_mark.column)) if item.flow else (
-                (item.first_line, 0), (item.first_line + len(item.lines), 0))
+            span = (
+                (
+                    (item.node.start_mark.line, item.node.start_mark.column),
+                    (item.node.end_mark.line, item.node.end_mark.column),
+                )
+                if item.flow
+                else ((item.first_line, 0), (item.first_line + len(item.lines), 0))
+            )
             if id(item.node) in seen or not _within(item.node, *span):
                 raise SharedText(index)
             seen.add(id(item.node))
@@ -227,10 +237,10 @@ def _dash_line(node, lines: list[str], column: int) -> int:
     """The line of the `-` that opens a block sequence entry: the node's own line or one above it,
     across the comments and blank lines YAML allows between the two."""
     line = node.start_mark.line
-    while not (lines[line][column:column + 1] == "-" and not lines[line][:column].strip()):
+    while not (lines[line][column : column + 1] == "-" and not lines[line][:column].strip()):
         line -= 1
     return line
 
 
 def _flow_item(node, lines: list[str], json: bool) -> Item:
-    return Item(node, lines[node.start_mark.line:node.end_mark.line + 1], node.start_mark.line, 0, True, json)
+    return Item(node, lines[node.start_mark.line : node.end_mark.line + 1], node.start_mark.line, 0, True, json)

@@ -20,9 +20,26 @@ import yaml
 from ..errors import Origin, Path
 from . import jsontext, yamltext
 
-_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
-            "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
-            "P": "\u2029"}
+_ESCAPES = {
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
 _HEX = {"x": 2, "u": 4, "U": 8}
 _JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -186,7 +203,7 @@ def _flow(text: str, start: int, end: int, style: str | None) -> tuple[str, list
             offsets.append(at)
             at += 2
         elif style == '"' and char == "\\":
-            escape = text[at + 1:at + 2]
+            escape = text[at + 1 : at + 2]
             if escape == "\n":
                 at = breaks(at + 2, each=True)
             elif escape in _ESCAPES:
@@ -194,7 +211,7 @@ def _flow(text: str, start: int, end: int, style: str | None) -> tuple[str, list
                 offsets.append(at)
                 at += 2
             elif escape in _HEX:
-                digits = text[at + 2:at + 2 + _HEX[escape]]
+                digits = text[at + 2 : at + 2 + _HEX[escape]]
                 try:
                     chars.append(chr(int(digits, 16)))
                 except ValueError:
@@ -216,7 +233,7 @@ def _json(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None
         return None
     line, column = found
     start = jsontext._line_starts(text)[line - 1] + column - 1
-    end = jsontext._string_end(text, start) if text[start:start + 1] == '"' else None
+    end = jsontext._string_end(text, start) if text[start : start + 1] == '"' else None
     if not isinstance(end, int):
         return None
     chars, offsets, at = [], [], start + 1
@@ -226,8 +243,8 @@ def _json(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None
             offsets.append(at)
             at += 1
         elif text[at + 1] == "u":
-            code = int(text[at + 2:at + 6], 16)
-            low = text[at + 8:at + 12] if text.startswith("\\u", at + 6) else ""
+            code = int(text[at + 2 : at + 6], 16)
+            low = text[at + 8 : at + 12] if text.startswith("\\u", at + 6) else ""
             if 0xD800 <= code < 0xDC00 and len(low) == 4 and 0xDC00 <= int(low, 16) < 0xE000:  # one character
                 code, width = 0x10000 + ((code - 0xD800) << 10) + int(low, 16) - 0xDC00, 12
             else:

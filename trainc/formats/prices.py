@@ -82,8 +82,14 @@ def load(paths) -> tuple[Prices | None, list[InputError]]:
             continue
         if found is not None:
             file, line, column = table.where.rsplit(":", 2)
-            errors.append(InputError(Origin(file), (KEY,), f"prices are set by the platform's config at {found.where}; "
-                                     "a config below it cannot change them", mark=(int(line), int(column))))
+            errors.append(
+                InputError(
+                    Origin(file),
+                    (KEY,),
+                    f"prices are set by the platform's config at {found.where}; a config below it cannot change them",
+                    mark=(int(line), int(column)),
+                )
+            )
             continue
         found = table
     return (None if errors else found), errors
@@ -142,9 +148,18 @@ def _from_yaml(node, depth: int) -> _Node:
     if isinstance(node, yaml.MappingNode):
         if depth > 3:
             return _Node("other", "a nested mapping", mark)
-        return _Node("mapping", [(yamltext.key_of(key), _from_yaml(value, depth + 1),
-                                  (key.start_mark.line + 1, key.start_mark.column + 1)) for key, value in node.value],
-                     mark)
+        return _Node(
+            "mapping",
+            [
+                (
+                    yamltext.key_of(key),
+                    _from_yaml(value, depth + 1),
+                    (key.start_mark.line + 1, key.start_mark.column + 1),
+                )
+                for key, value in node.value
+            ],
+            mark,
+        )
     if isinstance(node, yaml.ScalarNode):
         if node.tag == goyaml.STR or node.style:  # quoted or a block scalar: text, whatever it spells
             return _Node("string", node.value, mark)
@@ -179,8 +194,11 @@ def _toml_table(path: str, origin: Origin) -> _Node | None:
             return _Node("other", None, mark, str(value).lower())
         if isinstance(value, (int, Decimal)):
             text = str(value)
-            return _Node("number", Decimal(value), mark, text) if _NUMBER.fullmatch(text) else \
-                _Node("number", None, mark, text)
+            return (
+                _Node("number", Decimal(value), mark, text)
+                if _NUMBER.fullmatch(text)
+                else _Node("number", None, mark, text)
+            )
         if isinstance(value, str):
             return _Node("string", value, mark)
         return _Node("other", "a list" if isinstance(value, list) else type(value).__name__, mark)

@@ -117,8 +117,12 @@ def _git_root(folder: str) -> str | None:
 def _has_table(path: str) -> bool:
     tool = _toml(path).get("tool", {})
     if not isinstance(tool, dict):  # `tool = 5`: no [tool.*] table can follow, for any tool
-        raise InputError(Origin(os.path.relpath(path)), ("tool",), "must be a table (as [tool.trainc])",
-                         mark=_toml_locator(path)(("tool",), top=True))
+        raise InputError(
+            Origin(os.path.relpath(path)),
+            ("tool",),
+            "must be a table (as [tool.trainc])",
+            mark=_toml_locator(path)(("tool",), top=True),
+        )
     return "trainc" in tool
 
 
@@ -133,10 +137,11 @@ def _toml(path: str) -> dict:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(Origin(os.path.relpath(path)), (), f"invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:  # tomllib reads UTF-8 only, and says so without a position
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InputError(Origin(os.path.relpath(path)), (), "invalid TOML: not UTF-8 text",
-                         mark=(line, column)) from None
+        raise InputError(
+            Origin(os.path.relpath(path)), (), "invalid TOML: not UTF-8 text", mark=(line, column)
+        ) from None
     except OSError as exc:
         raise InputError(Origin(os.path.relpath(path)), (), f"cannot read: {exc.strerror}") from None
 
@@ -170,8 +175,12 @@ def _load(path: str, limit: int | None = None) -> Config:
         raw, origin, where = _toml(path)["tool"]["trainc"], Origin(os.path.relpath(path)), _toml_locator(path)
     if not isinstance(raw, dict):
         field = () if os.path.basename(path) == FILE else ("tool", "trainc")
-        raise InputError(origin, field, "must be a mapping of trainc settings", mark=where(field[1:], top=True)
-                         if field else where(()))
+        raise InputError(
+            origin,
+            field,
+            "must be a mapping of trainc settings",
+            mark=where(field[1:], top=True) if field else where(()),
+        )
     from . import position
 
     base = os.path.dirname(path)
@@ -190,8 +199,10 @@ def _load(path: str, limit: int | None = None) -> Config:
         if is_path:
             items = [os.path.relpath(os.path.join(base, item)) for item in items]
         values[name] = items if is_list else items[0]
-        marks = [where((key, index) if is_list else (key,)) or position.locate(origin, (key, index) if is_list else (key,))
-                 for index in range(len(items))]
+        marks = [
+            where((key, index) if is_list else (key,)) or position.locate(origin, (key, index) if is_list else (key,))
+            for index in range(len(items))
+        ]
         positions[name] = ["{}:{}:{}".format(origin.file, *mark) for mark in marks]
     return Config(path, values, positions)
 

@@ -23,13 +23,29 @@ _PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./:@+=,()\[\]-]*(?: [A-Za-z0-9_./@+=,
 _RESERVED = frozenset({"y", "yes", "n", "no", "on", "off", "true", "false", "null", "nan", "inf"})
 # Characters that need an escape in a double-quoted scalar: C0/C1 controls, DEL, line/paragraph
 # separators, BOM, surrogates and non-characters, plus the quote and backslash themselves.
-_ESCAPE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff\"\\\\]")
-_SHORT = {"\0": "\\0", "\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f",
-          "\r": "\\r", "\x1b": "\\e", '"': '\\"', "\\": "\\\\", "\x85": "\\N", "\xa0": "\\_",
-          "\u2028": "\\L", "\u2029": "\\P"}
+_ESCAPE = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff"\\\\]')
+_SHORT = {
+    "\0": "\\0",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\v": "\\v",
+    "\f": "\\f",
+    "\r": "\\r",
+    "\x1b": "\\e",
+    '"': '\\"',
+    "\\": "\\\\",
+    "\x85": "\\N",
+    "\xa0": "\\_",
+    "\u2028": "\\L",
+    "\u2029": "\\P",
+}
 # Text a literal block keeps exactly: printable, no carriage returns, no trailing blanks, and no
 # line starting with a tab (go-yaml reads that as bad indentation).
-_BLOCK_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]|[ \t]\n|[ \t]$|(?:^|\n)\t")
+_BLOCK_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]|[ \t]\n|[ \t]$|(?:^|\n)\t"
+)
 
 
 def _escape(match: re.Match) -> str:
@@ -46,7 +62,9 @@ def quote(text: str) -> str:
 
 @lru_cache(maxsize=8192)  # keys and many values repeat in every object
 def _plain(text: str) -> bool:
-    return bool(_PLAIN.fullmatch(text)) and text.lower() not in _RESERVED and not text.endswith(":") and ": " not in text
+    return (
+        bool(_PLAIN.fullmatch(text)) and text.lower() not in _RESERVED and not text.endswith(":") and ": " not in text
+    )
 
 
 def _key(text: str) -> str:
@@ -120,7 +138,7 @@ def _sequence(items: list, indent: int, out: list) -> None:
         if (isinstance(item, dict) or isinstance(item, list)) and item:
             nested: list = []
             (_mapping if isinstance(item, dict) else _sequence)(item, indent + 2, nested)
-            nested[0] = f"{pad}- {nested[0][indent + 2:]}"
+            nested[0] = f"{pad}- {nested[0][indent + 2 :]}"
             out.extend(nested)
         else:
             out.append(f"{pad}- {_scalar(item, indent + 2)}")

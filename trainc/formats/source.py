@@ -31,7 +31,7 @@ from .regular_file import NOT_REGULAR, open_regular
 def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
     """A character YAML forbids: the error has an offset only (libyaml counts UTF-8 bytes)."""
     text = origin.text or ""
-    offset = len(text.encode("utf-8")[:exc.position].decode("utf-8", "ignore"))
+    offset = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore"))
     message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
     return InputError(origin, (), message, mark=yamltext.line_column(text, offset))
 
@@ -56,8 +56,9 @@ def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
             decoded = jsontext.values(text)
         except jsontext.JsonError as exc:
             message, offset = exc.args
-            raise InputError(Origin(file, text=text), (), f"invalid JSON: {message}",
-                             mark=jsontext.line_column(text, offset)) from None
+            raise InputError(
+                Origin(file, text=text), (), f"invalid JSON: {message}", mark=jsontext.line_column(text, offset)
+            ) from None
         for index, data in enumerate(decoded):
             if data is not None:
                 yield Origin(file, index, text), data
@@ -110,8 +111,12 @@ class Budget:
     def charge(self, size: int, file: str) -> None:
         """Count `size` bytes of `file` as read; an error past the limit."""
         if size > self.left:
-            raise InputError(Origin(file), (), f"the inputs of this run exceed {self.limit} bytes (raise the limit "
-                                               "with --max-input-bytes or TRAINC_MAX_INPUT_BYTES)")
+            raise InputError(
+                Origin(file),
+                (),
+                f"the inputs of this run exceed {self.limit} bytes (raise the limit "
+                "with --max-input-bytes or TRAINC_MAX_INPUT_BYTES)",
+            )
         self.left -= size
 
 

@@ -20,5 +20,8 @@ def aligned(rows: list[tuple], gap: str = "   ") -> str:
 def markdown(rows: list[tuple]) -> list[str]:
     """The rows (the first is the header) as the lines of a GitHub Markdown table."""
     cells = [[one_line(cell).replace("|", "\\|") for cell in row] for row in rows]
-    return [f"| {' | '.join(cells[0])} |", f"|{'|'.join(' --- ' for _ in cells[0])}|",
-            *(f"| {' | '.join(row)} |" for row in cells[1:])]
+    return [
+        f"| {' | '.join(cells[0])} |",
+        f"|{'|'.join(' --- ' for _ in cells[0])}|",
+        *(f"| {' | '.join(row)} |" for row in cells[1:]),
+    ]

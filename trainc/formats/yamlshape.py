@@ -102,8 +102,9 @@ def check_shape(root, recheck=None) -> None:
         if children is not None:  # every child is measured
             ancestors.discard(id(node))
             sizes[id(node)] = 1 + sum(sizes.get(id(child), 1) for child, _ in children)
-            added[id(node)] = expansion = sum(sizes.get(id(child), 1) if again else added.get(id(child), 0)
-                                              for child, again in children)
+            added[id(node)] = expansion = sum(
+                sizes.get(id(child), 1) if again else added.get(id(child), 0) for child, again in children
+            )
             heights[id(node)] = 1 + max((heights.get(id(child), 0) for child, _ in children), default=0)
             if expansion > MAX_NODES and bomb is None:
                 bomb = node
@@ -125,7 +126,8 @@ def check_shape(root, recheck=None) -> None:
         raise yaml.constructor.ConstructorError(None, None, "recursive alias: a node cannot contain itself", recursive)
     if bomb is not None:
         raise yaml.constructor.ConstructorError(
-            None, None, f"aliases expand this node by more than {MAX_NODES} nodes (an alias bomb?)", bomb.start_mark)
+            None, None, f"aliases expand this node by more than {MAX_NODES} nodes (an alias bomb?)", bomb.start_mark
+        )
     if height > MAX_DEPTH:
         node = root
         for _ in range(MAX_DEPTH):  # down the deepest chain, to the node at level MAX_DEPTH + 1

@@ -20,8 +20,10 @@ from . import goyaml, yamlshape
 from .limits import room_for_depth
 
 if not hasattr(yaml, "CSafeLoader"):
-    raise ImportError("trainc reads YAML with libyaml, and this PyYAML was built without it: install a PyYAML "
-                      "wheel (pip install --force-reinstall --only-binary=pyyaml pyyaml), which bundles libyaml")
+    raise ImportError(
+        "trainc reads YAML with libyaml, and this PyYAML was built without it: install a PyYAML "
+        "wheel (pip install --force-reinstall --only-binary=pyyaml pyyaml), which bundles libyaml"
+    )
 
 _JSON_TAGS = {None} | {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 
@@ -78,7 +80,8 @@ class Loader(yaml.CSafeLoader):
             self.bare_set = set(self.bare)
         start, end = node.start_mark, node.end_mark
         bare = self.bare and bisect.bisect_right(self.bare, (end.line, end.column)) > bisect.bisect_left(
-            self.bare, (start.line, start.column))
+            self.bare, (start.line, start.column)
+        )
         questions = self.questions and "?" in self._document(node)
         if bare or questions:
             _mend(node, self.bare_set, questions)
@@ -88,7 +91,7 @@ class Loader(yaml.CSafeLoader):
         """The text of the document `node` is the root of, from the start of its first line: per-document
         checks (shape, mending) skip the documents that cannot need them, however large the stream."""
         if node is not self._last[0]:
-            self._last = node, self.text[self.text.rfind("\n", 0, node.start_mark.index) + 1:node.end_mark.index]
+            self._last = node, self.text[self.text.rfind("\n", 0, node.start_mark.index) + 1 : node.end_mark.index]
         return self._last[1]
 
     def resolve(self, kind, value, implicit):
@@ -108,7 +111,8 @@ class Loader(yaml.CSafeLoader):
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"{node.value} is not a JSON number (kubectl cannot send it)", node.start_mark)
+                    None, None, f"{node.value} is not a JSON number (kubectl cannot send it)", node.start_mark
+                )
             if value.is_integer() and abs(value) < 1e21:
                 return int(value)  # Go's JSON writes it without a fraction, and the API server reads an integer
         return value
@@ -201,13 +205,18 @@ def _mend(root, bare: set, questions: bool) -> None:
                 node.tag = goyaml.STR
             elif questions and in_flow and not node.style and "?" in node.value:
                 raise yaml.scanner.ScannerError(
-                    None, None, "'?' in a plain scalar inside a flow collection, which kubectl's reader (go-yaml) "
-                    "refuses: quote the text", node.start_mark)
+                    None,
+                    None,
+                    "'?' in a plain scalar inside a flow collection, which kubectl's reader (go-yaml) "
+                    "refuses: quote the text",
+                    node.start_mark,
+                )
             continue
         flow = in_flow or bool(node.flow_style)
-        children = [child for pair in node.value for child in pair] if isinstance(node, yaml.MappingNode) else node.value
+        children = (
+            [child for pair in node.value for child in pair] if isinstance(node, yaml.MappingNode) else node.value
+        )
         stack.extend((child, flow) for child in children)
-
 
 
 LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")  # YAML's line breaks, as libyaml counts lines
@@ -261,7 +270,8 @@ def document_spans(text: str) -> list[tuple[int, int]]:
     document they precede, and the text before the first document's content with the first document."""
     line_starts = [0] + [match.end() for match in LINE_BREAK.finditer(text)]
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
-        starts = [event.start_mark for event in yaml.parse(text, Loader=Loader)
-                  if isinstance(event, yaml.DocumentStartEvent)]
+        starts = [
+            event.start_mark for event in yaml.parse(text, Loader=Loader) if isinstance(event, yaml.DocumentStartEvent)
+        ]
     offsets = [0] + [line_starts[mark.line] + mark.column for mark in starts[1:]] + [len(text)]
     return list(zip(offsets, offsets[1:])) if starts else []

@@ -64,8 +64,10 @@ def _evaluated(rule: dict, value, old) -> tuple[tuple, str] | None:
         return (), f"rule compile error: {exc}"
     except celengine.EvalError as exc:
         if str(exc) == "no such overload":
-            return (), ("'no such overload': call arguments did not match a supported operator, function or macro "
-                        f"signature for rule: {_rule_text(rule)}")
+            return (), (
+                "'no such overload': call arguments did not match a supported operator, function or macro "
+                f"signature for rule: {_rule_text(rule)}"
+            )
         return (), f"{exc} evaluating rule: {_rule_text(rule)}"
     if result is True:
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+
 def _varint(data: bytes, at: int) -> tuple[int, int]:
     value = shift = 0
     while True:
@@ -29,12 +30,12 @@ def _fields(data: bytes):
         if wire == 0:
             value, at = _varint(data, at)
         elif wire == 1:
-            value, at = data[at:at + 8], at + 8
+            value, at = data[at : at + 8], at + 8
         elif wire == 2:
             length, at = _varint(data, at)
-            value, at = data[at:at + length], at + length
+            value, at = data[at : at + length], at + length
         elif wire == 5:
-            value, at = data[at:at + 4], at + 4
+            value, at = data[at : at + 4], at + 4
         else:
             raise ValueError(f"protobuf wire type {wire}")
         yield key >> 3, value
@@ -51,8 +52,17 @@ class Expr:
     loop: dict = field(default_factory=dict)  # comprehension: iter_var, iter_var2, accu_var, and the parts
 
 
-_CONSTANTS = {1: "null", 2: "bool", 3: "int", 4: "uint", 5: "double", 6: "string", 7: "bytes", 8: "duration",
-              9: "timestamp"}
+_CONSTANTS = {
+    1: "null",
+    2: "bool",
+    3: "int",
+    4: "uint",
+    5: "double",
+    6: "string",
+    7: "bytes",
+    8: "duration",
+    9: "timestamp",
+}
 
 
 def _constant(data: bytes) -> tuple:

@@ -57,7 +57,7 @@ def impersonated(user: str, groups) -> tuple[str, tuple]:
     system:anonymous."""
     groups = list(dict.fromkeys(groups))
     if not groups and user.startswith(SERVICE_ACCOUNT_PREFIX):
-        groups = service_account_groups(user[len(SERVICE_ACCOUNT_PREFIX):].partition(":")[0])
+        groups = service_account_groups(user[len(SERVICE_ACCOUNT_PREFIX) :].partition(":")[0])
     if user and user != "system:anonymous" and "system:authenticated" not in groups:
         groups.append("system:authenticated")
     return user, tuple(groups)
@@ -67,10 +67,18 @@ def values(handle: int, user: str, groups: list, request: dict) -> dict:
     """The `authorizer` and `authorizer.requestResource` variables of one admission request."""
     base = {_MARK: "authorizer", "handle": handle, "user": user, "groups": list(groups)}
     resource = request["resource"]
-    return {"authorizer": base,
-            "authorizer.requestResource": {**base, _MARK: "resource", "group": resource["group"],
-                                           "resource": resource["resource"], "subresource": "",
-                                           "namespace": request["namespace"], "name": request["name"]}}
+    return {
+        "authorizer": base,
+        "authorizer.requestResource": {
+            **base,
+            _MARK: "resource",
+            "group": resource["group"],
+            "resource": resource["resource"],
+            "subresource": "",
+            "namespace": request["namespace"],
+            "name": request["name"],
+        },
+    }
 
 
 def _of(value, *kinds: str) -> dict:
@@ -88,13 +96,22 @@ def _path(authorizer, path: str) -> dict:
 
 
 def _service_account(authorizer, namespace: str, name: str) -> dict:
-    return {**_of(authorizer, "authorizer"), "user": f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}",
-            "groups": service_account_groups(namespace)}
+    return {
+        **_of(authorizer, "authorizer"),
+        "user": f"{SERVICE_ACCOUNT_PREFIX}{namespace}:{name}",
+        "groups": service_account_groups(namespace),
+    }
 
 
 def _resource(check, resource: str) -> dict:
-    return {**_of(check, "group"), _MARK: "resource", "resource": resource, "subresource": "", "namespace": "",
-            "name": ""}
+    return {
+        **_of(check, "group"),
+        _MARK: "resource",
+        "resource": resource,
+        "subresource": "",
+        "namespace": "",
+        "name": "",
+    }
 
 
 def _setter(field: str):
@@ -114,8 +131,9 @@ def _check(check, verb: str) -> dict:
     if check[_MARK] == "path":
         attributes = Attributes(verb, path=check["path"])
     else:
-        attributes = Attributes(verb, check["group"], check["resource"], check["subresource"], check["namespace"],
-                                check["name"])
+        attributes = Attributes(
+            verb, check["group"], check["resource"], check["subresource"], check["namespace"], check["name"]
+        )
     allowed, reason, error = authorize(check["user"], list(check["groups"]), attributes)
     return {_MARK: "decision", "allowed": allowed, "reason": reason, "error": error}
 
@@ -127,22 +145,26 @@ def library():
     dyn, string, boolean = cel.Type.DYN, cel.Type.STRING, cel.Type.BOOL
 
     def member(name, impl, result, *arguments):
-        return cel.FunctionDecl(name, [cel.Overload(f"k8s_authz_{name}", result, [dyn, *arguments],
-                                                    is_member=True, impl=impl)])
+        return cel.FunctionDecl(
+            name, [cel.Overload(f"k8s_authz_{name}", result, [dyn, *arguments], is_member=True, impl=impl)]
+        )
 
-    return cel.CelExtension("kubernetes.authz", [
-        member("group", _group, dyn, string),
-        member("path", _path, dyn, string),
-        member("serviceAccount", _service_account, dyn, string, string),
-        member("resource", _resource, dyn, string),
-        member("subresource", _setter("subresource"), dyn, string),
-        member("namespace", _setter("namespace"), dyn, string),
-        member("name", _setter("name"), dyn, string),
-        member("fieldSelector", _selector, dyn, string),
-        member("labelSelector", _selector, dyn, string),
-        member("check", _check, dyn, string),
-        member("allowed", lambda d: _of(d, "decision")["allowed"], boolean),
-        member("reason", lambda d: _of(d, "decision")["reason"], string),
-        member("errored", lambda d: bool(_of(d, "decision")["error"]), boolean),
-        member("error", lambda d: _of(d, "decision")["error"], string),
-    ])
+    return cel.CelExtension(
+        "kubernetes.authz",
+        [
+            member("group", _group, dyn, string),
+            member("path", _path, dyn, string),
+            member("serviceAccount", _service_account, dyn, string, string),
+            member("resource", _resource, dyn, string),
+            member("subresource", _setter("subresource"), dyn, string),
+            member("namespace", _setter("namespace"), dyn, string),
+            member("name", _setter("name"), dyn, string),
+            member("fieldSelector", _selector, dyn, string),
+            member("labelSelector", _selector, dyn, string),
+            member("check", _check, dyn, string),
+            member("allowed", lambda d: _of(d, "decision")["allowed"], boolean),
+            member("reason", lambda d: _of(d, "decision")["reason"], string),
+            member("errored", lambda d: bool(_of(d, "decision")["error"]), boolean),
+            member("error", lambda d: _of(d, "decision")["error"], string),
+        ],
+    )

@@ -25,6 +25,7 @@ _STRING_TRAVERSAL, _REGEX_LENGTH = 0.1, 0.25  # cel-go common/cost.go
 
 # --- cost arithmetic, saturating at uint64 as cel-go's
 
+
 def _add(a: tuple, b: tuple) -> tuple:
     return min(a[0] + b[0], U64), min(a[1] + b[1], U64)
 
@@ -52,13 +53,38 @@ def _union(a: tuple, b: tuple) -> tuple:
 
 _SCALARS = {"bool", "double", "duration", "int", "timestamp", "uint"}
 _DECL_KINDS = {"object": ("struct",), "map": ("map", ("string",), ("dyn",)), "list": ("list", ("dyn",))}
-_LIBRARY_ONE = {"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo",
-                "add", "sub", "getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery",
-                "allowed", "reason", "error", "errored", "serviceAccount", "path", "group", "resource",
-                "subresource", "namespace", "name"}
+_LIBRARY_ONE = {
+    "sign",
+    "asInteger",
+    "isInteger",
+    "asApproximateFloat",
+    "isGreaterThan",
+    "isLessThan",
+    "compareTo",
+    "add",
+    "sub",
+    "getScheme",
+    "getHostname",
+    "getHost",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    "allowed",
+    "reason",
+    "error",
+    "errored",
+    "serviceAccount",
+    "path",
+    "group",
+    "resource",
+    "subresource",
+    "namespace",
+    "name",
+}
 _ACCUMULATORS = ("__result__", "@result")
-_COMPARISONS = {f"{op}_{kind}" for op in ("less", "greater", "less_equals", "greater_equals")
-                for kind in ("string", "bytes")} | {"equals", "not_equals"}
+_COMPARISONS = {
+    f"{op}_{kind}" for op in ("less", "greater", "less_equals", "greater_equals") for kind in ("string", "bytes")
+} | {"equals", "not_equals"}
 
 
 @dataclass
@@ -224,15 +250,25 @@ class Estimator:
         loop = e.loop
         rng, init = loop.get("range"), loop.get("init")
         total = _add(self.cost(rng), self.cost(init))
-        self._push(loop.get("accu_var", ""), self.path(init) if init else [], self.compute_size(init) if init else None,
-                   self.entry_size(init) if init else None)
+        self._push(
+            loop.get("accu_var", ""),
+            self.path(init) if init else [],
+            self.compute_size(init) if init else None,
+            self.entry_size(init) if init else None,
+        )
         entry = self.entry_size(rng)
         container = self._container(rng, entry)
         if loop.get("iter_var2"):
-            self._push(loop["iter_var"], [*self.path(rng), "@indices" if container == "list" else "@keys"],
-                       entry[1] if entry else None)
-            self._push(loop["iter_var2"], [*self.path(rng), "@items" if container == "list" else "@values"],
-                       entry[2] if entry else None)
+            self._push(
+                loop["iter_var"],
+                [*self.path(rng), "@indices" if container == "list" else "@keys"],
+                entry[1] if entry else None,
+            )
+            self._push(
+                loop["iter_var2"],
+                [*self.path(rng), "@items" if container == "list" else "@values"],
+                entry[2] if entry else None,
+            )
         elif container == "list":
             self._push(loop.get("iter_var", ""), [*self.path(rng), "@items"], entry[2] if entry else None)
         else:
@@ -260,9 +296,15 @@ class Estimator:
     def _is_bind(self, e: Expr) -> bool:
         loop = e.loop
         rng, condition = loop.get("range"), loop.get("condition")
-        return (rng is not None and rng.kind == "list" and not rng.args and condition is not None
-                and condition.kind == "const" and condition.value == ("bool", 0)
-                and loop.get("accu_var") != "__result__")
+        return (
+            rng is not None
+            and rng.kind == "list"
+            and not rng.args
+            and condition is not None
+            and condition.kind == "const"
+            and condition.value == ("bool", 0)
+            and loop.get("accu_var") != "__result__"
+        )
 
     def _bind(self, e: Expr) -> tuple:
         loop = e.loop
@@ -401,13 +443,16 @@ class Estimator:
             size = self.size_or_unknown(target)
             return _factor(size, _STRING_TRAVERSAL), size
         if name == "replace" and target is not None and len(args) >= 2:
-            return _replace(self.size_or_unknown(target), self.size_or_unknown(args[0]),
-                            self.size_or_unknown(args[1]))
+            return _replace(self.size_or_unknown(target), self.size_or_unknown(args[0]), self.size_or_unknown(args[1]))
         if name == "split" and target is not None:
             size = self.size_or_unknown(target)
             most = size[1]
-            if len(args) > 1 and args[1].expr is not None and args[1].expr.kind == "const" \
-                    and args[1].expr.value[0] == "int":
+            if (
+                len(args) > 1
+                and args[1].expr is not None
+                and args[1].expr.kind == "const"
+                and args[1].expr.value[0] == "int"
+            ):
                 most = args[1].expr.value[1] % 2**64
             return _factor(size, 2 * _STRING_TRAVERSAL), (0, most)
         if name == "join" and target is not None:
@@ -472,23 +517,42 @@ def _is_scalar(kind: tuple) -> bool:
     return kind[0] == "opaque" and kind[1] == "optional_type" and len(kind) > 2 and _is_scalar(kind[2])
 
 
-_OPERAND_KINDS = {"string": "string", "bytes": "bytes", "list": "list", "map": "map", "int64": "int",
-                  "uint64": "uint", "double": "double", "bool": "bool", "timestamp": "timestamp",
-                  "duration": "duration"}
+_OPERAND_KINDS = {
+    "string": "string",
+    "bytes": "bytes",
+    "list": "list",
+    "map": "map",
+    "int64": "int",
+    "uint64": "uint",
+    "double": "double",
+    "bool": "bool",
+    "timestamp": "timestamp",
+    "duration": "duration",
+}
 
 
 def _fits(overload: str, nodes: list) -> bool:
     """Whether an operator's overload (add_string, less_int64, index_map, in_list, ...) takes the operand kind
     the schema gives; True when either is unknown."""
-    for prefix, operand in (("add_", 0), ("less_equals_", 0), ("greater_equals_", 0), ("less_", 0),
-                            ("greater_", 0), ("index_", 0), ("in_", 1)):
+    for prefix, operand in (
+        ("add_", 0),
+        ("less_equals_", 0),
+        ("greater_equals_", 0),
+        ("less_", 0),
+        ("greater_", 0),
+        ("index_", 0),
+        ("in_", 1),
+    ):
         if overload.startswith(prefix):
-            wanted = _OPERAND_KINDS.get(overload[len(prefix):].split("_")[0])
+            wanted = _OPERAND_KINDS.get(overload[len(prefix) :].split("_")[0])
             if wanted is None or operand >= len(nodes):
                 return True
             kind = nodes[operand].type[0]
-            return kind in ("dyn", "typeparam", "error") or kind == wanted or (
-                wanted in ("int", "uint", "double") and kind in ("int", "uint", "double"))
+            return (
+                kind in ("dyn", "typeparam", "error")
+                or kind == wanted
+                or (wanted in ("int", "uint", "double") and kind in ("int", "uint", "double"))
+            )
     return True
 
 

@@ -100,8 +100,16 @@ def _go_regex(pattern: str):
 
 # --- lists (library/lists.go)
 
-_ORDERED = {int: "number", float: "number", str: str, bytes: bytes, bytearray: bytes, bool: bool,
-            datetime.datetime: datetime.datetime, datetime.timedelta: datetime.timedelta}
+_ORDERED = {
+    int: "number",
+    float: "number",
+    str: str,
+    bytes: bytes,
+    bytearray: bytes,
+    bool: bool,
+    datetime.datetime: datetime.datetime,
+    datetime.timedelta: datetime.timedelta,
+}
 
 
 def _comparable(items: list, returned: bool = True) -> list:
@@ -170,6 +178,7 @@ def _contains(items: list, value) -> bool:
 
 # --- regex (library/regex.go)
 
+
 def _find(text: str, pattern: str) -> str:
     _Meter.charge((len(text) + len(pattern)) * _STRING_TRAVERSAL)
     found = _go_regex(pattern).search(text)
@@ -189,6 +198,7 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> list:
 
 
 # --- quantity (library/quantity.go)
+
 
 def _to_quantity(text: str) -> dict:
     _Meter.charge(len(text) * _STRING_TRAVERSAL)
@@ -235,6 +245,7 @@ def _compare(left, right) -> int:
 
 # --- url (library/urls.go)
 
+
 def _parse_url(text: str):
     from urllib.parse import urlsplit
 
@@ -273,13 +284,13 @@ def _query(value) -> dict:
 def _hostname(value) -> str:
     host = _u(value).netloc.rpartition("@")[2]
     if host.startswith("[") and "]" in host:
-        return host[1:host.index("]")]
+        return host[1 : host.index("]")]
     return host.partition(":")[0]
 
 
 def _port(value) -> str:
     host = _u(value).netloc.rpartition("@")[2]
-    tail = host[host.index("]") + 1:] if host.startswith("[") and "]" in host else host
+    tail = host[host.index("]") + 1 :] if host.startswith("[") and "]" in host else host
     return tail.partition(":")[2]
 
 
@@ -287,6 +298,7 @@ def _guarded(impl):
     """The one boundary where CEL values enter Python: every call is charged (one, plus the sizes of the
     lists and maps it reads), and any Python error leaves as a CEL error with cel-go's wording, never as
     an exception of another kind through cel-cpp."""
+
     def call(*arguments):
         _Meter.charge(1 + sum(len(a) for a in arguments if isinstance(a, (list, dict))))
         try:
@@ -297,12 +309,19 @@ def _guarded(impl):
             raise ValueError("no such overload") from None
         except (ArithmeticError, RecursionError) as exc:
             raise ValueError(str(exc) or type(exc).__name__) from None
+
     return call
 
 
 def _member(name, receiver, impl, result=_DYN, *arguments):
-    return cel.FunctionDecl(name, [cel.Overload(f"k8s_{name}_{len(arguments)}", result, [receiver, *arguments],
-                                                is_member=True, impl=_guarded(impl))])
+    return cel.FunctionDecl(
+        name,
+        [
+            cel.Overload(
+                f"k8s_{name}_{len(arguments)}", result, [receiver, *arguments], is_member=True, impl=_guarded(impl)
+            )
+        ],
+    )
 
 
 def _global(name, impl, result, *arguments):
@@ -321,10 +340,15 @@ def _kubernetes():
         _member("indexOf", _LIST, _index_of, _INT, _DYN),
         _member("lastIndexOf", _LIST, _last_index_of, _INT, _DYN),
         _member("find", _STRING, _find, _STRING, _STRING),
-        cel.FunctionDecl("findAll", [
-            cel.Overload("k8s_findAll", _LIST, [_STRING, _STRING], is_member=True, impl=_guarded(_find_all)),
-            cel.Overload("k8s_findAll_n", _LIST, [_STRING, _STRING, _INT], is_member=True,
-                         impl=_guarded(_find_all))]),
+        cel.FunctionDecl(
+            "findAll",
+            [
+                cel.Overload("k8s_findAll", _LIST, [_STRING, _STRING], is_member=True, impl=_guarded(_find_all)),
+                cel.Overload(
+                    "k8s_findAll_n", _LIST, [_STRING, _STRING, _INT], is_member=True, impl=_guarded(_find_all)
+                ),
+            ],
+        ),
         _global("quantity", _to_quantity, _DYN, _STRING),
         _global("isQuantity", _is_quantity, _BOOL, _STRING),
         _member("sign", _OBJECT, lambda q: _q(q).sign(), _INT),
@@ -337,8 +361,13 @@ def _kubernetes():
         _member("isGreaterThan", _OBJECT, lambda q, other: _compare(q, other) > 0, _BOOL, _DYN),
         _member("compareTo", _OBJECT, _compare, _INT, _DYN),
         _global("sets.contains", lambda a, b: all(_contains(a, item) for item in b), _BOOL, _LIST, _LIST),
-        _global("sets.equivalent", lambda a, b: all(_contains(a, item) for item in b)
-                and all(_contains(b, item) for item in a), _BOOL, _LIST, _LIST),
+        _global(
+            "sets.equivalent",
+            lambda a, b: all(_contains(a, item) for item in b) and all(_contains(b, item) for item in a),
+            _BOOL,
+            _LIST,
+            _LIST,
+        ),
         _global("sets.intersects", lambda a, b: any(_contains(a, item) for item in b), _BOOL, _LIST, _LIST),
         _global("url", _to_url, _DYN, _STRING),
         _global("isURL", _is_url, _BOOL, _STRING),
@@ -384,9 +413,11 @@ def checked_ast(expression: str, names: tuple[str, ...]) -> bytes:
 # handed to a Python-implemented function inside a list or map crashes cel-expr-python's conversion. The
 # functions taking only strings and ints (find, findAll, quantity, url, ...) are safe: cel-cpp checks kinds.
 _OPTIONAL = re.compile(r"optional|[.\[{,(]\s*\?")
-_PYTHON_CALL = re.compile(r"\b(isSorted|sum|min|max|indexOf|lastIndexOf|sign|isInteger|asInteger|"
-                          r"asApproximateFloat|add|sub|isLessThan|isGreaterThan|compareTo|contains|equivalent|"
-                          r"intersects|get[A-Z][A-Za-z]*)\s*\(")
+_PYTHON_CALL = re.compile(
+    r"\b(isSorted|sum|min|max|indexOf|lastIndexOf|sign|isInteger|asInteger|"
+    r"asApproximateFloat|add|sub|isLessThan|isGreaterThan|compareTo|contains|equivalent|"
+    r"intersects|get[A-Z][A-Za-z]*)\s*\("
+)
 
 
 class _Isolated:
@@ -405,8 +436,10 @@ class _Isolated:
             faulthandler.disable()  # a crash here is the expected outcome, reported by the parent
             os.close(read)
             try:
-                outcome = ("ok", _plain(self.program.eval(bind(data) if isinstance(data, dict) else data),
-                                        self.program))
+                outcome = (
+                    "ok",
+                    _plain(self.program.eval(bind(data) if isinstance(data, dict) else data), self.program),
+                )
             except EvalError as exc:
                 outcome = ("error", str(exc))
             except BaseException as exc:  # noqa: BLE001 - whatever it is, the parent reports it as an error
@@ -457,8 +490,10 @@ def _plain(result, program):
             raise EvalError(_go_wording(str(result.value())))
         value = result.plain_value()
     except (TypeError, SystemError, RuntimeError):  # an optional or a type: cel-expr-python has no value for it
-        raise EvalError(f"a value of type {program.return_type().name()} cannot be used here, only plain "
-                        "values (bool, int, uint, double, string, bytes, null, lists and maps of them)") from None
+        raise EvalError(
+            f"a value of type {program.return_type().name()} cannot be used here, only plain "
+            "values (bool, int, uint, double, string, bytes, null, lists and maps of them)"
+        ) from None
     try:
         _Meter.charge(_size(value))
     except ValueError as exc:
@@ -491,9 +526,13 @@ _WORDING = (
     (re.compile(r'Key not found in map : "?(.*?)"?$'), r"no such key: \1"),
     (re.compile(r"Index error: index=(-?\d+) size=\d+"), r"index out of bounds: \1"),
     (re.compile(r"divide by zero"), "division by zero"),
-    (re.compile(r"No matching overloads found.*|Applying SELECT to non-message type|no such overload|"
-                r"returned a result with an exception set"),
-     "no such overload"),
+    (
+        re.compile(
+            r"No matching overloads found.*|Applying SELECT to non-message type|no such overload|"
+            r"returned a result with an exception set"
+        ),
+        "no such overload",
+    ),
 )
 
 
@@ -503,4 +542,3 @@ def _go_wording(text: str) -> str:
         if pattern.search(text):
             return pattern.sub(replacement, text) if "\\1" in replacement else replacement
     return text
-

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 MAX_REQUEST = 3 * 1024 * 1024  # k8s.io/apiserver/pkg/apis/cel/config.go MaxRequestSizeBytes
 
+
 @dataclass
 class Decl:
     kind: str  # object, map, list, string, bytes, int, double, bool, duration, timestamp, dyn
@@ -21,8 +22,29 @@ class Decl:
 
 
 KEY = Decl("string", 0, 2)  # a map's keys: apiservercel.StringType (no MaxElements)
-_RESERVED = {"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
-             "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"}
+_RESERVED = {
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+}
 _ESCAPABLE = re.compile(r"[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*")
 NAME_MAX = 253  # apimachinery DNS1123SubdomainMaxLength: metadata.name's cap (apiextensions model/schemas.go)
 
@@ -33,8 +55,9 @@ def escape(name: str) -> str | None:
         return f"__{name}__"
     if not _ESCAPABLE.fullmatch(name):
         return None
-    return (name.replace("__", "__underscores__").replace(".", "__dot__").replace("-", "__dash__")
-            .replace("/", "__slash__"))
+    return (
+        name.replace("__", "__underscores__").replace(".", "__dot__").replace("-", "__dash__").replace("/", "__slash__")
+    )
 
 
 def bound(schema: dict, key: str) -> int | None:
@@ -60,19 +83,36 @@ def _with_object_meta(schema: dict) -> dict:
 
     metadata = properties.get("metadata") if isinstance(properties.get("metadata"), dict) else {}
     inner = metadata.get("properties") if isinstance(metadata.get("properties"), dict) else {}
-    if (properties and typed("kind", "string") and typed("apiVersion", "string") and typed("metadata", "object")
-            and inner and typed("name", "string", inner) and typed("generateName", "string", inner)):
+    if (
+        properties
+        and typed("kind", "string")
+        and typed("apiVersion", "string")
+        and typed("metadata", "object")
+        and inner
+        and typed("name", "string", inner)
+        and typed("generateName", "string", inner)
+    ):
         return schema
 
     def capped(existing, cap):
         given = bound(existing, "maxLength") if isinstance(existing, dict) else None
         return {"type": "string", "maxLength": cap if given is None or given >= cap else given}
 
-    return {**schema, "properties": {
-        **properties, "kind": {"type": "string"}, "apiVersion": {"type": "string"},
-        "metadata": {"type": "object", "properties": {"name": capped(inner.get("name"), NAME_MAX),
-                                                      "generateName": capped(inner.get("generateName"),
-                                                                             NAME_MAX - 1)}}}}
+    return {
+        **schema,
+        "properties": {
+            **properties,
+            "kind": {"type": "string"},
+            "apiVersion": {"type": "string"},
+            "metadata": {
+                "type": "object",
+                "properties": {
+                    "name": capped(inner.get("name"), NAME_MAX),
+                    "generateName": capped(inner.get("generateName"), NAME_MAX - 1),
+                },
+            },
+        },
+    }
 
 
 def decl(schema, root: bool = False) -> Decl | None:
@@ -94,8 +134,9 @@ def decl(schema, root: bool = False) -> Decl | None:
         if element is None:
             return None
         most = bound(schema, "maxItems")
-        return Decl("list", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 1), 2,
-                    element=element)
+        return Decl(
+            "list", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 1), 2, element=element
+        )
     if kind == "object":
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
@@ -103,8 +144,9 @@ def decl(schema, root: bool = False) -> Decl | None:
             if element is None:
                 return None
             most = bound(schema, "maxProperties")
-            return Decl("map", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 6), 2,
-                        element=element)
+            return Decl(
+                "map", most if most is not None else (MAX_REQUEST - 2) // (element.min_size + 6), 2, element=element
+            )
         fields, least = {}, 2
         required = set(schema.get("required") or ()) if isinstance(schema.get("required"), list) else set()
         properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -132,8 +174,7 @@ def decl(schema, root: bool = False) -> Decl | None:
         else:
             most = _string_length(schema)
         return Decl("string", most, 2)
-    return {"boolean": Decl("bool", 0, 4), "number": Decl("double", 0, 1),
-            "integer": Decl("int", 0, 1)}.get(kind)
+    return {"boolean": Decl("bool", 0, 4), "number": Decl("double", 0, 1), "integer": Decl("int", 0, 1)}.get(kind)
 
 
 def max_cardinality(least: int) -> int:

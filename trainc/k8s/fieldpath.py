@@ -27,7 +27,7 @@ def parse(text: str) -> tuple:
             end = text.find("]", at)
             if end < 0:
                 raise ValueError(f"unclosed [ at character {at + 1}")
-            parts.append(text[at + 1:end])
+            parts.append(text[at + 1 : end])
             at = end + 1
         else:
             if text[at] == "." and parts:
@@ -72,8 +72,9 @@ def indexes(tree, path) -> tuple | None:
         if isinstance(part, Name) or (isinstance(part, str) and isinstance(tree, list)):
             index = None
             if isinstance(tree, list):
-                index = next((i for i, item in enumerate(tree) if isinstance(item, dict) and item.get("name") == part),
-                             None)
+                index = next(
+                    (i for i, item in enumerate(tree) if isinstance(item, dict) and item.get("name") == part), None
+                )
             if index is None:
                 return None
             out.append(index)

@@ -15,16 +15,24 @@ _POLICY_GROUP = "admissionregistration.k8s.io/"
 _POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 _CLUSTER, _NAMESPACED = True, False
 KINDS = {  # (group, kind) -> (resource, cluster-scoped)
-    ("", "Pod"): ("pods", _NAMESPACED), ("", "Service"): ("services", _NAMESPACED),
-    ("", "ConfigMap"): ("configmaps", _NAMESPACED), ("", "Secret"): ("secrets", _NAMESPACED),
-    ("", "ServiceAccount"): ("serviceaccounts", _NAMESPACED), ("", "Endpoints"): ("endpoints", _NAMESPACED),
+    ("", "Pod"): ("pods", _NAMESPACED),
+    ("", "Service"): ("services", _NAMESPACED),
+    ("", "ConfigMap"): ("configmaps", _NAMESPACED),
+    ("", "Secret"): ("secrets", _NAMESPACED),
+    ("", "ServiceAccount"): ("serviceaccounts", _NAMESPACED),
+    ("", "Endpoints"): ("endpoints", _NAMESPACED),
     ("", "PersistentVolumeClaim"): ("persistentvolumeclaims", _NAMESPACED),
-    ("", "PersistentVolume"): ("persistentvolumes", _CLUSTER), ("", "Namespace"): ("namespaces", _CLUSTER),
-    ("", "Node"): ("nodes", _CLUSTER), ("", "ResourceQuota"): ("resourcequotas", _NAMESPACED),
+    ("", "PersistentVolume"): ("persistentvolumes", _CLUSTER),
+    ("", "Namespace"): ("namespaces", _CLUSTER),
+    ("", "Node"): ("nodes", _CLUSTER),
+    ("", "ResourceQuota"): ("resourcequotas", _NAMESPACED),
     ("", "LimitRange"): ("limitranges", _NAMESPACED),
-    ("apps", "Deployment"): ("deployments", _NAMESPACED), ("apps", "StatefulSet"): ("statefulsets", _NAMESPACED),
-    ("apps", "DaemonSet"): ("daemonsets", _NAMESPACED), ("batch", "Job"): ("jobs", _NAMESPACED),
-    ("batch", "CronJob"): ("cronjobs", _NAMESPACED), ("jobset.x-k8s.io", "JobSet"): ("jobsets", _NAMESPACED),
+    ("apps", "Deployment"): ("deployments", _NAMESPACED),
+    ("apps", "StatefulSet"): ("statefulsets", _NAMESPACED),
+    ("apps", "DaemonSet"): ("daemonsets", _NAMESPACED),
+    ("batch", "Job"): ("jobs", _NAMESPACED),
+    ("batch", "CronJob"): ("cronjobs", _NAMESPACED),
+    ("jobset.x-k8s.io", "JobSet"): ("jobsets", _NAMESPACED),
     ("scheduling.x-k8s.io", "PodGroup"): ("podgroups", _NAMESPACED),
     ("scheduling.volcano.sh", "PodGroup"): ("podgroups", _NAMESPACED),
     ("trainer.kubeflow.org", "TrainJob"): ("trainjobs", _NAMESPACED),
@@ -46,13 +54,15 @@ KINDS = {  # (group, kind) -> (resource, cluster-scoped)
     ("apiextensions.k8s.io", "CustomResourceDefinition"): ("customresourcedefinitions", _CLUSTER),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): ("validatingadmissionpolicies", _CLUSTER),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): (
-        "validatingadmissionpolicybindings", _CLUSTER),
+        "validatingadmissionpolicybindings",
+        _CLUSTER,
+    ),
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): ("mutatingwebhookconfigurations", _CLUSTER),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): (
-        "validatingwebhookconfigurations", _CLUSTER),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): ("validatingwebhookconfigurations", _CLUSTER),
     ("", "ComponentStatus"): ("componentstatuses", _CLUSTER),
     ("apiregistration.k8s.io", "APIService"): ("apiservices", _CLUSTER),
-    ("storage.k8s.io", "CSIDriver"): ("csidrivers", _CLUSTER), ("storage.k8s.io", "CSINode"): ("csinodes", _CLUSTER),
+    ("storage.k8s.io", "CSIDriver"): ("csidrivers", _CLUSTER),
+    ("storage.k8s.io", "CSINode"): ("csinodes", _CLUSTER),
     ("storage.k8s.io", "VolumeAttachment"): ("volumeattachments", _CLUSTER),
     ("networking.k8s.io", "IngressClass"): ("ingressclasses", _CLUSTER),
     ("node.k8s.io", "RuntimeClass"): ("runtimeclasses", _CLUSTER),
@@ -61,7 +71,8 @@ KINDS = {  # (group, kind) -> (resource, cluster-scoped)
     ("flowcontrol.apiserver.k8s.io", "FlowSchema"): ("flowschemas", _CLUSTER),
     ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): ("prioritylevelconfigurations", _CLUSTER),
     ("kueue.x-k8s.io", "AdmissionCheck"): ("admissionchecks", _CLUSTER),
-    ("kueue.x-k8s.io", "Cohort"): ("cohorts", _CLUSTER), ("kueue.x-k8s.io", "Topology"): ("topologies", _CLUSTER),
+    ("kueue.x-k8s.io", "Cohort"): ("cohorts", _CLUSTER),
+    ("kueue.x-k8s.io", "Topology"): ("topologies", _CLUSTER),
     ("kueue.x-k8s.io", "MultiKueueCluster"): ("multikueueclusters", _CLUSTER),
     ("kueue.x-k8s.io", "MultiKueueConfig"): ("multikueueconfigs", _CLUSTER),
     ("kueue.x-k8s.io", "ProvisioningRequestConfig"): ("provisioningrequestconfigs", _CLUSTER),
@@ -113,8 +124,10 @@ class Resources:
                 spec = obj["spec"]
                 names = spec.get("names") or {}
                 if isinstance(names, dict) and names.get("kind") and names.get("plural"):
-                    self.known[(spec.get("group", ""), names["kind"])] = (names["plural"],
-                                                                         spec.get("scope") == "Cluster")
+                    self.known[(spec.get("group", ""), names["kind"])] = (
+                        names["plural"],
+                        spec.get("scope") == "Cluster",
+                    )
 
     def of(self, group: str, kind: str) -> tuple[str, bool]:
         """(resource, cluster-scoped)."""
@@ -126,5 +139,9 @@ class Resources:
 
 def is_policy(obj) -> bool:
     """A ValidatingAdmissionPolicy or its binding (any version of the group)."""
-    return (isinstance(obj, dict) and obj.get("kind") in _POLICY_KINDS and isinstance(obj.get("apiVersion"), str)
-            and obj["apiVersion"].startswith(_POLICY_GROUP))
+    return (
+        isinstance(obj, dict)
+        and obj.get("kind") in _POLICY_KINDS
+        and isinstance(obj.get("apiVersion"), str)
+        and obj["apiVersion"].startswith(_POLICY_GROUP)
+    )

@@ -43,7 +43,7 @@ def expand(text: str, variables: dict) -> str:
                 out.append("$(")
                 cursor = found + 2
             else:
-                name = text[found + 2:closing]
+                name = text[found + 2 : closing]
                 out.append(variables[name] if name in variables else f"$({name})")
                 cursor = closing + 1
         else:
@@ -107,9 +107,14 @@ class Pod:
 
     def field(self, path: str) -> str | None:
         fields = {
-            "metadata.name": self.name, "metadata.namespace": self.namespace, "metadata.uid": f"local-{self.name}",
-            "spec.nodeName": os.uname().nodename, "spec.serviceAccountName": self.spec.get("serviceAccountName", "default"),
-            "status.hostIP": "127.0.0.1", "status.hostIPs": "127.0.0.1", "status.podIP": "127.0.0.1",
+            "metadata.name": self.name,
+            "metadata.namespace": self.namespace,
+            "metadata.uid": f"local-{self.name}",
+            "spec.nodeName": os.uname().nodename,
+            "spec.serviceAccountName": self.spec.get("serviceAccountName", "default"),
+            "status.hostIP": "127.0.0.1",
+            "status.hostIPs": "127.0.0.1",
+            "status.podIP": "127.0.0.1",
             "status.podIPs": "127.0.0.1",
         }
         if path in fields:
@@ -120,22 +125,27 @@ class Pod:
         return None
 
 
-def env(container: dict, pod: Pod, store: Store, fallback: dict, problems: list, where: str,
-        shown: dict | None = None) -> dict:
+def env(
+    container: dict, pod: Pod, store: Store, fallback: dict, problems: list, where: str, shown: dict | None = None
+) -> dict:
     """The container's env as the kubelet resolves it; `fallback` (--env-file) answers missing sources.
     `shown` receives the env as it may be printed: a value from a Secret or from `fallback`, and what is
     expanded from one, is HIDDEN there."""
     resolved: dict[str, str] = {}
     shown = {} if shown is None else shown
     for source in container.get("envFrom") or ():
-        kind, ref = ("ConfigMap", source["configMapRef"]) if "configMapRef" in source else ("Secret", source.get("secretRef"))
+        kind, ref = (
+            ("ConfigMap", source["configMapRef"]) if "configMapRef" in source else ("Secret", source.get("secretRef"))
+        )
         if ref is None:
             continue
         data = store.get(kind, ref.get("name"))
         if data is None:
             if not ref.get("optional") and not fallback:
-                problems.append(f"{where}: envFrom: {kind} {ref.get('name')!r} is not among the rendered objects or "
-                                "the inputs (pass it as an input, or its variables with --env-file)")
+                problems.append(
+                    f"{where}: envFrom: {kind} {ref.get('name')!r} is not among the rendered objects or "
+                    "the inputs (pass it as an input, or its variables with --env-file)"
+                )
             continue
         prefix = source.get("prefix", "")
         values = {prefix + key: value.decode(errors="replace") for key, value in data.items()}
@@ -162,8 +172,11 @@ def _value_from(name, source, container, pod, store, fallback, problems, where) 
         return value, False
     if "resourceFieldRef" in source:
         return _resource(source["resourceFieldRef"], container), False
-    kind, ref = ("ConfigMap", source["configMapKeyRef"]) if "configMapKeyRef" in source else (
-        "Secret", source.get("secretKeyRef"))
+    kind, ref = (
+        ("ConfigMap", source["configMapKeyRef"])
+        if "configMapKeyRef" in source
+        else ("Secret", source.get("secretKeyRef"))
+    )
     if ref is None:
         return None, False
     data = store.get(kind, ref.get("name"))
@@ -172,9 +185,13 @@ def _value_from(name, source, container, pod, store, fallback, problems, where) 
     if name in fallback:
         return fallback[name], True
     if not ref.get("optional"):
-        what = f"{kind} {ref.get('name')!r}" if data is None else f"key {ref.get('key')!r} of {kind} {ref.get('name')!r}"
-        problems.append(f"{where}: env {name}: {what} is not among the rendered objects or the inputs "
-                        f"(pass it as an input, or {name} with --env-file)")
+        what = (
+            f"{kind} {ref.get('name')!r}" if data is None else f"key {ref.get('key')!r} of {kind} {ref.get('name')!r}"
+        )
+        problems.append(
+            f"{where}: env {name}: {what} is not among the rendered objects or the inputs "
+            f"(pass it as an input, or {name} with --env-file)"
+        )
     return None, False
 
 
@@ -203,8 +220,7 @@ def volume_files(volume: dict, store: Store) -> dict[str, tuple[bytes, int]] | N
         return {} if ref.get("optional") else None
     mode = ref.get("defaultMode", DEFAULT_MODE)
     items = ref.get("items") or [{"key": key, "path": key} for key in sorted(data)]
-    return {item["path"]: (data.get(item["key"], b""), item.get("mode", mode)) for item in items
-            if item["key"] in data}
+    return {item["path"]: (data.get(item["key"], b""), item.get("mode", mode)) for item in items if item["key"] in data}
 
 
 def volume_source(volume: dict) -> str:

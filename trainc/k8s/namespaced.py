@@ -21,6 +21,7 @@ from .identity import cluster_scoped
 _PLAIN = re.compile(r"[a-z][a-z0-9-]*")
 _WORDS = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n"})  # YAML 1.1 and 1.2 non-strings
 
+
 def takes_namespace(data: dict) -> bool:
     """Whether the object is namespaced (or of a kind trainc does not know) and sets no namespace."""
     group = data["apiVersion"].rpartition("/")[0]
@@ -56,11 +57,11 @@ def insert(text: str, namespace: str) -> str | None:
         column = lines[line].find("{", metadata.start_mark.column)
         if column < 0:
             return None
-        lines[line] = f"{lines[line][:column + 1]}namespace: {value}, {lines[line][column + 1:]}"
+        lines[line] = f"{lines[line][: column + 1]}namespace: {value}, {lines[line][column + 1 :]}"
         return "".join(lines)
-    if lines[first.line][:first.column].strip():  # the first key shares its line with something else
+    if lines[first.line][: first.column].strip():  # the first key shares its line with something else
         return None
-    ending = lines[first.line][len(lines[first.line].rstrip("\r\n")):] or "\n"
+    ending = lines[first.line][len(lines[first.line].rstrip("\r\n")) :] or "\n"
     lines.insert(first.line, " " * first.column + f"namespace: {value}" + ending)
     return "".join(lines)
 

@@ -27,8 +27,14 @@ QUANTITY_PATTERN = (
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
 INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-_TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer",
-               "number": "a number", "boolean": "a boolean"}
+_TYPE_NAMES = {
+    "object": "an object",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+}
 
 
 class Violation(tuple):
@@ -123,8 +129,11 @@ class _Walker:
                 return value
             if parsed.fits_int64():
                 return str(parsed)
-            self.fail(path, f"quantity {json.dumps(value)} is outside the int64 range Kubernetes reads quantities in "
-                            "(Go's Quantity.Value())")
+            self.fail(
+                path,
+                f"quantity {json.dumps(value)} is outside the int64 range Kubernetes reads quantities in "
+                "(Go's Quantity.Value())",
+            )
         return value
 
     def _typed(self, value, expected, schema, path):
@@ -251,8 +260,10 @@ def _defaults(schema: dict) -> tuple:
     run's objects (the schemas stay loaded for the run)."""
     kept = _defaulted.get(id(schema))
     if kept is None or kept[0] is not schema:
-        kept = _defaulted[id(schema)] = (schema, tuple((key, sub["default"]) for key, sub in
-                                                       schema["properties"].items() if "default" in sub))
+        kept = _defaulted[id(schema)] = (
+            schema,
+            tuple((key, sub["default"]) for key, sub in schema["properties"].items() if "default" in sub),
+        )
     return kept[1]
 
 

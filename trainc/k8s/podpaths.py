@@ -57,7 +57,9 @@ def violations(spec, at: tuple) -> list[Violation]:
 def _items(node: dict, key: str):
     """(index, item) of the mappings in the list at `key` (what is not one, the schema reports)."""
     value = node.get(key)
-    return [(index, item) for index, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
+    return (
+        [(index, item) for index, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
+    )
 
 
 def _projection(source: dict, at: tuple) -> list[Violation]:

@@ -104,6 +104,7 @@ def merge_resources(base: dict | None, override: dict) -> dict:
 
 def gpu_count(resources: dict | None) -> int:
     """Upstream GetNumGPUPerNode: the first resource whose name contains "gpu", requests before limits."""
+
     def first_gpu(resource_list):
         for name, value in (resource_list or {}).items():
             if "gpu" in name.lower():

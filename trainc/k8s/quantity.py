@@ -12,17 +12,23 @@ DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
 DECIMAL_EXPONENT = "DecimalExponent"
 
-_FORMAT_MESSAGE = (
-    "quantities must match the regular expression "
-    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-)
+_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 _SUFFIX_MESSAGE = "unable to parse quantity's suffix"
 _NUMERIC_MESSAGE = "unable to parse numeric part of quantity"
 
 _DIGITS = "0123456789"
 _SUFFIX_LETTERS = "eEinumkKMGTP"
 _DECIMAL_SUFFIXES = {
-    "n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18,
+    "n": -9,
+    "u": -6,
+    "m": -3,
+    "": 0,
+    "k": 3,
+    "M": 6,
+    "G": 9,
+    "T": 12,
+    "P": 15,
+    "E": 18,
 }
 _DECIMAL_NAMES = {power: name for name, power in _DECIMAL_SUFFIXES.items()}
 _BINARY_NAMES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
@@ -101,8 +107,11 @@ class Quantity:
         # Go's Add keeps the receiver's format unless the receiver is zero.
         format = self._format if self._coefficient else other._format
         if not other._coefficient or not self._coefficient:
-            return Quantity((self if self._coefficient else other)._coefficient,
-                            (self if self._coefficient else other)._exponent, format)
+            return Quantity(
+                (self if self._coefficient else other)._coefficient,
+                (self if self._coefficient else other)._exponent,
+                format,
+            )
         exponent = min(self._exponent, other._exponent)
         return Quantity(_scaled(self, exponent) + _scaled(other, exponent), exponent, format)
 

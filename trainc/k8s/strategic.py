@@ -188,8 +188,7 @@ def _merge_list(original: list, patch: list, field: MergeList) -> list:
     return _normalize_order(patch_items, server_only, in_patch, _positions(original, key), key)
 
 
-def _normalize_order(patch_items: list, server_only: list, in_patch: dict, in_original: dict,
-                     key: str | None) -> list:
+def _normalize_order(patch_items: list, server_only: list, in_patch: dict, in_original: dict, key: str | None) -> list:
     """normalizeElementOrder + mergeSortedSlice.
 
     Patch items are sorted by their position in the patch, server-only items by their position
@@ -198,6 +197,7 @@ def _normalize_order(patch_items: list, server_only: list, in_patch: dict, in_or
     there. Hence a patch item that is new to the list is emitted as soon as it is reached,
     ahead of any remaining server-only items (``[A, B] + [C, A=9] -> [C, A, B]``).
     """
+
     def original_position(item) -> int:
         return in_original.get(_marker(_ident(item, key)), -1)
 

@@ -26,20 +26,30 @@ def changes(old, new, path: tuple = (), *, named: bool = False, semantic: bool =
         return
     if isinstance(old, dict) and isinstance(new, dict):
         for name in [*new, *(name for name in old if name not in new)]:
-            yield from changes(old.get(name, MISSING), new.get(name, MISSING), (*path, name), named=named,
-                               semantic=semantic)
+            yield from changes(
+                old.get(name, MISSING), new.get(name, MISSING), (*path, name), named=named, semantic=semantic
+            )
     elif isinstance(old, list) and isinstance(new, list):
         if named and fieldpath.named(old) and fieldpath.named(new):
             before = {item["name"]: item for item in old}
             after = {item["name"]: item for item in new}
             for name in [*after, *(name for name in before if name not in after)]:
-                yield from changes(before.get(name, MISSING), after.get(name, MISSING), (*path, Name(name)),
-                                   named=named, semantic=semantic)
+                yield from changes(
+                    before.get(name, MISSING),
+                    after.get(name, MISSING),
+                    (*path, Name(name)),
+                    named=named,
+                    semantic=semantic,
+                )
         else:
             for index in range(max(len(old), len(new))):
-                yield from changes(old[index] if index < len(old) else MISSING,
-                                   new[index] if index < len(new) else MISSING, (*path, index), named=named,
-                                   semantic=semantic)
+                yield from changes(
+                    old[index] if index < len(old) else MISSING,
+                    new[index] if index < len(new) else MISSING,
+                    (*path, index),
+                    named=named,
+                    semantic=semantic,
+                )
     elif old != new or (not semantic and type(old) is not type(new)):
         yield (path, old, new)
 

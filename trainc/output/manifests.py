@@ -23,10 +23,28 @@ from ..trainer import api
 
 # kustomize's legacy order (api/resid/gvk.go): these kinds first, in this order, webhooks last, the rest between.
 ORDER_FIRST = (
-    "Namespace", "ResourceQuota", "StorageClass", "CustomResourceDefinition", "ServiceAccount",
-    "PodSecurityPolicy", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding", "ConfigMap", "Secret",
-    "Endpoints", "Service", "LimitRange", "PriorityClass", "PersistentVolume", "PersistentVolumeClaim",
-    "Deployment", "StatefulSet", "CronJob", "PodDisruptionBudget",
+    "Namespace",
+    "ResourceQuota",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "PodSecurityPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "Service",
+    "LimitRange",
+    "PriorityClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
 )
 ORDER_LAST = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 CLUSTER_DIRECTORY = "_cluster"  # cluster-scoped objects, in --output-dir (no namespace can be named so)
@@ -67,8 +85,17 @@ class Document:
         else:
             rank = len(ORDER_FIRST)
         origin = self.origin
-        return (rank, self.kind, self.group, self.data["apiVersion"], self.namespace, self.name,
-                origin.file, origin.index, origin.base)
+        return (
+            rank,
+            self.kind,
+            self.group,
+            self.data["apiVersion"],
+            self.namespace,
+            self.name,
+            origin.file,
+            origin.index,
+            origin.base,
+        )
 
     @property
     def last(self) -> bool:
@@ -115,8 +142,8 @@ def _standalone(text: str) -> str | None:
             if marker is None:
                 return None
             comment = marker.group(1)
-            kept = [comment + line[len(line.rstrip("\r\n")):]] if comment else []
-            return "".join(lines[:number] + kept + lines[number + 1:])
+            kept = [comment + line[len(line.rstrip("\r\n")) :]] if comment else []
+            return "".join(lines[:number] + kept + lines[number + 1 :])
         return text
     return None
 
@@ -141,8 +168,11 @@ class Manifests:
 
     def yaml_pieces(self) -> list[str]:
         """The YAML stream in pieces (per TrainJob, per document), for a writer that needs no one copy of it."""
-        return [*("---\n" + d.text() for d in self.first), *(dump(objs) for _, objs in self.jobs),
-                *("---\n" + d.text() for d in self.last)]
+        return [
+            *("---\n" + d.text() for d in self.first),
+            *(dump(objs) for _, objs in self.jobs),
+            *("---\n" + d.text() for d in self.last),
+        ]
 
 
 def dump(documents) -> str:
@@ -159,8 +189,10 @@ def why_empty(output, paths) -> str | None:
         return None
     where = ", ".join(source.name(path) for path in paths)
     found = f"no *.yaml, *.yml or *.json files in {where}" if not output.files else f"no documents in {where}"
-    return (f"{found}: an empty render would make a GitOps sync prune everything the app deployed; pass "
-            "--allow-empty if the app is meant to be empty")
+    return (
+        f"{found}: an empty render would make a GitOps sync prune everything the app deployed; pass "
+        "--allow-empty if the app is meant to be empty"
+    )
 
 
 def only_runtimes(output, manifests: Manifests) -> list[Notice]:
@@ -169,8 +201,15 @@ def only_runtimes(output, manifests: Manifests) -> list[Notice]:
     if manifests.first or manifests.jobs or manifests.last or not output.runtime_inputs:
         return []
     count = len(output.runtime_inputs)
-    return [Notice("notice", None, (), f"nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, "
-                   "which are used to render TrainJobs but not output (--include-runtimes outputs them)")]
+    return [
+        Notice(
+            "notice",
+            None,
+            (),
+            f"nothing to output: the inputs hold only {count} runtime{'s' * (count > 1)}, "
+            "which are used to render TrainJobs but not output (--include-runtimes outputs them)",
+        )
+    ]
 
 
 RENDERED_FROM = "trainc.kubeflow.org/rendered-from"  # `trainc fn` marks what it renders (kpt's hydrated files)
@@ -185,31 +224,41 @@ def rendered_by_trainc(data) -> bool:
     return isinstance(annotations, dict) and RENDERED_FROM in annotations
 
 
-def select(output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False,
-           files: bool = False) -> Manifests:
+def select(
+    output, *, namespace: str, trainer_only: bool = False, include_runtimes: bool = False, files: bool = False
+) -> Manifests:
     """The manifests of a build: its rendered objects and, unless `trainer_only`, what passes through
     (runtimes only with `include_runtimes`). Raises InputErrors for what kubectl apply could not take:
     an object without apiVersion, kind or name, or two objects with the same identity; with `files`
     (--output-dir), also two objects that would go to one file. Every such problem is reported, sorted by
     file, line and column."""
     manifests = Manifests(jobs=list(output.jobs))
-    uncompiled = sorted((Document(o, d) for o, d in output.uncompiled if _identified(o, d) is None),
-                        key=Document.order)
+    uncompiled = sorted((Document(o, d) for o, d in output.uncompiled if _identified(o, d) is None), key=Document.order)
     for document in uncompiled:
         fate = "not output (--trainer-only)" if trainer_only else "passed through unchanged"
-        manifests.notices.append(Notice(
-            "notice", None, (), f"{document.origin.file}: {document.data['apiVersion']} "
-            f"{api.described(document.kind, document.namespace, document.name)}: trainc does not compile this Trainer "
-            f"kind; {fate}"))
+        manifests.notices.append(
+            Notice(
+                "notice",
+                None,
+                (),
+                f"{document.origin.file}: {document.data['apiVersion']} "
+                f"{api.described(document.kind, document.namespace, document.name)}: trainc does not compile this Trainer "
+                f"kind; {fate}",
+            )
+        )
     if trainer_only:
         return manifests
-    found = [(origin, data) for origin, data in (*output.others, *output.uncompiled,
-                                                 *(output.runtime_inputs if include_runtimes else ()))
-             if not rendered_by_trainc(data)]
+    found = [
+        (origin, data)
+        for origin, data in (*output.others, *output.uncompiled, *(output.runtime_inputs if include_runtimes else ()))
+        if not rendered_by_trainc(data)
+    ]
     errors = [problem for origin, data in found if (problem := _identified(origin, data)) is not None]
     unidentified = {id(problem.origin) for problem in errors}
-    documents = sorted((_placed(origin, data, namespace) for origin, data in found if id(origin) not in unidentified),
-                       key=Document.order)
+    documents = sorted(
+        (_placed(origin, data, namespace) for origin, data in found if id(origin) not in unidentified),
+        key=Document.order,
+    )
     errors += _check_unique(documents, output.jobs, namespace, files)
     if errors:
         raise InputErrors(sorted(errors, key=position.order))
@@ -230,12 +279,17 @@ def _placed(origin: Origin, data: dict, namespace: str) -> Document:
 
 _TOOL_FILES = {  # files of other tools often found in an app's folder: what they are, and what to do
     "kustomization": "a kustomization, not a Kubernetes object: render the folder with `kubectl kustomize` and "
-                     "trainc's TrainJobGenerator (docs/routes/kustomize.md), or keep it out of the paths trainc reads",
+    "trainc's TrainJobGenerator (docs/routes/kustomize.md), or keep it out of the paths trainc reads",
     "helm": "a Helm chart's file, not a Kubernetes object: keep the chart out of the paths trainc reads (give trainc "
-            "the TrainJobs' folder)",
+    "the TrainJobs' folder)",
 }
-_TOOL_NAMES = {"kustomization.yaml": "kustomization", "kustomization.yml": "kustomization",
-               "values.yaml": "helm", "values.yml": "helm", "Chart.yaml": "helm"}
+_TOOL_NAMES = {
+    "kustomization.yaml": "kustomization",
+    "kustomization.yml": "kustomization",
+    "values.yaml": "helm",
+    "values.yml": "helm",
+    "Chart.yaml": "helm",
+}
 
 
 def _identified(origin: Origin, data) -> InputError | None:
@@ -267,8 +321,11 @@ def _apply_problem(origin: Origin, data) -> InputError | None:
     if not isinstance(name, str) or not name:
         return InputError(origin, ("metadata", "name"), "required for kubectl apply: a non-empty string")
     if name in (".", "..") or "/" in name or "%" in name:
-        return InputError(origin, ("metadata", "name"), f"may not be '.' or '..', nor contain '/' or '%' (as the API "
-                                                        f"server requires): {name!r}")
+        return InputError(
+            origin,
+            ("metadata", "name"),
+            f"may not be '.' or '..', nor contain '/' or '%' (as the API server requires): {name!r}",
+        )
     namespace = metadata.get("namespace")
     if namespace is not None and api.namespace_problem(namespace) is not None:
         return InputError(origin, ("metadata", "namespace"), api.namespace_problem(namespace))
@@ -280,8 +337,11 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
     kustomize refuses a repeated resource ID (a version does not make another object)."""
     if not documents:  # nothing passes through: the rendered objects are not read again
         return []
-    rendered = {(o["apiVersion"].rpartition("/")[0], o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]):
-                trainjob for trainjob, objects in jobs for o in objects}
+    rendered = {
+        (o["apiVersion"].rpartition("/")[0], o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]): trainjob
+        for trainjob, objects in jobs
+        for o in objects
+    }
     seen: dict = {}
     paths: dict = {}
     errors = []
@@ -290,26 +350,37 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
         where = api.described(document.kind, document.namespace, document.name)
         trainjob = rendered.get((*key[:2], document.namespace or namespace, key[3]))
         if key in seen:
-            errors.append(InputError(document.origin, ("metadata", "name"),
-                                     defined_twice(where, seen[key])))
+            errors.append(InputError(document.origin, ("metadata", "name"), defined_twice(where, seen[key])))
         elif trainjob is not None:
-            errors.append(InputError(document.origin, ("metadata", "name"), f"{where} is also rendered for TrainJob "
-                                                                            f"{trainjob.namespace}/{trainjob.name}"))
+            errors.append(
+                InputError(
+                    document.origin,
+                    ("metadata", "name"),
+                    f"{where} is also rendered for TrainJob {trainjob.namespace}/{trainjob.name}",
+                )
+            )
         elif files and (problem := _file_problem(document)) is not None:
             errors.append(InputError(document.origin, ("metadata", "name"), f"{where}: {problem}"))
         elif files and document.path().lower() in paths:  # lower: a case-insensitive file system too
-            errors.append(InputError(document.origin, ("metadata", "name"),
-                                     f"{where} would share the --output-dir file {document.path()} with an object "
-                                     f"in {position.name_place(paths[document.path().lower()])}"))
+            errors.append(
+                InputError(
+                    document.origin,
+                    ("metadata", "name"),
+                    f"{where} would share the --output-dir file {document.path()} with an object "
+                    f"in {position.name_place(paths[document.path().lower()])}",
+                )
+            )
         seen.setdefault(key, document.origin)
         paths.setdefault(document.path().lower(), document.origin)
     return errors
 
 
 _KIND = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_KIND_MESSAGE = ("may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
-                 "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
-                 "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+_KIND_MESSAGE = (
+    "may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
+    "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
+    "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
 _FILE_NAME_BYTES = 255  # NAME_MAX of Linux and macOS file systems
 
 
@@ -320,6 +391,8 @@ def _file_problem(document: Document) -> str | None:
     if "\0" in name:
         return "its name holds a NUL character, which no --output-dir file name can hold"
     if len(name.encode("utf-8", "surrogatepass")) > _FILE_NAME_BYTES:
-        return (f"its --output-dir file name {name[:40]!r}... is longer than {_FILE_NAME_BYTES} bytes, which file "
-                "systems refuse; shorten the name or print to stdout")
+        return (
+            f"its --output-dir file name {name[:40]!r}... is longer than {_FILE_NAME_BYTES} bytes, which file "
+            "systems refuse; shorten the name or print to stdout"
+        )
     return None

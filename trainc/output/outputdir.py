@@ -112,8 +112,10 @@ def _locked(root: int, directory: str):
     try:
         fcntl.flock(root, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise OutputDirError(f"{directory} is being written by another trainc build{_holder(root)}; run one build "
-                             "per directory at a time") from None
+        raise OutputDirError(
+            f"{directory} is being written by another trainc build{_holder(root)}; run one build "
+            "per directory at a time"
+        ) from None
     yield
 
 
@@ -166,22 +168,45 @@ def _replace(root: int, directory: str, contents: dict, inputs) -> list[Notice]:
         if relative not in others:
             (removed if _remove(root, directory, relative) else kept).append(relative)
     listing = "".join(json.dumps(relative) + "\n" for relative in sorted({*contents, *others}))
-    text = ("# The files trainc build wrote in this directory, one JSON string a line; it removes them once they are "
-            "no longer rendered.\n" + listing)
+    text = (
+        "# The files trainc build wrote in this directory, one JSON string a line; it removes them once they are "
+        "no longer rendered.\n" + listing
+    )
     manifest = os.path.join(directory, MANIFEST)
     try:
         os.replace(_stage(root, MANIFEST, text, False, manifest), MANIFEST, src_dir_fd=root, dst_dir_fd=root)
     except OSError as exc:
         raise OutputDirError(f"{manifest}: {exc.strerror}") from None
-    notices = [Notice("notice", None, (), f"{os.path.join(directory, relative)}: removed: {sources[relative]} no longer "
-                      "renders it") for relative in removed]
+    notices = [
+        Notice(
+            "notice",
+            None,
+            (),
+            f"{os.path.join(directory, relative)}: removed: {sources[relative]} no longer renders it",
+        )
+        for relative in removed
+    ]
     if others:
-        notices.append(Notice("notice", None, (), f"{directory}: {len(others)} file(s) rendered from inputs this run "
-                              f"was not given kept as they are (e.g. {os.path.join(directory, others[0])}, from "
-                              f"{sources[others[0]]}); a build given those inputs removes them once they render none"))
-    return notices + [Notice("notice", None, (), f"{os.path.join(directory, relative)}: listed in {MANIFEST}, but not a "
-                             "file headed by trainc's line (any more), so not trainc's to remove: left as it is")
-                      for relative in kept]
+        notices.append(
+            Notice(
+                "notice",
+                None,
+                (),
+                f"{directory}: {len(others)} file(s) rendered from inputs this run "
+                f"was not given kept as they are (e.g. {os.path.join(directory, others[0])}, from "
+                f"{sources[others[0]]}); a build given those inputs removes them once they render none",
+            )
+        )
+    return notices + [
+        Notice(
+            "notice",
+            None,
+            (),
+            f"{os.path.join(directory, relative)}: listed in {MANIFEST}, but not a "
+            "file headed by trainc's line (any more), so not trainc's to remove: left as it is",
+        )
+        for relative in kept
+    ]
 
 
 def _source(root: int, relative: str) -> str | None:
@@ -207,7 +232,7 @@ def source_of(text: str) -> str | None:
     prefix, suffix = HEADER.split("{source}")
     if not line.startswith(prefix) or not line.endswith(suffix):
         return None
-    return line[len(prefix):-len(suffix)]
+    return line[len(prefix) : -len(suffix)]
 
 
 def given(source: str | None, inputs) -> bool:
@@ -266,8 +291,10 @@ def _folder(root: int, directory: str, folder: str, made: list[str]) -> int:
             return os.open(folder, _OPEN_DIRECTORY, dir_fd=root)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR) and stat.S_ISLNK(os.lstat(folder, dir_fd=root).st_mode):
-            raise OutputDirError(f"{path} is a symbolic link: trainc writes only inside the output directory and "
-                                 "never through a link (it could lead outside); remove the link") from None
+            raise OutputDirError(
+                f"{path} is a symbolic link: trainc writes only inside the output directory and "
+                "never through a link (it could lead outside); remove the link"
+            ) from None
         raise OutputDirError(f"{path}: {exc.strerror}") from None
 
 
@@ -282,8 +309,10 @@ def _check_target(folder: int, path: str) -> None:
         raise OutputDirError(f"{path}: Is a directory")
     if stat.S_ISREG(mode) and _headed(folder, name):
         return
-    raise OutputDirError(f"{path} exists and trainc did not write it (it does not start with trainc's "
-                         f"'{_HEADER_START.decode()}...' line): move it away, or write to another --output-dir")
+    raise OutputDirError(
+        f"{path} exists and trainc did not write it (it does not start with trainc's "
+        f"'{_HEADER_START.decode()}...' line): move it away, or write to another --output-dir"
+    )
 
 
 def _headed(folder: int, name: str) -> bool:
@@ -300,8 +329,12 @@ def _stage(folder: int, name: str, text: str, private: bool, path: str) -> str:
     while True:
         staging = f".{name}.{secrets.token_hex(4)}.tmp"
         try:
-            handle = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                             0o600 if private else 0o666, dir_fd=folder)
+            handle = os.open(
+                staging,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600 if private else 0o666,
+                dir_fd=folder,
+            )
             break
         except FileExistsError:
             continue

@@ -24,9 +24,19 @@ def impersonated(user: str | None, groups=()) -> tuple[str, tuple]:
     return made(user, groups)
 
 
-def check(output, *, namespace: str = "default", old=None, paths=(), house_rules=None, config: str | None = None,
-          reader=None, user=NOBODY, costs=None, currency: str | None = None) \
-        -> tuple[list, list[Notice]]:
+def check(
+    output,
+    *,
+    namespace: str = "default",
+    old=None,
+    paths=(),
+    house_rules=None,
+    config: str | None = None,
+    reader=None,
+    user=NOBODY,
+    costs=None,
+    currency: str | None = None,
+) -> tuple[list, list[Notice]]:
     """(errors, notices) of the policies' verdicts on `output` (a build.Output): denials and bad policy input are
     the errors, after what the API server refuses of the CRDs among the inputs for their rules' estimated cost
     (`crdrules`). `old` ({identity: object} as the cluster holds it before the update) makes objects with a
@@ -41,17 +51,33 @@ def check(output, *, namespace: str = "default", old=None, paths=(), house_rules
 
             if crdrules.is_crd_with_rules(obj):
                 refused += crdrules.check(origin, obj, (old or {}).get(identity(obj, namespace)))
-    errors, notices = _policies(output, namespace=namespace, old=old, paths=paths, house_rules=house_rules,
-                                config=config, reader=reader, user=user, costs=costs, currency=currency)
+    errors, notices = _policies(
+        output,
+        namespace=namespace,
+        old=old,
+        paths=paths,
+        house_rules=house_rules,
+        config=config,
+        reader=reader,
+        user=user,
+        costs=costs,
+        currency=currency,
+    )
     return refused + errors, notices
 
 
-def _policies(output, *, namespace, old, paths, house_rules, config, reader, user, costs, currency) \
-        -> tuple[list, list[Notice]]:
+def _policies(
+    output, *, namespace, old, paths, house_rules, config, reader, user, costs, currency
+) -> tuple[list, list[Notice]]:
     """`check`'s ValidatingAdmissionPolicies and house rules."""
     limit = reader.budget.limit if reader is not None else None
-    rules, errors = (list(house_rules), []) if house_rules is not None else ([], []) if config is None else \
-        _house_rules(config, limit)
+    rules, errors = (
+        (list(house_rules), [])
+        if house_rules is not None
+        else ([], [])
+        if config is None
+        else _house_rules(config, limit)
+    )
     inputs = [(origin, obj) for origin, obj in (*output.others, *output.uncompiled) if _sendable(obj)]
     extra = [(origin, obj) for origin, obj in (_read(paths, errors, reader) if paths else []) if _sendable(obj)]
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
@@ -71,8 +97,9 @@ def _policies(output, *, namespace, old, paths, house_rules, config, reader, use
             priced = (costs or {}).get((trainjob.namespace, trainjob.name))
             cost = None if priced is None else priced.cel(currency)
             for obj in objects:
-                admission.admit(vap.Subject(obj, trainjob.origin, (), old.get(resid.identity(obj, namespace)), cost),
-                                outcome)
+                admission.admit(
+                    vap.Subject(obj, trainjob.origin, (), old.get(resid.identity(obj, namespace)), cost), outcome
+                )
         for origin, obj in inputs:
             admission.admit(vap.Subject(obj, origin, (), old.get(resid.identity(obj, namespace))), outcome)
     finally:
@@ -83,8 +110,12 @@ def _policies(output, *, namespace, old, paths, house_rules, config, reader, use
 def _sendable(obj) -> bool:
     """Whether kubectl apply would send the object to the API server at all (a string apiVersion and kind, a
     metadata mapping): the admission chain never sees one it would not, and the output set reports those."""
-    return isinstance(obj, dict) and isinstance(obj.get("apiVersion"), str) and isinstance(obj.get("kind"), str) \
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("apiVersion"), str)
+        and isinstance(obj.get("kind"), str)
         and isinstance(obj.get("metadata"), dict)
+    )
 
 
 def _house_rules(config, limit: int | None) -> tuple[list, list]:
@@ -98,8 +129,13 @@ def identity(obj, namespace: str) -> tuple | None:
     """The key `check`'s `old` is indexed by; None for an object no update can replace (no string apiVersion,
     kind or name: a previous version kubectl apply would not have taken)."""
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
-    if not (isinstance(metadata, dict) and all(isinstance(value, str) for value in (
-            obj.get("apiVersion"), obj.get("kind"), metadata.get("name"), metadata.get("namespace") or ""))):
+    if not (
+        isinstance(metadata, dict)
+        and all(
+            isinstance(value, str)
+            for value in (obj.get("apiVersion"), obj.get("kind"), metadata.get("name"), metadata.get("namespace") or "")
+        )
+    ):
         return None
     return resid.identity(obj, namespace)
 

@@ -18,14 +18,19 @@ from ..k8s import celcost, celschema
 
 RULE_LIMIT = 10_000_000  # StaticEstimatedCostLimit
 CRD_LIMIT = 100_000_000  # StaticEstimatedCRDCostLimit
-_HINT = ("(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and "
-         "strings are declared)")
+_HINT = (
+    "(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and "
+    "strings are declared)"
+)
 
 
 def is_crd_with_rules(obj) -> bool:
-    return (isinstance(obj, dict) and obj.get("kind") == "CustomResourceDefinition"
-            and str(obj.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
-            and "x-kubernetes-validations" in repr(obj.get("spec")))
+    return (
+        isinstance(obj, dict)
+        and obj.get("kind") == "CustomResourceDefinition"
+        and str(obj.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
+        and "x-kubernetes-validations" in repr(obj.get("spec"))
+    )
 
 
 def check(origin, crd: dict, old: dict | None = None) -> list[InputError]:
@@ -76,10 +81,25 @@ def _version(origin, at: tuple, schema: dict, unchanged: bool) -> list[InputErro
         errors = []
     if total.total > CRD_LIMIT:
         for _, path in total.expensive:
-            errors.append(InputError(origin, path, "Forbidden: contributed to estimated rule cost total exceeding "
-                                                   "cost limit for entire OpenAPIv3 schema"))
-        errors.append(InputError(origin, at, message("x-kubernetes-validations estimated rule cost total for "
-                                                     "entire OpenAPIv3 schema", total.total, CRD_LIMIT)))
+            errors.append(
+                InputError(
+                    origin,
+                    path,
+                    "Forbidden: contributed to estimated rule cost total exceeding "
+                    "cost limit for entire OpenAPIv3 schema",
+                )
+            )
+        errors.append(
+            InputError(
+                origin,
+                at,
+                message(
+                    "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                    total.total,
+                    CRD_LIMIT,
+                ),
+            )
+        )
     return errors
 
 

@@ -63,8 +63,11 @@ def _load(path: str, limit: int | None = None) -> tuple[list[Rule], list[InputEr
         return [], []
     rules, errors = [], []
     if not isinstance(found, list):
-        return [], [InputError(origin, ("policies",), "must be a list of {name, match, rule, message}",
-                               mark=where(("policies",)))]
+        return [], [
+            InputError(
+                origin, ("policies",), "must be a list of {name, match, rule, message}", mark=where(("policies",))
+            )
+        ]
     for index, item in enumerate(found):
         try:
             rules.append(_rule(item, index))
@@ -118,12 +121,14 @@ def _rule(item, index: int) -> Rule:
     except celengine.CompileError as exc:
         raise _Bad(("rule",), f"compilation failed: {exc}") from None
     message = _text(item, "message", required=False) or f"failed rule: {expression.strip()}"
-    return Rule(name, tuple(kinds), None if namespaces is None else tuple(namespaces), labels, expression, program,
-                message)
+    return Rule(
+        name, tuple(kinds), None if namespaces is None else tuple(namespaces), labels, expression, program, message
+    )
 
 
-def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list,
-          cost: dict | None = None) -> None:
+def check(
+    rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list, cost: dict | None = None
+) -> None:
     """Add an error for each rule that takes `obj` (in `namespace`, "" when cluster-scoped) and refuses it;
     `cost`: its TrainJob's, as rules read it."""
     from ..k8s import celengine

@@ -20,8 +20,12 @@ _ALL = "*"
 
 
 def is_rbac(obj) -> bool:
-    return (isinstance(obj, dict) and obj.get("kind") in KINDS and isinstance(obj.get("apiVersion"), str)
-            and obj["apiVersion"].startswith(GROUP + "/"))
+    return (
+        isinstance(obj, dict)
+        and obj.get("kind") in KINDS
+        and isinstance(obj.get("apiVersion"), str)
+        and obj["apiVersion"].startswith(GROUP + "/")
+    )
 
 
 def _list(value) -> list:
@@ -55,8 +59,10 @@ class RBAC:
     def authorize(self, user: str, groups: list, attributes: celauthz.Attributes) -> tuple[bool, str, str]:
         """(allowed, reason, error), as RBACAuthorizer.Authorize."""
         if not self:
-            raise ValueError(f"{celauthz.NOT_EVALUATED}: no RBAC objects (Roles, ClusterRoles and their bindings) "
-                             "among the inputs or --policies to answer it")
+            raise ValueError(
+                f"{celauthz.NOT_EVALUATED}: no RBAC objects (Roles, ClusterRoles and their bindings) "
+                "among the inputs or --policies to answer it"
+            )
         for binding in self.cluster_role_bindings:
             found = self._allowing(binding, user, groups, "", attributes)
             if found is not None:
@@ -72,8 +78,7 @@ class RBAC:
     def _allowing(self, binding: dict, user: str, groups: list, namespace: str, attributes) -> str | None:
         """`ROLEKIND "role" to SUBJECT` when the binding applies to the user and one of its role's rules
         allows the request, else None."""
-        subject = next((s for s in _list(binding.get("subjects")) if _applies(_map(s), user, groups, namespace)),
-                       None)
+        subject = next((s for s in _list(binding.get("subjects")) if _applies(_map(s), user, groups, namespace)), None)
         if subject is None:
             return None
         ref = _map(binding.get("roleRef"))
@@ -133,14 +138,20 @@ def _has(values, value: str) -> bool:
 def _rule_allows(rule: dict, attributes: celauthz.Attributes) -> bool:
     if attributes.path is None:
         combined = f"{attributes.resource}/{attributes.subresource}" if attributes.subresource else attributes.resource
-        return (_has(rule.get("verbs"), attributes.verb) and _has(rule.get("apiGroups"), attributes.group)
-                and _resource_matches(_list(rule.get("resources")), combined, attributes.subresource)
-                and (not _list(rule.get("resourceNames")) or attributes.name in _list(rule.get("resourceNames"))))
+        return (
+            _has(rule.get("verbs"), attributes.verb)
+            and _has(rule.get("apiGroups"), attributes.group)
+            and _resource_matches(_list(rule.get("resources")), combined, attributes.subresource)
+            and (not _list(rule.get("resourceNames")) or attributes.name in _list(rule.get("resourceNames")))
+        )
     return _has(rule.get("verbs"), attributes.verb) and any(
         url == _ALL or url == attributes.path or (url.endswith(_ALL) and attributes.path.startswith(url[:-1]))
-        for url in _list(rule.get("nonResourceURLs")) if isinstance(url, str))
+        for url in _list(rule.get("nonResourceURLs"))
+        if isinstance(url, str)
+    )
 
 
 def _resource_matches(resources: list, combined: str, subresource: str) -> bool:
-    return any(item == _ALL or item == combined or (subresource and item == f"{_ALL}/{subresource}")
-               for item in resources)
+    return any(
+        item == _ALL or item == combined or (subresource and item == f"{_ALL}/{subresource}") for item in resources
+    )

@@ -29,8 +29,16 @@ from ..k8s.identity import Resources, group_version, is_policy
 from . import house, rbac
 
 POLICY, BINDING = "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"
-NAMES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer",
-         "authorizer.requestResource")
+NAMES = (
+    "object",
+    "oldObject",
+    "request",
+    "params",
+    "namespaceObject",
+    "variables",
+    "authorizer",
+    "authorizer.requestResource",
+)
 _ACTIONS = ("Deny", "Warn", "Audit")
 
 
@@ -112,33 +120,47 @@ def _policy(origin: Origin, obj: dict, known_kind) -> Policy:
         kind = _get(obj, ("spec", "paramKind", "kind"), str, required=True)
         group, version = group_version(api_version)
         if not known_kind(group, kind):
-            raise _Bad(("spec", "paramKind"), f"failed to find resource referenced by paramKind: '{api_version}, "
-                                              f"Kind={kind}': no such kind among the inputs, --policies or "
-                                              "Kubernetes' built-in kinds")
+            raise _Bad(
+                ("spec", "paramKind"),
+                f"failed to find resource referenced by paramKind: '{api_version}, "
+                f"Kind={kind}': no such kind among the inputs, --policies or "
+                "Kubernetes' built-in kinds",
+            )
         param_kind = (group, version, kind)
     constraints = _get(obj, ("spec", "matchConstraints"), dict, required=True)
     _get(obj, ("spec", "matchConstraints", "resourceRules"), list, required=True)
     policy = Policy(origin, name, failure, param_kind, constraints)
     for index, item in enumerate(_get(obj, ("spec", "matchConditions"), list, default=[])):
         where = ("spec", "matchConditions", index)
-        policy.conditions.append((_get(item, ("name",), str, required=True),
-                                  _compile(_get(item, ("expression",), str, required=True), (*where, "expression"))))
+        policy.conditions.append(
+            (
+                _get(item, ("name",), str, required=True),
+                _compile(_get(item, ("expression",), str, required=True), (*where, "expression")),
+            )
+        )
     for index, item in enumerate(_get(obj, ("spec", "variables"), list, default=[])):
         where = ("spec", "variables", index)
-        policy.variables.append((_get(item, ("name",), str, required=True),
-                                 _compile(_get(item, ("expression",), str, required=True), (*where, "expression"))))
+        policy.variables.append(
+            (
+                _get(item, ("name",), str, required=True),
+                _compile(_get(item, ("expression",), str, required=True), (*where, "expression")),
+            )
+        )
     validations = _get(obj, ("spec", "validations"), list, default=[])
     if not validations:
-        raise _Bad(("spec", "validations"), "at least one of validations or auditAnnotations is required "
-                                            "(trainc evaluates validations only)")
+        raise _Bad(
+            ("spec", "validations"),
+            "at least one of validations or auditAnnotations is required (trainc evaluates validations only)",
+        )
     for index, item in enumerate(validations):
         where = ("spec", "validations", index)
         if not isinstance(item, dict):
             raise _Bad(where, "must be an object")
         expression = _compile(_get(item, ("expression",), str, required=True), (*where, "expression"))
         message = _get(item, ("messageExpression",), str)
-        policy.validations.append((item, expression,
-                                   None if message is None else _compile(message, (*where, "messageExpression"))))
+        policy.validations.append(
+            (item, expression, None if message is None else _compile(message, (*where, "messageExpression")))
+        )
     return policy
 
 
@@ -147,8 +169,9 @@ def _binding(origin: Origin, obj: dict, policies: dict) -> Binding:
     policy_name = _get(obj, ("spec", "policyName"), str, required=True)
     policy = policies.get(policy_name)
     if policy is None:
-        raise _Bad(("spec", "policyName"), f"no ValidatingAdmissionPolicy {policy_name!r} among the inputs or "
-                                           "--policies")
+        raise _Bad(
+            ("spec", "policyName"), f"no ValidatingAdmissionPolicy {policy_name!r} among the inputs or --policies"
+        )
     actions = _get(obj, ("spec", "validationActions"), list, required=True)
     if not actions or any(action not in _ACTIONS for action in actions):
         raise _Bad(("spec", "validationActions"), 'must be one or more of "Deny", "Warn", "Audit"')
@@ -156,10 +179,13 @@ def _binding(origin: Origin, obj: dict, policies: dict) -> Binding:
         raise _Bad(("spec", "validationActions"), "Deny and Warn may not be used together")
     param_ref = _get(obj, ("spec", "paramRef"), dict)
     if policy.param_kind is not None and param_ref is None:
-        raise _Bad(("spec", "paramRef"), f"ValidatingAdmissionPolicy {policy.name!r} has a paramKind: the binding "
-                                         "needs a paramRef")
-    return Binding(origin, name, policy, tuple(dict.fromkeys(actions)), param_ref,
-                   _get(obj, ("spec", "matchResources"), dict))
+        raise _Bad(
+            ("spec", "paramRef"),
+            f"ValidatingAdmissionPolicy {policy.name!r} has a paramKind: the binding needs a paramRef",
+        )
+    return Binding(
+        origin, name, policy, tuple(dict.fromkeys(actions)), param_ref, _get(obj, ("spec", "matchResources"), dict)
+    )
 
 
 def load(documents, others) -> tuple[list[Binding], list[InputError]]:
@@ -193,6 +219,7 @@ def load(documents, others) -> tuple[list[Binding], list[InputError]]:
 
 # --- matching (generic/matching.go and the webhook rule matcher)
 
+
 def _selects(selector, labels: dict) -> bool:
     """A metav1.LabelSelector; absent or empty selects everything."""
     if not isinstance(selector, dict):
@@ -202,8 +229,12 @@ def _selects(selector, labels: dict) -> bool:
     for expression in selector.get("matchExpressions") or ():
         key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values") or ()
         present = key in labels
-        allowed = {"In": present and labels.get(key) in values, "NotIn": not present or labels.get(key) not in values,
-                   "Exists": present, "DoesNotExist": not present}.get(operator, False)
+        allowed = {
+            "In": present and labels.get(key) in values,
+            "NotIn": not present or labels.get(key) not in values,
+            "Exists": present,
+            "DoesNotExist": not present,
+        }.get(operator, False)
         if not allowed:
             return False
     return True
@@ -214,8 +245,11 @@ def _listed(values, value) -> bool:
 
 
 def _rule_matches(rule: dict, request: dict, operation: str) -> bool:
-    if not (_listed(rule.get("operations"), operation) and _listed(rule.get("apiGroups"), request["kind"]["group"])
-            and _listed(rule.get("apiVersions"), request["kind"]["version"])):
+    if not (
+        _listed(rule.get("operations"), operation)
+        and _listed(rule.get("apiGroups"), request["kind"]["group"])
+        and _listed(rule.get("apiVersions"), request["kind"]["version"])
+    ):
         return False
     resources = rule.get("resources") or ()
     resource = request["resource"]["resource"]
@@ -229,8 +263,9 @@ def _rule_matches(rule: dict, request: dict, operation: str) -> bool:
     return not names or request["name"] in names
 
 
-def _matches(criteria: dict | None, request: dict, labels: dict, namespace_labels: dict | None, operation: str,
-             any_rule: bool) -> bool:
+def _matches(
+    criteria: dict | None, request: dict, labels: dict, namespace_labels: dict | None, operation: str, any_rule: bool
+) -> bool:
     """Whether `criteria` (matchConstraints or a binding's matchResources) take the request; `any_rule`: no
     resourceRules means every resource (a binding's matchResources)."""
     if criteria is None:
@@ -246,6 +281,7 @@ def _matches(criteria: dict | None, request: dict, labels: dict, namespace_label
 
 
 # --- evaluation (validating/validator.go, dispatcher.go)
+
 
 @dataclass
 class Outcome:
@@ -300,10 +336,15 @@ class Admission:
         namespace = "" if cluster else metadata.get("namespace") or self.default_namespace
         name = metadata.get("name") or ""
         operation = "CREATE" if subject.old is None else "UPDATE"
-        request = {"kind": {"group": group, "version": version, "kind": kind},
-                   "resource": {"group": group, "version": version, "resource": resource},
-                   "name": name, "namespace": namespace, "operation": operation,
-                   "userInfo": {"username": self.user, "groups": self.groups}, "dryRun": False}
+        request = {
+            "kind": {"group": group, "version": version, "kind": kind},
+            "resource": {"group": group, "version": version, "resource": resource},
+            "name": name,
+            "namespace": namespace,
+            "operation": operation,
+            "userInfo": {"username": self.user, "groups": self.groups},
+            "dryRun": False,
+        }
         labels = metadata.get("labels") or {}
         if subject.old is not None and not labels:
             labels = (subject.old.get("metadata") or {}).get("labels") or {}
@@ -318,18 +359,23 @@ class Admission:
         self.current = label
         self.given = {} if subject.cost is None else {"cost": subject.cost}
         if self.rules:
-            house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors,
-                        subject.cost)
+            house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors, subject.cost)
         data = shared = None  # shared: the data bound once, for the policies without params and variables
         for binding in self.bindings:
             policy = binding.policy
-            if not (_matches(policy.constraints, request, labels, namespace_labels, operation, False)
-                    and _matches(binding.match, request, labels, namespace_labels, operation, True)):
+            if not (
+                _matches(policy.constraints, request, labels, namespace_labels, operation, False)
+                and _matches(binding.match, request, labels, namespace_labels, operation, True)
+            ):
                 continue
             if data is None:
-                data = {"object": obj, "oldObject": subject.old, "request": request,
-                        "namespaceObject": namespace_object,
-                        **celauthz.values(self.authorizer, self.user, self.groups, request)}
+                data = {
+                    "object": obj,
+                    "oldObject": subject.old,
+                    "request": request,
+                    "namespaceObject": namespace_object,
+                    **celauthz.values(self.authorizer, self.user, self.groups, request),
+                }
             try:
                 params = self._params(binding, namespace)
             except _Config as exc:
@@ -447,14 +493,23 @@ class Admission:
         found = []
         for (name, path), (policy, expression) in sorted(self.unevaluated.items(), key=lambda item: item[0]):
             if policy.failure == "Fail":
-                effect = ("the cluster answers it, and under its failurePolicy Fail a check that errors there "
-                          "denies the request")
+                effect = (
+                    "the cluster answers it, and under its failurePolicy Fail a check that errors there "
+                    "denies the request"
+                )
             else:
                 effect = "its failurePolicy Ignore skips a check that errors, as here"
-            found.append(Notice("notice", policy.origin, path, f"ValidatingAdmissionPolicy '{name}': not evaluated: "
-                                f"its authorizer check needs the RBAC objects (Roles, ClusterRoles and their "
-                                f"bindings) among the inputs or --policies, and there are none; skipped here ("
-                                f"{effect})"))
+            found.append(
+                Notice(
+                    "notice",
+                    policy.origin,
+                    path,
+                    f"ValidatingAdmissionPolicy '{name}': not evaluated: "
+                    f"its authorizer check needs the RBAC objects (Roles, ClusterRoles and their "
+                    f"bindings) among the inputs or --policies, and there are none; skipped here ("
+                    f"{effect})",
+                )
+            )
         return found
 
     def close(self) -> None:
@@ -464,15 +519,31 @@ class Admission:
         policy = binding.policy.name
         for action in actions:
             if action == "Deny":
-                outcome.errors.append(InputError(subject.origin, subject.path, f"{label}: ValidatingAdmissionPolicy "
-                                                 f"'{policy}' with binding '{binding.name}' denied request: {message}"))
+                outcome.errors.append(
+                    InputError(
+                        subject.origin,
+                        subject.path,
+                        f"{label}: ValidatingAdmissionPolicy "
+                        f"'{policy}' with binding '{binding.name}' denied request: {message}",
+                    )
+                )
                 continue
             if action == "Warn":
-                severity, text = "warning", (f"{label}: Validation failed for ValidatingAdmissionPolicy '{policy}' "
-                                             f"with binding '{binding.name}': {message}")
+                severity, text = (
+                    "warning",
+                    (
+                        f"{label}: Validation failed for ValidatingAdmissionPolicy '{policy}' "
+                        f"with binding '{binding.name}': {message}"
+                    ),
+                )
             else:
-                severity, text = "notice", (f"{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
-                                            f"'{binding.name}': validation failed: {message}")
+                severity, text = (
+                    "notice",
+                    (
+                        f"{label}: audit: ValidatingAdmissionPolicy '{policy}' with binding "
+                        f"'{binding.name}': validation failed: {message}"
+                    ),
+                )
             outcome.notices.append(Notice(severity, subject.origin, (), text, at=subject.path))
 
 

@@ -35,13 +35,20 @@ def _bounded(title: str, unit: str, after: dict, before: dict | None) -> Chart:
     """The chart of {category: value} (and the base's), categories by name, past MAX_CATEGORIES summed."""
     names = sorted(after.keys() | (before or {}).keys())
     if len(names) > MAX_CATEGORIES:
-        kept, rest = names[:MAX_CATEGORIES - 1], names[MAX_CATEGORIES - 1:]
-        fold = (lambda values: {**{name: values.get(name, 0) for name in kept},
-                                f"{len(rest)} others": sum(values.get(name, 0) for name in rest)})
+        kept, rest = names[: MAX_CATEGORIES - 1], names[MAX_CATEGORIES - 1 :]
+        fold = lambda values: {
+            **{name: values.get(name, 0) for name in kept},
+            f"{len(rest)} others": sum(values.get(name, 0) for name in rest),
+        }
         after, before = fold(after), None if before is None else fold(before)
         names = [*kept, f"{len(rest)} others"]
-    return Chart(title, unit, tuple(names), tuple(Fraction(after.get(name, 0)) for name in names),
-                 None if before is None else tuple(Fraction(before.get(name, 0)) for name in names))
+    return Chart(
+        title,
+        unit,
+        tuple(names),
+        tuple(Fraction(after.get(name, 0)) for name in names),
+        None if before is None else tuple(Fraction(before.get(name, 0)) for name in names),
+    )
 
 
 def _use(found: list) -> dict:
@@ -65,16 +72,27 @@ def quota(after: list, before: list | None = None) -> list[Chart]:
     used = sorted({*now, *(was or {})})
     order = [resource for resource in used if "gpu" in resource.lower()] + [r for r in _RESOURCES if r in used]
     side = "bars: this change, line: the base" if before is not None else "bars: these TrainJobs"
-    return [_bounded(f"{resource} per ClusterQueue/flavor ({side})", prices.unit_name(resource),
-                     now.get(resource, {}), None if was is None else was.get(resource, {})) for resource in order]
+    return [
+        _bounded(
+            f"{resource} per ClusterQueue/flavor ({side})",
+            prices.unit_name(resource),
+            now.get(resource, {}),
+            None if was is None else was.get(resource, {}),
+        )
+        for resource in order
+    ]
 
 
-def cost(after: list, costs: dict, currency: str, before: list | None = None, base_costs: dict | None = None) \
-        -> Chart | None:
+def cost(
+    after: list, costs: dict, currency: str, before: list | None = None, base_costs: dict | None = None
+) -> Chart | None:
     """The hourly rate per queue (and the base's), None without priced jobs."""
+
     def rates(found, priced) -> dict:
-        return {queue_name(key): total.hourly
-                for key, total in costing.totals(found, priced, lambda job: job.queue_key).items()}
+        return {
+            queue_name(key): total.hourly
+            for key, total in costing.totals(found, priced, lambda job: job.queue_key).items()
+        }
 
     now = rates(after, costs)
     was = None if before is None else rates(before, base_costs or {})
@@ -99,9 +117,14 @@ def mermaid(chart: Chart) -> str:
     """A fenced Mermaid block GitHub renders as the chart."""
     axis = ", ".join(f'"{_label(name)}"' for name in chart.categories)
     top = max([*chart.bars, *(chart.line or ()), Fraction(1)])
-    lines = ["```mermaid", "xychart-beta", f'    title "{_label(chart.title)}"', f"    x-axis [{axis}]",
-             f'    y-axis "{_label(chart.unit)}" 0 --> {number(top * Fraction(11, 10))}',
-             f"    bar [{', '.join(number(value) for value in chart.bars)}]"]
+    lines = [
+        "```mermaid",
+        "xychart-beta",
+        f'    title "{_label(chart.title)}"',
+        f"    x-axis [{axis}]",
+        f'    y-axis "{_label(chart.unit)}" 0 --> {number(top * Fraction(11, 10))}',
+        f"    bar [{', '.join(number(value) for value in chart.bars)}]",
+    ]
     if chart.line is not None:
         lines.append(f"    line [{', '.join(number(value) for value in chart.line)}]")
     return "\n".join([*lines, "```"]) + "\n"
@@ -134,32 +157,86 @@ def svg(chart: Chart) -> str:
     def x(value: Fraction) -> str:
         return number(_LABELS + value * span / top)
 
-    legend = [_element("rect", {"x": _LABELS, "y": 28, "width": 12, "height": 12, "fill": BAR}),
-              _element("text", {"x": _LABELS + 18, "y": 39},
-                       ["this change" if chart.line is not None else "these TrainJobs"])]
+    legend = [
+        _element("rect", {"x": _LABELS, "y": 28, "width": 12, "height": 12, "fill": BAR}),
+        _element(
+            "text", {"x": _LABELS + 18, "y": 39}, ["this change" if chart.line is not None else "these TrainJobs"]
+        ),
+    ]
     if chart.line is not None:
-        legend += [_element("line", {"x1": _LABELS + 130, "x2": _LABELS + 130, "y1": 26, "y2": 42, "stroke": BASE,
-                                     "stroke-width": 3, "stroke-dasharray": "3 2"}),
-                   _element("text", {"x": _LABELS + 138, "y": 39}, ["the base"])]
+        legend += [
+            _element(
+                "line",
+                {
+                    "x1": _LABELS + 130,
+                    "x2": _LABELS + 130,
+                    "y1": 26,
+                    "y2": 42,
+                    "stroke": BASE,
+                    "stroke-width": 3,
+                    "stroke-dasharray": "3 2",
+                },
+            ),
+            _element("text", {"x": _LABELS + 138, "y": 39}, ["the base"]),
+        ]
     rows = []
     for index, (name, value) in enumerate(zip(chart.categories, chart.bars)):
         y = _TOP + index * _ROW
         rows.append(_element("text", {"x": _LABELS - 8, "y": y + 16, "text-anchor": "end"}, [name[:40]]))
-        rows.append(_element("rect", {"class": "bar", "x": _LABELS, "y": y + 4, "width": number(value * span / top),
-                                      "height": _ROW - 8, "fill": BAR}, [_element("title", {}, [f"{name}: "
-                                                                                               f"{number(value)}"])]))
+        rows.append(
+            _element(
+                "rect",
+                {
+                    "class": "bar",
+                    "x": _LABELS,
+                    "y": y + 4,
+                    "width": number(value * span / top),
+                    "height": _ROW - 8,
+                    "fill": BAR,
+                },
+                [_element("title", {}, [f"{name}: {number(value)}"])],
+            )
+        )
         shown = f"{number(value)} {chart.unit}"
         if chart.line is not None:
             base = chart.line[index]
-            rows.append(_element("line", {"class": "base", "x1": x(base), "x2": x(base), "y1": y + 1,
-                                          "y2": y + _ROW - 1, "stroke": BASE, "stroke-width": 3,
-                                          "stroke-dasharray": "3 2"}))
+            rows.append(
+                _element(
+                    "line",
+                    {
+                        "class": "base",
+                        "x1": x(base),
+                        "x2": x(base),
+                        "y1": y + 1,
+                        "y2": y + _ROW - 1,
+                        "stroke": BASE,
+                        "stroke-width": 3,
+                        "stroke-dasharray": "3 2",
+                    },
+                )
+            )
             shown += f" (base {number(base)})"
-        rows.append(_element("text", {"x": x(max(value, chart.line[index] if chart.line else value)), "dx": 6,
-                                      "y": y + 16}, [shown]))
-    root = _element("svg", {"xmlns": "http://www.w3.org/2000/svg", "class": "chart", "role": "img",
-                            "width": _WIDTH, "height": height, "viewBox": f"0 0 {_WIDTH} {height}",
-                            "aria-label": chart.title},
-                    [_element("title", {}, [chart.title]),
-                     _element("text", {"x": 8, "y": 18, "class": "chart-title"}, [chart.title]), *legend, *rows])
+        rows.append(
+            _element(
+                "text", {"x": x(max(value, chart.line[index] if chart.line else value)), "dx": 6, "y": y + 16}, [shown]
+            )
+        )
+    root = _element(
+        "svg",
+        {
+            "xmlns": "http://www.w3.org/2000/svg",
+            "class": "chart",
+            "role": "img",
+            "width": _WIDTH,
+            "height": height,
+            "viewBox": f"0 0 {_WIDTH} {height}",
+            "aria-label": chart.title,
+        },
+        [
+            _element("title", {}, [chart.title]),
+            _element("text", {"x": 8, "y": 18, "class": "chart-title"}, [chart.title]),
+            *legend,
+            *rows,
+        ],
+    )
     return _serialize(root)

@@ -14,8 +14,9 @@ def _charts(after: list, result, before: list | None, changed_only: bool = False
     changes no request or cost has nothing to picture)."""
     drawn = charts.quota(after, before)
     if result.prices is not None:
-        rate = charts.cost(after, result.costs, result.prices.currency, before,
-                           result.base_costs if before is not None else None)
+        rate = charts.cost(
+            after, result.costs, result.prices.currency, before, result.base_costs if before is not None else None
+        )
         drawn += [rate] if rate is not None else []
     if changed_only and all(chart.bars == chart.line for chart in drawn):
         return ""

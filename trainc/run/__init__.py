@@ -58,8 +58,13 @@ def run(options: Options) -> tuple[int, str]:
     workdir = os.path.abspath(options.keep) if options.keep else tempfile.mkdtemp(prefix="trainc-run-")
     try:
         try:
-            pods = plan([*objects, *_config(output)], workdir, env_file=options.env_file, volumes=options.mounts,
-                        max_pods=options.max_pods)
+            pods = plan(
+                [*objects, *_config(output)],
+                workdir,
+                env_file=options.env_file,
+                volumes=options.mounts,
+                max_pods=options.max_pods,
+            )
         except PlanError as error:
             raise InputErrors([InputError(trainjob.origin, (), problem) for problem in error.problems]) from None
         if options.dry_run:
@@ -106,11 +111,15 @@ def _describe(pods) -> list[dict]:
             entry = {"pod": pod.name, "job": job.name}
             if job.depends_on:
                 entry["after"] = [f"{name} {status}" for name, status in job.depends_on]
-            entry["containers"] = [{"name": c.name, "kind": c.kind, "command": c.shown_argv, "workingDir": c.cwd,
-                                    "env": c.shown_env} for c in pod.containers]
+            entry["containers"] = [
+                {"name": c.name, "kind": c.kind, "command": c.shown_argv, "workingDir": c.cwd, "env": c.shown_env}
+                for c in pod.containers
+            ]
             if pod.mounts:
-                entry["mounts"] = [{"container": c, "mountPath": path, "local": local, "from": what}
-                                   for c, path, local, what in pod.mounts]
+                entry["mounts"] = [
+                    {"container": c, "mountPath": path, "local": local, "from": what}
+                    for c, path, local, what in pod.mounts
+                ]
             described.append(entry)
     if pods.ports:
         described.append({"ports": {str(port): local for port, local in pods.ports.items()}})

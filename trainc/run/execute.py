@@ -101,9 +101,13 @@ class Runner:
             return "Failed"
         policy = self.plan.jobset["spec"].get("successPolicy") or {}
         targets = policy.get("targetReplicatedJobs") or [job.name for job in self.plan.jobs]
-        done = [all(self.phase.get(p.name) == "Succeeded" for p in pods)
-                for job in self.plan.jobs if job.name in targets for pods in job.jobs]
-        if (any(done) if policy.get("operator") == "Any" else all(done)):
+        done = [
+            all(self.phase.get(p.name) == "Succeeded" for p in pods)
+            for job in self.plan.jobs
+            if job.name in targets
+            for pods in job.jobs
+        ]
+        if any(done) if policy.get("operator") == "Any" else all(done):
             return "Complete"
         return "Running"
 
@@ -154,8 +158,15 @@ class Runner:
                 return None
             # a pod's own /tmp (torchrun and pip leave files there), removed with the run's directory
             env = {**os.environ, "HOSTNAME": pod.name, "TMPDIR": pod.tmpdir, **container.env}
-            process = subprocess.Popen(container.argv, cwd=container.cwd, env=env, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(
+                container.argv,
+                cwd=container.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
             self.groups[process.pid] = process
         log = None
         if self.keep_logs:  # not through a link a kept run left there (if so, the pod fails; its process is stopped)
@@ -242,8 +253,9 @@ class Runner:
         condition = {"Complete": COMPLETED, "Failed": FAILED}.get(state)
         if condition is not None:
             kind, reason, message = condition
-            status["conditions"] = [{"type": kind, "status": "True", "lastTransitionTime": now, "reason": reason,
-                                     "message": message}]
+            status["conditions"] = [
+                {"type": kind, "status": "True", "lastTransitionTime": now, "reason": reason, "message": message}
+            ]
         finished = condition is not None  # the JobSet controller deletes the Jobs still active
         status["replicatedJobsStatus"] = [self._counts(job, finished) for job in self.plan.jobs]
         return {**self.plan.jobset, "status": status}

@@ -85,8 +85,14 @@ class Plan:
     ports: dict[int, int]  # declared port: local port
 
 
-def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, volumes: dict | None = None,
-         max_pods: int = MAX_PODS) -> Plan:
+def plan(
+    objects: list[dict],
+    workdir: str,
+    *,
+    env_file: dict | None = None,
+    volumes: dict | None = None,
+    max_pods: int = MAX_PODS,
+) -> Plan:
     """The pods of the one JobSet among `objects` (the rendered objects, plus ConfigMaps and Secrets it may read);
     more than `max_pods` pods is a PlanError, counted before any pod is listed."""
     jobset = next(obj for obj in objects if obj.get("kind") == "JobSet")
@@ -98,11 +104,17 @@ def plan(objects: list[dict], workdir: str, *, env_file: dict | None = None, vol
     total = sum(replicas * completions for _, replicas, completions in counts)
     if total > max_pods:
         sizes = ", ".join(f"{name} {replicas} × {completions}" for name, replicas, completions in counts)
-        raise PlanError([f"the JobSet has {total} pods ({sizes}): trainc run starts at most {max_pods} pods here, "
-                         "one process or more each (--max-pods N raises the cap)"])
+        raise PlanError(
+            [
+                f"the JobSet has {total} pods ({sizes}): trainc run starts at most {max_pods} pods here, "
+                "one process or more each (--max-pods N raises the cap)"
+            ]
+        )
     network = spec.get("network") or {}
     hostnames = [_hostname(meta["name"], rjob, j, p) for rjob in rjobs for j, p in _indexes(rjob)]
-    ports = {port["containerPort"] for rjob in rjobs for c in _containers(pod_spec(rjob)) for port in c.get("ports") or ()}
+    ports = {
+        port["containerPort"] for rjob in rjobs for c in _containers(pod_spec(rjob)) for port in c.get("ports") or ()
+    }
     loopback = Loopback(hostnames, network.get("subdomain") or meta["name"], namespace, ports)
     problems: list[str] = list(store.problems)
     jobs = []
@@ -143,7 +155,7 @@ def _metadata(jobset: dict, rjob: dict, job_index: int, index: int) -> tuple[dic
     name, namespace = jobset["metadata"]["name"], jobset["metadata"].get("namespace", "default")
     job = f"{name}-{rjob['name']}-{job_index}"
     rjobs = jobset["spec"]["replicatedJobs"]
-    before = sum(r.get("replicas", 1) for r in rjobs[:rjobs.index(rjob)])
+    before = sum(r.get("replicas", 1) for r in rjobs[: rjobs.index(rjob)])
     added = {
         JOBSET_LABELS + "jobset-name": name,
         JOBSET_LABELS + "replicatedjob-name": rjob["name"],
@@ -167,9 +179,10 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
     pod = Pod(name, rjob["name"], job_index, index, os.path.join(workdir, name))
     source = kubelet.Pod(name, jobset["metadata"].get("namespace", "default"), labels, annotations, spec)
     local = _volumes(pod, spec, store, loopback, volumes, problems)
-    for kind, container in [*(("sidecar" if c.get("restartPolicy") == "Always" else "init", c)
-                               for c in spec.get("initContainers") or ()),
-                            *(("main", c) for c in spec.get("containers") or ())]:
+    for kind, container in [
+        *(("sidecar" if c.get("restartPolicy") == "Always" else "init", c) for c in spec.get("initContainers") or ()),
+        *(("main", c) for c in spec.get("containers") or ()),
+    ]:
         where = f"pod {name}, container {container['name']}"
         mounts = {}
         for mount in container.get("volumeMounts") or ():
@@ -177,8 +190,12 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
                 problems.append(f"{where}: volumeMount {mount['mountPath']}: no volume {mount['name']!r} in the pod")
                 continue
             directory = local[mount["name"]][0]
-            mounts[mount["mountPath"]] = os.path.join(directory, mount["subPath"]) if mount.get("subPath") else directory
-            pod.mounts.append((container["name"], mount["mountPath"], mounts[mount["mountPath"]], local[mount["name"]][1]))
+            mounts[mount["mountPath"]] = (
+                os.path.join(directory, mount["subPath"]) if mount.get("subPath") else directory
+            )
+            pod.mounts.append(
+                (container["name"], mount["mountPath"], mounts[mount["mountPath"]], local[mount["name"]][1])
+            )
         rewrite = _mount_rewriter(mounts)
         shown: dict[str, str] = {}
         env = kubelet.env(container, source, store, env_file, problems, where, shown)
@@ -187,15 +204,25 @@ def _pod(jobset, rjob, job_index, index, workdir, store, loopback, env_file, vol
         env = {key: rewrite(loopback.env_value(value)) for key, value in env.items()}
         shown = {key: rewrite(loopback.env_value(value)) for key, value in shown.items()}
         # the literal text is rewritten before expansion, so values (already rewritten) are not rewritten twice
-        parts = [rewrite(loopback.text(part)) for part in [*(container.get("command") or ()),
-                                                           *(container.get("args") or ())]]
+        parts = [
+            rewrite(loopback.text(part)) for part in [*(container.get("command") or ()), *(container.get("args") or ())]
+        ]
         argv = [kubelet.expand(part, env) for part in parts]
         shown_argv = [kubelet.expand(part, shown) for part in parts]
         cwd = rewrite(container["workingDir"]) if container.get("workingDir") else os.getcwd()
         full = {**env_file, **env}
         _check(where, container, argv, cwd, full, pod, problems, shown_argv)
-        pod.containers.append(Container(container["name"], argv, full, cwd, kind, shown_argv,
-                                        {**dict.fromkeys(env_file, kubelet.HIDDEN), **shown}))
+        pod.containers.append(
+            Container(
+                container["name"],
+                argv,
+                full,
+                cwd,
+                kind,
+                shown_argv,
+                {**dict.fromkeys(env_file, kubelet.HIDDEN), **shown},
+            )
+        )
     return pod
 
 
@@ -207,17 +234,21 @@ def _unstartable(pod: Pod) -> list[str]:
         where = f"pod {pod.name}, container {container.name}"
         for key, value in container.env.items():
             if not key or "=" in key or "\0" in key:
-                problems.append(f"{where}: env {key!r}: not a name a process environment can hold (empty, or "
-                                "holding '=' or a NUL)")
+                problems.append(
+                    f"{where}: env {key!r}: not a name a process environment can hold (empty, or holding '=' or a NUL)"
+                )
             elif "\0" in value:
-                problems.append(f"{where}: env {key}: its value holds a NUL character, which no process environment "
-                                "can hold")
+                problems.append(
+                    f"{where}: env {key}: its value holds a NUL character, which no process environment can hold"
+                )
         if "\0" in container.cwd or any("\0" in part for part in container.argv):
-            problems.append(f"{where}: command, args or workingDir hold a NUL character, which no process can be "
-                            "given")
+            problems.append(f"{where}: command, args or workingDir hold a NUL character, which no process can be given")
     logs = [os.path.join(pod.workdir, f"{container.name}.log") for container in pod.containers]
-    return problems + [f"pod {pod.name}: {path} is outside the pod's directory: trainc run writes only under it"
-                       for path in [*pod.files, *pod.dirs, *logs] if not inside(path, pod.workdir)]
+    return problems + [
+        f"pod {pod.name}: {path} is outside the pod's directory: trainc run writes only under it"
+        for path in [*pod.files, *pod.dirs, *logs]
+        if not inside(path, pod.workdir)
+    ]
 
 
 def inside(path: str, root: str) -> bool:
@@ -241,8 +272,10 @@ def _volumes(pod: Pod, spec: dict, store, loopback, volumes: dict, problems: lis
             local[name] = (directory, "emptyDir")
             continue
         if kind not in ("configMap", "secret"):
-            problems.append(f"pod {pod.name}: volume {name!r} ({kind}) cannot be mounted here: "
-                            f"map it to a local directory with --mount {name}=DIR")
+            problems.append(
+                f"pod {pod.name}: volume {name!r} ({kind}) cannot be mounted here: "
+                f"map it to a local directory with --mount {name}=DIR"
+            )
             continue
         files = kubelet.volume_files(volume, store)
         ref = volume[kind].get("name") or volume[kind].get("secretName")
@@ -272,20 +305,25 @@ def _mount_rewriter(mounts: dict[str, str]):
     if not mounts:
         return lambda text: text
     paths = sorted(mounts, key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w./-])(" + "|".join(re.escape(p.rstrip("/") or "/") for p in paths) + r")(?=/|$|[^\w.-])")
+    pattern = re.compile(
+        r"(?<![\w./-])(" + "|".join(re.escape(p.rstrip("/") or "/") for p in paths) + r")(?=/|$|[^\w.-])"
+    )
     by_path = {p.rstrip("/") or "/": mounts[p] for p in paths}
     return lambda text: pattern.sub(lambda m: by_path[m[1]], text)
 
 
-def _check(where: str, container: dict, argv: list[str], cwd: str, env: dict, pod: Pod, problems: list,
-           shown_argv: list[str]) -> None:
+def _check(
+    where: str, container: dict, argv: list[str], cwd: str, env: dict, pod: Pod, problems: list, shown_argv: list[str]
+) -> None:
     """What would keep the container from starting here: no command to run, or none found (named as printed:
     a command expanded from a secret is not)."""
     if not cwd.startswith(pod.workdir + os.sep) and not os.path.isdir(cwd):
         problems.append(f"{where}: workingDir {cwd} does not exist here")
     if not container.get("command"):
-        problems.append(f"{where}: no command: the image's entrypoint is not known here (images are not pulled); "
-                        "set command in the runtime or the TrainJob")
+        problems.append(
+            f"{where}: no command: the image's entrypoint is not known here (images are not pulled); "
+            "set command in the runtime or the TrainJob"
+        )
         return
     program = argv[0]
     if "/" not in program:
@@ -297,5 +335,7 @@ def _check(where: str, container: dict, argv: list[str], cwd: str, env: dict, po
         path = os.path.join(cwd, program)
         found = os.path.isfile(path) and os.access(path, os.X_OK)
     if not found:
-        problems.append(f"{where}: command {shown_argv[0]!r} not found (images are not pulled: commands run in this "
-                        f"environment{', on its PATH' if '/' not in program else ''})")
+        problems.append(
+            f"{where}: command {shown_argv[0]!r} not found (images are not pulled: commands run in this "
+            f"environment{', on its PATH' if '/' not in program else ''})"
+        )

@@ -37,8 +37,11 @@ def identity(kind: str, namespace: str | None, name: str) -> tuple:
 def described(kind: str, namespace: str | None, name: str) -> str:
     """`Kind namespace/name`, or `Kind name` without a namespace: how every message names an object."""
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
 DEFAULT_MANAGER = "trainer.kubeflow.org/trainjob-controller"
 KUEUE_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+
 
 class _Model:
     """A typed view of data the CRD schema has already checked and defaulted: building one only renames
@@ -302,11 +305,20 @@ _PATCH = ("spec", "runtimePatches", "*", "trainingRuntimeSpec", "template")
 _VOLUME_CLAIM = ("spec", "template", "spec", "volumes", "*", "ephemeral", "volumeClaimTemplate")
 # Every ObjectMeta an input holds that ends up on an object a cluster validates: the document's
 # own, the JobSet's (runtime template, patches) and those of its Jobs, Pods and volume claims.
-_OBJECT_METAS = tuple(path + ("metadata",) for path in (
-    (), ("spec", "template"), _RUNTIME_JOBS, _RUNTIME_JOBS + ("spec", "template"), _RUNTIME_JOBS + _VOLUME_CLAIM,
-    _PATCH, _PATCH + _RUNTIME_JOBS[2:], _PATCH + _RUNTIME_JOBS[2:] + ("spec", "template"),
-    _PATCH + _RUNTIME_JOBS[2:] + _VOLUME_CLAIM,
-))
+_OBJECT_METAS = tuple(
+    path + ("metadata",)
+    for path in (
+        (),
+        ("spec", "template"),
+        _RUNTIME_JOBS,
+        _RUNTIME_JOBS + ("spec", "template"),
+        _RUNTIME_JOBS + _VOLUME_CLAIM,
+        _PATCH,
+        _PATCH + _RUNTIME_JOBS[2:],
+        _PATCH + _RUNTIME_JOBS[2:] + ("spec", "template"),
+        _PATCH + _RUNTIME_JOBS[2:] + _VOLUME_CLAIM,
+    )
+)
 
 _POD_SPECS = (_RUNTIME_JOBS + ("spec", "template", "spec"), _PATCH + _RUNTIME_JOBS[2:] + ("spec", "template", "spec"))
 
@@ -314,8 +326,11 @@ _POD_SPECS = (_RUNTIME_JOBS + ("spec", "template", "spec"), _PATCH + _RUNTIME_JO
 def _qualified_name(key: str) -> bool:
     """apimachinery's IsQualifiedName: `[prefix/]name`, the prefix a DNS subdomain."""
     prefix, slash, name = key.rpartition("/")
-    return (0 < len(name) <= 63 and bool(_LABEL_NAME.fullmatch(name))
-            and (not slash or (0 < len(prefix) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(prefix)))))
+    return (
+        0 < len(name) <= 63
+        and bool(_LABEL_NAME.fullmatch(name))
+        and (not slash or (0 < len(prefix) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(prefix))))
+    )
 
 
 def _found(data, pattern: tuple, path: tuple = ()):
@@ -344,10 +359,14 @@ def _meta_violations(data: dict) -> list[schema.Violation]:
             if not isinstance(annotations, dict):
                 continue
             # apimachinery's ValidateAnnotations checks the key lower-cased (labels are case-sensitive)
-            out += [schema.Violation(path + ("annotations", key), "invalid annotation key", key=True)
-                    for key in annotations if not _qualified_name(key.lower())]
-            size = sum(len(key.encode()) + len(value.encode())
-                       for key, value in annotations.items() if isinstance(value, str))
+            out += [
+                schema.Violation(path + ("annotations", key), "invalid annotation key", key=True)
+                for key in annotations
+                if not _qualified_name(key.lower())
+            ]
+            size = sum(
+                len(key.encode()) + len(value.encode()) for key, value in annotations.items() if isinstance(value, str)
+            )
             if size > _ANNOTATIONS_BYTES:
                 message = f"may not be larger than {_ANNOTATIONS_BYTES} bytes"
                 out.append(schema.Violation(path + ("annotations",), message))
@@ -380,8 +399,12 @@ def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violatio
     name = "trainjob" if kind == "TrainJob" else "trainingruntime"
     _, found = schema.validate(data, document_schema(f"{name}.{version}"))
     found += _meta_violations(data)
-    found += [violation for pattern in _POD_SPECS for path, spec in _found(data, pattern)
-              for violation in podpaths.violations(spec, path)]
+    found += [
+        violation
+        for pattern in _POD_SPECS
+        for path, spec in _found(data, pattern)
+        for violation in podpaths.violations(spec, path)
+    ]
     # A custom resource's name must be a DNS subdomain (a TrainJob's CEL rule already asks for more).
     object_name = data["metadata"].get("name") if not found and kind != "TrainJob" else None
     if object_name is not None and not _DNS_SUBDOMAIN.fullmatch(object_name):
@@ -420,8 +443,13 @@ def uncompiled(data) -> bool:
     if not isinstance(data, dict):
         return False
     api_version, kind = data.get("apiVersion"), data.get("kind")
-    return (isinstance(api_version, str) and api_version.startswith(GROUP + "/") and api_version != GROUP + "/"
-            and isinstance(kind, str) and kind not in ("", "TrainJob", "List") + RUNTIME_KINDS)
+    return (
+        isinstance(api_version, str)
+        and api_version.startswith(GROUP + "/")
+        and api_version != GROUP + "/"
+        and isinstance(kind, str)
+        and kind not in ("", "TrainJob", "List") + RUNTIME_KINDS
+    )
 
 
 def namespace_problem(namespace) -> str | None:
@@ -445,10 +473,17 @@ def parse(origin: Origin, data, namespace: str = "default") -> TrainJob | Runtim
         return None
     version = api_version.partition("/")[2]
     if version not in VERSIONS:
-        raise InputError(origin, ("apiVersion",), f"unsupported version {version!r}: trainc reads {GROUP}/v1alpha1 and /v2alpha1")
+        raise InputError(
+            origin, ("apiVersion",), f"unsupported version {version!r}: trainc reads {GROUP}/v1alpha1 and /v2alpha1"
+        )
     if kind not in ("TrainJob",) + RUNTIME_KINDS:
-        found = f"unsupported kind {kind!r}" if isinstance(kind, str) else "must be a string" if kind is not None else (
-            "required field is missing")
+        found = (
+            f"unsupported kind {kind!r}"
+            if isinstance(kind, str)
+            else "must be a string"
+            if kind is not None
+            else ("required field is missing")
+        )
         raise InputError(origin, ("kind",), f"{found}: expected TrainJob, TrainingRuntime or ClusterTrainingRuntime")
     if version == "v2alpha1" and kind != "TrainJob":
         _kep_spelling(data)

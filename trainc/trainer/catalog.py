@@ -28,9 +28,11 @@ def deprecation(runtime: Runtime) -> str | None:
     ClusterTrainingRuntime webhook this as it is."""
     if runtime.kind != "ClusterTrainingRuntime" or runtime.metadata.labels.get(SUPPORT_LABEL) != "deprecated":
         return None
-    return (f'ClusterTrainingRuntime "{runtime.name}" is deprecated and will be removed in a future release of '
-            "Kubeflow Trainer. See runtime deprecation policy: "
-            "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy")
+    return (
+        f'ClusterTrainingRuntime "{runtime.name}" is deprecated and will be removed in a future release of '
+        "Kubeflow Trainer. See runtime deprecation policy: "
+        "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
+    )
 
 
 def key_of(runtime: Runtime, default_namespace: str) -> Key:
@@ -63,8 +65,11 @@ def _bundled_runtime(file_name: str) -> Runtime:
     try:
         text = read_text("runtimes", file_name)
     except OSError as exc:  # an installation this user cannot read (a checkout in another user's home)
-        raise InputError(Origin(os.path.join(data_dir("runtimes"), file_name)), (),
-                         f"cannot read the bundled runtime: {exc.strerror or exc}") from None
+        raise InputError(
+            Origin(os.path.join(data_dir("runtimes"), file_name)),
+            (),
+            f"cannot read the bundled runtime: {exc.strerror or exc}",
+        ) from None
     [(origin, data)] = source.load_text(text, f"<bundled>/{file_name}")
     return api.parse(origin, data)
 
@@ -73,8 +78,9 @@ def bundled() -> dict:
     """Key -> loader for each runtime shipped in `runtimes/`: `<name>.yaml` holds the ClusterTrainingRuntime
     `<name>` and nothing else, so only the files of the runtimes TrainJobs use are read. Raises InputError
     when the folder cannot be listed."""
-    return {("ClusterTrainingRuntime", None, name): partial(_bundled_runtime, f"{name}.yaml")
-            for name in _bundled_names()}
+    return {
+        ("ClusterTrainingRuntime", None, name): partial(_bundled_runtime, f"{name}.yaml") for name in _bundled_names()
+    }
 
 
 @cache  # shipped with trainc: the same for the whole process, listed once
@@ -86,8 +92,9 @@ def _bundled_names() -> tuple:
         entries = os.listdir(folder)
     except OSError as exc:
         raise InputError(Origin(folder), (), f"cannot read the bundled runtimes: {exc.strerror or exc}") from None
-    return tuple(entry[:-len(".yaml")] for entry in sorted(entries)
-                 if entry.endswith(".yaml") and not entry.startswith("."))
+    return tuple(
+        entry[: -len(".yaml")] for entry in sorted(entries) if entry.endswith(".yaml") and not entry.startswith(".")
+    )
 
 
 def build(user: list[Runtime], default_namespace: str, *, include_bundled: bool = True) -> Catalog:
@@ -111,8 +118,9 @@ def collect(user: list[Runtime], default_namespace: str, *, include_bundled: boo
     for runtime in sorted(user, key=lambda r: (r.origin.file, r.origin.index, r.origin.base) if r.origin else ()):
         key = key_of(runtime, default_namespace)
         if key in seen:
-            errors.append(InputError(runtime.origin, ("metadata", "name"),
-                                     defined_twice(described(*key), seen[key].origin)))
+            errors.append(
+                InputError(runtime.origin, ("metadata", "name"), defined_twice(described(*key), seen[key].origin))
+            )
             continue
         seen[key] = runtimes[key] = runtime
     return Catalog(runtimes), errors
@@ -131,8 +139,10 @@ def not_found(catalog: Catalog, ref, namespace: str, runtimes_words: str = RUNTI
             )
         message += f"; looked in the inputs, {runtimes_words} and the bundled runtimes"
         return message + _nearest(catalog, ref, namespace)
-    message = (f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, {runtimes_words} and '
-               'the bundled runtimes')
+    message = (
+        f'ClusterTrainingRuntime "{ref.name}" not found; looked in the inputs, {runtimes_words} and '
+        "the bundled runtimes"
+    )
     if catalog.namespaces_with("TrainingRuntime", ref.name):
         return message + f' (a TrainingRuntime "{ref.name}" exists: set runtimeRef.kind: TrainingRuntime)'
     return message + _nearest(catalog, ref, namespace)

@@ -41,16 +41,25 @@ def read(path: str, limit: int | None = None) -> dict[tuple[str, str], JobSet]:
     for origin, prefix, jobset in status.jobsets(path, limit):
         metadata = jobset["metadata"]
         if "namespace" not in metadata:
-            errors.append(InputError(origin, (*prefix, "metadata"), "metadata.namespace is required: a live JobSet "
-                                     "is matched to its TrainJob by namespace and name (kubectl get jobsets -A "
-                                     "-o json prints both)"))
+            errors.append(
+                InputError(
+                    origin,
+                    (*prefix, "metadata"),
+                    "metadata.namespace is required: a live JobSet "
+                    "is matched to its TrainJob by namespace and name (kubectl get jobsets -A "
+                    "-o json prints both)",
+                )
+            )
             continue
         key = (metadata["namespace"], metadata["name"])
         at = InputError(origin, (*prefix, "metadata", "name"), "")
         if key in where:
             file, line, column = where[key].position()
-            errors.append(InputError(origin, at.path, f"JobSet {key[0]}/{key[1]} is listed twice (first at "
-                                                      f"{file}:{line}:{column})"))
+            errors.append(
+                InputError(
+                    origin, at.path, f"JobSet {key[0]}/{key[1]} is listed twice (first at {file}:{line}:{column})"
+                )
+            )
             continue
         where[key] = at
         word, condition = status.state(status.derive(jobset))
@@ -73,12 +82,14 @@ def _finished(origin, prefix: tuple, jobset: dict, kind: str) -> tuple[int | Non
     path = (*prefix, "status", "conditions", index)
     stamp = conditions[index].get("lastTransitionTime")
     if stamp is None:
-        return None, InputError(origin, path, f"a {kind} condition needs lastTransitionTime: gc ages a finished "
-                                              "JobSet from it")
+        return None, InputError(
+            origin, path, f"a {kind} condition needs lastTransitionTime: gc ages a finished JobSet from it"
+        )
     seconds = parse_time(stamp)
     if seconds is None:
-        return None, InputError(origin, (*path, "lastTransitionTime"), f"{stamp!r} is not an RFC 3339 time "
-                                                                       "(e.g. 2026-01-02T15:04:05Z)")
+        return None, InputError(
+            origin, (*path, "lastTransitionTime"), f"{stamp!r} is not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)"
+        )
     return seconds, None
 
 

@@ -64,7 +64,12 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
         return
     found = key(parsed)
     if found in seen:
-        errors.append(InputError(origin, ("metadata", "name"), f"{api.described(*found)} has two previous versions "
-                                                               f"(first in {position.name_place(seen[found])})"))
+        errors.append(
+            InputError(
+                origin,
+                ("metadata", "name"),
+                f"{api.described(*found)} has two previous versions (first in {position.name_place(seen[found])})",
+            )
+        )
         return
     seen[found], previous.trees[found], previous.objects[found] = origin, data, parsed

@@ -34,9 +34,14 @@ class Release:
 
 RELEASES = (
     Release("v2.3", prte_env=False, image_on_mpi_nodes=False, replicated_job_name_max=None),
-    Release("v2.4", prte_env=True, image_on_mpi_nodes=True, replicated_job_name_max=20,
-            note="suspended MPI TrainJobs created before the upgrade cannot resume after it (their JobSets are "
-                 "immutable and would need the PRTE_MCA_* env)"),
+    Release(
+        "v2.4",
+        prte_env=True,
+        image_on_mpi_nodes=True,
+        replicated_job_name_max=20,
+        note="suspended MPI TrainJobs created before the upgrade cannot resume after it (their JobSets are "
+        "immutable and would need the PRTE_MCA_* env)",
+    ),
 )
 NAMES = tuple(release.name for release in RELEASES)
 DEFAULT = RELEASES[-1]  # the newest
@@ -48,4 +53,3 @@ def named(name: str) -> Release:
         if release.name == name:
             return release
     raise ValueError(f"{name!r} is not a Kubeflow Trainer release trainc renders for (supported: {', '.join(NAMES)})")
-

@@ -33,29 +33,47 @@ COUNTERS = ("ready", "succeeded", "failed", "active", "suspended")
 _PRESERVE = {"x-kubernetes-preserve-unknown-fields": True}
 _STRING = {"type": "string"}
 _CONDITION = {
-    "type": "object", **_PRESERVE, "required": ["type", "status"],
+    "type": "object",
+    **_PRESERVE,
+    "required": ["type", "status"],
     "properties": {
-        "type": _STRING, "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
-        "observedGeneration": {"type": "integer", "format": "int64"}, "lastTransitionTime": _STRING,
-        "reason": _STRING, "message": _STRING,
+        "type": _STRING,
+        "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+        "observedGeneration": {"type": "integer", "format": "int64"},
+        "lastTransitionTime": _STRING,
+        "reason": _STRING,
+        "message": _STRING,
     },
 }
 _JOB_STATUS = {
-    "type": "object", **_PRESERVE, "required": ["name"],
+    "type": "object",
+    **_PRESERVE,
+    "required": ["name"],
     "properties": {"name": _STRING, **{c: {"type": "integer", "format": "int32", "minimum": 0} for c in COUNTERS}},
 }
 # Only what the status is derived from; everything else in a JobSet passes unchecked.
 _JOBSET = {
-    "type": "object", **_PRESERVE, "required": ["apiVersion", "kind", "metadata"],
+    "type": "object",
+    **_PRESERVE,
+    "required": ["apiVersion", "kind", "metadata"],
     "properties": {
-        "apiVersion": _STRING, "kind": _STRING,
-        "metadata": {"type": "object", **_PRESERVE, "required": ["name"],
-                     "properties": {"name": _STRING, "namespace": _STRING, "creationTimestamp": _STRING}},
+        "apiVersion": _STRING,
+        "kind": _STRING,
+        "metadata": {
+            "type": "object",
+            **_PRESERVE,
+            "required": ["name"],
+            "properties": {"name": _STRING, "namespace": _STRING, "creationTimestamp": _STRING},
+        },
         "spec": {"type": "object", **_PRESERVE, "properties": {"suspend": {"type": "boolean"}}},
-        "status": {"type": "object", **_PRESERVE, "properties": {
-            "conditions": {"type": "array", "items": _CONDITION},
-            "replicatedJobsStatus": {"type": "array", "items": _JOB_STATUS},
-        }},
+        "status": {
+            "type": "object",
+            **_PRESERVE,
+            "properties": {
+                "conditions": {"type": "array", "items": _CONDITION},
+                "replicatedJobsStatus": {"type": "array", "items": _JOB_STATUS},
+            },
+        },
     },
 }
 
@@ -132,8 +150,10 @@ def derive(jobset: dict) -> dict:
     derived = {}
     if conditions:
         derived["conditions"] = conditions
-    jobs = [{"name": job["name"], **{c: job.get(c, 0) for c in COUNTERS}}
-            for job in status.get("replicatedJobsStatus") or ()]
+    jobs = [
+        {"name": job["name"], **{c: job.get(c, 0) for c in COUNTERS}}
+        for job in status.get("replicatedJobsStatus") or ()
+    ]
     if jobs:
         derived["jobsStatus"] = jobs
     name = {"name": metadata["name"], **({"namespace": metadata["namespace"]} if "namespace" in metadata else {})}
@@ -163,8 +183,10 @@ def now() -> int:
     if not (epoch and epoch.isascii() and epoch.isdigit()):
         seconds = int(time.time())
     elif len(epoch) > len(str(_LAST_SECOND)) or int(epoch) > _LAST_SECOND:  # metav1.Time has 4-digit years only
-        raise TraincError(f"Error: SOURCE_DATE_EPOCH={epoch[:40]}: after 9999-12-31T23:59:59Z, the last time an "
-                          "RFC 3339 timestamp holds")
+        raise TraincError(
+            f"Error: SOURCE_DATE_EPOCH={epoch[:40]}: after 9999-12-31T23:59:59Z, the last time an "
+            "RFC 3339 timestamp holds"
+        )
     else:
         seconds = int(epoch)
     return seconds

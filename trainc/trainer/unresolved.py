@@ -39,9 +39,10 @@ def doubtful(inputs, namespace: str):
     return check
 
 
-def runtimes_of_unparsed(unparsed, runtimes, doubtful_ref, namespace: str,
-                         runtimes_words: str = RUNTIMES_WORDS) -> list[InputError]:
-    """"not found" for TrainJobs that failed elsewhere but name, readably, a runtime that does not exist."""
+def runtimes_of_unparsed(
+    unparsed, runtimes, doubtful_ref, namespace: str, runtimes_words: str = RUNTIMES_WORDS
+) -> list[InputError]:
+    """ "not found" for TrainJobs that failed elsewhere but name, readably, a runtime that does not exist."""
     errors = []
     for origin, data, problems in unparsed:
         if not isinstance(data, dict) or data.get("kind") != "TrainJob":

@@ -52,8 +52,9 @@ def runtime_transition(runtime_obj, previous: Previous | None) -> list[InputErro
     return immutable.check(runtime_obj.origin, runtime_obj.document, old, _schema("trainingruntime", runtime_obj))
 
 
-def check_runtime(runtime_obj, previous: Previous | None = None,
-                  release: Release = DEFAULT) -> tuple[list[InputError], list[Notice]]:
+def check_runtime(
+    runtime_obj, previous: Previous | None = None, release: Release = DEFAULT
+) -> tuple[list[InputError], list[Notice]]:
     """(errors, warnings) of the runtime webhook of `release` for one user runtime, on create or on update."""
     old = previous.find(runtime_obj) if previous is not None else None
     created = old is None
@@ -82,7 +83,10 @@ def check_trainjob(trainjob, ctx) -> tuple[list[InputError], Unit | None]:
 def trainjob_rules(unit: Unit, change: Change | None) -> list[InputError]:
     """The TrainJob webhook's rules: upstream's JobSet plugin's, then each active plugin's, on create (`change`
     None) or on update."""
-    rules = [*JOBSET_RULES, *(plugin.validate for plugin in PLUGINS if plugin.validate is not None and plugin.runs(unit))]
+    rules = [
+        *JOBSET_RULES,
+        *(plugin.validate for plugin in PLUGINS if plugin.validate is not None and plugin.runs(unit)),
+    ]
     return [found for rule in rules for found in rule(unit, change)]
 
 

@@ -42,12 +42,21 @@ PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # the WorkloadPriorityClass of
 _QUANTITY = kueue._QUANTITY  # checked by kueue.mistakes
 _TIME = "time"
 _WORKLOAD = {
-    "metadata": {"name": str, "namespace": str, "uid": str, "creationTimestamp": _TIME,
-                 "ownerReferences": [{"kind": str, "name": str}]},
+    "metadata": {
+        "name": str,
+        "namespace": str,
+        "uid": str,
+        "creationTimestamp": _TIME,
+        "ownerReferences": [{"kind": str, "name": str}],
+    },
     "spec": {"queueName": str, "priority": int, "active": bool},
-    "status": {"admission": {"clusterQueue": str, "podSetAssignments": [
-        {"name": str, "flavors": {str: str}, "resourceUsage": {str: _QUANTITY}}]},
-        "conditions": [{"type": str, "status": str, "lastTransitionTime": _TIME}]},
+    "status": {
+        "admission": {
+            "clusterQueue": str,
+            "podSetAssignments": [{"name": str, "flavors": {str: str}, "resourceUsage": {str: _QUANTITY}}],
+        },
+        "conditions": [{"type": str, "status": str, "lastTransitionTime": _TIME}],
+    },
 }
 _PRIORITY_CLASS = {"value": int}
 _REPORTED = {"status": {"flavorsUsage": [{"name": str, "resources": [{"name": str, "total": _QUANTITY}]}]}}
@@ -119,8 +128,14 @@ def read(documents, file: str, errors: list) -> State:
     gets each field trainc reads that is not of its type (its object is left out)."""
     state = State(file)
     if len(documents) > MAX_CLUSTER_STATE_ITEMS:
-        errors.append(InputError(Origin(file), (), f"holds {len(documents)} objects, more than the "
-                                 f"{MAX_CLUSTER_STATE_ITEMS} trainc reads from a cluster state"))
+        errors.append(
+            InputError(
+                Origin(file),
+                (),
+                f"holds {len(documents)} objects, more than the "
+                f"{MAX_CLUSTER_STATE_ITEMS} trainc reads from a cluster state",
+            )
+        )
         return state
     for origin, obj in documents:
         if not isinstance(obj, dict):
@@ -225,11 +240,22 @@ def _workload(origin: Origin, obj: dict, state: State, errors: list) -> None:
                 key = (chosen.get(resource, ""), resource)
                 usage[key] = kueue._add(usage.get(key, 0), max(0, kueue.value(resource, parse(amount))))
         reserved = conditions["QuotaReserved"].get("lastTransitionTime")
-        state.held.append(Held(meta["namespace"], meta["name"], admission["clusterQueue"], priority, created,
-                               _time(reserved) if reserved else None, uid, usage, tuple(flavors), owner))
+        state.held.append(
+            Held(
+                meta["namespace"],
+                meta["name"],
+                admission["clusterQueue"],
+                priority,
+                created,
+                _time(reserved) if reserved else None,
+                uid,
+                usage,
+                tuple(flavors),
+                owner,
+            )
+        )
     elif isinstance(spec.get("queueName"), str):
-        state.pending.append(Pending(meta["namespace"], meta["name"], spec["queueName"], priority, created, uid,
-                                     owner))
+        state.pending.append(Pending(meta["namespace"], meta["name"], spec["queueName"], priority, created, uid, owner))
 
 
 def _true(conditions: dict, kind: str) -> bool:
@@ -267,8 +293,10 @@ class Standing:
         if self.state == "admitted":
             return f"admitted: its Workload holds quota in {queue} on {self.placed()}"
         if self.state == "waiting" and not self.short:
-            return (f"waiting: {behind}: it admits none past the first, which does not fit yet), though it fits "
-                    f"now on {self.placed()}")
+            return (
+                f"waiting: {behind}: it admits none past the first, which does not fit yet), though it fits "
+                f"now on {self.placed()}"
+            )
         order = "it admits none past the first" if self.strategy == "StrictFIFO" else "those that fit go first"
         tail = f"; {behind}: {order})" if self.ahead else ""
         borrowing = " borrowing from cohort quota" if self.borrows else ""
@@ -276,10 +304,14 @@ class Standing:
             return f"admissible now in {queue} on {self.placed()}{borrowing}{tail}"
         if self.state == "preempting":
             victims = ", ".join(str(each) for each in self.targets)
-            return (f"admissible now in {queue} on {self.placed()}{borrowing} by preempting "
-                    f"{plural(len(self.targets), 'workload')}: {victims}{tail}")
-        needs = "; or ".join(f"{kueue.show(resource, amount, resource in self.binary)} {resource} more in flavor "
-                             f"{flavor!r}" for flavor, resource, amount in self.short)
+            return (
+                f"admissible now in {queue} on {self.placed()}{borrowing} by preempting "
+                f"{plural(len(self.targets), 'workload')}: {victims}{tail}"
+            )
+        needs = "; or ".join(
+            f"{kueue.show(resource, amount, resource in self.binary)} {resource} more in flavor {flavor!r}"
+            for flavor, resource, amount in self.short
+        )
         return f"waiting in {queue} until it has {needs} unused{tail}"
 
 
@@ -298,8 +330,9 @@ def standing(work: kueue.Workload, labels: dict, state: State, queues: kueue.Que
     mine = ("JobSet", work.name)
     for held in state.held:
         if held.namespace == work.namespace and held.owner == mine:
-            return Standing("admitted", held.cluster_queue, held.flavors, strategy=strategy,
-                            priority=held.priority, pod_sets=names)
+            return Standing(
+                "admitted", held.cluster_queue, held.flavors, strategy=strategy, priority=held.priority, pod_sets=names
+            )
     priority = state.priorities.get(labels.get(PRIORITY_LABEL), 0)
     own = next((each for each in state.pending if each.namespace == work.namespace and each.owner == mine), None)
     created = own.created if own is not None else None  # None: created after every workload there
@@ -307,13 +340,30 @@ def standing(work: kueue.Workload, labels: dict, state: State, queues: kueue.Que
     placed = kueue.place(work, queues, state.usage(queues), oracle)
     if placed.problem is not None or placed.mode is None:
         return None
-    ahead = sum(1 for each in state.pending if each is not own and queues.local_queues.get(
-        (each.namespace, each.queue)) == cq_name and _before(each, priority, created, own))
+    ahead = sum(
+        1
+        for each in state.pending
+        if each is not own
+        and queues.local_queues.get((each.namespace, each.queue)) == cq_name
+        and _before(each, priority, created, own)
+    )
     kind = {"fit": "admissible", "preempt": "preempting", "wait": "waiting"}[placed.mode]
     if kind != "waiting" and ahead and strategy == "StrictFIFO":
         kind = "waiting"
-    return Standing(kind, cq_name, placed.flavors, placed.short, frozenset(cq.binary), placed.targets, ahead,
-                    strategy, priority, names, placed.borrows, placed.attempts)
+    return Standing(
+        kind,
+        cq_name,
+        placed.flavors,
+        placed.short,
+        frozenset(cq.binary),
+        placed.targets,
+        ahead,
+        strategy,
+        priority,
+        names,
+        placed.borrows,
+        placed.attempts,
+    )
 
 
 def _before(other: Pending, priority: int, created: datetime | None, own: Pending | None) -> bool:
@@ -344,8 +394,10 @@ class _Oracle:
         root = self._root(cq)
         candidates = []
         for held in self.state.held:
-            if not any(held.usage.get(key, 0) > 0 for key in needs) or held.cluster_queue not in \
-                    self.queues.cluster_queues:  # preempting it would free nothing it needs
+            if (
+                not any(held.usage.get(key, 0) > 0 for key in needs)
+                or held.cluster_queue not in self.queues.cluster_queues
+            ):  # preempting it would free nothing it needs
                 continue
             if held.cluster_queue == cq.name:
                 if not self._allows(within, held):
@@ -355,15 +407,24 @@ class _Oracle:
                 other = self.queues.cluster_queues[held.cluster_queue]
                 if cq.parent is None or self._root(other) != root or not self._allows(reclaim, held):
                     continue
-                without_borrowing = forbidden or held.priority >= self.priority or (
-                    threshold is not None and held.priority > threshold)
+                without_borrowing = (
+                    forbidden or held.priority >= self.priority or (threshold is not None and held.priority > threshold)
+                )
             candidates.append((held, without_borrowing))
-        candidates.sort(key=lambda each: (each[0].cluster_queue == cq.name, each[0].priority,
-                                          -(each[0].reserved.timestamp() if each[0].reserved else 0), each[0].uid))
+        candidates.sort(
+            key=lambda each: (
+                each[0].cluster_queue == cq.name,
+                each[0].priority,
+                -(each[0].reserved.timestamp() if each[0].reserved else 0),
+                each[0].uid,
+            )
+        )
         usage = self.state.usage(self.queues)  # read only: each attempt works on its own copy
         others = any(held.cluster_queue != cq.name for held, _ in candidates)
-        under = all((cq.quotas.get(key) or kueue.Quota(0, None, None)).nominal
-                    > kueue.used(cq, key, self.queues, usage) for key in needs)
+        under = all(
+            (cq.quotas.get(key) or kueue.Quota(0, None, None)).nominal > kueue.used(cq, key, self.queues, usage)
+            for key in needs
+        )
         options = [True] if not others or (forbidden and not under) else [False, True] if forbidden else [True, False]
         for borrowing in options:
             found = self._attempt(cq, needs, candidates, borrowing)
@@ -381,8 +442,11 @@ class _Oracle:
                 if borrowing and without_borrowing:
                     continue
                 other = self.queues.cluster_queues[held.cluster_queue]
-                if not any(kueue.used(other, key, self.queues, usage) > other.quotas.get(key, kueue.Quota(0, None, None))
-                           .nominal for key in needs):  # a ClusterQueue within its quota keeps its workloads
+                if not any(
+                    kueue.used(other, key, self.queues, usage)
+                    > other.quotas.get(key, kueue.Quota(0, None, None)).nominal
+                    for key in needs
+                ):  # a ClusterQueue within its quota keeps its workloads
                     continue
             targets.append(held)
             _charge(usage, held, -1)
@@ -416,8 +480,13 @@ class _Oracle:
             return False
         if held.priority < self.priority:
             return True
-        return (policy == "LowerOrNewerEqualPriority" and held.priority == self.priority
-                and self.created is not None and held.created is not None and self.created < held.created)
+        return (
+            policy == "LowerOrNewerEqualPriority"
+            and held.priority == self.priority
+            and self.created is not None
+            and held.created is not None
+            and self.created < held.created
+        )
 
     def _root(self, node: kueue.Node) -> str | None:
         seen = set()
@@ -434,8 +503,11 @@ def unreported(state: State, queues: kueue.Queues) -> list[Notice]:
     out, usage = [], state.usage(queues)
     for origin, obj in state.documents:
         meta = obj.get("metadata")
-        if obj.get("kind") != "ClusterQueue" or not isinstance(meta, dict) or \
-                meta.get("name") not in queues.cluster_queues:
+        if (
+            obj.get("kind") != "ClusterQueue"
+            or not isinstance(meta, dict)
+            or meta.get("name") not in queues.cluster_queues
+        ):
             continue  # one kueue.read left out
         name, held = meta["name"], usage.get(meta["name"]) or {}
         for index, flavor in enumerate(((obj.get("status") or {}).get("flavorsUsage")) or ()):
@@ -446,12 +518,20 @@ def unreported(state: State, queues: kueue.Queues) -> list[Notice]:
                 reported = max(0, kueue.value(what, parse(resource["total"])))
                 counted = held.get((flavor.get("name"), what), 0)
                 if reported != counted:
-                    out.append(Notice("notice", origin, (), (
-                        f"ClusterQueue {name!r} reports {kueue.show(what, reported)} {what} in use on flavor "
-                        f"{flavor.get('name')!r}, its Workloads in this state hold {kueue.show(what, counted)}: the "
-                        "state lacks some (take it with -A) or was taken mid-change; the Workloads are what trainc "
-                        "counts, as Kueue's scheduler does"),
-                        at=("status", "flavorsUsage", index, "resources", number, "total")))
+                    out.append(
+                        Notice(
+                            "notice",
+                            origin,
+                            (),
+                            (
+                                f"ClusterQueue {name!r} reports {kueue.show(what, reported)} {what} in use on flavor "
+                                f"{flavor.get('name')!r}, its Workloads in this state hold {kueue.show(what, counted)}: the "
+                                "state lacks some (take it with -A) or was taken mid-change; the Workloads are what trainc "
+                                "counts, as Kueue's scheduler does"
+                            ),
+                            at=("status", "flavorsUsage", index, "resources", number, "total"),
+                        )
+                    )
     return out
 
 

@@ -57,8 +57,10 @@ def rate(job: Job, table: pricetable.Prices) -> tuple[Fraction, tuple]:
 def costs(output, table: pricetable.Prices, others=None) -> dict:
     """{(namespace, name): Cost} of every compiled TrainJob of `output` (a build.Output; `others` as
     `requests.jobs` takes them)."""
-    jobsets = {(trainjob.namespace, trainjob.name): next((obj for obj in objects if obj.get("kind") == "JobSet"), {})
-               for trainjob, objects in output.jobs}
+    jobsets = {
+        (trainjob.namespace, trainjob.name): next((obj for obj in objects if obj.get("kind") == "JobSet"), {})
+        for trainjob, objects in output.jobs
+    }
     out = {}
     for job in jobs(output, others):
         hourly, unpriced = rate(job, table)
@@ -120,11 +122,15 @@ def words(cost: Cost, currency: str) -> str:
     cluster enforces, restarts included)`, or why nothing bounds it."""
     said = f"{money(cost.hourly, currency)} an hour, "
     if cost.seconds is None:
-        said += ("unbounded (no activeDeadlineSeconds stops every Job of its JobSet, or its failure policy restarts "
-                 "it without end)")
+        said += (
+            "unbounded (no activeDeadlineSeconds stops every Job of its JobSet, or its failure policy restarts "
+            "it without end)"
+        )
     else:
-        said += f"at most {money(cost.bounded, currency)} ({duration(cost.seconds)}: the deadline the cluster " \
-                "enforces, restarts included)"
+        said += (
+            f"at most {money(cost.bounded, currency)} ({duration(cost.seconds)}: the deadline the cluster "
+            "enforces, restarts included)"
+        )
     if cost.unpriced:
         said += f"; priced nowhere: {', '.join(cost.unpriced)}"
     return said

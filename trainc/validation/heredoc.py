@@ -36,20 +36,27 @@ def warnings(trainjob: TrainJob) -> list[Notice]:
             for line in text.split("\n"):
                 starts.append(starts[-1] + len(line) + 1)
             for opened, delimiter, expanded in expanded_heredocs(text):
-                line = text[starts[expanded - 1]:starts[expanded] - 1]
+                line = text[starts[expanded - 1] : starts[expanded] - 1]
                 column = min(at for at in (line.find("$"), line.find("`")) if at >= 0)
                 code = position.in_value(trainjob.origin, path, text, starts[expanded - 1] + column)
-                operator = position.in_value(trainjob.origin, path, text,
-                                          starts[opened - 1] + _operator(text[starts[opened - 1]:starts[opened] - 1],
-                                                                         delimiter))
+                operator = position.in_value(
+                    trainjob.origin,
+                    path,
+                    text,
+                    starts[opened - 1] + _operator(text[starts[opened - 1] : starts[opened] - 1], delimiter),
+                )
                 if code is not None and operator is not None:
-                    message = (f"$ or a backtick in an unquoted heredoc (<<{delimiter}, opened at {operator[0]}:"
-                               f"{operator[1]}), which bash expands before the code runs; quote the delimiter "
-                               f"(<<'{delimiter}') to keep the code as written")
+                    message = (
+                        f"$ or a backtick in an unquoted heredoc (<<{delimiter}, opened at {operator[0]}:"
+                        f"{operator[1]}), which bash expands before the code runs; quote the delimiter "
+                        f"(<<'{delimiter}') to keep the code as written"
+                    )
                 else:
-                    message = (f"line {opened} opens an unquoted heredoc (<<{delimiter}) and its line {expanded} holds "
-                               f"$ or a backtick, which bash expands before the code runs; quote the delimiter "
-                               f"(<<'{delimiter}') to keep the code as written")
+                    message = (
+                        f"line {opened} opens an unquoted heredoc (<<{delimiter}) and its line {expanded} holds "
+                        f"$ or a backtick, which bash expands before the code runs; quote the delimiter "
+                        f"(<<'{delimiter}') to keep the code as written"
+                    )
                 found.append(Notice("warning", trainjob.origin, path, message, mark=code))
     return found
 

@@ -42,8 +42,13 @@ from ..trainer.api import DNS_SUBDOMAIN
 from .base import domain_prefixed_path
 
 MAX_INT32 = 2**31 - 1
-JOB_FAILURE_REASONS = ("BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",
-                       "PodFailurePolicy")
+JOB_FAILURE_REASONS = (
+    "BackoffLimitExceeded",
+    "DeadlineExceeded",
+    "FailedIndexes",
+    "MaxFailedIndexesExceeded",
+    "PodFailurePolicy",
+)
 _DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _RULE_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
 _DNS1123_SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
@@ -83,18 +88,25 @@ def check(unit: Unit) -> list[InputError]:
         if job.get("completionMode", "Indexed") == "Indexed" and job.get("completions") is not None:
             names.append(("Pod", f"{names[0][1]}-{job['completions'] - 1}-abcde", "pod"))
         for kind, generated, noun in names:
-            problem = _dns1035(generated, f"JobSet name is too long, {noun} names generated for this JobSet will "
-                                          "exceed 63 characters")
+            problem = _dns1035(
+                generated, f"JobSet name is too long, {noun} names generated for this JobSet will exceed 63 characters"
+            )
             if problem == _DNS1035_FORMAT:  # TrainJob names are DNS-1035 labels: the replicated job's name is not
-                found.append(error(runtime, at + ("replicatedJobs", index, "name"),
-                                   f"{where}: {kind} name {generated!r}: {problem}"))
+                found.append(
+                    error(
+                        runtime,
+                        at + ("replicatedJobs", index, "name"),
+                        f"{where}: {kind} name {generated!r}: {problem}",
+                    )
+                )
                 break
             if problem:
                 found.append(error(trainjob, ("metadata", "name"), f"{where}: {kind} name {generated!r}: {problem}"))
                 break
     subdomain = (unit.jobset.get("network") or {}).get("subdomain")
-    if subdomain and not (len(subdomain) <= 63 and _DNS1123_SUBDOMAIN.fullmatch(subdomain)
-                          and _DNS1035.fullmatch(subdomain)):
+    if subdomain and not (
+        len(subdomain) <= 63 and _DNS1123_SUBDOMAIN.fullmatch(subdomain) and _DNS1035.fullmatch(subdomain)
+    ):
         message = f"the JobSet webhook refuses network.subdomain {subdomain!r}: it must be a DNS-1035 label"
         found.append(error(runtime, at + ("network", "subdomain"), message))
     return found + _references(unit) + _policies(unit) + _coordinator(unit) + _volume_claims(unit)
@@ -109,11 +121,15 @@ def _references(unit: Unit) -> list[InputError]:
         seen.append(rjob["name"])  # the webhook adds a job's own name before checking its dependsOn
         for depends in rjob.get("dependsOn") or ():
             if index == 0 or depends.get("name") not in seen:
-                message = (f"the JobSet webhook refuses replicated job {rjob['name']!r} depending on "
-                           f"{depends.get('name')!r}: only on an earlier replicated job")
+                message = (
+                    f"the JobSet webhook refuses replicated job {rjob['name']!r} depending on "
+                    f"{depends.get('name')!r}: only on an earlier replicated job"
+                )
                 found.append(error(origin, at + ("replicatedJobs", index, "dependsOn"), message))
-    targets = [(("successPolicy", "targetReplicatedJobs"), name)
-               for name in (spec.get("successPolicy") or {}).get("targetReplicatedJobs") or ()]
+    targets = [
+        (("successPolicy", "targetReplicatedJobs"), name)
+        for name in (spec.get("successPolicy") or {}).get("targetReplicatedJobs") or ()
+    ]
     rules = (spec.get("failurePolicy") or {}).get("rules") or ()
     names: dict = {}
     for index, rule in enumerate(rules):
@@ -121,20 +137,32 @@ def _references(unit: Unit) -> list[InputError]:
         name = rule.get("name") or f"failurePolicyRule{index}"
         names.setdefault(name, []).append(index)
         if len(name) > 128 or not _RULE_NAME.fullmatch(name):
-            message = (f"the JobSet webhook refuses the failure policy rule name {name!r}: at most 128 characters, "
-                       "a letter, then letters, digits or '_,:', ending with a letter, digit or '_'")
+            message = (
+                f"the JobSet webhook refuses the failure policy rule name {name!r}: at most 128 characters, "
+                "a letter, then letters, digits or '_,:', ending with a letter, digit or '_'"
+            )
             found.append(error(origin, at + path + ("name",), message))
         targets += [(path + ("targetReplicatedJobs",), target) for target in rule.get("targetReplicatedJobs") or ()]
         for reason in rule.get("onJobFailureReasons") or ():
             if reason not in JOB_FAILURE_REASONS:
                 message = f"the JobSet webhook refuses the job failure reason {reason!r}: not one of " + ", ".join(
-                    JOB_FAILURE_REASONS)
+                    JOB_FAILURE_REASONS
+                )
                 found.append(error(origin, at + path + ("onJobFailureReasons",), message))
-    found += [error(origin, at + path, f"the JobSet webhook refuses {name!r}: no such replicated job")
-              for path, name in targets if name not in seen]
-    found += [error(origin, at + ("failurePolicy", "rules"),
-                    f"the JobSet webhook refuses rules {indexes} all named {name!r}: rule names must be unique")
-              for name, indexes in names.items() if len(indexes) > 1]
+    found += [
+        error(origin, at + path, f"the JobSet webhook refuses {name!r}: no such replicated job")
+        for path, name in targets
+        if name not in seen
+    ]
+    found += [
+        error(
+            origin,
+            at + ("failurePolicy", "rules"),
+            f"the JobSet webhook refuses rules {indexes} all named {name!r}: rule names must be unique",
+        )
+        for name, indexes in names.items()
+        if len(indexes) > 1
+    ]
     return found
 
 
@@ -145,18 +173,34 @@ def _policies(unit: Unit) -> list[InputError]:
     manager = spec.get("managedBy")
     if manager is not None:
         problems = domain_prefixed_path(manager) + (["may not be more than 63 bytes"] if len(manager) > 63 else [])
-        found += [error(origin, at + ("managedBy",), f"the JobSet webhook refuses managedBy {manager!r}: {problem}")
-                  for problem in problems]
+        found += [
+            error(origin, at + ("managedBy",), f"the JobSet webhook refuses managedBy {manager!r}: {problem}")
+            for problem in problems
+        ]
     policy = spec.get("failurePolicy") or {}
     if policy.get("restartStrategy") == "InPlaceRestart":
-        found.append(error(origin, at + ("failurePolicy", "restartStrategy"), (
-            "the JobSet webhook refuses restartStrategy 'InPlaceRestart': InPlaceRestart restart strategy cannot be "
-            "set when InPlaceRestart feature gate is disabled")))
+        found.append(
+            error(
+                origin,
+                at + ("failurePolicy", "restartStrategy"),
+                (
+                    "the JobSet webhook refuses restartStrategy 'InPlaceRestart': InPlaceRestart restart strategy cannot be "
+                    "set when InPlaceRestart feature gate is disabled"
+                ),
+            )
+        )
     for index, rule in enumerate(policy.get("rules") or ()):
         if rule.get("action") in RESTART_JOB_ACTIONS:
-            found.append(error(origin, at + ("failurePolicy", "rules", index, "action"), (
-                f"the JobSet webhook refuses action {rule['action']!r}: RestartJob and RestartJobAndIgnoreMaxRestarts "
-                "failure policy actions are not allowed when RestartJob feature gate is disabled")))
+            found.append(
+                error(
+                    origin,
+                    at + ("failurePolicy", "rules", index, "action"),
+                    (
+                        f"the JobSet webhook refuses action {rule['action']!r}: RestartJob and RestartJobAndIgnoreMaxRestarts "
+                        "failure policy actions are not allowed when RestartJob feature gate is disabled"
+                    ),
+                )
+            )
             break
     return found
 
@@ -170,7 +214,11 @@ def _coordinator(unit: Unit) -> list[InputError]:
     if coordinator is None:
         return []
     origin, path = unit.runtime.origin, ("spec", "template", "spec", "coordinator")
-    name, job_index, pod_index = coordinator.get("replicatedJob"), coordinator.get("jobIndex", 0), coordinator.get("podIndex", 0)
+    name, job_index, pod_index = (
+        coordinator.get("replicatedJob"),
+        coordinator.get("jobIndex", 0),
+        coordinator.get("podIndex", 0),
+    )
     rjob = _by_name(unit).get(name)
     job = job_spec(rjob or {})
     if rjob is None:
@@ -178,20 +226,34 @@ def _coordinator(unit: Unit) -> list[InputError]:
     elif not 0 <= job_index < rjob.get("replicas", 1):
         problem, field = f"coordinator job index {job_index} is invalid for replicatedJob {name}", "jobIndex"
     elif job.get("completionMode", "Indexed") != "Indexed" or job.get("completions") is None:
-        problem, field = "job for coordinator pod must be indexed completion mode, and completions number must be set", "replicatedJob"
+        problem, field = (
+            "job for coordinator pod must be indexed completion mode, and completions number must be set",
+            "replicatedJob",
+        )
     elif not 0 <= pod_index < job["completions"]:
-        problem, field = (f"coordinator pod index {pod_index} is invalid for replicatedJob {name} job index "
-                          f"{job_index}"), "podIndex"
+        problem, field = (
+            (f"coordinator pod index {pod_index} is invalid for replicatedJob {name} job index {job_index}"),
+            "podIndex",
+        )
     else:
         problem = None
-    found = [error(origin, path + (field,), f"the JobSet webhook refuses the coordinator: {problem}")] if problem else []
+    found = (
+        [error(origin, path + (field,), f"the JobSet webhook refuses the coordinator: {problem}")] if problem else []
+    )
     subdomain = (unit.jobset.get("network") or {}).get("subdomain") or unit.name
     endpoint = f"{unit.name}-{name}-{job_index}-{pod_index}.{subdomain}"
     if len(endpoint) > 63 or not _LABEL_VALUE.fullmatch(endpoint):
-        found.append(error(unit.trainjob.origin, ("metadata", "name"), (
-            f"the JobSet webhook refuses the coordinator: spec will lead to invalid label value {endpoint!r} for "
-            "coordinator label \"jobset.sigs.k8s.io/coordinator\" (long JobSet / ReplicatedJob / SubDomain name?): "
-            "must be no more than 63 characters and start and end with an alphanumeric character")))
+        found.append(
+            error(
+                unit.trainjob.origin,
+                ("metadata", "name"),
+                (
+                    f"the JobSet webhook refuses the coordinator: spec will lead to invalid label value {endpoint!r} for "
+                    'coordinator label "jobset.sigs.k8s.io/coordinator" (long JobSet / ReplicatedJob / SubDomain name?): '
+                    "must be no more than 63 characters and start and end with an alphanumeric character"
+                ),
+            )
+        )
     return found
 
 
@@ -209,8 +271,14 @@ def _volume_claims(unit: Unit) -> list[InputError]:
             if len(name) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(name):
                 found.append(error(origin, path, f"{where}: it must be a lowercase RFC 1123 subdomain"))
             if len(f"{name}-{unit.name}") > 63:
-                found.append(error(origin, path, f"{where}: VolumeClaimPolicies template name is too long (its PVC "
-                                                 f"{name}-{unit.name} would exceed 63 characters)"))
+                found.append(
+                    error(
+                        origin,
+                        path,
+                        f"{where}: VolumeClaimPolicies template name is too long (its PVC "
+                        f"{name}-{unit.name} would exceed 63 characters)",
+                    )
+                )
             found += _claim_mounts(unit, name, path, where)
     return found
 
@@ -220,12 +288,30 @@ def _claim_mounts(unit: Unit, name: str, path: tuple, where: str) -> list[InputE
     for rjob in unit.replicated_jobs:
         spec = pod_spec(rjob)
         if any(volume.get("name") == name for volume in spec.get("volumes") or ()):
-            found.append(error(unit.runtime.origin, path, (
-                f"{where}: volume name conflicts with VolumeClaimPolicy template name: {name} (replicated job "
-                f"{rjob['name']!r})")))
-        mounted = mounted or any(mount.get("name") == name for group in ("initContainers", "containers")
-                                 for container in spec.get(group) or () for mount in container.get("volumeMounts") or ())
+            found.append(
+                error(
+                    unit.runtime.origin,
+                    path,
+                    (
+                        f"{where}: volume name conflicts with VolumeClaimPolicy template name: {name} (replicated job "
+                        f"{rjob['name']!r})"
+                    ),
+                )
+            )
+        mounted = mounted or any(
+            mount.get("name") == name
+            for group in ("initContainers", "containers")
+            for container in spec.get(group) or ()
+            for mount in container.get("volumeMounts") or ()
+        )
     if not mounted:
-        found.append(error(unit.runtime.origin, path, (
-            f"{where}: replicatedJob containers don't have a matching volumeMount: {name} from VolumeClaimPolicies")))
+        found.append(
+            error(
+                unit.runtime.origin,
+                path,
+                (
+                    f"{where}: replicatedJob containers don't have a matching volumeMount: {name} from VolumeClaimPolicies"
+                ),
+            )
+        )
     return found

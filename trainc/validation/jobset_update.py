@@ -43,8 +43,12 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
     if old_trainjob is None:
         return []
     old_runtimes = previous.runtimes_then(runtimes)
-    old_ctx = replace(ctx, catalog=catalog.build(old_runtimes, old_trainjob.namespace), provenance=None,
-                      release=previous.release or ctx.release)  # the release it was rendered at
+    old_ctx = replace(
+        ctx,
+        catalog=catalog.build(old_runtimes, old_trainjob.namespace),
+        provenance=None,
+        release=previous.release or ctx.release,
+    )  # the release it was rendered at
     old_unit, problems = caught(pipeline.run, Unit(trainjob=old_trainjob), old_ctx)
     if problems or old_unit is None:
         return []
@@ -59,18 +63,34 @@ def refusals(origin: Origin | None, name: str, new_jobset: dict, old_jobset: dic
     where = f"the JobSet webhook refuses this update of JobSet {name!r}"
     mark = locate(origin, ("spec",)) if origin is not None else None
     found = []
-    if _queue(new_jobset) != _queue(old_jobset) and not (new.get("suspend") or old.get("suspend") or
-                                                         _queue(old_jobset)):  # running, not by Kueue's leave
-        found.append(InputError(origin, _QUEUE_PATH, (
-            f"Kueue's webhook refuses this update of JobSet {name!r}: must not update queue name when job is "
-            "unsuspended (the JobSet runs: it is not suspended)")))
+    if _queue(new_jobset) != _queue(old_jobset) and not (
+        new.get("suspend") or old.get("suspend") or _queue(old_jobset)
+    ):  # running, not by Kueue's leave
+        found.append(
+            InputError(
+                origin,
+                _QUEUE_PATH,
+                (
+                    f"Kueue's webhook refuses this update of JobSet {name!r}: must not update queue name when job is "
+                    "unsuspended (the JobSet runs: it is not suspended)"
+                ),
+            )
+        )
     jobs = _kueue_changes_allowed(new, old) if new.get("suspend") or old.get("suspend") else new.get("replicatedJobs")
     changed = first_change(old.get("replicatedJobs") or [], jobs or [], ("spec", "replicatedJobs"))
     if changed is not None:
-        found.append(InputError(origin, (), (
-            f"{where}: spec.replicatedJobs: field is immutable ({render_path(changed)} changed; only pod labels, "
-            "annotations, nodeSelector, tolerations and schedulingGates may change, and only while the TrainJob is "
-            "suspended before or after the update)"), mark=mark))
+        found.append(
+            InputError(
+                origin,
+                (),
+                (
+                    f"{where}: spec.replicatedJobs: field is immutable ({render_path(changed)} changed; only pod labels, "
+                    "annotations, nodeSelector, tolerations and schedulingGates may change, and only while the TrainJob is "
+                    "suspended before or after the update)"
+                ),
+                mark=mark,
+            )
+        )
     if new.get("managedBy") != old.get("managedBy"):
         found.append(InputError(origin, (), f"{where}: spec.managedBy: field is immutable", mark=mark))
     return found
@@ -85,18 +105,33 @@ def once_admitted(origin: Origin | None, new: dict, old: dict) -> list[InputErro
     name = (new.get("metadata") or {}).get("name")
     spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
     if old_spec.get("suspend") or spec.get("suspend"):  # else `check` refused any change already
-        changed = first_change(old_spec.get("replicatedJobs") or [], spec.get("replicatedJobs") or [],
-                               ("spec", "replicatedJobs"))
+        changed = first_change(
+            old_spec.get("replicatedJobs") or [], spec.get("replicatedJobs") or [], ("spec", "replicatedJobs")
+        )
         if changed is not None:
-            found.append(InputError(origin, (), (
-                f"once Kueue admits JobSet {name!r} it runs unsuspended, whatever git says, and the JobSet webhook "
-                f"refuses this update: spec.replicatedJobs: field is immutable ({render_path(changed)} changed; "
-                "pod labels, annotations, nodeSelector, tolerations and schedulingGates only while suspended)"),
-                mark=locate(origin, ("spec",)) if origin is not None else None))
+            found.append(
+                InputError(
+                    origin,
+                    (),
+                    (
+                        f"once Kueue admits JobSet {name!r} it runs unsuspended, whatever git says, and the JobSet webhook "
+                        f"refuses this update: spec.replicatedJobs: field is immutable ({render_path(changed)} changed; "
+                        "pod labels, annotations, nodeSelector, tolerations and schedulingGates only while suspended)"
+                    ),
+                    mark=locate(origin, ("spec",)) if origin is not None else None,
+                )
+            )
     if _queue(new) != _queue(old):
-        found.append(InputError(origin, _QUEUE_PATH, (
-            f"once Kueue admits JobSet {name!r} it runs unsuspended, and Kueue's webhook refuses this update: must "
-            "not update queue name when job is unsuspended")))
+        found.append(
+            InputError(
+                origin,
+                _QUEUE_PATH,
+                (
+                    f"once Kueue admits JobSet {name!r} it runs unsuspended, and Kueue's webhook refuses this update: must "
+                    "not update queue name when job is unsuspended"
+                ),
+            )
+        )
     return found
 
 

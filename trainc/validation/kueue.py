@@ -106,8 +106,9 @@ def pod_sets(jobset: dict, limit_ranges: list = (), runtime_classes: dict | None
         completions = job.get("completions", parallelism)
         count = rjob.get("replicas", 1) * min(parallelism, completions)
         spec = pod_spec(rjob)
-        found.append(PodSet(rjob.get("name", ""), count, pod_requests(_adjusted(spec, limit_ranges, runtime_classes)),
-                            spec))
+        found.append(
+            PodSet(rjob.get("name", ""), count, pod_requests(_adjusted(spec, limit_ranges, runtime_classes)), spec)
+        )
     return found
 
 
@@ -179,19 +180,41 @@ class Queues:
 
 _QUANTITY = "quantity"
 _SELECTOR = {"matchLabels": {str: str}, "matchExpressions": [{"key": str, "operator": str, "values": [str]}]}
-_GROUPS = [{"coveredResources": [str], "flavors": [{"name": str, "resources": [
-    {"name": str, "nominalQuota": _QUANTITY, "borrowingLimit": _QUANTITY, "lendingLimit": _QUANTITY}]}]}]
+_GROUPS = [
+    {
+        "coveredResources": [str],
+        "flavors": [
+            {
+                "name": str,
+                "resources": [
+                    {"name": str, "nominalQuota": _QUANTITY, "borrowingLimit": _QUANTITY, "lendingLimit": _QUANTITY}
+                ],
+            }
+        ],
+    }
+]
 # What trainc reads of each kind (other fields are Kueue's business): its spec, or for a Namespace its metadata.
 _SHAPES = {
-    "ClusterQueue": {"cohort": str, "cohortName": str, "namespaceSelector": _SELECTOR, "resourceGroups": _GROUPS,
-                     "flavorFungibility": {"whenCanBorrow": str, "whenCanPreempt": str, "preference": str},
-                     "queueingStrategy": str,
-                     "preemption": {"withinClusterQueue": str, "reclaimWithinCohort": str,
-                                    "borrowWithinCohort": {"policy": str, "maxPriorityThreshold": int}}},
+    "ClusterQueue": {
+        "cohort": str,
+        "cohortName": str,
+        "namespaceSelector": _SELECTOR,
+        "resourceGroups": _GROUPS,
+        "flavorFungibility": {"whenCanBorrow": str, "whenCanPreempt": str, "preference": str},
+        "queueingStrategy": str,
+        "preemption": {
+            "withinClusterQueue": str,
+            "reclaimWithinCohort": str,
+            "borrowWithinCohort": {"policy": str, "maxPriorityThreshold": int},
+        },
+    },
     "Cohort": {"parent": str, "parentName": str, "resourceGroups": _GROUPS},
     "LocalQueue": {"clusterQueue": str},
-    "ResourceFlavor": {"nodeLabels": {str: str}, "nodeTaints": [{"key": str, "value": str, "effect": str}],
-                       "tolerations": [{"key": str, "operator": str, "value": str, "effect": str}]},
+    "ResourceFlavor": {
+        "nodeLabels": {str: str},
+        "nodeTaints": [{"key": str, "value": str, "effect": str}],
+        "tolerations": [{"key": str, "operator": str, "value": str, "effect": str}],
+    },
     "LimitRange": {"limits": [{"type": str, "default": {str: _QUANTITY}, "defaultRequest": {str: _QUANTITY}}]},
     "Namespace": {"labels": {str: str}},
     "RuntimeClass": {"overhead": {"podFixed": {str: _QUANTITY}}},
@@ -211,7 +234,7 @@ def mistakes(value, shape, path: tuple):
         if not isinstance(value, str):
             yield path, "must be a string"
     elif shape is int:
-        if isinstance(value, bool) or not isinstance(value, int) or not -2**31 <= value < 2**31:
+        if isinstance(value, bool) or not isinstance(value, int) or not -(2**31) <= value < 2**31:
             yield path, "must be an integer (int32)"
     elif shape is bool:
         if not isinstance(value, bool):
@@ -243,10 +266,15 @@ def read(documents, namespace: str = "default", warnings: list | None = None) ->
         if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
             continue
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        core = (api_version == "v1" and kind in ("LimitRange", "Namespace")
-                or api_version == "node.k8s.io/v1" and kind == "RuntimeClass")
-        if not core and not (isinstance(api_version, str) and api_version.startswith(GROUP + "/")
-                             and kind in _QUEUE_KINDS):
+        core = (
+            api_version == "v1"
+            and kind in ("LimitRange", "Namespace")
+            or api_version == "node.k8s.io/v1"
+            and kind == "RuntimeClass"
+        )
+        if not core and not (
+            isinstance(api_version, str) and api_version.startswith(GROUP + "/") and kind in _QUEUE_KINDS
+        ):
             continue
         meta = obj["metadata"]
         unnamed = _unnamed(origin, meta)
@@ -260,10 +288,18 @@ def read(documents, namespace: str = "default", warnings: list | None = None) ->
         if kind == "ClusterQueue" and version in COHORT_FIELD:
             problems += _cohort_field(origin, version, checked)
         if version == OLD and warnings is not None:
-            warnings.append(Notice("warning", origin, ("apiVersion",), (
-                f"Kueue 0.20 no longer serves {GROUP}/{OLD} (kubernetes-sigs/kueue #14558): write {GROUP}/{SERVED}"
-                + (" and spec.cohortName for spec.cohort" if kind == "ClusterQueue" else "")
-                + "; read here as Kueue before 0.20 reads it")))
+            warnings.append(
+                Notice(
+                    "warning",
+                    origin,
+                    ("apiVersion",),
+                    (
+                        f"Kueue 0.20 no longer serves {GROUP}/{OLD} (kubernetes-sigs/kueue #14558): write {GROUP}/{SERVED}"
+                        + (" and spec.cohortName for spec.cohort" if kind == "ClusterQueue" else "")
+                        + "; read here as Kueue before 0.20 reads it"
+                    ),
+                )
+            )
         errors += problems
         if problems:
             continue
@@ -279,8 +315,9 @@ def read(documents, namespace: str = "default", warnings: list | None = None) ->
         elif kind == "ResourceFlavor":
             queues.flavors[name] = spec
         else:
-            (queues.cluster_queues if kind == "ClusterQueue" else queues.cohorts)[name] = _node(origin, kind, name,
-                                                                                                spec, obj)
+            (queues.cluster_queues if kind == "ClusterQueue" else queues.cohorts)[name] = _node(
+                origin, kind, name, spec, obj
+            )
     return queues, errors
 
 
@@ -289,8 +326,14 @@ def _cohort_field(origin: Origin, version: str, spec) -> list[InputError]:
     other = COHORT_FIELD[OLD if version == SERVED else SERVED]
     if not isinstance(spec, dict) or other not in spec:
         return []
-    return [InputError(origin, ("spec", other), f"unknown field in {GROUP}/{version}: its name there is "
-                                                f"{COHORT_FIELD[version]}", key=True)]
+    return [
+        InputError(
+            origin,
+            ("spec", other),
+            f"unknown field in {GROUP}/{version}: its name there is {COHORT_FIELD[version]}",
+            key=True,
+        )
+    ]
 
 
 def _unnamed(origin: Origin, meta: dict) -> InputError | None:
@@ -305,8 +348,11 @@ def _unnamed(origin: Origin, meta: dict) -> InputError | None:
 
 def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
     version = obj["apiVersion"].rpartition("/")[2]
-    parent = spec.get(COHORT_FIELD.get(version, "cohortName")) if kind == "ClusterQueue" else spec.get(
-        "parentName", spec.get("parent"))
+    parent = (
+        spec.get(COHORT_FIELD.get(version, "cohortName"))
+        if kind == "ClusterQueue"
+        else spec.get("parentName", spec.get("parent"))
+    )
     node = Node(kind, name, parent or None, origin=origin, document=obj)
     for group in spec.get("resourceGroups") or ():
         flavors = []
@@ -321,7 +367,8 @@ def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
                         if amount.format == BINARY_SI:
                             node.binary.add(resource.get("name"))
                 node.quotas[(flavor.get("name"), resource.get("name"))] = Quota(
-                    amounts.get("nominalQuota", 0), amounts.get("borrowingLimit"), amounts.get("lendingLimit"))
+                    amounts.get("nominalQuota", 0), amounts.get("borrowingLimit"), amounts.get("lendingLimit")
+                )
         node.groups.append((list(group.get("coveredResources") or ()), flavors))
     return node
 
@@ -384,8 +431,9 @@ def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError]
         if problem is not None:
             errors.append(InputError(_located(found.origin), path, f"Kueue can never admit this TrainJob: {problem}"))
         elif notice is not None:
-            notices.append(Notice("notice", _located(found.origin), (), f"{found.namespace}/{found.name}: {notice}",
-                                  at=path))
+            notices.append(
+                Notice("notice", _located(found.origin), (), f"{found.namespace}/{found.name}: {notice}", at=path)
+            )
     return errors, notices
 
 
@@ -405,8 +453,10 @@ def place(found: Workload, queues: Queues, usage: dict | None = None, oracle=Non
     key = (found.namespace, found.queue)
     if key not in queues.local_queues:
         there = sorted(name for ns, name in queues.local_queues if ns == found.namespace)
-        return Placement(problem=f"LocalQueue {found.queue!r} does not exist in namespace {found.namespace!r} "
-                                 f"(LocalQueues there: {', '.join(there) or 'none'})")
+        return Placement(
+            problem=f"LocalQueue {found.queue!r} does not exist in namespace {found.namespace!r} "
+            f"(LocalQueues there: {', '.join(there) or 'none'})"
+        )
     cq_name = queues.local_queues[key]
     cq = queues.cluster_queues.get(cq_name)
     if cq is None:
@@ -475,9 +525,11 @@ class Fungibility:
 def fungibility(cq: Node) -> Fungibility:
     """v1beta1's `Borrow` and `Preempt` are v1beta2's MayStopSearch (apis/kueue/v1beta1/clusterqueue_conversion.go)."""
     spec = (cq.document.get("spec") or {}).get("flavorFungibility") or {}
-    return Fungibility(TRY_NEXT if spec.get("whenCanBorrow") == TRY_NEXT else MAY_STOP,
-                       MAY_STOP if spec.get("whenCanPreempt") not in (None, TRY_NEXT) else TRY_NEXT,
-                       spec.get("preference") == "PreemptionOverBorrowing")
+    return Fungibility(
+        TRY_NEXT if spec.get("whenCanBorrow") == TRY_NEXT else MAY_STOP,
+        MAY_STOP if spec.get("whenCanPreempt") not in (None, TRY_NEXT) else TRY_NEXT,
+        spec.get("preference") == "PreemptionOverBorrowing",
+    )
 
 
 @dataclass(frozen=True)
@@ -516,8 +568,9 @@ def _try_next(mode: int, borrow: int, fungible: Fungibility) -> bool:
     return borrow > 0 and fungible.when_can_borrow == TRY_NEXT
 
 
-def _assign(found: Workload, cq: Node, cq_name: str, where: str, queues: Queues, usage: dict | None = None,
-            oracle=None) -> Placement:
+def _assign(
+    found: Workload, cq: Node, cq_name: str, where: str, queues: Queues, usage: dict | None = None, oracle=None
+) -> Placement:
     """The flavor assigner (assignFlavors): pod set by pod set, each resource group's flavors in order, the usage
     of the pod sets already assigned counted. `usage` ({ClusterQueue: {(flavor, resource): amount}}) is what the
     cluster's admitted workloads hold (none: an empty cluster); `oracle(cq, needs)` the workloads Kueue would
@@ -541,8 +594,11 @@ def _assign(found: Workload, cq: Node, cq_name: str, where: str, queues: Queues,
             if resource not in covered:
                 if amount == 0:
                     continue
-                return Placement(problem=f"{where} does not cover {resource}, which pod set {pod_set.name!r} "
-                                 f"requests (it covers {', '.join(sorted(covered)) or 'nothing'})", cluster_queue=cq_name)
+                return Placement(
+                    problem=f"{where} does not cover {resource}, which pod set {pod_set.name!r} "
+                    f"requests (it covers {', '.join(sorted(covered)) or 'nothing'})",
+                    cluster_queue=cq_name,
+                )
             group, flavors = covered[resource]
             wanted = {name: amounts[name] for name in group if name in amounts}
             done.update(wanted)
@@ -551,41 +607,73 @@ def _assign(found: Workload, cq: Node, cq_name: str, where: str, queues: Queues,
             tried[-1].update({name: attempts for name in wanted})
             asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
             if chosen is None and all(attempt.never for attempt in attempts):
-                return Placement(problem=f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no "
-                                 f"flavor of {where} takes it: {'; '.join(a.reason for a in attempts)}",
-                                 cluster_queue=cq_name, attempts=tuple(tried))
+                return Placement(
+                    problem=f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no "
+                    f"flavor of {where} takes it: {'; '.join(a.reason for a in attempts)}",
+                    cluster_queue=cq_name,
+                    attempts=tuple(tried),
+                )
             if chosen is None:  # it fits some flavor once enough is unused: the cluster is full for it now
                 short = tuple((attempt.flavor, name, more) for attempt in attempts for name, more in attempt.short)
-                return Placement(tuple(placed), cluster_queue=cq_name, mode="wait", short=short,
-                                 attempts=tuple(tried))
+                return Placement(tuple(placed), cluster_queue=cq_name, mode="wait", short=short, attempts=tuple(tried))
             for name, amount in wanted.items():
                 assumed[(chosen.flavor, name)] = _add(assumed.get((chosen.flavor, name), 0), amount)
                 picked[name] = chosen.flavor
                 if assumed[(chosen.flavor, name)] > subtree_quota(cq, (chosen.flavor, name), queues):
-                    borrowed.append((chosen.flavor, name, assumed[(chosen.flavor, name)],
-                                     subtree_quota(cq, (chosen.flavor, name), queues)))
+                    borrowed.append(
+                        (
+                            chosen.flavor,
+                            name,
+                            assumed[(chosen.flavor, name)],
+                            subtree_quota(cq, (chosen.flavor, name), queues),
+                        )
+                    )
             chosen_attempts.append(chosen)
     mode = min((attempt.mode for attempt in chosen_attempts), default=FIT)
     targets = ()
     if mode in (PREEMPT, RECLAIM) and oracle is not None:  # the workloads its whole assignment preempts
-        needs = {key: amount for key, amount in assumed.items()
-                 if amount > max(0, available(cq, key, queues, usage))}
+        needs = {key: amount for key, amount in assumed.items() if amount > max(0, available(cq, key, queues, usage))}
         targets = tuple(oracle(cq, needs))
     kind = "fit" if mode == FIT else "preempt" if targets else "wait"
-    short = () if kind != "wait" else tuple((attempt.flavor, name, more) for attempt in chosen_attempts
-                                            for name, more in attempt.short)
+    short = (
+        ()
+        if kind != "wait"
+        else tuple((attempt.flavor, name, more) for attempt in chosen_attempts for name, more in attempt.short)
+    )
     notice = None
     if borrowed:
-        parts = [f"flavor {flavor!r}: {show(name, need, name in cq.binary)} {name} > nominal quota "
-                 f"{show(name, nominal, name in cq.binary)}" for flavor, name, need, nominal in borrowed]
-        notice = (f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, {'; '.join(parts)}): it "
-                  "waits until the cohort has that much unused")
-    return Placement(tuple(placed), notice=notice, cluster_queue=cq_name, mode=kind, attempts=tuple(tried),
-                     targets=targets, short=short, borrows=any(attempt.borrow > 0 for attempt in chosen_attempts))
+        parts = [
+            f"flavor {flavor!r}: {show(name, need, name in cq.binary)} {name} > nominal quota "
+            f"{show(name, nominal, name in cq.binary)}"
+            for flavor, name, need, nominal in borrowed
+        ]
+        notice = (
+            f"Kueue admits it only by borrowing from cohort {cq.parent!r} ({where}, {'; '.join(parts)}): it "
+            "waits until the cohort has that much unused"
+        )
+    return Placement(
+        tuple(placed),
+        notice=notice,
+        cluster_queue=cq_name,
+        mode=kind,
+        attempts=tuple(tried),
+        targets=targets,
+        short=short,
+        borrows=any(attempt.borrow > 0 for attempt in chosen_attempts),
+    )
 
 
-def _flavor(cq: Node, flavors: list, wanted: dict, pod_set: PodSet, assumed: dict, fungible: Fungibility,
-            queues: Queues, usage: dict, oracle) -> tuple:
+def _flavor(
+    cq: Node,
+    flavors: list,
+    wanted: dict,
+    pod_set: PodSet,
+    assumed: dict,
+    fungible: Fungibility,
+    queues: Queues,
+    usage: dict,
+    oracle,
+) -> tuple:
     """(the Attempt Kueue picks or None, every Attempt in order): findFlavorForPodSets."""
     attempts, best = [], None
     for flavor in flavors:
@@ -595,8 +683,9 @@ def _flavor(cq: Node, flavors: list, wanted: dict, pod_set: PodSet, assumed: dic
             continue
         worst, reasons, short, never = (FIT, 0), [], [], False
         for name, amount in wanted.items():
-            mode, borrow, reason, more, beyond = _fits(cq, flavor, name, assumed.get((flavor, name), 0), amount,
-                                                       queues, usage, oracle)
+            mode, borrow, reason, more, beyond = _fits(
+                cq, flavor, name, assumed.get((flavor, name), 0), amount, queues, usage, oracle
+            )
             if reason is not None:
                 reasons.append(reason)
             if more:
@@ -630,12 +719,18 @@ def _fits(cq: Node, flavor: str, name: str, before: int, amount: int, queues: Qu
     binary = name in cq.binary
     reason = f"flavor {flavor!r}: {show(name, need, binary)} {name} needed, {show(name, free, binary)} unused"
     quota = cq.quotas.get(key)
-    if oracle is not None and ((quota is not None and quota.nominal >= need) or may_reclaim
-                               or _preempts_while_borrowing(cq)):
+    if oracle is not None and (
+        (quota is not None and quota.nominal >= need) or may_reclaim or _preempts_while_borrowing(cq)
+    ):
         targets = oracle(cq, {key: need})
         if targets:
-            return (PREEMPT if any(target.cluster_queue == cq.name for target in targets) else RECLAIM), borrow, \
-                reason + f", unless it preempts {len(targets)} workload{'s' * (len(targets) != 1)}", more, False
+            return (
+                (PREEMPT if any(target.cluster_queue == cq.name for target in targets) else RECLAIM),
+                borrow,
+                reason + f", unless it preempts {len(targets)} workload{'s' * (len(targets) != 1)}",
+                more,
+                False,
+            )
         return NO_CANDIDATES, borrow, reason + " (and nothing it may preempt frees it)", more, False
     return NO_FIT, borrow, reason, more, False
 
@@ -662,8 +757,10 @@ def _shortfall(cq: Node, flavor: str, name: str, amount: int, before: int, most:
         if cq.parent is not None:
             limit += f" (nothing to borrow in cohort {cq.parent!r})"
     else:
-        limit = (f"{show(name, most, binary)} = nominal quota {show(name, nominal, binary)} + at most "
-                 f"{show(name, most - nominal, binary)} borrowed in cohort {cq.parent!r}")
+        limit = (
+            f"{show(name, most, binary)} = nominal quota {show(name, nominal, binary)} + at most "
+            f"{show(name, most - nominal, binary)} borrowed in cohort {cq.parent!r}"
+        )
         quota = cq.quotas.get((flavor, name))
         if quota is not None and quota.borrowing is not None and most - nominal == quota.borrowing:
             limit += " (its borrowingLimit)"
@@ -705,8 +802,9 @@ def _affinity_matches(spec: dict, labels: dict) -> bool:
     for key, wanted in (spec.get("nodeSelector") or {}).items():
         if key in labels and labels[key] != wanted:
             return False
-    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
-                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
     terms = []
     for term in required.get("nodeSelectorTerms") or ():
         kept = [each for each in term.get("matchExpressions") or () if each.get("key") in labels]
@@ -724,7 +822,9 @@ def subtree_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = froz
         for child in queues.children(node.name):
             if child.kind == "Cohort" and child.name in seen:
                 continue
-            total = _add(total, subtree_quota(child, key, queues, seen | {node.name}) - _local_quota(child, key, queues, seen))
+            total = _add(
+                total, subtree_quota(child, key, queues, seen | {node.name}) - _local_quota(child, key, queues, seen)
+            )
     return total
 
 
@@ -763,8 +863,9 @@ def used(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozenset = 
     for child in queues.children(node.name):
         if child.kind == "Cohort" and (child.name in seen or child.name == node.name):
             continue
-        total = _add(total, max(0, used(child, key, queues, usage, seen | {node.name})
-                                - _local_quota(child, key, queues)))
+        total = _add(
+            total, max(0, used(child, key, queues, usage, seen | {node.name}) - _local_quota(child, key, queues))
+        )
     return total
 
 
@@ -827,10 +928,14 @@ def explained(placement: Placement, pod_sets) -> list[str]:
             groups.setdefault(id(attempts), (attempts, []))[1].append(resource)
         for attempts, resources in groups.values():
             picked = chosen.get(resources[0])
-            lines.append(f"{pod_set.name} ({plural(pod_set.count, 'pod')}; {', '.join(resources)}): "
-                         + (f"flavor {picked!r}" if picked else "no flavor"))
+            lines.append(
+                f"{pod_set.name} ({plural(pod_set.count, 'pod')}; {', '.join(resources)}): "
+                + (f"flavor {picked!r}" if picked else "no flavor")
+            )
             for attempt in attempts:
-                lines.append(f"  {'←' if attempt.flavor == picked else ' '} {attempt.flavor}: {_attempt_words(attempt)}")
+                lines.append(
+                    f"  {'←' if attempt.flavor == picked else ' '} {attempt.flavor}: {_attempt_words(attempt)}"
+                )
     return lines
 
 

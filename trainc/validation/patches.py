@@ -54,8 +54,12 @@ def _job(origin, index: int, j: int, rjob: dict, runtime_jobs: dict) -> list[Inp
     at = patch_path(index, "replicatedJobs", j, "template", "spec", "template", "spec")
     pod = pod_spec(rjob)
     errors = [
-        error(origin, PATH, f"must not have initContainer that doesn't exist in the runtime job {name}",
-              at=at + ("initContainers", k, "name"))
+        error(
+            origin,
+            PATH,
+            f"must not have initContainer that doesn't exist in the runtime job {name}",
+            at=at + ("initContainers", k, "name"),
+        )
         for k, container in enumerate(pod.get("initContainers") or ())
         if container["name"] not in known
     ]
@@ -91,8 +95,7 @@ def _patches(tree: dict) -> list:
 def _semantic(value):
     if isinstance(value, dict):
         return {
-            key: _semantic(item) for key, item in value.items()
-            if not (item == [] or (item == {} and key in _GO_MAPS))
+            key: _semantic(item) for key, item in value.items() if not (item == [] or (item == {} and key in _GO_MAPS))
         }
     if isinstance(value, list):
         return [_semantic(item) for item in value]

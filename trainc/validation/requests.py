@@ -75,21 +75,40 @@ def jobs(output, others=None) -> list[Job]:
         for pod_set in work.pod_sets:
             for resource in pod_set.requests:
                 total[resource] = total.get(resource, 0) + pod_set.total(resource)
-        per_node = {resource: max(0, kueue.value(resource, amount))
-                    for resource, amount in (trainer.requests if trainer else {}).items()}
+        per_node = {
+            resource: max(0, kueue.value(resource, amount))
+            for resource, amount in (trainer.requests if trainer else {}).items()
+        }
         placed = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
         standing = standings.get((trainjob.namespace, trainjob.name))
         flavors = placed.flavors or ({},) * len(work.pod_sets)
         if standing is not None and standing.state != "waiting" and standing.flavors:  # where it runs now
             flavors = standing.flavors
-        usage = tuple(Usage(pod_set.name, pod_set.count,
-                            {resource: pod_set.total(resource) for resource in pod_set.requests}, dict(chosen))
-                      for pod_set, chosen in zip(work.pod_sets, flavors))
+        usage = tuple(
+            Usage(
+                pod_set.name,
+                pod_set.count,
+                {resource: pod_set.total(resource) for resource in pod_set.requests},
+                dict(chosen),
+            )
+            for pod_set, chosen in zip(work.pod_sets, flavors)
+        )
         nodes = _mpi_hosts(trainjob.name, objects)
-        found.append(Job(trainjob.namespace, trainjob.name, work.queue,
-                         nodes if nodes is not None else trainer.count if trainer else 0,
-                         _processes(jobset, trainjob), per_node, total, usage, placed.cluster_queue, standing,
-                         placed if work.queue is not None else None))
+        found.append(
+            Job(
+                trainjob.namespace,
+                trainjob.name,
+                work.queue,
+                nodes if nodes is not None else trainer.count if trainer else 0,
+                _processes(jobset, trainjob),
+                per_node,
+                total,
+                usage,
+                placed.cluster_queue,
+                standing,
+                placed if work.queue is not None else None,
+            )
+        )
     return found
 
 
@@ -111,6 +130,7 @@ def _names(pod_sets) -> str:
 def flavor_moves(before: list[Job], after: list[Job]) -> dict:
     """{(namespace, name): (flavors before, flavors after)} for each job of both sides that Kueue's flavor
     assigner places elsewhere after the change (both on an empty cluster, so only the change moves it)."""
+
     def placed(job: Job) -> str:
         flavors = job.placement.flavors if job.placement is not None else ()
         return _names(list(zip((pod_set.name for pod_set in job.pod_sets), flavors)))
@@ -204,8 +224,11 @@ def signed(resource: str, change: int) -> str:
 
 def delta_text(changes) -> str:
     lines = delta_lines(changes)
-    return "".join(f"{line}\n" for line in ["requests change since the base:", *("  " + each for each in lines)]) \
-        if lines else "requests unchanged since the base\n"
+    return (
+        "".join(f"{line}\n" for line in ["requests change since the base:", *("  " + each for each in lines)])
+        if lines
+        else "requests unchanged since the base\n"
+    )
 
 
 def delta_markdown(changes) -> str:

@@ -61,15 +61,19 @@ def check(runtime: Runtime, *, created: bool) -> list[InputError]:
             errors.append(InputError(runtime.origin, path + ("replicas",), "always must be 1"))
         accepted = KEP_TRAINER_CONTAINERS if kep and ancestor == TRAINER else (REQUIRED_CONTAINER[ancestor],)
         if not any(c.get("name") in accepted for c in containers(rjob)):
-            errors.append(InputError(
-                runtime.origin, path + ("template", "spec", "template", "spec", "containers"),
-                f"must contain the required container for the ancestor: {ancestor}",
-            ))
+            errors.append(
+                InputError(
+                    runtime.origin,
+                    path + ("template", "spec", "template", "spec", "containers"),
+                    f"must contain the required container for the ancestor: {ancestor}",
+                )
+            )
     return errors
 
 
-def name_lengths(runtime: Runtime, old: dict | None = None,
-                 release: releases.Release = releases.DEFAULT) -> list[InputError]:
+def name_lengths(
+    runtime: Runtime, old: dict | None = None, release: releases.Release = releases.DEFAULT
+) -> list[InputError]:
     """The `release`'s limit on replicatedJobs[].name; names `old` (the previous version) has pass."""
     limit = release.replicated_job_name_max
     if limit is None:
@@ -80,11 +84,14 @@ def name_lengths(runtime: Runtime, old: dict | None = None,
     for index, rjob in enumerate(runtime.spec.template.spec.get("replicatedJobs") or ()):
         name = rjob.get("name")
         if isinstance(name, str) and len(name) > limit and name not in kept:
-            errors.append(InputError(
-                runtime.origin, ("spec", "template", "spec", "replicatedJobs", index, "name"),
-                f"Invalid value: {json.dumps(name)}: must be no more than {limit} characters (from Kubeflow Trainer "
-                f"{release.name})",
-            ))
+            errors.append(
+                InputError(
+                    runtime.origin,
+                    ("spec", "template", "spec", "replicatedJobs", index, "name"),
+                    f"Invalid value: {json.dumps(name)}: must be no more than {limit} characters (from Kubeflow Trainer "
+                    f"{release.name})",
+                )
+            )
     return errors
 
 

@@ -25,6 +25,7 @@ def test_without_a_snapshot_or_a_plugin_that_builds_nothing_is_built():
 
 def test_a_runtime_too_large_for_the_snapshot_is_an_error_on_the_runtime():
     runtime = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1").replace(
-        "value: r}", "value: " + "x" * (1 << 20) + "}")
+        "value: r}", "value: " + "x" * (1 << 20) + "}"
+    )
     with pytest.raises(InputError, match="too large for the --runtime-snapshot ConfigMap"):
         through((resolve, components), trainjob(), runtime, snapshot=True)

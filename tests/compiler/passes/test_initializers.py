@@ -17,7 +17,10 @@ from trainc.trainer.api import TrainJob
 def rjob(ancestor: str | None, container: str, env=None, name: str = "initializer-job") -> dict:
     labels = {ANCESTOR_LABEL: ancestor} if ancestor else {}
     spec = {"name": container, **({"env": env} if env else {})}
-    return {"name": name, "template": {"metadata": {"labels": labels}, "spec": {"template": {"spec": {"containers": [spec]}}}}}
+    return {
+        "name": name,
+        "template": {"metadata": {"labels": labels}, "spec": {"template": {"spec": {"containers": [spec]}}}},
+    }
 
 
 def run(job: dict, initializer: dict | None) -> dict:
@@ -41,24 +44,42 @@ def env(*pairs) -> list[dict]:
         (
             rjob("dataset-initializer", "dataset-initializer"),
             {"dataset": {"storageUri": "hf://my-org/my-dataset", "secretRef": {"name": "hf-token-secret"}}},
-            {"name": "dataset-initializer", "env": env(("STORAGE_URI", "hf://my-org/my-dataset")),
-             "envFrom": [{"secretRef": {"name": "hf-token-secret"}}]},
+            {
+                "name": "dataset-initializer",
+                "env": env(("STORAGE_URI", "hf://my-org/my-dataset")),
+                "envFrom": [{"secretRef": {"name": "hf-token-secret"}}],
+            },
         ),
         (
             rjob("model-initializer", "model-initializer"),
             {"model": {"storageUri": "hf://meta-llama/Llama-3", "secretRef": {"name": "model-secret"}}},
-            {"name": "model-initializer", "env": env(("STORAGE_URI", "hf://meta-llama/Llama-3")),
-             "envFrom": [{"secretRef": {"name": "model-secret"}}]},
+            {
+                "name": "model-initializer",
+                "env": env(("STORAGE_URI", "hf://meta-llama/Llama-3")),
+                "envFrom": [{"secretRef": {"name": "model-secret"}}],
+            },
         ),
         (
-            rjob("dataset-initializer", "dataset-initializer",
-                 env=env(("PRE_EXISTING", "from-runtime-template"), ("OTHER", "keep-me"))),
-            {"dataset": {"storageUri": "hf://my-org/my-dataset",
-                         "env": env(("CUSTOM_FROM_USER", "user-value"), ("PRE_EXISTING", "overridden-by-trainjob"))}},
-            {"name": "dataset-initializer", "env": env(
-                ("PRE_EXISTING", "overridden-by-trainjob"), ("OTHER", "keep-me"),
-                ("STORAGE_URI", "hf://my-org/my-dataset"), ("CUSTOM_FROM_USER", "user-value"),
-            )},
+            rjob(
+                "dataset-initializer",
+                "dataset-initializer",
+                env=env(("PRE_EXISTING", "from-runtime-template"), ("OTHER", "keep-me")),
+            ),
+            {
+                "dataset": {
+                    "storageUri": "hf://my-org/my-dataset",
+                    "env": env(("CUSTOM_FROM_USER", "user-value"), ("PRE_EXISTING", "overridden-by-trainjob")),
+                }
+            },
+            {
+                "name": "dataset-initializer",
+                "env": env(
+                    ("PRE_EXISTING", "overridden-by-trainjob"),
+                    ("OTHER", "keep-me"),
+                    ("STORAGE_URI", "hf://my-org/my-dataset"),
+                    ("CUSTOM_FROM_USER", "user-value"),
+                ),
+            },
         ),
         (
             rjob("dataset-initializer", "dataset-initializer"),
@@ -160,8 +181,10 @@ spec:
                   containers: [{name: dataset-initializer, image: ghcr.io/kubeflow/trainer/dataset-initializer}]
 """)
     trainjob = tmp_path / "trainjob.yaml"
-    trainjob.write_text(TRAINJOB.split("  initializer:")[0].replace(
-        "    name: torchtune-llama3.2-1b", "    kind: TrainingRuntime\n    name: replicated"
-    ))
+    trainjob.write_text(
+        TRAINJOB.split("  initializer:")[0].replace(
+            "    name: torchtune-llama3.2-1b", "    kind: TrainingRuntime\n    name: replicated"
+        )
+    )
     [jobset] = build([str(runtime), str(trainjob)]).documents()
     assert jobset["spec"]["replicatedJobs"][0]["replicas"] == 1

@@ -29,5 +29,6 @@ def test_no_num_nodes_is_one_and_the_trainjob_overrides_it():
 
 def test_a_count_is_never_below_one():
     runtime = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1") + SIDECAR.replace(
-        "parallelism: 3", "parallelism: 0")
+        "parallelism: 3", "parallelism: 0"
+    )
     assert through((resolve, mlpolicy), trainjob(extra=""), runtime).counts["sidecar"] == 1

@@ -22,6 +22,9 @@ def test_counts_become_parallelism_and_completions_and_endpoints():
 
 def test_the_subdomain_is_the_jobsets_own_when_set():
     runtime = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1").replace(
-        "    spec:\n      replicatedJobs:", "    spec:\n      network: {subdomain: pods}\n      replicatedJobs:")
+        "    spec:\n      replicatedJobs:", "    spec:\n      network: {subdomain: pods}\n      replicatedJobs:"
+    )
     assert list(through((resolve, mlpolicy, network), trainjob(), runtime).endpoints["node"]) == [
-        "demo-node-0-0.pods", "demo-node-0-1.pods"]
+        "demo-node-0-0.pods",
+        "demo-node-0-1.pods",
+    ]

@@ -26,7 +26,9 @@ def node(extra: str) -> dict:
 
 def test_the_trainer_fields_replace_and_upsert_the_runtimes():
     assert node(TRAINER) == {
-        "name": "node", "image": "user/image:2", "command": ["python"],  # args: [] set but empty: removed
+        "name": "node",
+        "image": "user/image:2",
+        "command": ["python"],  # args: [] set but empty: removed
         "env": [{"name": "FROM_RUNTIME", "value": "user"}, {"name": "MINE", "value": "m"}],  # the user's value wins
         "resources": {"limits": {"nvidia.com/gpu": "2"}},
     }

@@ -143,9 +143,7 @@ def test_crd_schema_limits_what_a_pod_patch_touches(tmp_path, pod_spec, line):
             "15:17: spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].replicas: unknown field",
         ),
         (
-            "    - manager: example.com/manager\n"
-            "      trainingRuntimeSpec:\n"
-            "        mlPolicy: {numNodes: 4}\n",
+            "    - manager: example.com/manager\n      trainingRuntimeSpec:\n        mlPolicy: {numNodes: 4}\n",
             "11:9: spec.runtimePatches[0].trainingRuntimeSpec.mlPolicy: unknown field",
         ),
     ],
@@ -193,12 +191,16 @@ spec:
     )
     spec = node_pod_spec(str(runtime), write(tmp_path, NODE_PATCH.format(pod_spec=pod_spec)))
     assert spec["tolerations"] == [{"key": "spot", "operator": "Exists"}]
-    assert spec["affinity"] == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}
+    assert spec["affinity"] == {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}
+    }
 
 
 def test_a_patch_changes_only_its_own_trainjob(tmp_path):
     """Patching must not write through to the shared runtime, nor to the TrainJob's own patch list."""
-    patched = write(tmp_path, NODE_PATCH.format(pod_spec="                        nodeSelector: {pool: gpu}\n"), name="a")
+    patched = write(
+        tmp_path, NODE_PATCH.format(pod_spec="                        nodeSelector: {pool: gpu}\n"), name="a"
+    )
     plain = tmp_path / "b.yaml"
     plain.write_text(TRAINJOB.format(version="v1alpha1", name="b", patches="").replace("  runtimePatches:\n", ""))
     output = build([patched, str(plain)])
@@ -215,15 +217,28 @@ def _patched_job_names(runtime_jobs, patched_jobs) -> list[str]:
     """Run the patch pass alone on jobs named `runtime_jobs`, patching `patched_jobs` in that order."""
     entry = {
         "manager": "example.com/manager",
-        "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [
-            {"name": name, "template": {"spec": {"template": {"spec": {"nodeSelector": {"patched": "yes"}}}}}}
-            for name in patched_jobs
-        ]}}},
+        "trainingRuntimeSpec": {
+            "template": {
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "name": name,
+                            "template": {"spec": {"template": {"spec": {"nodeSelector": {"patched": "yes"}}}}},
+                        }
+                        for name in patched_jobs
+                    ]
+                }
+            }
+        },
     }
-    trainjob = TrainJob.from_data({
-        "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "demo"},
-        "spec": {"runtimeRef": {"name": "runtime"}, "runtimePatches": [entry]},
-    })
+    trainjob = TrainJob.from_data(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainJob",
+            "metadata": {"name": "demo"},
+            "spec": {"runtimeRef": {"name": "runtime"}, "runtimePatches": [entry]},
+        }
+    )
     jobset = {"replicatedJobs": [{"name": name, "template": {}} for name in runtime_jobs]}
     unit = patch(Unit(trainjob=trainjob, jobset=jobset), Context(catalog=None))
     return [rjob["name"] for rjob in unit.replicated_jobs]

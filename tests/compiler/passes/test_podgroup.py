@@ -106,14 +106,18 @@ def unit(jobs: dict, counts: dict):
 
 
 def test_upstream_multiple_podsets():
-    gang = unit({"node": {"cpu": "500m", "memory": "1Gi"}, "dataset-initializer": {"cpu": "250m", "memory": "512Mi"}},
-                {"node": 2, "dataset-initializer": 1})
+    gang = unit(
+        {"node": {"cpu": "500m", "memory": "1Gi"}, "dataset-initializer": {"cpu": "250m", "memory": "512Mi"}},
+        {"node": 2, "dataset-initializer": 1},
+    )
     assert minimums(gang) == (3, {"cpu": "1250m", "memory": "2560Mi"})
 
 
 def test_every_job_counts_and_names_are_sorted():
-    gang = unit({"launcher": {"memory": "1Gi", "cpu": "300m"}, "worker": {"nvidia.com/gpu": "1", "cpu": "500m"}},
-                {"launcher": 1, "worker": 4})
+    gang = unit(
+        {"launcher": {"memory": "1Gi", "cpu": "300m"}, "worker": {"nvidia.com/gpu": "1", "cpu": "500m"}},
+        {"launcher": 1, "worker": 4},
+    )
     members, resources = minimums(gang)
     assert members == 5
     assert list(resources.items()) == [("cpu", "2300m"), ("memory", "1Gi"), ("nvidia.com/gpu", "4")]

@@ -11,7 +11,8 @@ from trainc.errors import InputError
 
 def test_the_runtime_seeds_the_jobset_labels_and_annotations():
     runtime = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1").replace(
-        "  template:\n    spec:", "  template:\n    metadata: {labels: {team: a}, annotations: {note: b}}\n    spec:")
+        "  template:\n    spec:", "  template:\n    metadata: {labels: {team: a}, annotations: {note: b}}\n    spec:"
+    )
     unit = through((resolve,), trainjob(), runtime)
     assert unit.runtime.name == "torch-distributed"
     assert (unit.labels, unit.annotations) == ({"team": "a"}, {"note": "b"})
@@ -22,13 +23,16 @@ def test_a_missing_runtime_says_where_it_looked_and_the_nearest_name():
     with pytest.raises(InputError) as caught:
         through((resolve,), trainjob(runtime="torch-distribute"))
     assert caught.value.path == ("spec", "runtimeRef", "name")
-    assert caught.value.message == ('ClusterTrainingRuntime "torch-distribute" not found; looked in the inputs, '
-                                    '--runtimes and the bundled runtimes; did you mean "torch-distributed"?')
+    assert caught.value.message == (
+        'ClusterTrainingRuntime "torch-distribute" not found; looked in the inputs, '
+        '--runtimes and the bundled runtimes; did you mean "torch-distributed"?'
+    )
 
 
 def test_a_runtime_ref_of_another_group_is_unsupported():
-    job = trainjob(extra="").replace("    name: torch-distributed\n",
-                                     "    name: torch-distributed\n    apiGroup: x.io\n")
+    job = trainjob(extra="").replace(
+        "    name: torch-distributed\n", "    name: torch-distributed\n    apiGroup: x.io\n"
+    )
     with pytest.raises(InputError, match=r"unsupported runtime: ClusterTrainingRuntime\.x\.io"):
         through((resolve,), job)
 
@@ -36,7 +40,8 @@ def test_a_runtime_ref_of_another_group_is_unsupported():
 def test_a_deprecated_runtime_warns_on_the_runtime_ref():
     runtime = STEP_RUNTIME.format(name="torch-distributed", policy="numNodes: 1").replace(
         "  name: torch-distributed\n",
-        "  name: torch-distributed\n  labels: {trainer.kubeflow.org/support: deprecated}\n")
+        "  name: torch-distributed\n  labels: {trainer.kubeflow.org/support: deprecated}\n",
+    )
     [notice] = through((resolve,), trainjob(), runtime).notices
     assert notice.at == ("spec", "runtimeRef", "name")
     assert notice.message.startswith('team-a/demo: Referenced ClusterTrainingRuntime "torch-distributed" is deprecated')

@@ -96,13 +96,30 @@ def _wheel(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """A directory the distribution is pip-installed into (not the test environment itself)."""
-    need(subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0,
-         "pip is not installed")
+    need(
+        subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0,
+        "pip is not installed",
+    )
     folder = tmp_path_factory.mktemp("plugin")
     target = folder / "site"
-    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
-                                "--disable-pip-version-check", "--target", str(target), str(_wheel(folder))],
-                               capture_output=True, text=True, timeout=300)
+    installed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(_wheel(folder)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert installed.returncode == 0, installed.stderr
     assert (target / "acme_trainc-0.1.dist-info" / "entry_points.txt").is_file()
     return target
@@ -112,8 +129,10 @@ def trainc(site: Path, cwd: Path, *args, probe: bool = False) -> subprocess.Comp
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     env.pop("TRAINC_PLUGINS", None)
     if probe:  # run the CLI, then list the modules it imported on stderr
-        code = ("import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
-                "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+        code = (
+            "import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
+            "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+        )
         command = [sys.executable, "-c", code, *args]
     else:
         command = [sys.executable, "-m", "trainc", *args]
@@ -175,14 +194,19 @@ def test_missing_or_broken_plugins_are_clear_errors(site, inputs):
     assert "plugin 'broken' (acme_trainc:not_a_plugin) is not a trainc.plugins.Plugin (int)" in broken.stderr
     crashed = trainc(site, inputs, "build", "plain.yaml", "--plugin", "crash")
     assert (crashed.returncode, crashed.stderr) == (1, "plain.yaml:1:1: plugin 'crash' failed: KeyError: 'replicas'\n")
-    runtime = (inputs / "runtime.yaml").read_text().replace("trainc.io/plugins: acme-policy",
-                                                            "trainc.io/plugins: acme-policy, nope")
+    runtime = (
+        (inputs / "runtime.yaml")
+        .read_text()
+        .replace("trainc.io/plugins: acme-policy", "trainc.io/plugins: acme-policy, nope")
+    )
     (inputs / "runtime.yaml").write_text(runtime)
     missing = trainc(site, inputs, "build", "acme.yaml", "runtime.yaml")
     line = next(n for n, text in enumerate(runtime.splitlines(), 1) if "trainc.io/plugins" in text)
     assert missing.returncode == 1 and missing.stderr.startswith(f"runtime.yaml:{line}:")
-    assert ("metadata.annotations[trainc.io/plugins]: no installed plugin 'nope' in the entry-point group "
-            "trainc.plugins (installed: acme-policy, broken, crash, gpu-cap)") in missing.stderr
+    assert (
+        "metadata.annotations[trainc.io/plugins]: no installed plugin 'nope' in the entry-point group "
+        "trainc.plugins (installed: acme-policy, broken, crash, gpu-cap)"
+    ) in missing.stderr
 
 
 GUIDE = ROOT / "docs" / "guides" / "plugins.md"
@@ -195,8 +219,10 @@ def _blocks(text: str, language: str) -> list[str]:
 def test_the_guides_recipe_as_written_is_loaded(tmp_path, inputs):
     """docs/guides/plugins.md's pyproject.toml and module, built by pip with setuptools as a user builds them
     (issue 20, finding 9: a plugin written from the docs was never loaded)."""
-    need(subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0,
-         "pip is not installed")
+    need(
+        subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0,
+        "pip is not installed",
+    )
     guide = GUIDE.read_text()
     [pyproject], [module] = _blocks(guide, "toml"), _blocks(guide, "python")
     project = tmp_path / "acme-trainc"
@@ -204,16 +230,36 @@ def test_the_guides_recipe_as_written_is_loaded(tmp_path, inputs):
     (project / "pyproject.toml").write_text(pyproject)
     (project / "acme_trainc.py").write_text(module)
     site = tmp_path / "site"
-    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--no-build-isolation",
-                                "--quiet", "--disable-pip-version-check", "--target", str(site), str(project)],
-                               capture_output=True, text=True, timeout=300)
+    installed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--target",
+            str(site),
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert installed.returncode == 0, installed.stderr
     listing = trainc(site, inputs, "version")
-    assert listing.stdout.splitlines()[-2:] == ["plugin acme-policy: acme-trainc 0.1.0 (acme_trainc:policy)",
-                                                "plugin gpu-cap: acme-trainc 0.1.0 (acme_trainc:gpu_cap)"]
+    assert listing.stdout.splitlines()[-2:] == [
+        "plugin acme-policy: acme-trainc 0.1.0 (acme_trainc:policy)",
+        "plugin gpu-cap: acme-trainc 0.1.0 (acme_trainc:gpu_cap)",
+    ]
     capped = trainc(site, inputs, "build", "plain.yaml", "--plugin", "gpu-cap")
-    assert (capped.returncode, capped.stderr) == (1, "plain.yaml:1:1: gpu-cap: node pods ask for 8 GPUs each; "
-                                                     "the cap is 4\n")
+    assert (capped.returncode, capped.stderr) == (
+        1,
+        "plain.yaml:1:1: gpu-cap: node pods ask for 8 GPUs each; the cap is 4\n",
+    )
     assert ":1:1: gpu-cap: node pods ask for 8 GPUs each; the cap is 4`" in guide  # the message it shows
     policy = trainc(site, inputs, "build", "acme.yaml", "runtime.yaml")
     assert policy.returncode == 0 and "name: ACME_POLICY\n" in policy.stdout, policy.stderr

@@ -154,7 +154,7 @@ def test_curve_cert_depends_on_uid_only(tmp_path):
         ("numNodes: 1\ncommand: [python]\nargs: [train.py, --epochs, '10']", "python train.py --epochs 10"),
         ("numNodes: 1\ncommand: ['  python  ']\nargs: [' script.py ']", "python    script.py"),
         # Go's TrimSpace trims Unicode White_Space (NBSP) but not \x1c, which str.strip() would drop
-        ("numNodes: 1\ncommand: [\"\\u00a0\\x1ctrain\"]", "\x1ctrain"),
+        ('numNodes: 1\ncommand: ["\\u00a0\\x1ctrain"]', "\x1ctrain"),
         # no command anywhere: an empty original command (the entrypoint then starts an interactive cluster)
         ("numNodes: 1", ""),
     ],
@@ -195,7 +195,9 @@ def test_tasks_default_to_the_policy_and_gpus_add_flags(tmp_path):
 def test_objects_precede_the_jobset(tmp_path):
     documents = build([str(_write(tmp_path, trainer("numNodes: 1")))]).documents()
     assert [(d["kind"], d["metadata"]["name"]) for d in documents] == [
-        ("ConfigMap", "job-flux-entrypoint"), ("Secret", "job-flux-curve"), ("JobSet", "job"),
+        ("ConfigMap", "job-flux-entrypoint"),
+        ("Secret", "job-flux-curve"),
+        ("JobSet", "job"),
     ]
     assert list(documents[0]["data"]) == ["entrypoint.sh", "init.sh"]
 
@@ -222,7 +224,7 @@ def test_configmap_is_valid_yaml_with_exact_text(tmp_path):
 
     reloaded = next(yaml.safe_load_all(dump([{"data": {"entrypoint.sh": text}}])))
     assert reloaded["data"]["entrypoint.sh"] == text
-    assert "\n\tflux start  -o --config" in text and "\U0001F300" in text
+    assert "\n\tflux start  -o --config" in text and "\U0001f300" in text
 
 
 UPSTREAM = "/work/.mirror/kubeflow+trainer/repo"
@@ -234,7 +236,8 @@ def _upstream_template(name: str) -> str:
 
     result = subprocess.run(
         ["git", "-C", UPSTREAM, "show", f"HEAD:pkg/runtime/framework/plugins/flux/templates/{name}"],
-        capture_output=True, check=False,
+        capture_output=True,
+        check=False,
     )
     if result.returncode != 0:
         pytest.skip("the upstream kubeflow/trainer mirror is not on this machine")
@@ -251,9 +254,17 @@ def test_templates_render_upstream_text_byte_for_byte():
     from trainc.compiler import templates
 
     broker_values = ("tcp://eth0:%p", "tcp://%h.j.ns.svc.cluster.local:%p", "j-node-0-[0-3]", "fcfs")
-    broker = templates.render("flux-broker.toml.j2", **dict(zip(("bind", "connect", "hosts", "queue_policy"), broker_values)))
+    broker = templates.render(
+        "flux-broker.toml.j2", **dict(zip(("bind", "connect", "hosts", "queue_policy"), broker_values))
+    )
     assert broker == _go_sprintf(_upstream_template("broker.toml"), *broker_values)
-    init = templates.render("flux-init.sh.j2", flux_root="/opt/view", main_host="j-0", hosts="j-node-0-[0-3]", broker=broker)
+    init = templates.render(
+        "flux-init.sh.j2", flux_root="/opt/view", main_host="j-0", hosts="j-node-0-[0-3]", broker=broker
+    )
     assert init == _go_sprintf(_upstream_template("init.sh"), "/opt/view", "j-0", "j-node-0-[0-3]", broker)
-    entry = templates.render("flux-entrypoint.sh.j2", rspec="--cores=0-3 --gpu=0", main_host="j-node-0-0", flags="-N 4 -n 16 -g 1")
-    assert entry == _go_sprintf(_upstream_template("entrypoint.sh"), "--cores=0-3 --gpu=0", "j-node-0-0", "-N 4 -n 16 -g 1")
+    entry = templates.render(
+        "flux-entrypoint.sh.j2", rspec="--cores=0-3 --gpu=0", main_host="j-node-0-0", flags="-N 4 -n 16 -g 1"
+    )
+    assert entry == _go_sprintf(
+        _upstream_template("entrypoint.sh"), "--cores=0-3 --gpu=0", "j-node-0-0", "-N 4 -n 16 -g 1"
+    )

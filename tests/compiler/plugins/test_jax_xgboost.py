@@ -83,7 +83,9 @@ def test_xgboost_fractional_gpu_rounds_up(tmp_path):
 
 def test_xgboost_reserved_env_one_error_per_entry(tmp_path):
     """Upstream TestXGBoostValidate "multiple errors when using multiple reserved envs"."""
-    trainer = "env:\n- {name: DMLC_TRACKER_URI, value: x}\n- {name: OK, value: v}\n- {name: DMLC_NUM_WORKER, value: '9'}"
+    trainer = (
+        "env:\n- {name: DMLC_TRACKER_URI, value: x}\n- {name: OK, value: v}\n- {name: DMLC_NUM_WORKER, value: '9'}"
+    )
     with pytest.raises(InputErrors) as caught:
         compile_job(tmp_path, "xgboost", trainer)
     lines = caught.value.render().splitlines()

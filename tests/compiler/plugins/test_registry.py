@@ -27,15 +27,18 @@ def test_every_policy_of_the_api_has_one_record():
     assert len({plugin.name for plugin in registry.PLUGINS}) == len(registry.PLUGINS)
 
 
-@pytest.mark.parametrize(("ml", "running"), [
-    (None, ["plainml"]),
-    (api.MLPolicy(num_nodes=2), ["plainml"]),
-    (api.MLPolicy(torch=api.TorchPolicy()), ["torch"]),
-    (api.MLPolicy(mpi=api.MPIPolicy()), ["mpi"]),
-    (api.MLPolicy(jax={}), ["jax"]),  # an empty policy is set: {} is not None
-    (api.MLPolicy(xgboost={}), ["plainml", "xgboost"]),
-    (api.MLPolicy(flux=api.FluxPolicy()), ["plainml", "flux"]),
-])
+@pytest.mark.parametrize(
+    ("ml", "running"),
+    [
+        (None, ["plainml"]),
+        (api.MLPolicy(num_nodes=2), ["plainml"]),
+        (api.MLPolicy(torch=api.TorchPolicy()), ["torch"]),
+        (api.MLPolicy(mpi=api.MPIPolicy()), ["mpi"]),
+        (api.MLPolicy(jax={}), ["jax"]),  # an empty policy is set: {} is not None
+        (api.MLPolicy(xgboost={}), ["plainml", "xgboost"]),
+        (api.MLPolicy(flux=api.FluxPolicy()), ["plainml", "flux"]),
+    ],
+)
 def test_plainml_runs_unless_a_framework_counts_its_own_pods(ml, running):
     assert _running(_runtime(ml)) == running
 
@@ -53,5 +56,7 @@ def test_an_installed_plugin_record_without_active_runs_wherever_it_is_asked_for
 def test_runtimes_names_a_policy_from_its_record():
     mpi = _runtime(api.MLPolicy(mpi=api.MPIPolicy(mpi_implementation="Intel")))
     assert registry.FRAMEWORKS[1].label(mpi) == "MPI (Intel)"
-    assert registry.GANG_SCHEDULERS[0].label(_runtime(gang=api.PodGroupPolicy(coscheduling=api.Coscheduling()))) \
+    assert (
+        registry.GANG_SCHEDULERS[0].label(_runtime(gang=api.PodGroupPolicy(coscheduling=api.Coscheduling())))
         == "coscheduling"
+    )

@@ -139,15 +139,17 @@ def test_runtime_overrides(unit, expected):
 
 
 def _tune_unit(args=None) -> Unit:
-    trainjob = TrainJob.from_data({
-        "apiVersion": "trainer.kubeflow.org/v1alpha1",
-        "kind": "TrainJob",
-        "metadata": {"name": "tune", "namespace": "default"},
-        "spec": {
-            "runtimeRef": {"name": "torchtune-llama3.2-1b"},
-            "trainer": {"command": ["tune", "run"], "args": args},
-        },
-    })
+    trainjob = TrainJob.from_data(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainJob",
+            "metadata": {"name": "tune", "namespace": "default"},
+            "spec": {
+                "runtimeRef": {"name": "torchtune-llama3.2-1b"},
+                "trainer": {"command": ["tune", "run"], "args": args},
+            },
+        }
+    )
     runtime_job = _unit("trainer", "node", ["tune", "run", "--rdzv_endpoint=localhost:29500", *PINNED[:2]])
     return Unit(trainjob=trainjob, jobset=runtime_job.jobset)
 

@@ -40,9 +40,14 @@ def components(unit: Unit, ctx) -> Unit:
 def _snapshot(unit: Unit) -> dict:
     data = {"runtime": dump_all([unit.runtime.document]).removeprefix("---\n")}
     if not emit.config_map_fits(data):  # upstream's controller fails to create it, and the TrainJob with it
-        raise InputError(unit.runtime.origin, (), (
-            f"{unit.runtime.kind} {unit.runtime.name!r} is too large for the --runtime-snapshot ConfigMap "
-            f"({emit.CONFIG_MAP_BYTES} bytes of data at most)"))
+        raise InputError(
+            unit.runtime.origin,
+            (),
+            (
+                f"{unit.runtime.kind} {unit.runtime.name!r} is too large for the --runtime-snapshot ConfigMap "
+                f"({emit.CONFIG_MAP_BYTES} bytes of data at most)"
+            ),
+        )
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",

@@ -72,5 +72,6 @@ def _count_source(unit: Unit, rjob: dict, step: str | None) -> Source:
         return provenance.trainjob(unit, by, "spec", "trainer", "numNodes")
     if policy is not None and step == TRAINER:
         return provenance.runtime(unit, by, "spec", "mlPolicy", "numNodes")
-    return provenance.runtime(unit, by, "spec", "template", "spec", "replicatedJobs", rjob["name"], "template", "spec",
-                              "parallelism")
+    return provenance.runtime(
+        unit, by, "spec", "template", "spec", "replicatedJobs", rjob["name"], "template", "spec", "parallelism"
+    )

@@ -56,8 +56,11 @@ def override(unit: Unit, ctx) -> Unit:
         if trainer.resources_per_node is not None and (is_node or (is_trainer and policy is not None)):
             container["resources"] = podspec.merge_resources(container.get("resources"), trainer.resources_per_node)
             if ctx.provenance is not None:
-                ctx.provenance.overlay(container["resources"], trainer.resources_per_node,
-                                       Source(BY, unit.trainjob.origin, ("spec", "trainer", "resourcesPerNode"), True))
+                ctx.provenance.overlay(
+                    container["resources"],
+                    trainer.resources_per_node,
+                    Source(BY, unit.trainjob.origin, ("spec", "trainer", "resourcesPerNode"), True),
+                )
     return unit
 
 

@@ -50,9 +50,11 @@ def patch(unit: Unit, ctx) -> Unit:
             try:
                 jobset = strategic.merge(jobset, merged[-1][2])
             except ValueError as exc:  # what upstream's merge refuses too, e.g. a runtime list item without its key
-                raise InputError(unit.trainjob.origin, (
-                    "spec", "runtimePatches", index, "trainingRuntimeSpec", "template", "spec"),
-                    f"cannot apply this patch to the runtime: {exc}") from None
+                raise InputError(
+                    unit.trainjob.origin,
+                    ("spec", "runtimePatches", index, "trainingRuntimeSpec", "template", "spec"),
+                    f"cannot apply this patch to the runtime: {exc}",
+                ) from None
     if jobset.get("replicatedJobs"):
         jobset["replicatedJobs"].sort(key=lambda rjob: order.get(rjob["name"], 0))
     if ctx.provenance is not None:  # each merge copies the tree, so patches are recorded on the last one, in order
@@ -85,12 +87,15 @@ def _check(unit: Unit, patches: list) -> None:
         if "trainingRuntimeSpec" in entry:
             errors.append(InputError(origin, ("spec", "runtimePatches", index), "only one spec can be set"))
             continue
-        errors.append(InputError(
-            origin, ("spec", "runtimePatches", index, "opaqueRuntimeSpec"),
-            "opaque patches target runtimes other than TrainingRuntime and ClusterTrainingRuntime (a KEP-2170 "
-            f'future extension), which trainc does not support yet; patch {ref.kind} "{ref.name}" with '
-            "trainingRuntimeSpec instead",
-            key=True,
-        ))
+        errors.append(
+            InputError(
+                origin,
+                ("spec", "runtimePatches", index, "opaqueRuntimeSpec"),
+                "opaque patches target runtimes other than TrainingRuntime and ClusterTrainingRuntime (a KEP-2170 "
+                f'future extension), which trainc does not support yet; patch {ref.kind} "{ref.name}" with '
+                "trainingRuntimeSpec instead",
+                key=True,
+            )
+        )
     if errors:
         raise InputErrors(errors)

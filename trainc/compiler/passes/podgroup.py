@@ -36,8 +36,10 @@ def podgroup(unit: Unit, ctx) -> Unit:
         if plugin.runs(unit):
             unit = plugin.enforce(unit, ctx)
     # only Coscheduling adds pod labels, only Volcano pod annotations
-    for field, entries, by in (("labels", unit.pod_labels, "coscheduling plugin"),
-                               ("annotations", unit.pod_annotations, "volcano plugin")):
+    for field, entries, by in (
+        ("labels", unit.pod_labels, "coscheduling plugin"),
+        ("annotations", unit.pod_annotations, "volcano plugin"),
+    ):
         if entries:
             for rjob in unit.replicated_jobs:
                 written = _merge_metadata(ensure_pod_template(rjob), field, entries)

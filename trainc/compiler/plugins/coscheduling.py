@@ -28,7 +28,10 @@ def build(unit: Unit, ctx) -> Unit:
     policy = unit.runtime.spec.pod_group_policy.coscheduling
     members, resources = gang.minimums(unit)
     if members == 0:
-        raise InputError(unit.runtime.origin, ("spec", "template", "spec", "replicatedJobs"),
-                         "coscheduling needs at least one pod: a PodGroup's minMember must be at least 1")
+        raise InputError(
+            unit.runtime.origin,
+            ("spec", "template", "spec", "replicatedJobs"),
+            "coscheduling needs at least one pod: a PodGroup's minMember must be at least 1",
+        )
     spec = {"minMember": members, "minResources": resources, "scheduleTimeoutSeconds": policy.schedule_timeout_seconds}
     return gang.with_podgroup(unit, "scheduling.x-k8s.io/v1alpha1", spec)

@@ -27,6 +27,7 @@ GROUP = "trainc.plugins"
 FORMER_GROUPS = ("trainc.compiler.plugins",)
 ANNOTATION = "trainc.io/plugins"
 
+
 class PluginError(TraincError):
     """A plugin asked for by name that is not installed or does not load as a plugin."""
 
@@ -62,8 +63,7 @@ def load(name: str):
     except Exception as exc:  # the distribution's own code: any failure is reported, never a traceback
         raise PluginError(f"plugin {name!r} ({entry.value}) does not load: {type(exc).__name__}: {exc}") from None
     if not isinstance(plugin, Plugin):
-        raise PluginError(f"plugin {name!r} ({entry.value}) is not a trainc.plugins.Plugin "
-                          f"({type(plugin).__name__})")
+        raise PluginError(f"plugin {name!r} ({entry.value}) is not a trainc.plugins.Plugin ({type(plugin).__name__})")
     return plugin
 
 
@@ -93,8 +93,9 @@ def call(plugin, hook, unit, *args):
     except TraincError:
         raise
     except Exception as exc:
-        raise InputError(unit.trainjob.origin, (), f"plugin {plugin.name!r} failed: {type(exc).__name__}: {exc}"
-                         ) from None
+        raise InputError(
+            unit.trainjob.origin, (), f"plugin {plugin.name!r} failed: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def enforce(unit, ctx):
@@ -110,8 +111,10 @@ def check(unit, objects: list, requested: tuple = ()) -> list[InputError]:
     errors = []
     for plugin in for_unit(unit, requested):
         if plugin.check is not None:
-            errors += [InputError(unit.trainjob.origin, (), f"{plugin.name}: {message}")
-                       for message in call(plugin, plugin.check, unit, objects)]
+            errors += [
+                InputError(unit.trainjob.origin, (), f"{plugin.name}: {message}")
+                for message in call(plugin, plugin.check, unit, objects)
+            ]
     return errors
 
 

@@ -53,8 +53,12 @@ def curve_secret_name(unit: Unit) -> str:
 
 def validate(unit: Unit, change) -> list[InputError]:
     return [
-        error(unit.trainjob.origin, ("spec", "trainer", "initContainers"), "InitContainer 'flux-installer' is reserved",
-              at=_where(unit))
+        error(
+            unit.trainjob.origin,
+            ("spec", "trainer", "initContainers"),
+            "InitContainer 'flux-installer' is reserved",
+            at=_where(unit),
+        )
         for rjob in unit.replicated_jobs
         if rjob.get("name") == ir.NODE
         for container in pod_spec(rjob).get("initContainers") or ()
@@ -67,8 +71,17 @@ def _where(unit: Unit) -> tuple:
         for j, rjob in enumerate(spec.get("replicatedJobs") or ()):
             names = [c.get("name") for c in pod_spec(rjob).get("initContainers") or ()]
             if rjob.get("name") == ir.NODE and INSTALLER in names:
-                return patch_path(index, "replicatedJobs", j, "template", "spec", "template", "spec",
-                                  "initContainers", names.index(INSTALLER))
+                return patch_path(
+                    index,
+                    "replicatedJobs",
+                    j,
+                    "template",
+                    "spec",
+                    "template",
+                    "spec",
+                    "initContainers",
+                    names.index(INSTALLER),
+                )
     return ("spec", "runtimeRef")
 
 
@@ -200,8 +213,8 @@ def encode_z85(data: bytes) -> str:
         return ""
     out = []
     for offset in range(0, len(data), 4):
-        value = int.from_bytes(data[offset:offset + 4], "big")
-        out.extend(_Z85[value // 85 ** power % 85] for power in (4, 3, 2, 1, 0))
+        value = int.from_bytes(data[offset : offset + 4], "big")
+        out.extend(_Z85[value // 85**power % 85] for power in (4, 3, 2, 1, 0))
     return "".join(out)
 
 

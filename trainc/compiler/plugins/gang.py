@@ -32,8 +32,11 @@ def minimums(unit: Unit) -> tuple[int, dict]:
             totals[name] = totals.get(name, Quantity(0)) + amount * count
     if members > 2**31 - 1:
         trainer = unit.trainer
-        path = ("spec", "trainer", "numNodes") if trainer is not None and trainer.num_nodes is not None else (
-            "spec", "runtimeRef")
+        path = (
+            ("spec", "trainer", "numNodes")
+            if trainer is not None and trainer.num_nodes is not None
+            else ("spec", "runtimeRef")
+        )
         message = f"{members} pods are too many for a PodGroup (minMember is an int32)"
         raise InputError(unit.trainjob.origin, path, message)
     return members, {name: str(totals[name]) for name in sorted(totals)}

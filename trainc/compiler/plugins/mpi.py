@@ -87,11 +87,14 @@ def validate(unit: Unit, change) -> list[InputError]:
     if nodes >= 2 and unit.ml_policy.mpi.run_launcher_as_node:
         names = {rjob.get("name") for rjob in unit.replicated_jobs}
         if LAUNCHER not in names or NODE not in names:
-            errors.append(error(
-                unit.trainjob.origin, ("spec", "trainer", "numNodes"),
-                "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have either launcher "
-                "and node",
-            ))
+            errors.append(
+                error(
+                    unit.trainjob.origin,
+                    ("spec", "trainer", "numNodes"),
+                    "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have either launcher "
+                    "and node",
+                )
+            )
     reserved = RESERVED_ENV + (PRTE_RESERVED_ENV if unit.release.prte_env else ())
     return errors + reserved_env(unit, reserved)
 
@@ -116,9 +119,18 @@ def enforce(unit: Unit, ctx) -> Unit:
         if name == NODE and mpi.mpi_implementation in HYDRA:
             searches, index = _hydra_search(unit, pod_spec)
             if ctx.provenance is not None:
-                ctx.provenance.record(searches, index, provenance.runtime(
-                    unit, "mpi plugin (Hydra: node pods search their service)", "spec", "mlPolicy", "mpi",
-                    "mpiImplementation"))
+                ctx.provenance.record(
+                    searches,
+                    index,
+                    provenance.runtime(
+                        unit,
+                        "mpi plugin (Hydra: node pods search their service)",
+                        "spec",
+                        "mlPolicy",
+                        "mpi",
+                        "mpiImplementation",
+                    ),
+                )
         container = ir.main_container(rjob, unit.kep)
         if container is None:
             continue
@@ -141,8 +153,9 @@ def _slots_source(unit: Unit):
     """Where the slots per node come from, as `_slots` chooses them."""
     if unit.trainer is not None and unit.trainer.num_proc_per_node is not None:
         return provenance.trainjob(unit, "mpi plugin", "spec", "trainer", "numProcPerNode")
-    return provenance.runtime(unit, "mpi plugin (slots: numProcPerNode, else GPUs per node)", "spec", "mlPolicy", "mpi",
-                              "numProcPerNode")
+    return provenance.runtime(
+        unit, "mpi plugin (slots: numProcPerNode, else GPUs per node)", "spec", "mlPolicy", "mpi", "numProcPerNode"
+    )
 
 
 def build(unit: Unit, ctx) -> Unit:
@@ -155,8 +168,9 @@ def build(unit: Unit, ctx) -> Unit:
     }
     if not emit.config_map_fits(hostfile["data"]):
         raise _too_many_hosts(unit)
-    return replace(unit, objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices
-                   + _launchers_notice(unit))
+    return replace(
+        unit, objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices + _launchers_notice(unit)
+    )
 
 
 def _launchers_notice(unit: Unit) -> tuple:
@@ -169,14 +183,28 @@ def _launchers_notice(unit: Unit) -> tuple:
     from ...errors import Notice
 
     hosts = " and in the hostfile" if unit.ml_policy.mpi.run_launcher_as_node else ""
-    said = f"{unit.trainjob.namespace}/{unit.name}: {launchers} launcher pods, each running mpirun{hosts} (upstream " \
-           "Trainer does the same)"
+    said = (
+        f"{unit.trainjob.namespace}/{unit.name}: {launchers} launcher pods, each running mpirun{hosts} (upstream "
+        "Trainer does the same)"
+    )
     if unit.ml_policy.num_nodes == launchers:
-        return (Notice("warning", unit.runtime.origin, ("spec", "mlPolicy", "numNodes"),
-                       f"{said}: mlPolicy.numNodes sets the launcher's pod count too; set numNodes in the TrainJob's "
-                       "trainer instead, and 1 (or none) here"),)
-    return (Notice("warning", unit.runtime.origin, ("spec", "template", "spec", "replicatedJobs"),
-                   f"{said}: an MPI job has one launcher"),)
+        return (
+            Notice(
+                "warning",
+                unit.runtime.origin,
+                ("spec", "mlPolicy", "numNodes"),
+                f"{said}: mlPolicy.numNodes sets the launcher's pod count too; set numNodes in the TrainJob's "
+                "trainer instead, and 1 (or none) here",
+            ),
+        )
+    return (
+        Notice(
+            "warning",
+            unit.runtime.origin,
+            ("spec", "template", "spec", "replicatedJobs"),
+            f"{said}: an MPI job has one launcher",
+        ),
+    )
 
 
 def _slots(unit: Unit) -> int:
@@ -254,7 +282,8 @@ def _launcher_env(unit: Unit, slots: int) -> list:
         # HYDRA_LAUNCH_EXTRA_ARGS is read by none of them.
         return [env("HYDRA_HOST_FILE", HOSTFILE_PATH), env("HYDRA_LAUNCHER_EXTRA_ARGS", SSH_RETRY_ARGS)]
     raise InputError(
-        unit.runtime.origin, ("spec", "mlPolicy", "mpi", "mpiImplementation"),
+        unit.runtime.origin,
+        ("spec", "mlPolicy", "mpi", "mpiImplementation"),
         f"MPI implementation {implementation!r} is not supported: use OpenMPI (v2alpha1 runtimes: also Intel or MPICH)",
     )
 
@@ -311,7 +340,10 @@ def _hydra_search(unit: Unit, pod_spec: dict) -> tuple[list, int]:
 def _too_many_hosts(unit: Unit) -> InputError:
     """Upstream's controller fails to create a hostfile ConfigMap past the API server's size limit."""
     trainer = unit.trainer
-    path = ("spec", "trainer", "numNodes") if trainer is not None and trainer.num_nodes is not None else (
-        "spec", "runtimeRef")
+    path = (
+        ("spec", "trainer", "numNodes")
+        if trainer is not None and trainer.num_nodes is not None
+        else ("spec", "runtimeRef")
+    )
     message = f"too many MPI hosts: the hostfile would not fit in a ConfigMap ({emit.CONFIG_MAP_BYTES} bytes at most)"
     return InputError(unit.trainjob.origin, path, message)

@@ -49,8 +49,11 @@ def validate(unit: Unit, change) -> list[InputError]:
 def _env_injection(unit: Unit, injection) -> list[InputError]:
     jobs = {rjob.get("name"): container_names(rjob) for rjob in unit.replicated_jobs}
     return [
-        error(unit.trainjob.origin, ("spec", "runtimeRef"),
-              f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template')
+        error(
+            unit.trainjob.origin,
+            ("spec", "runtimeRef"),
+            f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template',
+        )
         for target in (injection.targets if injection is not None else ())
         for name in target.container_names
         if name not in jobs.get(target.job_name, ())
@@ -93,25 +96,36 @@ def enforce(unit: Unit, ctx) -> Unit:
             target_container = _find(unit, target.job_name, name)
             if target_container is None:
                 raise InputError(
-                    unit.trainjob.origin, ("spec", "runtimeRef"),
+                    unit.trainjob.origin,
+                    ("spec", "runtimeRef"),
                     f'envInjection target podSet "{target.job_name}" container "{name}" not found in runtime template',
                 )
             injected = copy.deepcopy(pet + master)
             podspec.add_env(target_container, *injected)
             if ctx.provenance is not None:
-                ctx.provenance.items(injected, provenance.runtime(unit, BY, "spec", "mlPolicy", "torch", "envInjection"))
+                ctx.provenance.items(
+                    injected, provenance.runtime(unit, BY, "spec", "mlPolicy", "torch", "envInjection")
+                )
     return unit
 
 
 def _sources(unit: Unit) -> list:
     """Where PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR and PET_MASTER_PORT come from."""
     trainer = unit.trainer
-    nodes = (provenance.trainjob(unit, BY, "spec", "trainer", "numNodes") if trainer.num_nodes is not None
-             else provenance.runtime(unit, BY, "spec", "mlPolicy", "numNodes"))
-    procs = (provenance.trainjob(unit, BY, "spec", "trainer", "numProcPerNode") if trainer.num_proc_per_node is not None
-             else provenance.trainjob(unit, BY, "spec", "trainer", "resourcesPerNode") if trainer.resources_per_node
-             else provenance.runtime(unit, f"{BY} (numProcPerNode auto: CPUs or GPUs per node)", "spec", "mlPolicy",
-                                     "torch", "numProcPerNode"))
+    nodes = (
+        provenance.trainjob(unit, BY, "spec", "trainer", "numNodes")
+        if trainer.num_nodes is not None
+        else provenance.runtime(unit, BY, "spec", "mlPolicy", "numNodes")
+    )
+    procs = (
+        provenance.trainjob(unit, BY, "spec", "trainer", "numProcPerNode")
+        if trainer.num_proc_per_node is not None
+        else provenance.trainjob(unit, BY, "spec", "trainer", "resourcesPerNode")
+        if trainer.resources_per_node
+        else provenance.runtime(
+            unit, f"{BY} (numProcPerNode auto: CPUs or GPUs per node)", "spec", "mlPolicy", "torch", "numProcPerNode"
+        )
+    )
     name = provenance.trainjob(unit, BY, "metadata", "name")
     return [nodes, procs, Source(BY), name, Source(BY)]
 

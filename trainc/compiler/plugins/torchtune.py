@@ -105,16 +105,31 @@ def validate(unit: ir.Unit) -> list[InputError]:
         if model == NO_QLORA_MODEL:
             errors.append(error(origin, name_path, f"QLoRA is not supported for {model} model"))
         if "_qlora_single_device" not in config and model in SINGLE_DEVICE_QLORA_MODELS:
-            errors.append(error(origin, ("spec", "trainer", "numProcPerNode"),
-                                f"must be auto or 1 for {model} model when using QLoRA"))
-            errors.append(error(origin, ("spec", "trainer", "resourcesPerNode"),
-                                f"must have gpu resource with value 1 for {model} model when using QLoRA"))
+            errors.append(
+                error(
+                    origin,
+                    ("spec", "trainer", "numProcPerNode"),
+                    f"must be auto or 1 for {model} model when using QLoRA",
+                )
+            )
+            errors.append(
+                error(
+                    origin,
+                    ("spec", "trainer", "resourcesPerNode"),
+                    f"must have gpu resource with value 1 for {model} model when using QLoRA",
+                )
+            )
     if nodes > 1 and (lora(trainer.args) or qlora(trainer.args)):
         message = "LoRA fine-tuning is not supported for multi-node training in TorchTune"
         errors.append(error(origin, nodes_path, message))
     for index, arg in enumerate(trainer.args or ()):
         key = arg.split("=", 1)[0]
         if key in IMMUTABLE_CONFIGS:
-            errors.append(error(origin, ("spec", "trainer", "args", index),
-                                f'must not set immutable config "{key}" in trainer args; it is managed by the runtime'))
+            errors.append(
+                error(
+                    origin,
+                    ("spec", "trainer", "args", index),
+                    f'must not set immutable config "{key}" in trainer args; it is managed by the runtime',
+                )
+            )
     return errors

@@ -50,8 +50,16 @@ def _where(unit: Unit) -> tuple:
     for index, entry in enumerate(unit.trainjob.spec.runtime_patches):
         metadata = ((entry.get("trainingRuntimeSpec") or {}).get("template") or {}).get("metadata") or {}
         if QUEUE_ANNOTATION in (metadata.get("annotations") or {}):
-            found = ("spec", "runtimePatches", index, "trainingRuntimeSpec", "template", "metadata", "annotations",
-                     QUEUE_ANNOTATION)
+            found = (
+                "spec",
+                "runtimePatches",
+                index,
+                "trainingRuntimeSpec",
+                "template",
+                "metadata",
+                "annotations",
+                QUEUE_ANNOTATION,
+            )
     return found
 
 

@@ -25,8 +25,11 @@ def validate(unit: Unit, change) -> list[InputError]:
     if unit.trainer is None:
         return []
     return [
-        error(unit.trainjob.origin, ("spec", "trainer", "env", index),
-              f"{variable['name']} is reserved for the XGBoost runtime")
+        error(
+            unit.trainjob.origin,
+            ("spec", "trainer", "env", index),
+            f"{variable['name']} is reserved for the XGBoost runtime",
+        )
         for index, variable in enumerate(unit.trainer.env or ())
         if variable["name"] in RESERVED_ENV
     ]
