@@ -76,3 +76,15 @@ def test_the_wheel_ships_no_generator_and_no_code_beside_the_data(tmp_path):
         for name in names
         if name.startswith(tuple(f"{package.replace('.', '/')}/" for package in DATA_DIRS)) and name.endswith(".py")
     ] == []
+
+
+def test_every_package_of_trainc_is_in_the_wheel():
+    """pyproject.toml lists the packages by name: a new folder of trainc/ left out of the list imports in a
+    checkout and fails once installed (trainc.review did)."""
+    listed = set(PROJECT["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(path.parent.relative_to(ROOT).parts)
+        for path in (ROOT / "trainc").rglob("__init__.py")
+        if "__pycache__" not in path.parts
+    }
+    assert found <= listed, sorted(found - listed)
