@@ -78,8 +78,14 @@ def _policies(
         if config is None
         else _house_rules(config, limit)
     )
-    inputs = [(origin, obj) for origin, obj in (*output.others, *output.uncompiled) if _sendable(obj)]
-    extra = [(origin, obj) for origin, obj in (_read(paths, errors, reader) if paths else []) if _sendable(obj)]
+    inputs = [
+        (origin, obj) for origin, obj in (*output.others, *output.uncompiled) if identity(obj, namespace) is not None
+    ]
+    extra = [
+        (origin, obj)
+        for origin, obj in (_read(paths, errors, reader) if paths else [])
+        if identity(obj, namespace) is not None
+    ]
     if not rules and not extra and not any(is_policy(obj) for _, obj in inputs) and not errors:
         return [], []
     from . import vap
@@ -107,17 +113,6 @@ def _policies(
     return outcome.errors, outcome.notices
 
 
-def _sendable(obj) -> bool:
-    """Whether kubectl apply would send the object to the API server at all (a string apiVersion and kind, a
-    metadata mapping): the admission chain never sees one it would not, and the output set reports those."""
-    return (
-        isinstance(obj, dict)
-        and isinstance(obj.get("apiVersion"), str)
-        and isinstance(obj.get("kind"), str)
-        and isinstance(obj.get("metadata"), dict)
-    )
-
-
 def _house_rules(config, limit: int | None) -> tuple[list, list]:
     """The project config's house rules (imported only when a config is there to hold them)."""
     from . import house
@@ -126,8 +121,8 @@ def _house_rules(config, limit: int | None) -> tuple[list, list]:
 
 
 def identity(obj, namespace: str) -> tuple | None:
-    """The key `check`'s `old` is indexed by; None for an object no update can replace (no string apiVersion,
-    kind or name: a previous version kubectl apply would not have taken)."""
+    """The key `check`'s `old` is indexed by; None for an object kubectl apply would not send (no string apiVersion,
+    kind or name, no metadata mapping): the admission chain never sees it, and the output set reports it."""
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
     if not (
         isinstance(metadata, dict)
