@@ -338,9 +338,11 @@ def _standings(state: _Run, cluster, known: list) -> None:
 def cost(state: _Run) -> None:
     """With a price table (the project config's `prices`, or Options.prices), what each TrainJob costs an hour
     and at most (`validation.cost`), here and at the base: for summary, diff, house rules and policies."""
+    result, options = state.result, state.options
+    if options.prices is None and options.config is None:
+        return  # no table: nothing to price
     from .formats import prices
 
-    result, options = state.result, state.options
     table, errors = (options.prices, []) if options.prices is not None else prices.load(options.config)
     result.errors += errors
     if table is None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import pickle
 import signal
 import sys
 from collections.abc import Sequence
@@ -173,10 +172,14 @@ class _Channel:
         self._in, self._out = os.fdopen(reading, "rb"), os.fdopen(writing, "wb")
 
     def send(self, value) -> None:
+        import pickle  # here, not at the top: a build in one process never needs it
+
         pickle.dump(value, self._out, pickle.HIGHEST_PROTOCOL)
         self._out.flush()
 
     def recv(self):
+        import pickle
+
         return pickle.load(self._in)
 
     def close(self) -> None:
@@ -271,6 +274,8 @@ class _Marshalled(Sequence):
 
 
 def _receive(pipe):
+    import pickle
+
     try:
         return pipe.recv()
     except (EOFError, pickle.UnpicklingError):  # the worker died; what killed it is on stderr

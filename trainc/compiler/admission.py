@@ -12,13 +12,14 @@ rule, so the message matches the API server and the position is still useful.
 from __future__ import annotations
 
 from ..errors import InputError, Origin, Path
-from ..formats.position import locate
 from ..trainer.api import TrainJob
 from .ir import Unit, pod_spec
 
 
 def error(origin: Origin | None, path: Path, message: str, at: Path | None = None) -> InputError:
     """An error reported at upstream's `path`, positioned at `at` (default: `path`)."""
+    from ..formats.position import locate  # and YAML with it: only for an error
+
     mark = locate(origin, at) if at is not None and origin is not None else None
     return InputError(origin, path, message, mark=mark)
 

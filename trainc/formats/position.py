@@ -2,7 +2,8 @@
 every `file:line:col` is looked up (errors and notices find theirs here when printed, through `errors.locator`).
 
 Positions are looked up only when a message is printed, so the hot path never pays for them: the document is
-composed again by libyaml on demand (`yamltext.composed`), or read by `jsontext` when the text is JSON.
+composed again by libyaml on demand (`yamltext.composed`, imported then), or read by `jsontext` when the text is
+JSON.
 
 An error about a string's content (the SDK heredoc lint) points into the
 string, as editors and `--format github` need: the YAML scalar (literal or folded
@@ -15,10 +16,8 @@ to a wrong one.
 
 from __future__ import annotations
 
-import yaml
-
 from ..errors import Origin, Path
-from . import jsontext, yamltext
+from . import jsontext
 
 _ESCAPES = {
     "0": "\0",
@@ -52,6 +51,10 @@ def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False
     path = origin.base + tuple(path)
     if jsontext.is_json(origin.text):
         return jsontext.locate(origin.text, origin.index, path, key, exact)
+    import yaml
+
+    from . import yamltext
+
     try:
         node = yamltext.composed(origin.text)[origin.index]
     except (yaml.YAMLError, IndexError):
@@ -90,17 +93,25 @@ def in_value(origin: Origin, path: Path, value: str, offset: int) -> tuple[int, 
     text = origin.text
     if text is None or not 0 <= offset < len(value):
         return None
-    json = jsontext.is_json(text)
-    found = _json(text, origin, path) if json else _yaml(text, origin, path)
+    if jsontext.is_json(text):
+        found, line_column = _json(text, origin, path), jsontext.line_column
+    else:
+        from . import yamltext
+
+        found, line_column = _yaml(text, origin, path), yamltext.line_column
     if found is None:
         return None
     chars, offsets = found
     if chars != value and not (chars.rstrip("\n") == value.rstrip("\n") and offset < len(chars)):
         return None  # (a block scalar's chomping only changes the line breaks at its end)
-    return (jsontext.line_column if json else yamltext.line_column)(text, offsets[offset])  # each its own breaks
+    return line_column(text, offsets[offset])  # each its own breaks
 
 
 def _yaml(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None:
+    import yaml
+
+    from . import yamltext
+
     try:
         node = yamltext.composed(text)[origin.index]
     except (yaml.YAMLError, IndexError):

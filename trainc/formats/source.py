@@ -2,8 +2,10 @@
 
 What a file means, and where an error is reported, never depends on unrelated
 text: every stream is parsed and composed by libyaml alone (PyYAML's own scanner
-is consulted for the nesting verdict only, `yamlshape.py`). Input is read from
-regular files or stdin, within a byte budget per run (`Budget`).
+is consulted for the nesting verdict only, `yamlshape.py`), but for text of the
+common block shape, which `blockyaml.py` reads to the same data without it (and
+without importing it). Input is read from regular files or stdin, within a byte
+budget per run (`Budget`).
 
 kubectl turns YAML into JSON with go-yaml v2, so plain scalars are read as its
 resolver reads them (`goyaml.py`: `y` and `on` are booleans, `12:30` and
@@ -21,22 +23,25 @@ import sys
 from collections.abc import Iterator
 from dataclasses import replace
 
-import yaml
-
 from ..errors import InputError, Origin
-from . import jsontext, limits, yamltext
+from . import blockyaml, jsontext, limits
 from .regular_file import NOT_REGULAR, open_regular
 
 
-def _reader_error(origin: Origin, exc: yaml.reader.ReaderError) -> InputError:
-    """A character YAML forbids: the error has an offset only (libyaml counts UTF-8 bytes)."""
+def _reader_error(origin: Origin, exc) -> InputError:
+    """A character YAML forbids (a yaml.reader.ReaderError): the error has an offset only (libyaml counts UTF-8
+    bytes)."""
+    from . import yamltext
+
     text = origin.text or ""
     offset = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore"))
     message = f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
     return InputError(origin, (), message, mark=yamltext.line_column(text, offset))
 
 
-def _mark_error(origin: Origin, exc: yaml.YAMLError) -> InputError:
+def _mark_error(origin: Origin, exc) -> InputError:
+    import yaml
+
     if isinstance(exc, yaml.reader.ReaderError):
         return _reader_error(origin, exc)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
@@ -63,10 +68,19 @@ def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
             if data is not None:
                 yield Origin(file, index, text), data
         return
+    documents = blockyaml.documents(text)
+    for index, data in enumerate(_libyaml(text, file) if documents is None else documents):
+        if data is not None:
+            yield Origin(file, index, text), data
+
+
+def _libyaml(text: str, file: str) -> list:
+    import yaml
+
+    from . import yamltext
+
     try:
-        for index, data in enumerate(yamltext.load_all(text)):
-            if data is not None:
-                yield Origin(file, index, text), data
+        return yamltext.load_all(text)
     except yaml.YAMLError as exc:
         raise _mark_error(Origin(file, text=text), exc) from None
 

@@ -19,11 +19,9 @@ from __future__ import annotations
 import datetime
 import itertools
 import os
-import pickle
 import re
 from functools import cache, lru_cache
 
-import re2
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
@@ -88,6 +86,8 @@ _DYN, _STRING, _BOOL, _INT = cel.Type.DYN, cel.Type.STRING, cel.Type.BOOL, cel.T
 @lru_cache(maxsize=256)
 def _go_regex(pattern: str):
     """An RE2 pattern, as Go's regexp (RE2 syntax, linear time) compiles it."""
+    import re2  # only for the functions trainc implements (cel-cpp's own `matches` has its RE2 built in)
+
     options = re2.Options()
     options.max_mem = 8 << 20  # RE2's default program memory; a pattern needing more is a parse error
     options.log_errors = False
@@ -428,6 +428,8 @@ class _Isolated:
         self.program = program
 
     def eval(self, data):
+        import pickle  # only for a call that could crash the process
+
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: evaluate, send the outcome, leave at once

@@ -5,8 +5,13 @@ floating-point drift and printed the way the API server would print them.
 A value is an exact decimal, ``coefficient * 10**exponent``.
 """
 
-from fractions import Fraction
+from __future__ import annotations
+
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -71,6 +76,8 @@ class Quantity:
 
     def exact(self) -> Fraction:
         """The amount as a fraction, for exact division (a resourceFieldRef's divisor)."""
+        from fractions import Fraction  # with decimal: only for a divisor
+
         return Fraction(self._coefficient) * Fraction(10) ** self._exponent
 
     def fits_int64(self) -> bool:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
-from ..formats import jsontext, position, source, yamltext
+from ..formats import jsontext, position, source
 from ..formats.serialize import dump_all
 from ..trainer import api
 
@@ -115,6 +115,8 @@ class Document:
     def _text(self) -> str | None:
         origin = self.origin
         if origin.base == () and origin.text is not None and not jsontext.is_json(origin.text):
+            from ..formats import yamltext  # only to pass an input's YAML through as it is written
+
             start, end = yamltext.document_spans(origin.text)[origin.index]
             text = _standalone(origin.text[start:end].removeprefix("\ufeff"))  # a file's BOM starts no document
             if text is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import InputError, Origin, caught
-from ..formats import position
 from . import api
 
 
@@ -64,6 +63,8 @@ def _add(origin: Origin, data, namespace: str, previous: Previous, seen: dict, e
         return
     found = key(parsed)
     if found in seen:
+        from ..formats import position  # and YAML with it: only for this error
+
         errors.append(
             InputError(
                 origin,

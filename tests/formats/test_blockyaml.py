@@ -1,0 +1,160 @@
+"""blockyaml reads the common shape to exactly what libyaml's loader gives, and hands everything else back."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from trainc.formats import blockyaml, yamltext
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def same(left, right) -> bool:
+    """Equal values of the same types (1 is not 1.0 nor True), keys in the same order."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return list(left) == list(right) and all(same(left[key], right[key]) for key in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right))
+    if isinstance(left, float) and math.isnan(left):
+        return math.isnan(right)
+    return left == right
+
+
+def libyaml(text: str):
+    try:
+        return yamltext.load_all(text)
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        return exc
+
+
+def agrees(text: str) -> bool | None:
+    """Whether blockyaml's reading is the loader's (None: blockyaml handed the text back)."""
+    fast = blockyaml.documents(text)
+    if fast is None:
+        return None
+    return same(fast, libyaml(text))
+
+
+CORPUS = sorted(
+    path
+    for folder in ("golden", "runtimes", "examples", "tests")
+    for pattern in ("*.yaml", "*.yml")
+    for path in (ROOT / folder).rglob(pattern)
+)
+
+
+def test_every_yaml_file_of_the_project_is_read_as_libyaml_reads_it():
+    read = [path for path in CORPUS if agrees(path.read_text(encoding="utf-8", errors="replace")) is not None]
+    wrong = [path for path in read if not agrees(path.read_text(encoding="utf-8", errors="replace"))]
+    assert wrong == []
+    assert len(read) > 0.8 * len(CORPUS)  # the common shape is what it is for: most files never reach libyaml
+
+
+READ = [
+    "a: 1\nb: 1.0\nc: 1.5\nd: 1e3\ne: 0x1F\nf: 0o17\ng: 017\nh: 1_000\ni: +1\nj: -2\nk: .5\n",
+    "a: y\nb: n\nc: on\nd: off\ne: yes\nf: ~\ng: null\nh:\ni: true\nj: False\nk: <<\n",
+    "a: 9223372036854775807\nb: 9223372036854775808\nc: 18446744073709551616\nd: 1.0e20\ne: 1.0e21\n",
+    "a: '1'\nb: \"2\"\nc: 'it''s'\nd: \"a # b\"\ne: 'x' # c\nf: \"\" \ng: ''\n",
+    "a: b # comment\nc: d#e\nf: http://x:80/p\ng: 12:30\nh: 2024-01-01\ni: a b  c \n",
+    "list:\n- a\n- 1\n-   b: 2\n    c: 3\n- name: x\n  args: [--epochs, \"3\", -1, 'q']\n",
+    "a:\n  b:\n  - c\n  -  d: [ ]\n     e: {}\n  f: {name: x, key: 'y'}\nz: [1, 2.0, y, y z, -w]\n",
+    "---\na: 1\n---\n# only a comment\nb: 2\n",
+    "# leading comment\n\n---\nkind: List\nitems:\n- a: 1\n",
+    "a: caf\u00e9\nb: \u00e9t\u00e9 # \u00a7 3.10\n",
+    "",
+    "# nothing\n",
+]
+HANDED_BACK = [
+    "c: -\n",
+    "d: - x\n",
+    "e: ?x\n",
+    "f: :x\n",
+    "h: [a, ]\n",
+    "a: 1\n b: 2\n",
+    "a:\n  b: 1\n c: 2\n",
+    "- a\n  b\n",
+    "a: b\n  c\n",
+    "a: 1\na: 2\n",
+    "y: 1\n",
+    "1: x\n",
+    "a: &x 1\nb: *x\n",
+    "a: !!str 1\n",
+    "a: |\n  text\n",
+    'a: "x\\ty"\n',
+    "a:\tb\n",
+    "a: 1\r\n",
+    "a: x\u2028y\n",
+    "a: x\x85y\n",
+    "\ufeffa: 1\n",
+    "a: .inf\n",
+    "a: .nan\n",
+    "a: [n?]\n",
+    "a: x: y\n",
+    "a: x:\n",
+    "a: 'x\n",
+    "a: [b\n",
+    "...\n",
+    "--- a\n",
+    "---\n",
+    "a: 1\n---\n",
+    "%YAML 1.1\n---\na: 1\n",
+    "  a: 1\n",
+    "a: [b, [c]]\n",
+    "a: {b: {c: 1}}\n",
+]
+
+
+@pytest.mark.parametrize("text", READ)
+def test_the_common_shape_is_read_as_libyaml_reads_it(text):
+    assert agrees(text) is True
+
+
+@pytest.mark.parametrize("text", HANDED_BACK)
+def test_what_it_cannot_be_sure_of_goes_to_libyaml(text):
+    """Anchors, tags, block scalars, escapes, scalars over lines, repeats, errors: libyaml reads them (and
+    positions their errors)."""
+    assert blockyaml.documents(text) is None
+
+
+def _mutated(rng: random.Random, text: str) -> str:
+    pieces = [" ", "-", ":", "#", "'", '"', "[", "]", "{", "}", ",", "|", ">", "&", "*", "!", "?", "%", "@", "`"]
+    pieces += ["\\", "\t", "\r", "\u00e9", "\u2028", "\x85", "\ufeff", "  ", "- ", ": ", " #", "---\n", "..."]
+    pieces += ["true", "null", "y", "on", "0x1F", "1e3", ".5", "+1", "-.inf", "0o17", "1_000", "2.0", "<<"]
+    pieces += ["'a''b'", '"a\\"b"', "[a, b]", "{a: 1}", "{}", "[]", "9223372036854775808", "\n"]
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randrange(len(lines))
+        line, draw = lines[at], rng.random()
+        if draw < 0.5:
+            cut = rng.randrange(len(line) + 1)
+            lines[at] = line[:cut] + rng.choice(pieces) + line[cut + rng.randint(0, 2) :]
+        elif draw < 0.7:
+            lines.insert(at, rng.choice(lines))
+        elif draw < 0.85:
+            lines[at] = " " * rng.randint(0, 3) + line
+        else:
+            lines[at] = line[rng.randint(0, 3) :]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mutated_project_files_are_read_as_libyaml_reads_them_or_handed_back(seed):
+    """Random edits of the project's YAML (characters, indentation, lines): whatever blockyaml reads, libyaml
+    reads the same; run at length with more seeds when this module changes."""
+    rng = random.Random(seed)
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS]
+    texts = [text for text in texts if text.strip()]
+    read = 0
+    for _ in range(1500):
+        text = _mutated(rng, rng.choice(texts))
+        verdict = agrees(text)
+        assert verdict is not False, text
+        read += verdict is True
+    assert read > 100  # the mutations reach the shapes it reads, not only what it hands back
