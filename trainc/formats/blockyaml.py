@@ -49,7 +49,7 @@ def documents(text: str) -> list | None:
         return None
     found, lines, explicit = [], [], False
     try:
-        for number, line in enumerate(text.split("\n")):
+        for line in text.split("\n"):
             if line.startswith(("---", "...")):
                 if line.rstrip() != "---":  # content or a comment after the marker, or a document end
                     raise _Unsure
@@ -59,7 +59,8 @@ def documents(text: str) -> list | None:
                 continue
             content = line.lstrip(" ")
             if content and content[0] != "#":
-                lines.append((len(line) - len(content), content.rstrip(" ")))
+                indent, content = len(line) - len(content), content.rstrip(" ")
+                lines.append((indent, content, content == "-" or content[:2] == "- "))
         if lines or explicit:
             found.append(_document(lines))
     except (_Unsure, RecursionError):
@@ -67,11 +68,16 @@ def documents(text: str) -> list | None:
     return found
 
 
+_END = (-1, "", False)  # after a document's last line: less indented than any line, so every block ends there
+
+
 def _document(lines: list) -> object:
+    """`lines`: (indent, content, whether it is a sequence item) of each line that is neither blank nor a comment."""
     if not lines or lines[0][0] != 0 or lines[0][1].startswith("%"):
         raise _Unsure  # an empty explicit document, an indented root, a directive
+    lines.append(_END)
     value, end = _block(lines, 0, 0, 0)
-    if end != len(lines):
+    if end != len(lines) - 1:
         raise _Unsure
     return value
 
@@ -80,56 +86,59 @@ def _block(lines: list, at: int, indent: int, level: int) -> tuple[object, int]:
     """The block collection starting at line `at`, at `indent`, and the line after it."""
     if level > _MAX_LEVELS:
         raise _Unsure
-    if _is_item(lines[at][1]):
+    if lines[at][2]:
         return _sequence(lines, at, indent, level)
     return _mapping(lines, at, indent, level)
 
 
-def _is_item(content: str) -> bool:
-    return content == "-" or content.startswith("- ")
-
-
 def _mapping(lines: list, at: int, indent: int, level: int) -> tuple[dict, int]:
     mapping: dict = {}
-    while at < len(lines) and lines[at][0] == indent and not _is_item(lines[at][1]):
-        content = lines[at][1]
+    line = lines[at]
+    while line[0] == indent and not line[2]:
+        content = line[1]
         key = _KEY.match(content)
-        if key is None or len(key[1]) > 1000 or goyaml.resolve(key[1])[0] != goyaml.STR or key[1] in mapping:
-            raise _Unsure  # a quoted or complex key, one go-yaml reads as no string, a repeat
+        if key is None:
+            raise _Unsure  # a quoted or complex key
+        name = key[1]
+        if name in mapping or len(name) > 1000 or goyaml.resolve(name)[0] != goyaml.STR:
+            raise _Unsure  # a repeat, a key longer than YAML allows, one go-yaml reads as no string
         rest = content[key.end() :]
         at += 1
+        line = lines[at]
         if rest and rest[0] != "#":
-            mapping[intern(key[1])] = _inline(rest)
-        elif at < len(lines) and (lines[at][0] > indent or (lines[at][0] == indent and _is_item(lines[at][1]))):
-            mapping[intern(key[1])], at = _block(lines, at, lines[at][0], level + 1)
-            continue
+            mapping[intern(name)] = _inline(rest)
+            if line[0] > indent:  # a scalar going on over the next line
+                raise _Unsure
+        elif line[0] > indent or (line[0] == indent and line[2]):
+            mapping[intern(name)], at = _block(lines, at, line[0], level + 1)
+            line = lines[at]
         else:
-            mapping[intern(key[1])] = None
-        if at < len(lines) and lines[at][0] > indent:  # a scalar going on over the next line
-            raise _Unsure
-    if at < len(lines) and lines[at][0] > indent:
+            mapping[intern(name)] = None
+    if line[0] > indent:
         raise _Unsure
     return mapping, at
 
 
 def _sequence(lines: list, at: int, indent: int, level: int) -> tuple[list, int]:
     items: list = []
-    while at < len(lines) and lines[at][0] == indent and _is_item(lines[at][1]):
-        content = lines[at][1]
+    line = lines[at]
+    while line[0] == indent and line[2]:
+        content = line[1]
         rest = content[2:].lstrip(" ")
-        if not rest or rest[0] == "#" or _is_item(rest):
+        if not rest or rest[0] == "#" or rest == "-" or rest[:2] == "- ":
             raise _Unsure  # an item on the lines below, or a sequence in a sequence
         if _KEY.match(rest):  # a mapping starting on the item's line: its keys line up with the first
             column = indent + len(content) - len(rest)
-            lines[at] = (column, rest)
+            lines[at] = (column, rest, False)
             item, at = _mapping(lines, at, column, level + 1)
             items.append(item)
-            continue
-        items.append(_inline(rest))
-        at += 1
-        if at < len(lines) and lines[at][0] > indent:
-            raise _Unsure
-    if at < len(lines) and lines[at][0] > indent:
+        else:
+            items.append(_inline(rest))
+            at += 1
+            if lines[at][0] > indent:
+                raise _Unsure
+        line = lines[at]
+    if line[0] > indent:
         raise _Unsure
     return items, at
 

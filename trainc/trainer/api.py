@@ -13,7 +13,6 @@ KEP has (MPI `SSHAuthMountPath`, Intel MPI and MPICH).
 
 from __future__ import annotations
 
-import json
 import re
 import typing
 from functools import cache
@@ -382,17 +381,27 @@ def document_schema(name: str) -> dict:
     an absent one as empty, which compiles to a JobSet the API server refuses (a
     Job needs a pod template, a Pod containers), so trainc says what is missing.
     """
-    crd = json.loads(json.dumps(schema.load(name)))  # a copy: the cached CRD schema stays as loaded
-    crd.setdefault("required", []).extend(("metadata", "spec"))
-    crd["properties"]["metadata"] = _OBJECT_META
-    spec = crd["properties"]["spec"]
+    crd = dict(schema.load(name))  # copied along the paths changed: the cached CRD schema stays as loaded
+    crd["required"] = [*crd.get("required", ()), "metadata", "spec"]
+    _own(crd, "properties")["metadata"] = _OBJECT_META
+    spec = _own(crd, "properties", "spec")
     if "template" in spec["properties"]:
-        spec.setdefault("required", []).append("template")
-        job = spec["properties"]["template"]["properties"]["spec"]["properties"]["replicatedJobs"]["items"]
-        job_template = job["properties"]["template"]
-        job_template.setdefault("required", []).append("spec")
-        job_template["properties"]["spec"]["properties"]["template"].setdefault("required", []).append("spec")
+        spec["required"] = [*spec.get("required", ()), "template"]
+        path = ("properties", "template", "properties", "spec", "properties", "replicatedJobs", "items")
+        job_template = _own(spec, *path, "properties", "template")
+        job_template["required"] = [*job_template.get("required", ()), "spec"]
+        pod_template = _own(job_template, "properties", "spec", "properties", "template")
+        pod_template["required"] = [*pod_template.get("required", ()), "spec"]
     return crd
+
+
+def _own(node: dict, *keys: str) -> dict:
+    """The mapping at `keys` below `node` (a copy already), each level on the way replaced by a shallow copy."""
+    for key in keys:
+        copy = dict(node[key])
+        node[key] = copy
+        node = copy
+    return node
 
 
 def _violations_for(data: dict, version: str, kind: str) -> list[schema.Violation]:
