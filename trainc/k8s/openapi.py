@@ -204,7 +204,8 @@ class _Walker:
                     if not schema.get("x-kubernetes-preserve-unknown-fields"):
                         self.fail(path + (key,), unknown_field(key, properties), key=True)
                     continue
-                value[key] = self.walk(item, sub, path + (key,))
+                if type(item) is not _leaf(sub):  # a plain string or boolean is all a leaf schema asks for
+                    value[key] = self.walk(item, sub, path + (key,))
         elif isinstance(extra, dict):
             for key, item in value.items():
                 value[key] = self.walk(item, extra, path + (key,))
@@ -221,11 +222,13 @@ class _Walker:
     def _array(self, value: list, schema, path):
         items = schema.get("items")
         if items is not None:
+            leaf = _leaf(items)
             for index, item in enumerate(value):
                 if item is None:
                     self.fail(path + (index,), "must not be null", blocking=True)
                     continue
-                value[index] = self.walk(item, items, path + (index,))
+                if type(item) is not leaf:
+                    value[index] = self.walk(item, items, path + (index,))
         if "maxItems" in schema and len(value) > schema["maxItems"]:
             self.fail(path, f"must have at most {schema['maxItems']} items", blocking=True)
         if "minItems" in schema and len(value) < schema["minItems"]:
@@ -264,6 +267,21 @@ def _defaults(schema: dict) -> tuple:
             schema,
             tuple((key, sub["default"]) for key, sub in schema["properties"].items() if "default" in sub),
         )
+    return kept[1]
+
+
+_leaves: dict = {}  # id(schema) -> (schema, the type its value need only have, or None)
+_LEAF_TYPES = {"string": str, "boolean": bool}
+_LEAF_KEYS = frozenset(("type", "description", "default"))
+
+
+def _leaf(schema: dict) -> type | None:
+    """str or bool for a schema with no rule but its type (most of a TrainJob's strings): a value of that type
+    passes it unchanged, with no walk; None for any other schema. Found once per schema, as `_defaults`."""
+    kept = _leaves.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        leaf = _LEAF_TYPES.get(schema.get("type")) if _LEAF_KEYS.issuperset(schema) else None
+        kept = _leaves[id(schema)] = (schema, leaf)
     return kept[1]
 
 
