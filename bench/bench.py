@@ -14,7 +14,8 @@ and these figures against their goals (GOALS), with the commit they ran on:
 - --large TrainJobs (10000) against --jobs: time and peak RSS (goal <= 10 for 10x the TrainJobs), and the
   peak RSS of the build to stdout and with --output-dir (goal <= 120 MB), from getrusage(RUSAGE_CHILDREN);
 - --huge TrainJobs (e.g. 100000; default none): time, peak RSS and time per TrainJob against --large;
-- start-up: `trainc --help`, plus `python -X importtime` totals of its imports.
+- start-up: `trainc --help`, plus `python -X importtime` totals of its imports, and the floor under any
+  one-TrainJob build: trainc's Python starting and importing only click and cel-cpp (its CLI and its CEL).
 
 Python runs with bytecode caching on (in a folder of the temporary directory), as an installed trainc
 has its .pyc files, whatever PYTHONDONTWRITEBYTECODE says. Writes only inside the temporary directory.
@@ -320,6 +321,16 @@ def trainc_command(given: str | None) -> list[str]:
     return [found] if found else [sys.executable, "-m", "trainc"]
 
 
+def interpreter(trainc: list[str]) -> str:
+    """The Python that runs `trainc`: its script's `#!` line, else this one."""
+    try:
+        with open(trainc[0], "rb") as script:
+            first = script.readline()
+    except OSError:
+        return sys.executable
+    return first[2:].decode().split()[0] if first.startswith(b"#!") else sys.executable
+
+
 def row(label: str, times: Times, jobs: int | None = None) -> str:
     wall = times[0]
     extra = f"{wall * 1000 / jobs:8.3f} ms/job {jobs / wall:9.0f} jobs/s" if jobs else ""
@@ -394,6 +405,7 @@ def main() -> None:
                 "trainc": [*trainc, "build", str(one)],
                 "kustomize": ["kubectl", "kustomize", str(work / "kustomize-one")],
                 "help": [*trainc, "--help"],
+                "start": [interpreter(trainc), "-c", "import click, cel_expr_python.cel"],
             },
             options.repeat,
             env,
@@ -431,6 +443,7 @@ def main() -> None:
         print(row("trainc build, 1 TrainJob", small["trainc"]))
         print(row("kubectl kustomize, its JobSet", small["kustomize"]))
         print(row("trainc --help (start-up)", small["help"]))
+        print(row("Python importing click and cel-cpp only", small["start"]))
         print(row(f"trainc build, {options.jobs} TrainJobs", main_build["trainc"], options.jobs))
         print(row(f"trainc build --jobs 1, {options.jobs} TrainJobs", main_build["one core"], options.jobs))
         print(row(f"floor (libyaml load + dump), {options.jobs}", main_build["floor"], options.jobs))
@@ -453,6 +466,8 @@ def main() -> None:
                 cpu=small["trainc"][1] / small["kustomize"][1],
             )
         )
+        start = small["start"][0] / small["kustomize"][0]
+        print(f"{'  its floor: Python, click, cel-cpp':<44} {start:8.2f} x   (no trainc code run at all)")
         print(
             ratio(
                 f"{options.jobs} TrainJobs / floor",

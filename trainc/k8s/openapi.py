@@ -190,14 +190,15 @@ class _Walker:
             self.fail(path, f"must be ≤ {schema['maximum']}")
 
     def _object(self, value: dict, schema, path):
-        for key in [k for k, v in value.items() if v is None]:
-            del value[key]  # the API server prunes nulls of non-nullable fields
+        if None in value.values():
+            for key in [k for k, v in value.items() if v is None]:
+                del value[key]  # the API server prunes nulls of non-nullable fields
         properties = schema.get("properties")
         extra = schema.get("additionalProperties")
         if properties is not None:
             for key, default in _defaults(schema):
-                if key not in value:
-                    value[key] = json.loads(json.dumps(default))
+                if key not in value:  # a copy of a list or mapping: each object gets its own
+                    value[key] = json.loads(json.dumps(default)) if isinstance(default, (dict, list)) else default
             for key, item in value.items():
                 sub = properties.get(key)
                 if sub is None:
