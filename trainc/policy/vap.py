@@ -360,7 +360,7 @@ class Admission:
         self.given = {} if subject.cost is None else {"cost": subject.cost}
         if self.rules:
             house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors, subject.cost)
-        data = shared = None  # shared: the data bound once, for the policies without params and variables
+        data = shared = None  # shared: the data bound once, for the policies without params
         for binding in self.bindings:
             policy = binding.policy
             if not (
@@ -383,10 +383,10 @@ class Admission:
                     self._act(binding, ["Deny"], f"failed to configure binding: {exc}", subject, label, outcome)
                 continue
             for param in params:
-                if param is None and not policy.variables:
+                if param is None:
                     if shared is None:
                         shared = celengine.bind({**data, "params": None, "variables": dict(self.given)})
-                    messages = self._validate(policy, data, shared)
+                    messages = self._validate(policy, {**data, "params": None}, shared)
                 else:
                     messages = self._validate(policy, {**data, "params": param})
                 for message in messages:
@@ -418,7 +418,7 @@ class Admission:
 
     def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
         """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
-        with no params and no variables, bound already. Every expression's cost is taken from one budget
+        with the variables trainc gives (none of the policy's yet), bound already. Every expression's cost is taken from one budget
         per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
         budget = [RUNTIME_CEL_COST_BUDGET]
 
@@ -450,17 +450,20 @@ class Admission:
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
-        variables, failed = dict(self.given), {}
-        for name, expression in policy.variables:  # each sees those before it; a failed one fails its readers
+        # Each variable is evaluated once and sees those before it; a failed one fails its readers. Until one has
+        # a value, `bound` holds what they see: converting the object to CEL values is most of an evaluation.
+        variables, failed, fresh = dict(self.given), {}, True
+        for name, expression in policy.variables:
             before = [failed[other] for other in failed if _reads(expression.text, other)]
             if before:
                 failed[name] = before[0]
                 continue
             try:
-                variables[name] = run(expression, {**data, "variables": variables})
+                variables[name] = run(expression, bound if fresh else {**data, "variables": variables})
+                fresh = False
             except celengine.EvalError as exc:
                 failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
-        if policy.variables:  # `variables` holds trainc's (`cost`) already, or a policy's own of that name
+        if not fresh:  # `variables` holds trainc's (`cost`) already, or a policy's own of that name
             bound = celengine.bind({**data, "variables": variables})
         messages = []
         for rule, expression, message_expression in policy.validations:
@@ -486,6 +489,17 @@ class Admission:
             return False
         self.unevaluated.setdefault((policy.name, expression.path), (policy, expression))
         return True
+
+    def unanswered(self) -> list[tuple]:
+        """The (policy, expression path) of each authorizer check not evaluated so far, for `unanswered_too`."""
+        return list(self.unevaluated)
+
+    def unanswered_too(self, keys) -> None:
+        """Add the authorizer checks another process admitting for this one could not evaluate (`unanswered`)."""
+        for name, path in keys:
+            policy = next(binding.policy for binding in self.bindings if binding.policy.name == name)
+            written = [*(e for _, e in policy.conditions), *(e for _, e, _ in policy.validations)]
+            self.unevaluated.setdefault((name, path), (policy, next(e for e in written if e.path == path)))
 
     def notices(self) -> list[Notice]:
         """One notice per expression whose authorizer check was not evaluated, at the expression."""
