@@ -417,9 +417,9 @@ class Admission:
         return found
 
     def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
-        """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
-        with the variables trainc gives (none of the policy's yet), bound already. Every expression's cost is taken from one budget
-        per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
+        """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data` with
+        the variables trainc gives (none of the policy's yet), bound already. Every expression's cost is taken from
+        one budget per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
         budget = [RUNTIME_CEL_COST_BUDGET]
 
         def run(expression: Expression, over):
