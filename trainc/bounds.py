@@ -158,13 +158,19 @@ def fork_helper():
     return pid, page
 
 
+def helper_note(page) -> None:
+    """The note of a helper (`fork_helper`) made the run's, before this process ends the run for what the helper
+    met: the bound's message then names what the helper was evaluating."""
+    if _note is not None and page is not None:
+        _note[:] = page[:]
+
+
 def helper_crashed(page, number: int) -> None:
     """A helper ended by signal `number`: end this process the same way, with the helper's note as the run's,
     so the supervisor reports the crash and what it was evaluating as if this process had met it."""
     import signal
 
-    if _note is not None and page is not None:
-        _note[:] = page[:]
+    helper_note(page)
     if number != signal.SIGKILL:
         signal.signal(number, signal.SIG_DFL)
     os.kill(os.getpid(), number)

@@ -198,6 +198,16 @@ def test_a_helpers_crash_ends_the_run_naming_what_the_helper_was_evaluating():
 
 
 @helpers
+def test_a_helper_out_of_memory_ends_the_run_naming_what_the_helper_was_evaluating():
+    done = bounded(MEETS_150.format(action="raise MemoryError"), TRAINC_RUN_MEMORY="4Gi")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(
+        f"Error: the run ran out of the memory bound (TRAINC_RUN_MEMORY={4 << 30} bytes) while evaluating "
+        "ValidatingAdmissionPolicy 'cap' on JobSet team-a/job-150;"
+    ), done.stderr
+
+
+@helpers
 def test_a_helper_ends_with_its_run_past_the_bound(tmp_path):
     mark = tmp_path / "helper"
     action = f"open({str(mark)!r}, 'w').write(str(os.getpid())); time.sleep(60)"

@@ -47,7 +47,8 @@ def admit(admission: vap.Admission, units: list, subjects, workers: int, outcome
             if not found:
                 raise RuntimeError("an admission helper ended unexpectedly")
             kind, *sent = pickle.loads(found)
-            if kind == "raised":
+            if kind == "raised":  # past the memory bound, say: the run's message names what the helper evaluated
+                bounds.helper_note(page)
                 raise sent[0]
             errors, notices, unevaluated = sent
             outcome.errors += errors
