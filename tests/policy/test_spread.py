@@ -17,7 +17,6 @@ from conftest import ROOT
 
 from trainc import bounds, policy
 from trainc.errors import Origin
-from trainc.k8s import celengine
 from trainc.policy import spread, vap
 
 JOBS = 200
@@ -123,22 +122,6 @@ def test_few_objects_stay_in_one_process(monkeypatch):
     assert errors == [] and any(notice.severity == "warning" for notice in notices)  # admitted here
 
 
-def test_a_variable_is_evaluated_once_and_the_object_bound_once_per_policy(monkeypatch):
-    binds, evaluated = [], []
-    real_bind, real_evaluate = celengine.bind, celengine.evaluate
-    monkeypatch.setattr(celengine, "bind", lambda data: binds.append(1) or real_bind(data))
-    monkeypatch.setattr(
-        celengine, "evaluate", lambda program, data: evaluated.append(program) or real_evaluate(program, data)
-    )
-    one = output()
-    one.jobs = one.jobs[7:8]
-    policy.check(one)
-    variable = celengine.compile("object.spec.replicas", vap.NAMES)
-    assert evaluated.count(variable) == 1  # read by both of its policy's validations
-    # once for the policies without params (their first variable read from it), once with `odd`'s variable
-    assert len(binds) == 2
-
-
 @helpers
 def test_a_helpers_exception_is_raised_here(monkeypatch):
     real = vap.Admission.admit
@@ -158,7 +141,7 @@ def bounded(body: str, **env):
     `supervise` (the policies are compiled under it) and with `output` and the modules above at hand."""
     program = (
         "import os, signal, sys, time\nsys.path.insert(0, 'tests/policy')\nsys.path.insert(0, 'tests')\n"
-        "from test_spread import *\nfrom trainc import bounds\ndef run():\n    bounds.supervise()\n"
+        "from test_spread import *\nfrom trainc import bounds\nfrom trainc.k8s import celengine\ndef run():\n    bounds.supervise()\n"
         + textwrap.indent(body, "    ")
         + "\nbounds.supervised(run)\n"
     )

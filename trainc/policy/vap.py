@@ -40,6 +40,7 @@ NAMES = (
     "authorizer.requestResource",
 )
 _ACTIONS = ("Deny", "Warn", "Audit")
+_VARIABLES = re.compile(r"\bvariables\b")  # an expression without this word cannot read the policy's variables
 
 
 @dataclass
@@ -58,6 +59,7 @@ class Expression:
     text: str
     program: object
     path: tuple = ()  # where it is written in its policy, for a notice about it
+    variables: bool = True  # whether it names `variables` (one that does not cannot see them)
 
 
 @dataclass
@@ -104,7 +106,7 @@ def _get(node, path: tuple, kind, required=False, default=None):
 def _compile(text, path) -> Expression:
     bounds.supervise()  # the repository's own program, in native code: under the supervisor from here
     try:
-        return Expression(text, celengine.compile(text, NAMES), path)
+        return Expression(text, celengine.compile(text, NAMES), path, _VARIABLES.search(text) is not None)
     except celengine.CompileError as exc:
         raise _Bad(path, f"compilation failed: {exc}") from None
 
@@ -450,28 +452,36 @@ class Admission:
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
-        # Each variable is evaluated once and sees those before it; a failed one fails its readers. Until one has
-        # a value, `bound` holds what they see: converting the object to CEL values is most of an evaluation.
-        variables, failed, fresh = dict(self.given), {}, True
+        # Each variable is evaluated once and sees those before it; a failed one fails its readers. `variables` holds
+        # trainc's (`cost`) already, or a policy's own of that name. Converting the object to CEL values is most of
+        # an evaluation, so it is bound again only for an expression that names `variables`, and only once the
+        # policy's variables have changed since (`current`): every other expression reads `bound`.
+        variables, failed, current = dict(self.given), {}, [bound]
+
+        def over(expression: Expression):
+            if not expression.variables:
+                return bound
+            if current[0] is None:
+                current[0] = celengine.bind({**data, "variables": dict(variables)})
+            return current[0]
+
         for name, expression in policy.variables:
             before = [failed[other] for other in failed if _reads(expression.text, other)]
             if before:
                 failed[name] = before[0]
                 continue
             try:
-                variables[name] = run(expression, bound if fresh else {**data, "variables": variables})
-                fresh = False
+                variables[name] = run(expression, over(expression))
+                current[0] = None
             except celengine.EvalError as exc:
                 failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
-        if not fresh:  # `variables` holds trainc's (`cost`) already, or a policy's own of that name
-            bound = celengine.bind({**data, "variables": variables})
         messages = []
         for rule, expression, message_expression in policy.validations:
             used = [failed[name] for name in failed if _reads(expression.text, name)]
             try:
                 if used:
                     raise celengine.EvalError(used[0])
-                allowed = run(expression, bound)
+                allowed = run(expression, over(expression))
             except celengine.EvalError as exc:
                 if self._unanswered(policy, expression, exc):
                     continue
@@ -480,7 +490,8 @@ class Admission:
                 continue
             if allowed is True:
                 continue
-            messages.append(_message(rule, expression, message_expression, bound))
+            shown = None if message_expression is None else over(message_expression)
+            messages.append(_message(rule, expression, message_expression, shown))
         return messages
 
     def _unanswered(self, policy: Policy, expression: Expression, error: celengine.EvalError) -> bool:
