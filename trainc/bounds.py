@@ -133,6 +133,50 @@ def supervise() -> None:
     os._exit(os.WEXITSTATUS(status))  # the child wrote everything: nothing of the interrupted run is left to do
 
 
+HELPERS = sys.platform.startswith("linux")  # where a helper can be tied to its parent's life (prctl)
+
+
+def fork_helper():
+    """os.fork() for a helper that evaluates beside this process under the run's bound (Linux: `HELPERS`): it
+    ends when this process ends (the parent-death signal: a run stopped at its bound leaves no orphan) and
+    notes what it does in a page of its own that this process reads should it crash (`helper_crashed`).
+    Returns (pid, page) here and (0, page) in the helper; page is None outside a supervised run."""
+    global _note
+    import mmap
+
+    page = mmap.mmap(-1, _NOTE_SIZE) if _note is not None else None
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent ended before the signal was set
+            os._exit(1)
+        _note = page
+    return pid, page
+
+
+def helper_note(page) -> None:
+    """The note of a helper (`fork_helper`) made the run's, before this process ends the run for what the helper
+    met: the bound's message then names what the helper was evaluating."""
+    if _note is not None and page is not None:
+        _note[:] = page[:]
+
+
+def helper_crashed(page, number: int) -> None:
+    """A helper ended by signal `number`: end this process the same way, with the helper's note as the run's,
+    so the supervisor reports the crash and what it was evaluating as if this process had met it."""
+    import signal
+
+    helper_note(page)
+    if number != signal.SIGKILL:
+        signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+    os._exit(128 + number)  # a signal this process cannot receive: still no result
+
+
 def _past_time(_number, _frame) -> None:
     """The timer's handler, before any supervision: Python code is interrupted between two instructions."""
     _report(f"ran past the time bound ({TIMEOUT_ENV}={_armed[1]:g} seconds)")

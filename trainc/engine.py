@@ -389,6 +389,7 @@ def policies(state: _Run) -> None:
         user=policy.impersonated(options.as_user, options.as_groups),
         costs=result.costs,
         currency=result.prices.currency if result.prices else None,
+        workers=options.workers or parallel.available_cores(),
     )
     result.errors += errors
     result.notices += notices

@@ -806,3 +806,60 @@ def test_a_policys_expressions_compile_once_per_run_not_per_trainjob(tmp_path):
 
     compiled(1)  # the bundled runtimes' rules, checked once per process
     assert compiled(12) == compiled(1) >= 2
+
+
+def test_a_variable_is_evaluated_once_and_the_object_bound_again_only_for_its_readers(monkeypatch):
+    """Converting the object to CEL values is most of an evaluation: the expressions that do not name `variables`
+    share one binding with the other policies'; those that do are bound again only after a variable changed."""
+    import yaml
+
+    from trainc.errors import Origin
+    from trainc.k8s import celengine
+    from trainc.policy import vap
+
+    spec = """\
+        matchConstraints:
+          resourceRules: [{apiGroups: [jobset.x-k8s.io], apiVersions: ["*"], operations: [CREATE], resources: [jobsets]}]
+        variables:
+          - {name: a, expression: object.spec.replicas}
+          - {name: b, expression: object.spec.replicas * 2}
+          - {name: c, expression: variables.a + 1}
+        validations:
+          - {expression: object.spec.replicas < 100}
+          - {expression: variables.c < 5, messageExpression: "'c is ' + string(variables.c)"}
+          - {expression: variables.b < 10, messageExpression: "'b is ' + string(variables.b)"}
+        """
+    documents = [
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "sizes"},
+            "spec": yaml.safe_load(textwrap.dedent(spec)),
+        },
+        *yaml.safe_load_all(binding(policy="sizes", name="sizes")),
+        *yaml.safe_load_all(binding(policy="sizes", name="plain", actions="[Warn]")),
+    ]
+    found = [(Origin("policies.yaml", index), obj) for index, obj in enumerate(documents)]
+    bindings, errors = vap.load(found, found)
+    assert errors == []
+    binds, evaluated = [], []
+    real_bind, real_evaluate = celengine.bind, celengine.evaluate
+    monkeypatch.setattr(celengine, "bind", lambda data: binds.append(1) or real_bind(data))
+    monkeypatch.setattr(
+        celengine, "evaluate", lambda program, data: evaluated.append(program) or real_evaluate(program, data)
+    )
+    admission = vap.Admission(bindings, [obj for _, obj in found], "default")
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "demo", "namespace": "team-a"},
+        "spec": {"replicas": 7},
+    }
+    outcome = vap.Outcome()
+    admission.admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    assert [error.message.rpartition(": ")[2] for error in outcome.errors] == ["c is 8", "b is 14"]
+    assert [notice.message.rpartition(": ")[2] for notice in outcome.notices] == ["c is 8", "b is 14"]
+    for text in ("object.spec.replicas", "object.spec.replicas * 2", "variables.a + 1"):
+        assert evaluated.count(celengine.compile(text, vap.NAMES)) == 2  # once for each binding
+    # per binding: `c` once `a` and `b` have values, the validations once `c` has one; the rest read the first
+    assert len(binds) == 1 + 2 * 2

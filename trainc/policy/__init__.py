@@ -36,6 +36,7 @@ def check(
     user=NOBODY,
     costs=None,
     currency: str | None = None,
+    workers: int = 1,
 ) -> tuple[list, list[Notice]]:
     """(errors, notices) of the policies' verdicts on `output` (a build.Output): denials and bad policy input are
     the errors, after what the API server refuses of the CRDs among the inputs for their rules' estimated cost
@@ -43,7 +44,8 @@ def check(
     previous version UPDATEs; `house_rules` are given by tests, else read from the project configs `config` (those
     the run's settings were read from, outermost first, `trainc.settings`); `paths` (--policies) are read by `reader`, the
     run's. `costs` ({(namespace, name): validation.cost.Cost} in `currency`) are what house rules and policies read
-    as the `cost` of the objects each TrainJob renders."""
+    as the `cost` of the objects each TrainJob renders. A large admission is spread over up to `workers` processes
+    (`spread`: the same verdicts in the same order)."""
     refused = []
     for origin, obj in [*output.others, *output.uncompiled]:
         if isinstance(obj, dict) and obj.get("kind") == "CustomResourceDefinition":
@@ -62,12 +64,13 @@ def check(
         user=user,
         costs=costs,
         currency=currency,
+        workers=workers,
     )
     return refused + errors, notices
 
 
 def _policies(
-    output, *, namespace, old, paths, house_rules, config, reader, user, costs, currency
+    output, *, namespace, old, paths, house_rules, config, reader, user, costs, currency, workers
 ) -> tuple[list, list[Notice]]:
     """`check`'s ValidatingAdmissionPolicies and house rules."""
     limit = reader.budget.limit if reader is not None else None
@@ -95,19 +98,23 @@ def _policies(
     errors += problems
     if errors:
         return errors, []
+    from . import spread
+
     admission = vap.Admission(bindings, everything, namespace, rules, user)
     old = old or {}
+    units = []  # (origin, objects, cost): each TrainJob's rendered objects, then each input object
+    for trainjob, objects in output.jobs:
+        priced = (costs or {}).get((trainjob.namespace, trainjob.name))
+        units.append((trainjob.origin, objects, None if priced is None else priced.cel(currency)))
+    units += [(origin, (obj,), None) for origin, obj in inputs]
+
+    def subjects(unit):
+        origin, objects, cost = unit
+        return (vap.Subject(obj, origin, (), old.get(resid.identity(obj, namespace)), cost) for obj in objects)
+
     outcome = vap.Outcome()
     try:
-        for trainjob, objects in output.jobs:
-            priced = (costs or {}).get((trainjob.namespace, trainjob.name))
-            cost = None if priced is None else priced.cel(currency)
-            for obj in objects:
-                admission.admit(
-                    vap.Subject(obj, trainjob.origin, (), old.get(resid.identity(obj, namespace)), cost), outcome
-                )
-        for origin, obj in inputs:
-            admission.admit(vap.Subject(obj, origin, (), old.get(resid.identity(obj, namespace))), outcome)
+        spread.admit(admission, units, subjects, workers, outcome)
     finally:
         outcome.notices += admission.notices()
     return outcome.errors, outcome.notices

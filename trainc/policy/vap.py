@@ -40,6 +40,7 @@ NAMES = (
     "authorizer.requestResource",
 )
 _ACTIONS = ("Deny", "Warn", "Audit")
+_VARIABLES = re.compile(r"\bvariables\b")  # an expression without this word cannot read the policy's variables
 
 
 @dataclass
@@ -58,6 +59,7 @@ class Expression:
     text: str
     program: object
     path: tuple = ()  # where it is written in its policy, for a notice about it
+    variables: bool = True  # whether it names `variables` (one that does not cannot see them)
 
 
 @dataclass
@@ -104,7 +106,7 @@ def _get(node, path: tuple, kind, required=False, default=None):
 def _compile(text, path) -> Expression:
     bounds.supervise()  # the repository's own program, in native code: under the supervisor from here
     try:
-        return Expression(text, celengine.compile(text, NAMES), path)
+        return Expression(text, celengine.compile(text, NAMES), path, _VARIABLES.search(text) is not None)
     except celengine.CompileError as exc:
         raise _Bad(path, f"compilation failed: {exc}") from None
 
@@ -360,7 +362,7 @@ class Admission:
         self.given = {} if subject.cost is None else {"cost": subject.cost}
         if self.rules:
             house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors, subject.cost)
-        data = shared = None  # shared: the data bound once, for the policies without params and variables
+        data = shared = None  # shared: the data bound once, for the policies without params
         for binding in self.bindings:
             policy = binding.policy
             if not (
@@ -383,10 +385,10 @@ class Admission:
                     self._act(binding, ["Deny"], f"failed to configure binding: {exc}", subject, label, outcome)
                 continue
             for param in params:
-                if param is None and not policy.variables:
+                if param is None:
                     if shared is None:
                         shared = celengine.bind({**data, "params": None, "variables": dict(self.given)})
-                    messages = self._validate(policy, data, shared)
+                    messages = self._validate(policy, {**data, "params": None}, shared)
                 else:
                     messages = self._validate(policy, {**data, "params": param})
                 for message in messages:
@@ -417,9 +419,9 @@ class Admission:
         return found
 
     def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
-        """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data`
-        with no params and no variables, bound already. Every expression's cost is taken from one budget
-        per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
+        """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data` with
+        the variables trainc gives (none of the policy's yet), bound already. Every expression's cost is taken from
+        one budget per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
         budget = [RUNTIME_CEL_COST_BUDGET]
 
         def run(expression: Expression, over):
@@ -450,25 +452,36 @@ class Admission:
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
-        variables, failed = dict(self.given), {}
-        for name, expression in policy.variables:  # each sees those before it; a failed one fails its readers
+        # Each variable is evaluated once and sees those before it; a failed one fails its readers. `variables` holds
+        # trainc's (`cost`) already, or a policy's own of that name. Converting the object to CEL values is most of
+        # an evaluation, so it is bound again only for an expression that names `variables`, and only once the
+        # policy's variables have changed since (`current`): every other expression reads `bound`.
+        variables, failed, current = dict(self.given), {}, [bound]
+
+        def over(expression: Expression):
+            if not expression.variables:
+                return bound
+            if current[0] is None:
+                current[0] = celengine.bind({**data, "variables": dict(variables)})
+            return current[0]
+
+        for name, expression in policy.variables:
             before = [failed[other] for other in failed if _reads(expression.text, other)]
             if before:
                 failed[name] = before[0]
                 continue
             try:
-                variables[name] = run(expression, {**data, "variables": variables})
+                variables[name] = run(expression, over(expression))
+                current[0] = None
             except celengine.EvalError as exc:
                 failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
-        if policy.variables:  # `variables` holds trainc's (`cost`) already, or a policy's own of that name
-            bound = celengine.bind({**data, "variables": variables})
         messages = []
         for rule, expression, message_expression in policy.validations:
             used = [failed[name] for name in failed if _reads(expression.text, name)]
             try:
                 if used:
                     raise celengine.EvalError(used[0])
-                allowed = run(expression, bound)
+                allowed = run(expression, over(expression))
             except celengine.EvalError as exc:
                 if self._unanswered(policy, expression, exc):
                     continue
@@ -477,7 +490,8 @@ class Admission:
                 continue
             if allowed is True:
                 continue
-            messages.append(_message(rule, expression, message_expression, bound))
+            shown = None if message_expression is None else over(message_expression)
+            messages.append(_message(rule, expression, message_expression, shown))
         return messages
 
     def _unanswered(self, policy: Policy, expression: Expression, error: celengine.EvalError) -> bool:
@@ -486,6 +500,17 @@ class Admission:
             return False
         self.unevaluated.setdefault((policy.name, expression.path), (policy, expression))
         return True
+
+    def unanswered(self) -> list[tuple]:
+        """The (policy, expression path) of each authorizer check not evaluated so far, for `unanswered_too`."""
+        return list(self.unevaluated)
+
+    def unanswered_too(self, keys) -> None:
+        """Add the authorizer checks another process admitting for this one could not evaluate (`unanswered`)."""
+        for name, path in keys:
+            policy = next(binding.policy for binding in self.bindings if binding.policy.name == name)
+            written = [*(e for _, e in policy.conditions), *(e for _, e, _ in policy.validations)]
+            self.unevaluated.setdefault((name, path), (policy, next(e for e in written if e.path == path)))
 
     def notices(self) -> list[Notice]:
         """One notice per expression whose authorizer check was not evaluated, at the expression."""

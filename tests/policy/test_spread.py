@@ -1,0 +1,214 @@
+"""Admission spread over processes (`trainc.policy.spread`): the verdicts of a one-process admission, in its
+order, whatever the number of processes; a helper's failure is the run's, and a helper never outlives its run.
+The policies are a Deny cap, a Warn rule with a variable read by two validations, and an authorizer check
+no RBAC object answers (for the last TrainJobs only), over 200 TrainJobs' JobSets."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from types import SimpleNamespace
+
+import pytest
+from conftest import ROOT
+
+from trainc import bounds, policy
+from trainc.errors import Origin
+from trainc.policy import spread, vap
+
+JOBS = 200
+helpers = pytest.mark.skipif(not bounds.HELPERS, reason="admission helpers are forked on Linux only")
+
+
+def _policy(name, spec, actions):
+    rules = [{"apiGroups": ["jobset.x-k8s.io"], "apiVersions": ["*"], "operations": ["CREATE"], "resources": ["*"]}]
+    return [
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": name},
+            "spec": {"matchConstraints": {"resourceRules": rules}, **spec},
+        },
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": f"{name}-binding"},
+            "spec": {"policyName": name, "validationActions": actions},
+        },
+    ]
+
+
+POLICIES = [
+    *_policy(
+        "cap", {"validations": [{"expression": "object.spec.replicas <= 150", "message": "at most 150"}]}, ["Deny"]
+    ),
+    *_policy(
+        "odd",
+        {
+            "variables": [{"name": "n", "expression": "object.spec.replicas"}],
+            "validations": [
+                {"expression": "variables.n % 2 == 0", "messageExpression": "'odd: ' + string(variables.n)"},
+                {"expression": "variables.n % 3 != 0", "message": "a multiple of 3"},
+            ],
+        },
+        ["Warn"],
+    ),
+    *_policy(
+        "who",
+        {
+            "failurePolicy": "Ignore",
+            "matchConditions": [{"name": "late", "expression": "object.spec.replicas >= 150"}],
+            "validations": [{"expression": "authorizer.group('').resource('pods').check('create').allowed()"}],
+        },
+        ["Deny"],
+    ),
+]
+
+
+def output():
+    """A build.Output's parts that admission reads: each TrainJob renders one JobSet with `replicas` its number."""
+    jobs = []
+    for number in range(JOBS):
+        name = f"job-{number}"
+        trainjob = SimpleNamespace(namespace="team-a", name=name, origin=Origin(f"jobs/{name}.yaml"))
+        jobset = {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSet",
+            "metadata": {"name": name, "namespace": "team-a"},
+            "spec": {"replicas": number},
+        }
+        jobs.append((trainjob, [jobset]))
+    others = [(Origin("policies.yaml", index), obj) for index, obj in enumerate(POLICIES)]
+    return SimpleNamespace(jobs=jobs, others=others, uncompiled=[])
+
+
+def verdicts(workers):
+    errors, notices = policy.check(output(), workers=workers)
+    return [(e.origin, e.path, e.message) for e in errors], notices
+
+
+@helpers
+def test_two_processes_give_the_verdicts_of_one_in_its_order(monkeypatch):
+    alone = verdicts(1)
+    started = []
+    real = spread._start
+    monkeypatch.setattr(spread, "_start", lambda *args: started.append(1) or real(*args))
+    assert verdicts(2) == alone and started == [1]  # one helper, beside this process
+    errors, notices = alone
+    assert [origin.file for origin, _, _ in errors] == [f"jobs/job-{n}.yaml" for n in range(151, JOBS)]
+    assert errors[0][2] == (
+        "JobSet team-a/job-151: ValidatingAdmissionPolicy 'cap' with binding 'cap-binding' denied request: at most 150"
+    )
+    warned = [n.message.partition(": ")[0] for n in notices if n.severity == "warning"]
+    assert warned == [  # both halves' warnings, the first half's first
+        f"JobSet team-a/job-{n}" for n in range(JOBS) for fails in (n % 2, n % 3 == 0) if fails
+    ]
+    # the authorizer check no RBAC object answers, met only by the helper's share: one notice, at the expression
+    assert [(n.origin, n.path) for n in notices if n.severity == "notice"] == [
+        (Origin("policies.yaml", 4), ("spec", "validations", 0, "expression"))
+    ]
+
+
+def test_few_objects_stay_in_one_process(monkeypatch):
+    monkeypatch.setattr(spread, "_start", lambda *args: pytest.fail("forked for a small admission"))
+    assert spread._shares(list(range(2 * spread.MIN_SHARE - 1)), 4) == [list(range(2 * spread.MIN_SHARE - 1))]
+    assert [len(share) for share in spread._shares(list(range(1000)), 2)] == [500, 500]
+    small = output()
+    small.jobs = small.jobs[:100]
+    errors, notices = policy.check(small, workers=2)
+    assert errors == [] and any(notice.severity == "warning" for notice in notices)  # admitted here
+
+
+@helpers
+def test_a_helpers_exception_is_raised_here(monkeypatch):
+    real = vap.Admission.admit
+
+    def admit(self, subject, outcome):
+        if subject.obj["metadata"]["name"] == "job-150":
+            raise ValueError("met in the helper")
+        real(self, subject, outcome)
+
+    monkeypatch.setattr(vap.Admission, "admit", admit)
+    with pytest.raises(ValueError, match="met in the helper"):
+        policy.check(output(), workers=2)
+
+
+def bounded(body: str, **env):
+    """`body` run in a fresh interpreter under the run's bound, as the console script runs a command, after
+    `supervise` (the policies are compiled under it) and with `output` and the modules above at hand."""
+    program = (
+        "import os, signal, sys, time\nsys.path.insert(0, 'tests/policy')\nsys.path.insert(0, 'tests')\n"
+        "from test_spread import *\nfrom trainc import bounds\nfrom trainc.k8s import celengine\ndef run():\n    bounds.supervise()\n"
+        + textwrap.indent(body, "    ")
+        + "\nbounds.supervised(run)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )
+
+
+# job-150 is the helper's: its first policy's evaluation crashes (as native code may), or never ends
+MEETS_150 = """\
+meeting, real_admit, real_evaluate = [False], vap.Admission.admit, celengine.evaluate
+def admit(self, subject, outcome):
+    meeting[0] = subject.obj["metadata"]["name"] == "job-150"
+    real_admit(self, subject, outcome)
+def evaluate(program, data):
+    if meeting[0]:
+        {action}
+    return real_evaluate(program, data)
+vap.Admission.admit, celengine.evaluate = admit, evaluate
+policy.check(output(), workers=2)
+print("ended")
+"""
+
+
+@helpers
+def test_a_helpers_crash_ends_the_run_naming_what_the_helper_was_evaluating():
+    done = bounded(MEETS_150.format(action="os.kill(os.getpid(), signal.SIGSEGV)"))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(
+        "Error: the run crashed (SIGSEGV) while evaluating ValidatingAdmissionPolicy 'cap' on JobSet team-a/job-150;"
+    ), done.stderr
+
+
+@helpers
+def test_a_helper_out_of_memory_ends_the_run_naming_what_the_helper_was_evaluating():
+    done = bounded(MEETS_150.format(action="raise MemoryError"), TRAINC_RUN_MEMORY="4Gi")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(
+        f"Error: the run ran out of the memory bound (TRAINC_RUN_MEMORY={4 << 30} bytes) while evaluating "
+        "ValidatingAdmissionPolicy 'cap' on JobSet team-a/job-150;"
+    ), done.stderr
+
+
+@helpers
+def test_a_helper_ends_with_its_run_past_the_bound(tmp_path):
+    mark = tmp_path / "helper"
+    action = f"open({str(mark)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    done = bounded(MEETS_150.format(action=action), TRAINC_RUN_TIMEOUT="3")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("Error: the run ran past the time bound (TRAINC_RUN_TIMEOUT=3 seconds)"), done.stderr
+    helper = int(mark.read_text())
+    for _ in range(100):  # the kernel ends it as its parent ends (then whoever adopts it reaps it)
+        if _state(helper) in (None, "Z"):
+            break
+        time.sleep(0.05)
+    assert _state(helper) in (None, "Z")
+
+
+def _state(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return None
