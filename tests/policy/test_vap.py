@@ -863,3 +863,85 @@ def test_a_variable_is_evaluated_once_and_the_object_bound_again_only_for_its_re
         assert evaluated.count(celengine.compile(text, vap.NAMES)) == 2  # once for each binding
     # per binding: `c` once `a` and `b` have values, the validations once `c` has one; the rest read the first
     assert len(binds) == 1 + 2 * 2
+
+
+def test_a_variable_no_validation_reads_is_never_evaluated(monkeypatch):
+    """Upstream's variables are lazy (composition.go's lazy map): one read by no validation, directly or through
+    another variable, is not evaluated, so neither charged nor failing; one read through another is."""
+    import yaml
+
+    from trainc.errors import Origin
+    from trainc.k8s import celengine
+    from trainc.policy import vap
+
+    spec = """\
+        matchConstraints:
+          resourceRules: [{apiGroups: [jobset.x-k8s.io], apiVersions: ["*"], operations: [CREATE], resources: [jobsets]}]
+        variables:
+          - {name: broken, expression: object.spec.missing.field > 1}
+          - {name: base, expression: object.spec.replicas}
+          - {name: doubled, expression: variables.base * 2}
+          - {name: unused, expression: object.spec.replicas + 100}
+        validations:
+          - {expression: variables.doubled < 10, messageExpression: "'doubled is ' + string(variables.doubled)"}
+        """
+    documents = [
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "lazy"},
+            "spec": yaml.safe_load(textwrap.dedent(spec)),
+        },
+        *yaml.safe_load_all(binding(policy="lazy", name="lazy")),
+    ]
+    found = [(Origin("policies.yaml", index), obj) for index, obj in enumerate(documents)]
+    bindings, errors = vap.load(found, found)
+    assert errors == []
+    assert bindings[0].policy.read == {"base", "doubled"}
+    evaluated = []
+    real_evaluate = celengine.evaluate
+    monkeypatch.setattr(
+        celengine, "evaluate", lambda program, data: evaluated.append(program) or real_evaluate(program, data)
+    )
+    admission = vap.Admission(bindings, [obj for _, obj in found], "default")
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "demo", "namespace": "team-a"},
+        "spec": {"replicas": 7},
+    }
+    outcome = vap.Outcome()
+    admission.admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    assert [error.message.rpartition(": ")[2] for error in outcome.errors] == ["doubled is 14"]  # no missing key
+    for text in ("object.spec.missing.field > 1", "object.spec.replicas + 100"):
+        assert celengine.compile(text, vap.NAMES) not in evaluated
+    assert celengine.compile("variables.base * 2", vap.NAMES) in evaluated
+
+
+def test_a_validation_reading_variables_otherwise_than_by_name_reads_them_all():
+    import yaml
+
+    from trainc.errors import Origin
+    from trainc.policy import vap
+
+    spec = """\
+        matchConstraints:
+          resourceRules: [{apiGroups: [jobset.x-k8s.io], apiVersions: ["*"], operations: [CREATE], resources: [jobsets]}]
+        variables:
+          - {name: a, expression: object.spec.replicas}
+          - {name: b, expression: "1"}
+        validations:
+          - {expression: "variables['a'] < 10"}
+        """
+    documents = [
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "indexed"},
+            "spec": yaml.safe_load(textwrap.dedent(spec)),
+        },
+        *yaml.safe_load_all(binding(policy="indexed", name="indexed")),
+    ]
+    found = [(Origin("policies.yaml", index), obj) for index, obj in enumerate(documents)]
+    bindings, errors = vap.load(found, found)
+    assert errors == [] and bindings[0].policy.read == {"a", "b"}

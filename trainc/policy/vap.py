@@ -72,6 +72,7 @@ class Policy:
     conditions: list = field(default_factory=list)  # [(name, Expression)]
     variables: list = field(default_factory=list)  # [(name, Expression)]
     validations: list = field(default_factory=list)  # [(rule dict, Expression, message Expression | None)]
+    read: frozenset = frozenset()  # the variables a validation reads, itself or through other variables (`_read`)
 
 
 @dataclass
@@ -163,7 +164,27 @@ def _policy(origin: Origin, obj: dict, known_kind) -> Policy:
         policy.validations.append(
             (item, expression, None if message is None else _compile(message, (*where, "messageExpression")))
         )
+    policy.read = _read(policy)
     return policy
+
+
+def _read(policy: Policy) -> frozenset:
+    """The variables the policy's validations read, directly or through the variables they read: upstream's
+    variables are lazy (composition.go's `lazy.NewMapValue`), evaluated and charged on first access only, so one
+    no validation reads is never evaluated (nor its error seen). An expression reading `variables` other than as
+    `variables.NAME` reads them all."""
+    names = [name for name, _ in policy.variables]
+    texts = [text for _, expression, message in policy.validations for text in (expression, message) if text]
+    read, pending = set(), [text.text for text in texts]
+    while pending:
+        text = pending.pop()
+        if len(_VARIABLES.findall(text)) != len(_NAMED_VARIABLE.findall(text)):
+            return frozenset(names)
+        for name, expression in policy.variables:
+            if name not in read and _reads(text, name):
+                read.add(name)
+                pending.append(expression.text)
+    return frozenset(read)
 
 
 def _binding(origin: Origin, obj: dict, policies: dict) -> Binding:
@@ -452,7 +473,8 @@ class Admission:
                 errors.append(f"expression '{condition.text}' resulted in error: {exc}")
         if errors:
             return errors if policy.failure == "Fail" else []
-        # Each variable is evaluated once and sees those before it; a failed one fails its readers. `variables` holds
+        # Each variable a validation reads (`Policy.read`) is evaluated once and sees those before it; a failed one
+        # fails its readers; one no validation reads is not evaluated, as upstream's lazy variables are not. `variables` holds
         # trainc's (`cost`) already, or a policy's own of that name. Converting the object to CEL values is most of
         # an evaluation, so it is bound again only for an expression that names `variables`, and only once the
         # policy's variables have changed since (`current`): every other expression reads `bound`.
@@ -466,6 +488,8 @@ class Admission:
             return current[0]
 
         for name, expression in policy.variables:
+            if name not in policy.read:
+                continue
             before = [failed[other] for other in failed if _reads(expression.text, other)]
             if before:
                 failed[name] = before[0]
@@ -570,6 +594,10 @@ class Admission:
                     ),
                 )
             outcome.notices.append(Notice(severity, subject.origin, (), text, at=subject.path))
+
+
+_VARIABLES = re.compile(r"\bvariables\b")
+_NAMED_VARIABLE = re.compile(r"\bvariables\.[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _reads(text: str, variable: str) -> bool:
