@@ -62,16 +62,26 @@ def _size(value, budget: int = PER_CALL_LIMIT * 10) -> float:
     if not isinstance(value, (list, dict)):
         return 1
     total, stack = 0.0, [value]
+    pop, extend = stack.pop, stack.extend
     while stack and total <= budget:
-        item = stack.pop()
-        if isinstance(item, (str, bytes, bytearray)):
+        item = pop()
+        kind = type(item)  # the plain types first, by identity: the walk of a large result is most of its charge
+        if kind is str:
+            total += len(item) * _STRING_TRAVERSAL
+        elif kind is dict:
+            total += len(item)
+            extend(item.values())
+        elif kind is list:
+            total += len(item)
+            extend(item)
+        elif isinstance(item, (str, bytes, bytearray)):
             total += len(item) * _STRING_TRAVERSAL
         elif isinstance(item, dict):
             total += len(item)
-            stack.extend(item.values())
+            extend(item.values())
         elif isinstance(item, list):
             total += len(item)
-            stack.extend(item)
+            extend(item)
         else:
             total += 1
     return total
