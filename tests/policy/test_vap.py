@@ -808,47 +808,38 @@ def test_a_policys_expressions_compile_once_per_run_not_per_trainjob(tmp_path):
     assert compiled(12) == compiled(1) >= 2
 
 
-def test_a_variable_is_evaluated_once_and_the_object_bound_again_only_for_its_readers(monkeypatch):
-    """Converting the object to CEL values is most of an evaluation: the expressions that do not name `variables`
-    share one binding with the other policies'; those that do are bound again only after a variable changed."""
+_JOBSETS = '[{apiGroups: [jobset.x-k8s.io], apiVersions: ["*"], operations: [CREATE], resources: [jobsets]}]'
+
+
+def _loaded(name: str, variables: str, validations: str, *extra_bindings: str):
+    """(the admission, its objects) of the policy `name` over JobSets, bound as `name` and by `extra_bindings`."""
     import yaml
 
     from trainc.errors import Origin
-    from trainc.k8s import celengine
     from trainc.policy import vap
 
-    spec = """\
-        matchConstraints:
-          resourceRules: [{apiGroups: [jobset.x-k8s.io], apiVersions: ["*"], operations: [CREATE], resources: [jobsets]}]
-        variables:
-          - {name: a, expression: object.spec.replicas}
-          - {name: b, expression: object.spec.replicas * 2}
-          - {name: c, expression: variables.a + 1}
-        validations:
-          - {expression: object.spec.replicas < 100}
-          - {expression: variables.c < 5, messageExpression: "'c is ' + string(variables.c)"}
-          - {expression: variables.b < 10, messageExpression: "'b is ' + string(variables.b)"}
-        """
+    spec = f"matchConstraints:\n  resourceRules: {_JOBSETS}\nvariables:\n{variables}validations:\n{validations}"
     documents = [
         {
             "apiVersion": "admissionregistration.k8s.io/v1",
             "kind": "ValidatingAdmissionPolicy",
-            "metadata": {"name": "sizes"},
-            "spec": yaml.safe_load(textwrap.dedent(spec)),
+            "metadata": {"name": name},
+            "spec": yaml.safe_load(spec),
         },
-        *yaml.safe_load_all(binding(policy="sizes", name="sizes")),
-        *yaml.safe_load_all(binding(policy="sizes", name="plain", actions="[Warn]")),
+        *yaml.safe_load_all(binding(policy=name, name=name)),
+        *(document for text in extra_bindings for document in yaml.safe_load_all(text)),
     ]
     found = [(Origin("policies.yaml", index), obj) for index, obj in enumerate(documents)]
     bindings, errors = vap.load(found, found)
     assert errors == []
-    binds, evaluated = [], []
-    real_bind, real_evaluate = celengine.bind, celengine.evaluate
-    monkeypatch.setattr(celengine, "bind", lambda data: binds.append(1) or real_bind(data))
-    monkeypatch.setattr(
-        celengine, "evaluate", lambda program, data: evaluated.append(program) or real_evaluate(program, data)
-    )
-    admission = vap.Admission(bindings, [obj for _, obj in found], "default")
+    return bindings, [obj for _, obj in found]
+
+
+def _admitted(bindings, objects):
+    """The outcome of admitting a JobSet of 7 replicas."""
+    from trainc.errors import Origin
+    from trainc.policy import vap
+
     jobset = {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",
@@ -856,7 +847,41 @@ def test_a_variable_is_evaluated_once_and_the_object_bound_again_only_for_its_re
         "spec": {"replicas": 7},
     }
     outcome = vap.Outcome()
-    admission.admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    vap.Admission(bindings, objects, "default").admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    return outcome
+
+
+def _counted(monkeypatch) -> tuple[list, list]:
+    """(binds, programs evaluated), recorded from now on."""
+    from trainc.k8s import celengine
+
+    binds, evaluated = [], []
+    real_bind, real_evaluate = celengine.bind, celengine.evaluate
+    monkeypatch.setattr(celengine, "bind", lambda data: binds.append(1) or real_bind(data))
+    monkeypatch.setattr(
+        celengine, "evaluate", lambda program, data: evaluated.append(program) or real_evaluate(program, data)
+    )
+    return binds, evaluated
+
+
+def test_a_variable_is_evaluated_once_and_the_object_bound_again_only_for_its_readers(monkeypatch):
+    """Converting the object to CEL values is most of an evaluation: the expressions that do not name `variables`
+    share one binding with the other policies'; those that do are bound again only after a variable changed."""
+    from trainc.k8s import celengine
+    from trainc.policy import vap
+
+    bindings, objects = _loaded(
+        "sizes",
+        "  - {name: a, expression: object.spec.replicas}\n"
+        "  - {name: b, expression: object.spec.replicas * 2}\n"
+        "  - {name: c, expression: variables.a + 1}\n",
+        "  - {expression: object.spec.replicas < 100}\n"
+        "  - {expression: variables.c < 5, messageExpression: \"'c is ' + string(variables.c)\"}\n"
+        "  - {expression: variables.b < 10, messageExpression: \"'b is ' + string(variables.b)\"}\n",
+        binding(policy="sizes", name="plain", actions="[Warn]"),
+    )
+    binds, evaluated = _counted(monkeypatch)
+    outcome = _admitted(bindings, objects)
     assert [error.message.rpartition(": ")[2] for error in outcome.errors] == ["c is 8", "b is 14"]
     assert [notice.message.rpartition(": ")[2] for notice in outcome.notices] == ["c is 8", "b is 14"]
     for text in ("object.spec.replicas", "object.spec.replicas * 2", "variables.a + 1"):
@@ -868,50 +893,20 @@ def test_a_variable_is_evaluated_once_and_the_object_bound_again_only_for_its_re
 def test_a_variable_no_validation_reads_is_never_evaluated(monkeypatch):
     """Upstream's variables are lazy (composition.go's lazy map): one read by no validation, directly or through
     another variable, is not evaluated, so neither charged nor failing; one read through another is."""
-    import yaml
-
-    from trainc.errors import Origin
     from trainc.k8s import celengine
     from trainc.policy import vap
 
-    spec = """\
-        matchConstraints:
-          resourceRules: [{apiGroups: [jobset.x-k8s.io], apiVersions: ["*"], operations: [CREATE], resources: [jobsets]}]
-        variables:
-          - {name: broken, expression: object.spec.missing.field > 1}
-          - {name: base, expression: object.spec.replicas}
-          - {name: doubled, expression: variables.base * 2}
-          - {name: unused, expression: object.spec.replicas + 100}
-        validations:
-          - {expression: variables.doubled < 10, messageExpression: "'doubled is ' + string(variables.doubled)"}
-        """
-    documents = [
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingAdmissionPolicy",
-            "metadata": {"name": "lazy"},
-            "spec": yaml.safe_load(textwrap.dedent(spec)),
-        },
-        *yaml.safe_load_all(binding(policy="lazy", name="lazy")),
-    ]
-    found = [(Origin("policies.yaml", index), obj) for index, obj in enumerate(documents)]
-    bindings, errors = vap.load(found, found)
-    assert errors == []
-    assert bindings[0].policy.read == {"base", "doubled"}
-    evaluated = []
-    real_evaluate = celengine.evaluate
-    monkeypatch.setattr(
-        celengine, "evaluate", lambda program, data: evaluated.append(program) or real_evaluate(program, data)
+    bindings, objects = _loaded(
+        "lazy",
+        "  - {name: broken, expression: object.spec.missing.field > 1}\n"
+        "  - {name: base, expression: object.spec.replicas}\n"
+        "  - {name: doubled, expression: variables.base * 2}\n"
+        "  - {name: unused, expression: object.spec.replicas + 100}\n",
+        "  - {expression: variables.doubled < 10, messageExpression: \"'doubled is ' + string(variables.doubled)\"}\n",
     )
-    admission = vap.Admission(bindings, [obj for _, obj in found], "default")
-    jobset = {
-        "apiVersion": "jobset.x-k8s.io/v1alpha2",
-        "kind": "JobSet",
-        "metadata": {"name": "demo", "namespace": "team-a"},
-        "spec": {"replicas": 7},
-    }
-    outcome = vap.Outcome()
-    admission.admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    assert bindings[0].policy.read == {"base", "doubled"}
+    _, evaluated = _counted(monkeypatch)
+    outcome = _admitted(bindings, objects)
     assert [error.message.rpartition(": ")[2] for error in outcome.errors] == ["doubled is 14"]  # no missing key
     for text in ("object.spec.missing.field > 1", "object.spec.replicas + 100"):
         assert celengine.compile(text, vap.NAMES) not in evaluated
@@ -919,29 +914,9 @@ def test_a_variable_no_validation_reads_is_never_evaluated(monkeypatch):
 
 
 def test_a_validation_reading_variables_otherwise_than_by_name_reads_them_all():
-    import yaml
-
-    from trainc.errors import Origin
-    from trainc.policy import vap
-
-    spec = """\
-        matchConstraints:
-          resourceRules: [{apiGroups: [jobset.x-k8s.io], apiVersions: ["*"], operations: [CREATE], resources: [jobsets]}]
-        variables:
-          - {name: a, expression: object.spec.replicas}
-          - {name: b, expression: "1"}
-        validations:
-          - {expression: "variables['a'] < 10"}
-        """
-    documents = [
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingAdmissionPolicy",
-            "metadata": {"name": "indexed"},
-            "spec": yaml.safe_load(textwrap.dedent(spec)),
-        },
-        *yaml.safe_load_all(binding(policy="indexed", name="indexed")),
-    ]
-    found = [(Origin("policies.yaml", index), obj) for index, obj in enumerate(documents)]
-    bindings, errors = vap.load(found, found)
-    assert errors == [] and bindings[0].policy.read == {"a", "b"}
+    bindings, _ = _loaded(
+        "indexed",
+        "  - {name: a, expression: object.spec.replicas}\n  - {name: b, expression: '1'}\n",
+        "  - {expression: \"variables['a'] < 10\"}\n",
+    )
+    assert bindings[0].policy.read == {"a", "b"}
