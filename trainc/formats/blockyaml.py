@@ -12,7 +12,6 @@ then only this module's for most builds: PyYAML and libyaml are not even importe
 
 from __future__ import annotations
 
-import math
 import re
 from functools import cache
 from sys import intern
@@ -187,12 +186,12 @@ def _quoted(text: str) -> tuple[str, int]:
 def _plain(text: str) -> object:
     """A plain scalar as the loader constructs it (`yamltext.Loader.construct_go_scalar`)."""
     tag, value = goyaml.resolve(text)
-    if tag == goyaml.FLOAT:
-        if not math.isfinite(value):
-            raise _Unsure  # refused, with its position, by the loader
-        if value.is_integer() and abs(value) < 1e21:
-            return int(value)
-    return value
+    if tag != goyaml.FLOAT:
+        return value
+    number = goyaml.json_number(value)
+    if number is None:
+        raise _Unsure  # refused, with its position, by the loader
+    return number
 
 
 def _flow(text: str) -> tuple[object, int]:

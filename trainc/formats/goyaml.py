@@ -83,6 +83,14 @@ def resolve(value: str) -> tuple[str, object]:
     return STR, value
 
 
+def json_number(value: float) -> int | float | None:
+    """A float as the JSON kubectl sends carries it: a whole one below 1e21 as an integer (Go's JSON writes it
+    without a fraction, and the API server reads an integer), None for one JSON cannot hold (NaN, infinities)."""
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and abs(value) < 1e21 else value
+
+
 def key_text(key) -> str | None:
     """A non-string map key as sigs.k8s.io/yaml writes it for JSON; None for keys it refuses (null)."""
     if isinstance(key, bool):

@@ -9,7 +9,6 @@ turns what fails here into errors.
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from functools import lru_cache
 from sys import intern
@@ -108,14 +107,14 @@ class Loader(yaml.CSafeLoader):
             tag, value = goyaml.FLOAT, float(value)
         if tag != node.tag:
             raise ValueError(node.value)
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"{node.value} is not a JSON number (kubectl cannot send it)", node.start_mark
-                )
-            if value.is_integer() and abs(value) < 1e21:
-                return int(value)  # Go's JSON writes it without a fraction, and the API server reads an integer
-        return value
+        if not isinstance(value, float):
+            return value
+        number = goyaml.json_number(value)
+        if number is None:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value} is not a JSON number (kubectl cannot send it)", node.start_mark
+            )
+        return number
 
     def construct_document(self, node):
         self.documents += 1
