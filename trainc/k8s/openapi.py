@@ -196,7 +196,7 @@ class _Walker:
         properties = schema.get("properties")
         extra = schema.get("additionalProperties")
         if properties is not None:
-            for key, default in _defaults(schema):
+            for key, default in _facts(schema)[1]:
                 if key not in value:  # a copy of a list or mapping: each object gets its own
                     value[key] = json.loads(json.dumps(default)) if isinstance(default, (dict, list)) else default
             for key, item in value.items():
@@ -205,7 +205,7 @@ class _Walker:
                     if not schema.get("x-kubernetes-preserve-unknown-fields"):
                         self.fail(path + (key,), unknown_field(key, properties), key=True)
                     continue
-                if type(item) is not _leaf(sub):  # a plain string or boolean is all a leaf schema asks for
+                if type(item) is not _facts(sub)[2]:  # a plain string or boolean is all a leaf schema asks for
                     value[key] = self.walk(item, sub, path + (key,))
         elif isinstance(extra, dict):
             for key, item in value.items():
@@ -223,7 +223,7 @@ class _Walker:
     def _array(self, value: list, schema, path):
         items = schema.get("items")
         if items is not None:
-            leaf = _leaf(items)
+            leaf = _facts(items)[2]
             for index, item in enumerate(value):
                 if item is None:
                     self.fail(path + (index,), "must not be null", blocking=True)
@@ -256,34 +256,22 @@ class _Walker:
             seen.add(marker)
 
 
-_defaulted: dict = {}  # id(schema) -> (schema, its properties' (key, default) pairs)
-
-
-def _defaults(schema: dict) -> tuple:
-    """The (key, default) pairs of an object schema's properties, found once per schema rather than on each of the
-    run's objects (the schemas stay loaded for the run)."""
-    kept = _defaulted.get(id(schema))
-    if kept is None or kept[0] is not schema:
-        kept = _defaulted[id(schema)] = (
-            schema,
-            tuple((key, sub["default"]) for key, sub in schema["properties"].items() if "default" in sub),
-        )
-    return kept[1]
-
-
-_leaves: dict = {}  # id(schema) -> (schema, the type its value need only have, or None)
+_derived: dict = {}  # id(schema) -> (schema, its properties' (key, default) pairs, its leaf type or None)
 _LEAF_TYPES = {"string": str, "boolean": bool}
 _LEAF_KEYS = frozenset(("type", "description", "default"))
 
 
-def _leaf(schema: dict) -> type | None:
-    """str or bool for a schema with no rule but its type (most of a TrainJob's strings): a value of that type
-    passes it unchanged, with no walk; None for any other schema. Found once per schema, as `_defaults`."""
-    kept = _leaves.get(id(schema))
+def _facts(schema: dict) -> tuple:
+    """(schema, its properties' (key, default) pairs, its leaf type), derived once per schema rather than on each
+    of the run's objects (the schemas stay loaded for the run). The leaf type is str or bool for a schema with no
+    rule but its type (most of a TrainJob's strings): a value of that type passes it unchanged, with no walk."""
+    kept = _derived.get(id(schema))
     if kept is None or kept[0] is not schema:
+        properties = schema.get("properties") or {}
+        defaults = tuple((key, sub["default"]) for key, sub in properties.items() if "default" in sub)
         leaf = _LEAF_TYPES.get(schema.get("type")) if _LEAF_KEYS.issuperset(schema) else None
-        kept = _leaves[id(schema)] = (schema, leaf)
-    return kept[1]
+        kept = _derived[id(schema)] = (schema, defaults, leaf)
+    return kept
 
 
 def unknown_field(key: str, known) -> str:
