@@ -337,6 +337,11 @@ def row(label: str, times: Times, jobs: int | None = None) -> str:
     return f"{label:<44} {wall:8.3f} {times.median(0):8.3f} s {times[1]:8.3f} {times.median(1):8.3f} s   {extra}"
 
 
+def against(label: str, mine: Times, theirs: Times, goal: float) -> str:
+    """`ratio` of the best wall times of two commands, with that of their best CPU times beside."""
+    return ratio(label, mine[0] / theirs[0], goal, cpu=mine[1] / theirs[1])
+
+
 def ratio(label: str, value: float, goal: float, unit: str = "x", cpu: float | None = None) -> str:
     beside = f"   CPU {cpu:.2f} {unit}" if cpu is not None else ""
     return (
@@ -458,39 +463,25 @@ def main() -> None:
                 + ", ".join(f"{name} {ms:.0f} ms" for name, ms in slowest)
             )
         print("figures (wall, best of each; CPU beside) against the goals of issue 24:")
-        print(
-            ratio(
-                "1 TrainJob / kubectl kustomize",
-                small["trainc"][0] / small["kustomize"][0],
-                GOALS["one"],
-                cpu=small["trainc"][1] / small["kustomize"][1],
-            )
-        )
+        print(against("1 TrainJob / kubectl kustomize", small["trainc"], small["kustomize"], GOALS["one"]))
         start = small["start"][0] / small["kustomize"][0]
         print(f"{'  its floor: Python, click, cel-cpp':<44} {start:8.2f} x   (no trainc code run at all)")
+        print(against(f"{options.jobs} TrainJobs / floor", main_build["trainc"], main_build["floor"], GOALS["floor"]))
         print(
-            ratio(
-                f"{options.jobs} TrainJobs / floor",
-                main_build["trainc"][0] / main_build["floor"][0],
-                GOALS["floor"],
-                cpu=main_build["trainc"][1] / main_build["floor"][1],
-            )
-        )
-        print(
-            ratio(
+            against(
                 f"{options.jobs} TrainJobs / kubectl kustomize",
-                main_build["trainc"][0] / main_build["kustomize"][0],
+                main_build["trainc"],
+                main_build["kustomize"],
                 GOALS["kustomize"],
-                cpu=main_build["trainc"][1] / main_build["kustomize"][1],
             )
         )
         scale = options.large / options.jobs / 10
         print(
-            ratio(
+            against(
                 f"{options.large} / {options.jobs} TrainJobs, time",
-                large_build["trainc"][0] / large_build["small"][0],
+                large_build["trainc"],
+                large_build["small"],
                 GOALS["growth"] * scale,
-                cpu=large_build["trainc"][1] / large_build["small"][1],
             )
         )
         print(
