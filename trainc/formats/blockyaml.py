@@ -21,10 +21,14 @@ from . import goyaml
 _CONTROL = re.compile(r"[^\n -~]")  # in ASCII text: tabs, carriage returns, control characters
 _KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: +|$)")
 # a scalar in a one-line flow collection: double-quoted without escapes, single-quoted, or plain (no
-# indicator first but a `-` before text, no flow indicator, `#`, `:` or `?` inside), then a comma or the closing bracket
+# indicator first but a `-` before text, no flow indicator, `#`, `:` or `?` inside), then a comma or the closing
+# bracket; a plain scalar's spaces are taken, possessively, only before more of it, so a long run of spaces is
+# read once (a lazy match read it again for every character: quadratic in a hostile line)
 _FLOW_ITEM = re.compile(
-    r' *(?:"([^"\\]*)"|\'((?:[^\']|\'\')*)\'|((?:-(?=[^\s,\]}])|[^-\s,\[\]{}#&*!|>\'"%@`:?])[^,\[\]{}#:?]*?)) *([,\]}])'
+    r' *(?:"([^"\\]*)"|\'((?:[^\']|\'\')*+)\'|((?:-(?=[^\s,\]}])|[^-\s,\[\]{}#&*!|>\'"%@`:?])'
+    r"(?:[^,\[\]{}#:? ]| +(?=[^,\[\]{}#:? ]))*+)) *([,\]}])"
 )
+_CLOSING = re.compile(r" *[\]}]")
 _FLOW_PAIR = re.compile(r" *([A-Za-z0-9_][A-Za-z0-9_./-]*): +")
 _PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _MAX_LEVELS = 64  # deeper text is libyaml's to read (and to refuse past limits.MAX_DEPTH)
@@ -227,5 +231,5 @@ def _flow(text: str) -> tuple[object, int]:
             if after != closing:
                 raise _Unsure
             return (items if closing == "]" else mapping), at
-        if text[at:].lstrip(" ").startswith(closing):  # a trailing comma
+        if _CLOSING.match(text, at):  # a trailing comma (matched in place: a slice per item is quadratic)
             raise _Unsure
