@@ -158,3 +158,21 @@ def test_mutated_project_files_are_read_as_libyaml_reads_them_or_handed_back(see
         assert verdict is not False, text
         read += verdict is True
     assert read > 100  # the mutations reach the shapes it reads, not only what it hands back
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["key: [a" + " " * 1_000_000 + "x]", "key: [a" + " " * 1_000_000 + "#]", "key: [" + "a, " * 300_000 + "]"],
+    ids=["spaces-then-text", "spaces-then-comment", "items-then-trailing-comma"],
+)
+def test_a_hostile_flow_line_is_read_in_linear_time(line):
+    """A million spaces or items in one flow collection: read (or handed back) at once, where a backtracking
+    pattern or a slice per item took hours. Run apart, so that a regression fails at the bound instead of hanging."""
+    import subprocess
+    import sys
+
+    probe = "import sys; from trainc.formats import blockyaml; print(blockyaml.documents(sys.stdin.read()) is None)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=line + "\n", capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert done.returncode == 0 and done.stdout.strip() in ("True", "False"), done.stderr
