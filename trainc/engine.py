@@ -12,7 +12,8 @@ listed apart, for `trainc diff`, which shows them as the cluster's verdict on a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
+from typing import NamedTuple
 
 from . import build, parallel
 from . import inputs as inputset
@@ -25,8 +26,7 @@ from .trainer import releases
 from .trainer.catalog import RUNTIMES_WORDS
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """Everything a run depends on besides its inputs, frozen: built once from the resolved settings
     (`from_settings`), or given by the Python API. A setting is one field here, named as in settings.SETTINGS."""
 
@@ -62,7 +62,7 @@ class Options:
         flags say)."""
         from .settings import SETTINGS
 
-        names = {option.name for option in fields(cls)}
+        names = set(cls._fields)
         found = {name: settings.value(name) for name in SETTINGS if name in names and settings.has(name)}
         return cls(
             **{
@@ -84,8 +84,7 @@ class Options:
         return inputset.Reader(source.Budget(self.max_input_bytes), self.root)
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(NamedTuple):
     """What a run reads: files, directories and `-` (stdin), by the input rule (`trainc.inputs`), within the
     run's byte bound; and (origin, object) pairs read already (a ResourceList's items, the Python API's objects)."""
 
@@ -157,7 +156,7 @@ def input_files(state: _Run) -> None:
     what is passed over is not read into the run, what is kept is read once."""
     if state.inputs.skip_other_files:
         paths = tuple(path for path in state.inputs.paths if state.reader.may_matter(path))
-        state.inputs = replace(state.inputs, paths=paths)
+        state.inputs = state.inputs._replace(paths=paths)
 
 
 def previous(state: _Run) -> None:

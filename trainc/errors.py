@@ -9,13 +9,13 @@ which it is before any input (any Origin with text) exists.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 Path = tuple  # field path: keys (str) and list indexes (int)
 SHOWN = 256  # characters of a value (or key) a message shows (a name has at most 253): never a 1 MB line
 # a value a message quotes, "as JSON" or 'as repr' (not an apostrophe: no letter before it), past SHOWN characters
-_LONG_QUOTED = re.compile(
+_LONG_QUOTED = (  # compiled on the first message shortened (re's cache)
     r'"((?:[^"\\\n]|\\.){%d})(?:[^"\\\n]|\\.)+"|(?<!\w)\'((?:[^\'\\\n]|\\.){%d})(?:[^\'\\\n]|\\.)+\'(?!\w)'
     % (SHOWN, SHOWN)
 )
@@ -25,7 +25,7 @@ def shorten(text: str) -> str:
     """`text` with every quoted value longer than SHOWN characters cut to its first SHOWN, then `…`."""
     if len(text) <= SHOWN:
         return text
-    return _LONG_QUOTED.sub(lambda m: f'"{m.group(1)}…"' if m.group(1) is not None else f"'{m.group(2)}…'", text)
+    return re.sub(_LONG_QUOTED, lambda m: f'"{m.group(1)}…"' if m.group(1) is not None else f"'{m.group(2)}…'", text)
 
 
 def one_line(text: str) -> str:
@@ -85,8 +85,7 @@ def render_path(path: Path) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+class Origin(NamedTuple):
     """Where an object came from; `text` is kept to locate fields on error.
 
     `base` is the object's path inside its document: () for a top-level object,
@@ -136,8 +135,7 @@ def _located_line(position: tuple[str, int, int] | None, path: Path, message: st
     return one_line(f"{where}{field}: {message}" if field else f"{where}{message}")
 
 
-@dataclass(frozen=True, slots=True)
-class Notice:
+class Notice(NamedTuple):
     """A warning or notice for the user, kept as its parts (not as its printed line) so that `trainc validate`
     reports its file, line and column as it does an error's, and a parallel build's workers send it back whole.
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .errors import SHOWN, InputError, InputErrors, Notice, Origin, caught
 from .formats import source
@@ -58,8 +58,7 @@ def manifest_name(name: str) -> bool:
     return name.endswith(SUFFIXES) and not hidden(name)
 
 
-@dataclass(frozen=True)
-class Files:
+class Files(NamedTuple):
     """The files of a run: PATHS' and those of --runtimes not among them, each in walk order."""
 
     inputs: list
@@ -293,8 +292,7 @@ class RevisionError(ValueError):
     """A git base that cannot be read: the inputs are in no git repository, or REV is no commit of it."""
 
 
-@dataclass(frozen=True)
-class _Blob:
+class _Blob(NamedTuple):
     path: str  # in the repository, `/`-separated
     oid: str
     size: int

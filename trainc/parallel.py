@@ -20,7 +20,6 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import NamedTuple
 
 from . import build as builder
@@ -325,7 +324,7 @@ def _placed(notice: Notice) -> Notice:
     if position is None:
         return notice
     origin = notice.origin
-    return replace(notice, origin=Origin(origin.file, origin.index, base=origin.base), mark=position[1:])
+    return notice._replace(origin=Origin(origin.file, origin.index, base=origin.base), mark=position[1:])
 
 
 class Placed(NamedTuple):

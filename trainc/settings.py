@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .errors import TraincError, one_line
 
@@ -84,8 +85,7 @@ class SettingError(TraincError):
     """A setting that cannot be used, said in the terms of where it came from."""
 
 
-@dataclass(frozen=True)
-class Given:
+class Given(NamedTuple):
     """One value and where it came from: a flag, an environment variable, `FILE:LINE:COL` of the project
     config, or a description of a default. `confined`: a path that must resolve inside the root."""
 

@@ -7,7 +7,6 @@ runtime rule and its ratcheting, the bundled runtimes under that rule.
 
 from __future__ import annotations
 
-from dataclasses import fields
 
 import pytest
 from conftest import GOLDEN_SEED
@@ -28,7 +27,7 @@ PRTE = (
 
 def test_the_releases_are_ordered_the_newest_the_default_and_every_switch_differs():
     assert releases.NAMES == ("v2.3", "v2.4") and releases.DEFAULT is V24
-    switches = [field.name for field in fields(releases.Release) if field.name not in ("name", "note")]
+    switches = [name for name in releases.Release._fields if name not in ("name", "note")]
     assert all(getattr(V23, name) != getattr(V24, name) for name in switches)
     with pytest.raises(ValueError, match=r"'v2.5' is not a Kubeflow Trainer release .*\(supported: v2.3, v2.4\)"):
         releases.named("v2.5")

@@ -126,9 +126,9 @@ def compare(
     base = options.previous
     if base_release is not None:
         before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths, options.reader())
-        options = replace(options, previous=replace(before, release=base_release))
+        options = options._replace(previous=replace(before, release=base_release))
     elif isinstance(base, str):
-        options = replace(options, base_ssh_key_seed=_seed_at(base, options.ssh_key_seed, options.max_input_bytes))
+        options = options._replace(base_ssh_key_seed=_seed_at(base, options.ssh_key_seed, options.max_input_bytes))
     new = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
     reaches = []  # the JobSets a change of runtimes alone reaches
     if not new.jobs and isinstance(base, str) and new.previous is not None and base_release is None:
@@ -270,8 +270,7 @@ def _reached_jobsets(paths, options, new, base: str, notices, requests, reached)
         notices.extend(found.notices)
     if not found.files:
         return []
-    options = replace(
-        options,
+    options = options._replace(
         runtime_paths=(*paths, *options.runtime_paths),
         trainer_only=True,
         previous=reach.base_of(base, new.previous, found, options),
@@ -616,7 +615,7 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
     inputs as they are without --base)."""
     base_release = releases.named(base_trainer_version) if base_trainer_version is not None else None
     if options.previous is None and base_release is None:
-        options = replace(options, previous="HEAD")
+        options = options._replace(previous="HEAD")
     if "-" in paths:  # the base is PATHS read at a revision: stdin has none
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")
     # without a seed both sides use one throwaway seed, so unchanged keys compare equal
@@ -635,7 +634,7 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
     try:
         diffs = compare(
             paths,
-            replace(options, ssh_key_seed=key_seed),
+            options._replace(ssh_key_seed=key_seed),
             notices=notices,
             requests=requests,
             base_release=base_release,

@@ -33,11 +33,10 @@ class ExplainError(ValueError):
 
 def explain(paths, options, *, job: str | None = None, field: str | None = None) -> str:
     """Who wrote each field of the objects the run (`trainc.engine`, recording provenance) renders."""
-    from dataclasses import replace
 
     from .. import engine
 
-    output = engine.run(engine.Inputs(tuple(paths)), replace(options, provenance=True)).checked()
+    output = engine.run(engine.Inputs(tuple(paths)), options._replace(provenance=True)).checked()
     recorder, namespace = output.provenance, options.namespace
     if job is not None and "/" not in job:  # NAME alone is in -n's namespace, as `trainc run --job` takes it
         job = f"{namespace}/{job}"

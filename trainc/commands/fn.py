@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
-from dataclasses import replace
 
 import click
 
@@ -289,7 +288,7 @@ class _Report:
             if isinstance(problem, InputError):
                 return InputError(found, field, problem.message, key=problem.key).render()
             at = problem.origin.base[2:] + (problem.path if problem.at is None else problem.at)
-            return replace(problem, origin=found, path=field, at=at, mark=None).render()  # mark: in the stdin text
+            return problem._replace(origin=found, path=field, at=at, mark=None).render()  # mark: in the stdin text
         path = krm.first(krm.annotations(item), krm.PATHS)
         if path is None:
             return problem.render()
@@ -329,8 +328,7 @@ def run(text: str, options=None) -> tuple[str, list[str], list[str]]:
         namespace = _namespace(origin, resource_list, options.namespace)
         notices: list[Notice] = []
         documents, trainer = _sources(origin, items, notices)
-        options = replace(
-            options,
+        options = options._replace(
             namespace=namespace,
             trainer_only=True,
             runtime_paths=tuple(_runtime_files(options.runtime_paths, items, options.root)),

@@ -12,7 +12,7 @@ gang scheduling and the network sync read the final pod counts; the TrainJob's d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..trainer import releases
 from ..trainer.catalog import RUNTIMES_WORDS, Catalog
@@ -42,8 +42,7 @@ PASSES = FRONT + (
 )
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """Read-only inputs every pass may consult."""
 
     catalog: Catalog

@@ -17,7 +17,7 @@ the runtime's `spec.template` (`explain.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import Origin
 from ..k8s import fieldpath
@@ -25,8 +25,7 @@ from ..k8s import fieldpath
 TRAINER_OVERRIDE = "trainer override"
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(NamedTuple):
     by: str  # the pass, plugin, runtime or patch that wrote the field
     origin: Origin | None = None  # the input document the value came from
     path: tuple = ()  # the input field in that document

@@ -31,7 +31,7 @@ _WORDS = {
 # strconv.ParseInt(s, 0, 64) / ParseUint: Go's base prefixes, a leading 0 meaning octal.
 _GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
-_DOT_FLOAT = re.compile(r"\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?")  # ParseFloat after a leading '.'
+_DOT_FLOAT = r"\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?"  # ParseFloat after a leading '.'
 _INT64, _UINT64 = 2**63, 2**64
 _MAX_DIGITS = {2: 64, 8: 22, 10: 20, 16: 16}  # the most digits a uint64 has in each base
 
@@ -54,8 +54,8 @@ def _go_int(plain: str) -> int | None:
     return None
 
 
-def _go_float(text: str, pattern: re.Pattern) -> float | None:
-    if pattern.fullmatch(text) is None:
+def _go_float(text: str, pattern: re.Pattern | str) -> float | None:
+    if re.fullmatch(pattern, text) is None:
         return None
     value = float(text)
     return None if math.isinf(value) else value  # ParseFloat fails with ErrRange past float64

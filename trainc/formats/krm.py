@@ -6,7 +6,6 @@ a function reports, as the KRM functions specification writes them. No Kubernete
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ..errors import InputError, Origin, render_path
 from . import source
@@ -45,7 +44,7 @@ def first(found: dict, keys: tuple) -> str | None:
 
 def item_origin(origin: Origin, index: int) -> Origin:
     """The origin of item `index` of the ResourceList read from `origin`."""
-    return replace(origin, base=("items", index))
+    return origin._replace(base=("items", index))
 
 
 def result(error: InputError, item) -> dict:

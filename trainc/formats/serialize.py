@@ -43,7 +43,7 @@ _SHORT = {
 }
 # Text a literal block keeps exactly: printable, no carriage returns, no trailing blanks, and no
 # line starting with a tab (go-yaml reads that as bad indentation).
-_BLOCK_UNSAFE = re.compile(
+_BLOCK_UNSAFE = (  # compiled on the first multi-line string (re's cache)
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]|[ \t]\n|[ \t]$|(?:^|\n)\t"
 )
 
@@ -73,7 +73,7 @@ def _key(text: str) -> str:
 
 def _block(text: str, indent: int) -> str | None:
     """`|` literal block lines for multi-line text, or None when a block would not keep it exactly."""
-    if _BLOCK_UNSAFE.search(text) or text.startswith(("\n", " ")):
+    if re.search(_BLOCK_UNSAFE, text) or text.startswith(("\n", " ")):
         return None
     body = text[:-1] if text.endswith("\n") else text
     chomp = "" if text.endswith("\n") and not text.endswith("\n\n") else ("-" if not text.endswith("\n") else "+")

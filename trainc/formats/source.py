@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 
 from ..errors import InputError, Origin
 from . import blockyaml, jsontext, limits
@@ -89,7 +88,7 @@ def items(origin: Origin, document) -> Iterator[tuple[Origin, object]]:
     """The objects of a document: a `List` (e.g. `kubectl get -o yaml`) gives its items, as kubectl apply does."""
     if isinstance(document, dict) and document.get("kind") == "List" and isinstance(document.get("items"), list):
         for index, item in enumerate(document["items"]):
-            yield replace(origin, base=origin.base + ("items", index)), item
+            yield origin._replace(base=origin.base + ("items", index)), item
     else:
         yield origin, document
 

@@ -16,7 +16,7 @@ from functools import cache
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _SELF_USE = re.compile(r"\bself\b(\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))?")
-_SELF_FIELD = re.compile(r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)")  # fields, not methods
+_SELF_FIELD = r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)"  # fields, not methods; on failure only
 
 
 def is_transition(rule: dict) -> bool:
@@ -115,7 +115,7 @@ def _field(rule: dict) -> tuple:
     the rule reads, when it reads only one (a rule on a whole object about its name is about the name)."""
     if rule.get("fieldPath"):
         return tuple(part for part in rule["fieldPath"].split(".") if part)
-    fields = {match[1] for match in _SELF_FIELD.finditer(rule["rule"])}
+    fields = {match[1] for match in re.finditer(_SELF_FIELD, rule["rule"])}
     if len(fields) == 1 and (only := fields.pop()).count(".") > 1:
         return tuple(only.split(".")[1:])
     return ()

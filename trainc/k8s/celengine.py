@@ -409,7 +409,7 @@ def compile(expression: str, names: tuple[str, ...]):
         program = _env(names).compile(expression)
     except RuntimeError as exc:
         raise CompileError(_strip_status(str(exc))) from None
-    return _Isolated(program) if _OPTIONAL.search(expression) and _PYTHON_CALL.search(expression) else program
+    return _Isolated(program) if _OPTIONAL.search(expression) and re.search(_PYTHON_CALL, expression) else program
 
 
 def checked_ast(expression: str, names: tuple[str, ...]) -> bytes:
@@ -423,7 +423,7 @@ def checked_ast(expression: str, names: tuple[str, ...]) -> bytes:
 # handed to a Python-implemented function inside a list or map crashes cel-expr-python's conversion. The
 # functions taking only strings and ints (find, findAll, quantity, url, ...) are safe: cel-cpp checks kinds.
 _OPTIONAL = re.compile(r"optional|[.\[{,(]\s*\?")
-_PYTHON_CALL = re.compile(
+_PYTHON_CALL = (  # compiled on first use, as every pattern of a rare path here
     r"\b(isSorted|sum|min|max|indexOf|lastIndexOf|sign|isInteger|asInteger|"
     r"asApproximateFloat|add|sub|isLessThan|isGreaterThan|compareTo|contains|equivalent|"
     r"intersects|get[A-Z][A-Za-z]*)\s*\("
@@ -535,14 +535,12 @@ def _strip_status(text: str) -> str:
 
 
 _WORDING = (
-    (re.compile(r'Key not found in map : "?(.*?)"?$'), r"no such key: \1"),
-    (re.compile(r"Index error: index=(-?\d+) size=\d+"), r"index out of bounds: \1"),
-    (re.compile(r"divide by zero"), "division by zero"),
+    (r'Key not found in map : "?(.*?)"?$', r"no such key: \1"),
+    (r"Index error: index=(-?\d+) size=\d+", r"index out of bounds: \1"),
+    (r"divide by zero", "division by zero"),
     (
-        re.compile(
-            r"No matching overloads found.*|Applying SELECT to non-message type|no such overload|"
-            r"returned a result with an exception set"
-        ),
+        r"No matching overloads found.*|Applying SELECT to non-message type|no such overload|"
+        r"returned a result with an exception set",
         "no such overload",
     ),
 )
@@ -551,6 +549,6 @@ _WORDING = (
 def _go_wording(text: str) -> str:
     text = _strip_status(text)
     for pattern, replacement in _WORDING:
-        if pattern.search(text):
-            return pattern.sub(replacement, text) if "\\1" in replacement else replacement
+        if re.search(pattern, text):
+            return re.sub(pattern, replacement, text) if "\\1" in replacement else replacement
     return text

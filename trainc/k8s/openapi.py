@@ -280,12 +280,12 @@ def unknown_field(key: str, known) -> str:
 
 
 _BAD = object()
-_DATE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-](\d\d):(\d\d))")
+_DATE_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-](\d\d):(\d\d))"  # compiled on first use
 
 
 def _is_date_time(text: str) -> bool:
     """What metav1.Time decodes (Go's time.Parse with RFC 3339): the shape, and every field in range."""
-    match = _DATE_TIME.fullmatch(text)
+    match = re.fullmatch(_DATE_TIME, text)
     if match is None or (match[1] is not None and (int(match[1]) > 23 or int(match[2]) > 59)):
         return False
     try:

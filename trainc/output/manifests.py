@@ -15,6 +15,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
 from ..formats import jsontext, position, source
@@ -48,11 +49,10 @@ ORDER_FIRST = (
 )
 ORDER_LAST = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 CLUSTER_DIRECTORY = "_cluster"  # cluster-scoped objects, in --output-dir (no namespace can be named so)
-_MARKER = re.compile(r"---(?:[ \t]+(#.*)?)?$")  # a `---` line holding nothing else (a comment at most)
+_MARKER = r"---(?:[ \t]+(#.*)?)?$"  # a `---` line holding nothing else (a comment at most)
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """An input object printed as it came, but for the namespace trainc gave it."""
 
     origin: Origin
@@ -140,7 +140,7 @@ def _standalone(text: str) -> str | None:
         if stripped.startswith("%"):
             return None
         if line.startswith("---"):
-            marker = _MARKER.match(line.rstrip("\r\n"))
+            marker = re.match(_MARKER, line.rstrip("\r\n"))
             if marker is None:
                 return None
             comment = marker.group(1)

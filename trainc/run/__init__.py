@@ -46,12 +46,10 @@ def run(options: Options) -> tuple[int, str]:
     """(exit status, text for stdout): 0 and the pods' descriptions for --dry-run; else 0 when the JobSet would
     be Complete, 1 otherwise (130 on Ctrl-C), and the TrainJob status. Raises TraincError (bad input, pods that
     cannot start) before anything starts; the pods' output goes to stdout as they run."""
-    from dataclasses import replace
-
     from .. import engine
 
     settings = options.run or engine.Options()  # a local run needs a working key, not a stable one
-    output = engine.run(engine.Inputs(tuple(options.paths)), replace(settings, ssh_key_seed=os.urandom(64))).checked()
+    output = engine.run(engine.Inputs(tuple(options.paths)), settings._replace(ssh_key_seed=os.urandom(64))).checked()
     for notice in output.notices:
         print(notice, file=sys.stderr)
     trainjob, objects = _select(output.jobs, options)

@@ -9,8 +9,8 @@ not pay for the whole library.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cache, partial
+from typing import NamedTuple
 
 from ..errors import InputError, InputErrors, Origin, defined_twice, did_you_mean
 from .api import Runtime, described, identity
@@ -39,8 +39,7 @@ def key_of(runtime: Runtime, default_namespace: str) -> Key:
     return identity(runtime.kind, runtime.metadata.namespace or default_namespace, runtime.name)
 
 
-@dataclass(frozen=True)
-class Catalog:
+class Catalog(NamedTuple):
     runtimes: dict  # Key -> Runtime, or a zero-argument loader for a bundled one
 
     def find(self, kind: str, namespace: str, name: str) -> Runtime | None:

@@ -16,8 +16,8 @@ from ..errors import Notice
 from ..formats import position
 from ..trainer.api import TrainJob
 
-_OPERATOR = re.compile(r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)")
-_QUOTES = re.compile(r"[\"'\\]")  # any quoting in the word: the body is kept as written
+_OPERATOR = r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)"  # compiled on the first `<<` met
+_QUOTES = r"[\"'\\]"  # any quoting in the word: the body is kept as written
 
 
 def warnings(trainjob: TrainJob) -> list[Notice]:
@@ -63,7 +63,7 @@ def warnings(trainjob: TrainJob) -> list[Notice]:
 
 def _operator(line: str, delimiter: str) -> int:
     """The column of the operator of the heredoc `delimiter` opens in `line`."""
-    return next(match.start() for match in _OPERATOR.finditer(line) if match[2] == delimiter)
+    return next(match.start() for match in re.finditer(_OPERATOR, line) if match[2] == delimiter)
 
 
 def expanded_heredocs(script: str) -> list[tuple[int, str, int]]:
@@ -71,11 +71,11 @@ def expanded_heredocs(script: str) -> list[tuple[int, str, int]]:
     lines = script.split("\n")
     found, number = [], 0
     while number < len(lines):
-        pending = [(m[1] == "-", m[2]) for m in _OPERATOR.finditer(lines[number])]
+        pending = [(m[1] == "-", m[2]) for m in re.finditer(_OPERATOR, lines[number])]
         opened_at = number + 1
         number += 1
         for strip_tabs, word in pending:  # bodies follow the line, in the order of the operators
-            delimiter = _QUOTES.sub("", word)
+            delimiter = re.sub(_QUOTES, "", word)
             body = []
             while number < len(lines):
                 text = lines[number].lstrip("\t") if strip_tabs else lines[number]

@@ -50,9 +50,9 @@ JOB_FAILURE_REASONS = (
     "PodFailurePolicy",
 )
 _DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_RULE_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
+_RULE_NAME = r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"  # these two compiled on first use
 _DNS1123_SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
-_LABEL_VALUE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 RESTART_JOB_ACTIONS = ("RestartJob", "RestartJobAndIgnoreMaxRestarts")
 _DNS1035_FORMAT = (
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
@@ -136,7 +136,7 @@ def _references(unit: Unit) -> list[InputError]:
         path = ("failurePolicy", "rules", index)
         name = rule.get("name") or f"failurePolicyRule{index}"
         names.setdefault(name, []).append(index)
-        if len(name) > 128 or not _RULE_NAME.fullmatch(name):
+        if len(name) > 128 or not re.fullmatch(_RULE_NAME, name):
             message = (
                 f"the JobSet webhook refuses the failure policy rule name {name!r}: at most 128 characters, "
                 "a letter, then letters, digits or '_,:', ending with a letter, digit or '_'"
@@ -242,7 +242,7 @@ def _coordinator(unit: Unit) -> list[InputError]:
     )
     subdomain = (unit.jobset.get("network") or {}).get("subdomain") or unit.name
     endpoint = f"{unit.name}-{name}-{job_index}-{pod_index}.{subdomain}"
-    if len(endpoint) > 63 or not _LABEL_VALUE.fullmatch(endpoint):
+    if len(endpoint) > 63 or not re.fullmatch(_LABEL_VALUE, endpoint):
         found.append(
             error(
                 unit.trainjob.origin,

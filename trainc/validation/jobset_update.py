@@ -22,7 +22,6 @@ through only while it is suspended is, for it, allowed only until admission
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 
 from ..compiler import emit, pipeline
 from ..compiler.ir import Unit, ensure_pod_template, pod_template
@@ -43,8 +42,7 @@ def check(unit: Unit, previous: Previous, ctx, runtimes: list) -> list[InputErro
     if old_trainjob is None:
         return []
     old_runtimes = previous.runtimes_then(runtimes)
-    old_ctx = replace(
-        ctx,
+    old_ctx = ctx._replace(
         catalog=catalog.build(old_runtimes, old_trainjob.namespace),
         provenance=None,
         release=previous.release or ctx.release,

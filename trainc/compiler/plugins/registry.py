@@ -22,15 +22,14 @@ A new framework is one module here and one line in `FRAMEWORKS`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import coscheduling, flux, jax, mpi, plainml, torch, volcano, xgboost
 
 ML, GANG = "ml_policy", "pod_group_policy"  # where a runtime spec holds the policies
 
 
-@dataclass(frozen=True)
-class Plugin:
+class Plugin(NamedTuple):
     name: str
     active: Callable | None = None
     validate: Callable | None = None
