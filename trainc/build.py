@@ -8,7 +8,6 @@ Nothing here raises for bad input: every problem is collected, so the run can re
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 
 from . import inputs as inputset
 from . import validation
@@ -20,37 +19,40 @@ from .trainer import api, catalog, unresolved
 from .validation import jobset_update as jobset_updates
 
 
-@dataclass
 class Output:
-    """Rendered objects per TrainJob, in output order, plus notices for stderr and what passes through."""
+    """Rendered objects per TrainJob, in output order, plus notices for stderr and what passes through.
 
-    jobs: list = field(default_factory=list)  # [(TrainJob, [objects])]
-    notices: list = field(default_factory=list)
-    trainjobs: int = 0  # how many TrainJobs and user runtimes were checked
-    runtimes: int = 0
-    files: int = 0  # how many input files (PATHS) were read, and documents found in them
-    inputs: int = 0
-    others: list = field(default_factory=list)  # (origin, object) of other API groups, in input order
-    uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
-    runtime_inputs: list = field(default_factory=list)  # (origin, object) of the runtimes among PATHS
-    user_runtimes: list = field(default_factory=list)  # the runtimes read (PATHS and --runtimes), parsed
-    errors: list = field(default_factory=list)  # InputErrors of every stage, in input order per stage
-    refusals: list = field(default_factory=list)  # those of them that only an update (--previous) refuses
+    This and the run's other records of state are plain classes: a dataclass compiles its methods at every
+    start of trainc, about half a millisecond each."""
+
+    def __init__(self, trainjobs: int = 0, runtimes: int = 0, errors: list | None = None):
+        self.jobs: list = []  # [(TrainJob, [objects])]
+        self.notices: list = []
+        self.trainjobs = trainjobs  # how many TrainJobs and user runtimes were checked
+        self.runtimes = runtimes
+        self.files = 0  # how many input files (PATHS) were read, and documents found in them
+        self.inputs = 0
+        self.others: list = []  # (origin, object) of other API groups, in input order
+        self.uncompiled: list = []  # (origin, object) of Trainer kinds trainc does not compile
+        self.runtime_inputs: list = []  # (origin, object) of the runtimes among PATHS
+        self.user_runtimes: list = []  # the runtimes read (PATHS and --runtimes), parsed
+        self.errors: list = [] if errors is None else errors  # InputErrors of every stage, in input order per stage
+        self.refusals: list = []  # those of them that only an update (--previous) refuses
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
 
 
-@dataclass
 class Inputs:
-    trainjobs: list = field(default_factory=list)
-    runtimes: list = field(default_factory=list)
-    others: list = field(default_factory=list)
-    uncompiled: list = field(default_factory=list)
-    runtime_inputs: list = field(default_factory=list)  # the runtimes among PATHS, as written (parsing defaults them)
-    unparsed: list = field(default_factory=list)  # (origin, data, errors) of Trainer documents not read as objects
-    unread: bool = False  # a file could not be read at all: a runtime may be missing for that reason alone
-    notices: list = field(default_factory=list)  # what --runtimes held besides runtimes, ignored
+    def __init__(self, trainjobs: list | None = None, runtimes: list | None = None, unread: bool = False):
+        self.trainjobs: list = [] if trainjobs is None else trainjobs
+        self.runtimes: list = [] if runtimes is None else runtimes
+        self.others: list = []
+        self.uncompiled: list = []
+        self.runtime_inputs: list = []  # the runtimes among PATHS, as written (parsing defaults them)
+        self.unparsed: list = []  # (origin, data, errors) of Trainer documents not read as objects
+        self.unread = unread  # a file could not be read at all: a runtime may be missing for that reason alone
+        self.notices: list = []  # what --runtimes held besides runtimes, ignored
 
 
 def parse(documents, namespace: str, errors, inputs: Inputs, runtimes_only: bool = False):
@@ -149,24 +151,24 @@ def check_runtimes(runtimes, previous, output: Output, release) -> None:
 # --- one TrainJob -------------------------------------------------------------------------------------------
 
 
-@dataclass
 class Job:
     """One TrainJob on its way through STAGES. A stage that adds `errors` ends the TrainJob's way; `refusals`
     (what only an update refuses) are reported and the way goes on to its objects, so the run's later stages
     (Kueue, policies, house rules) report theirs too."""
 
-    trainjob: object
-    first: object  # the TrainJob of the same name before it, if any
-    ctx: pipeline.Context
-    previous: object  # validation.Previous, or None
-    runtimes: list
-    change: validation.Change | None = None
-    unit: object = None
-    objects: list | None = None
-    errors: list = field(default_factory=list)
-    refusals: list = field(default_factory=list)
-    notices: list = field(default_factory=list)
-    done: bool = False  # nothing is rendered for it, and that is no error (MultiKueue)
+    def __init__(self, trainjob, first, ctx: pipeline.Context, previous, runtimes: list):
+        self.trainjob = trainjob
+        self.first = first  # the TrainJob of the same name before it, if any
+        self.ctx = ctx
+        self.previous = previous  # validation.Previous, or None
+        self.runtimes = runtimes
+        self.change: validation.Change | None = None
+        self.unit = None
+        self.objects: list | None = None
+        self.errors: list = []
+        self.refusals: list = []
+        self.notices: list = []
+        self.done = False  # nothing is rendered for it, and that is no error (MultiKueue)
 
     def described(self) -> str:
         return f"{self.trainjob.namespace}/{self.trainjob.name}"

@@ -12,7 +12,6 @@ listed apart, for `trainc diff`, which shows them as the cluster's verdict on a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 from . import build, parallel
@@ -93,26 +92,25 @@ class Inputs(NamedTuple):
     skip_other_files: bool = False  # pass over files that name no group the run reads (inputs.MATTERS: hooks)
 
 
-@dataclass
 class Result(build.Output):
     """What a run found: the rendered objects per TrainJob and what passes through (`build.Output`), the
     output set in apply order (`manifests`), notices, and every stage's errors, each with its position."""
 
-    manifests: object = None  # output.manifests.Manifests, or None when the output set has errors
-    previous: object = None  # previous_versions.Previous, with --previous
-    base: build.Output | None = None  # what the previous versions compile to (their objects, in the cluster)
-    unreadable: set = field(default_factory=set)  # (namespace, name) of previous TrainJobs that do not compile
-    base_problems: list = field(default_factory=list)  # why
-    provenance: Provenance | None = None
-    kueue_documents: list = field(
-        default_factory=list
-    )  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
-    standings: dict = field(default_factory=dict)  # (namespace, name) -> clusterstate.Standing (--cluster-state)
-    standing_notices: list = field(default_factory=list)  # their notices (summary shows them in its tables)
-    cost_notices: list = field(default_factory=list)  # each TrainJob's cost, a notice (summary shows it in its tables)
-    prices: object = None  # the price table of the run (formats.prices.Prices), None without one
-    costs: dict = field(default_factory=dict)  # (namespace, name) -> validation.cost.Cost of each TrainJob
-    base_costs: dict = field(default_factory=dict)  # the same at the base (--previous)
+    def __init__(self):
+        super().__init__()
+        self.manifests = None  # output.manifests.Manifests, or None when the output set has errors
+        self.previous = None  # previous_versions.Previous, with --previous
+        self.base: build.Output | None = None  # what the previous versions compile to (their objects, in the cluster)
+        self.unreadable: set = set()  # (namespace, name) of previous TrainJobs that do not compile
+        self.base_problems: list = []  # why
+        self.provenance: Provenance | None = None
+        self.kueue_documents: list = []  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
+        self.standings: dict = {}  # (namespace, name) -> clusterstate.Standing (--cluster-state)
+        self.standing_notices: list = []  # their notices (summary shows them in its tables)
+        self.cost_notices: list = []  # each TrainJob's cost, a notice (summary shows it in its tables)
+        self.prices = None  # the price table of the run (formats.prices.Prices), None without one
+        self.costs: dict = {}  # (namespace, name) -> validation.cost.Cost of each TrainJob
+        self.base_costs: dict = {}  # the same at the base (--previous)
 
     def failures(self, refusals: bool = True) -> list:
         """The errors; without an update's `refusals` (what `trainc diff` shows as the cluster's verdict)."""
@@ -129,12 +127,11 @@ class Result(build.Output):
         return self
 
 
-@dataclass
 class _Run:
-    inputs: Inputs
-    options: Options
-    reader: inputset.Reader  # every read within the run's one bound
-    result: Result = field(default_factory=Result)
+    def __init__(self, inputs: Inputs, options: Options, reader: inputset.Reader):
+        self.inputs, self.options = inputs, options
+        self.reader = reader  # every read within the run's one bound
+        self.result = Result()
 
 
 def run(inputs: Inputs, options: Options = Options()) -> Result:
@@ -207,8 +204,7 @@ def compiled(state: _Run) -> None:
         )
         output.files, output.inputs = len(found.inputs), len(documents)
     earlier = result.errors  # the previous versions' problems come first
-    for each in fields(build.Output):
-        setattr(result, each.name, getattr(output, each.name))
+    vars(result).update(vars(output))
     result.errors[:0], result.provenance = earlier, recorder
 
 

@@ -24,7 +24,6 @@ exists, its type, mode or size, where a link leads).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .errors import TraincError, one_line
@@ -99,16 +98,18 @@ class Given(NamedTuple):
         return SettingError(one_line(f"{where}: {message}"))
 
 
-@dataclass
 class Settings:
-    root: Given
-    config: str | None  # the project config read, if any
-    values: dict = field(default_factory=dict)  # config key -> [Given] (several for runtimes; none: unset)
-    # Under the kustomize generator: the kustomization's own namespace, where kustomize moves every namespaced
-    # object the generator prints (a SealedSecret must be sealed for it); else None.
-    moved_to: Given | None = None
-    route: str | None = None
-    configs: tuple = ()  # every project config layered, outermost first (`config` is the last)
+    def __init__(
+        self, root: Given, config: str | None, values: dict | None = None, route: str | None = None, configs: tuple = ()
+    ):
+        self.root = root
+        self.config = config  # the project config read, if any
+        self.values: dict = {} if values is None else values  # config key -> [Given] (several for runtimes)
+        # Under the kustomize generator: the kustomization's own namespace, where kustomize moves every
+        # namespaced object the generator prints (a SealedSecret must be sealed for it); else None.
+        self.moved_to: Given | None = None
+        self.route = route
+        self.configs = configs  # every project config layered, outermost first (`config` is the last)
 
     def placement(self) -> dict:
         """What sealing must know of where the objects end up (`sshkeys.SeedFile`): under the kustomize

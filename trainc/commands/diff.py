@@ -23,6 +23,7 @@ is called out: the v2.4 release note says an MPI job suspended before the upgrad
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 import hmac
@@ -31,7 +32,7 @@ import os
 import re
 import secrets
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import click
 
@@ -126,7 +127,7 @@ def compare(
     base = options.previous
     if base_release is not None:
         before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths, options.reader())
-        options = options._replace(previous=replace(before, release=base_release))
+        options = options._replace(previous=before._replace(release=base_release))
     elif isinstance(base, str):
         options = options._replace(base_ssh_key_seed=_seed_at(base, options.ssh_key_seed, options.max_input_bytes))
     new = engine.run(engine.Inputs(tuple(paths)), options).checked(refusals=False)
@@ -290,7 +291,6 @@ def _seed_at(base: str, seed, limit: int):
         or os.path.isdir(base)
     ):
         return seed
-    from dataclasses import replace
 
     from ..compiler import sealing
 
@@ -301,7 +301,7 @@ def _seed_at(base: str, seed, limit: int):
         then = None
     if then is None:
         return seed
-    at_base = replace(seed)  # the same seed, read once; its own certificate
+    at_base = copy.copy(seed)  # the same seed, read once; its own certificate
     at_base._certificate = then
     return at_base
 

@@ -13,7 +13,7 @@ not compared here.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .. import inputs as inputset
 from ..errors import Notice
@@ -174,4 +174,4 @@ def base_of(base: str, before, reach: Reach, options):
     if not os.path.isdir(base):
         return base
     now = inputset.read_previous(None, reach.files, options.namespace, (), options.reader())
-    return replace(now, trees={**now.trees, **before.trees}, objects={**now.objects, **before.objects})
+    return now._replace(trees={**now.trees, **before.trees}, objects={**now.objects, **before.objects})

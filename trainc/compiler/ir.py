@@ -7,8 +7,6 @@ replaced. Nothing outside the unit is ever mutated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..trainer import releases
 from ..trainer.api import Runtime, TrainJob
 
@@ -19,25 +17,91 @@ KEP_TRAINER_CONTAINER = "trainer"  # the KEP's name for the trainer container
 KEP_LAUNCHER_CONTAINER = "mpi-launcher"  # the KEP's name for the MPI launcher container
 TRAINER_PORT = 29500
 COMPLETION_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+_new, _set = object.__new__, object.__setattr__
 
 
-@dataclass(frozen=True, slots=True)
 class Unit:
-    trainjob: TrainJob
-    runtime: Runtime | None = None
-    jobset: dict = field(default_factory=dict)
-    labels: dict = field(default_factory=dict)
-    annotations: dict = field(default_factory=dict)
-    counts: dict = field(default_factory=dict)  # pods per replicated job (upstream's PodSet Count)
-    command: list | None = None  # the trainer command as the ML policy rewrote it
-    args_consumed: bool = False  # the ML policy folded trainer.args into `command` (Flux): not applied
-    endpoints: dict = field(default_factory=dict)  # pod DNS names per replicated job
-    pod_labels: dict = field(default_factory=dict)
-    pod_annotations: dict = field(default_factory=dict)
-    pod_requests: dict = field(default_factory=dict)  # {rjob name: {resource: Quantity}} (upstream SinglePodRequests)
-    objects: tuple = ()  # objects built beside the JobSet (Secrets, ConfigMaps, PodGroups)
-    notices: tuple = ()
-    release: releases.Release = releases.DEFAULT  # the run's Trainer release (the context's, set by `resolve`)
+    """One TrainJob on its way through the passes. A pass never changes a unit: it returns `replace(...)`, a
+    new one (the JobSet tree it holds is the exception, edited in place; see above).
+
+    A slots class written out rather than a frozen dataclass: a dataclass compiles its methods at every start
+    of trainc, and `dataclasses.replace`, called five times per TrainJob, costs three times `replace` here."""
+
+    __slots__ = (
+        "trainjob",
+        "runtime",
+        "jobset",
+        "labels",
+        "annotations",
+        "counts",  # pods per replicated job (upstream's PodSet Count)
+        "command",  # the trainer command as the ML policy rewrote it, or None
+        "args_consumed",  # the ML policy folded trainer.args into `command` (Flux): not applied
+        "endpoints",  # pod DNS names per replicated job
+        "pod_labels",
+        "pod_annotations",
+        "pod_requests",  # {rjob name: {resource: Quantity}} (upstream SinglePodRequests)
+        "objects",  # objects built beside the JobSet (Secrets, ConfigMaps, PodGroups)
+        "notices",
+        "release",  # the run's Trainer release (the context's, set by `resolve`)
+    )
+
+    def __init__(
+        self,
+        trainjob: TrainJob,
+        runtime: Runtime | None = None,
+        jobset: dict | None = None,
+        labels: dict | None = None,
+        annotations: dict | None = None,
+        counts: dict | None = None,
+        command: list | None = None,
+        args_consumed: bool = False,
+        endpoints: dict | None = None,
+        pod_labels: dict | None = None,
+        pod_annotations: dict | None = None,
+        pod_requests: dict | None = None,
+        objects: tuple = (),
+        notices: tuple = (),
+        release: releases.Release = releases.DEFAULT,
+    ):
+        for name, value in zip(
+            self.__slots__,
+            (
+                trainjob,
+                runtime,
+                {} if jobset is None else jobset,  # a dictionary not given starts empty, its own
+                {} if labels is None else labels,
+                {} if annotations is None else annotations,
+                {} if counts is None else counts,
+                command,
+                args_consumed,
+                {} if endpoints is None else endpoints,
+                {} if pod_labels is None else pod_labels,
+                {} if pod_annotations is None else pod_annotations,
+                {} if pod_requests is None else pod_requests,
+                objects,
+                notices,
+                release,
+            ),
+        ):
+            _set(self, name, value)
+
+    def replace(self, **changes) -> Unit:
+        """A new unit: this one with `changes`."""
+        new = _new(Unit)
+        for name in self.__slots__:
+            _set(new, name, changes.pop(name) if name in changes else getattr(self, name))
+        if changes:
+            raise TypeError(f"Unit has no field {next(iter(changes))!r}")
+        return new
+
+    def __reduce__(self):  # pickled field by field (slots set through __init__, not setattr)
+        return Unit, tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Unit is never changed: use replace(), not {name} = ...")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a Unit is never changed: use replace(), not del {name}")
 
     @property
     def name(self) -> str:

@@ -22,7 +22,7 @@ comment, ending in a newline (as Go's `ssh.MarshalAuthorizedKey`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import Notice
 
@@ -59,12 +59,14 @@ _P521_ORDER = int(
 _OKM_BYTES = 66 + 16
 
 
-@dataclass(frozen=True)
-class KeyPair:
+class KeyPair(NamedTuple):
     """Contents of the two Secret keys; repr shows only the public half."""
 
-    private_pem: bytes = field(repr=False)
+    private_pem: bytes
     public_line: bytes
+
+    def __repr__(self) -> str:
+        return f"KeyPair(public_line={self.public_line!r})"
 
 
 def _check_seed(seed: bytes) -> None:
@@ -83,25 +85,35 @@ class SeedError(Exception):
     """Why the configured seed cannot be used (no traceback: the user fixes the file or the flag)."""
 
 
-@dataclass
 class SeedFile:
     """The seed, read on first use: only an MPI TrainJob needs it, so an app without one (an Argo CD
     plugin without the seed mounted) never reads it. `source` says where the path came from, for messages;
     `required` makes a missing seed an error instead of a random key. It also carries the --ssh-keys
     settings, which travel with it to every route (build, its workers, diff, fn)."""
 
-    path: str | None
-    source: str = "--ssh-key-seed"
-    required: bool = False
-    warnings: list = field(default_factory=list)  # said once, when the file is read
-    _seed: bytes | None = field(default=None, repr=False)
-    read_by_a_job: bool = False  # whether a TrainJob needed a key (`trainc diff` says so only then)
-    mode: str = MODES[0]  # --ssh-keys
-    cert: str | None = None  # --sealed-secrets-cert, read by `mpikeys` in sealed-secrets mode
-    scope: str | None = None  # --ssh-key-scope: bound into every key, so another scope derives other keys
-    # Where a later tool puts the objects (settings.placement): a SealedSecret is sealed for one namespace
-    moved_to: str | None = None  # the kustomization's namespace, which kustomize moves every object to
-    namespace_unknown: bool = False  # under the kustomize generator, no namespace known at all
+    def __init__(
+        self,
+        path: str | None,
+        source: str = "--ssh-key-seed",
+        required: bool = False,
+        *,
+        _seed: bytes | None = None,
+        mode: str = MODES[0],
+        cert: str | None = None,
+        scope: str | None = None,
+        moved_to: str | None = None,
+        namespace_unknown: bool = False,
+    ):
+        self.path, self.source, self.required = path, source, required
+        self.warnings: list = []  # said once, when the file is read
+        self._seed = _seed
+        self.read_by_a_job = False  # whether a TrainJob needed a key (`trainc diff` says so only then)
+        self.mode = mode  # --ssh-keys
+        self.cert = cert  # --sealed-secrets-cert, read by `mpikeys` in sealed-secrets mode
+        self.scope = scope  # --ssh-key-scope: bound into every key, so another scope derives other keys
+        # Where a later tool puts the objects (settings.placement): a SealedSecret is sealed for one namespace
+        self.moved_to = moved_to  # the kustomization's namespace, which kustomize moves every object to
+        self.namespace_unknown = namespace_unknown  # under the kustomize generator, no namespace known at all
 
     def read(self) -> bytes | None:
         """The seed; None when none is configured and none is required. Raises SeedError."""

@@ -22,7 +22,7 @@ messages in the config's own terms.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import InputError, Origin
 
@@ -48,11 +48,10 @@ HOUSE_RULES = "policies"  # a list of house rules, read with their positions by 
 PRICES = "prices"  # the price table, read with its positions and decimals by trainc.formats.prices
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     path: str | None  # the nearest file read, None when there is none
     values: dict  # parameter name -> value, paths resolved
-    where: dict = field(default_factory=dict)  # parameter name -> ["FILE:LINE:COL", ...], one per value (item)
+    where: dict  # parameter name -> ["FILE:LINE:COL", ...], one per value (item)
     paths: tuple = ()  # every file layered, outermost first
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
@@ -150,15 +149,15 @@ def _standalone(text: str) -> str | None:
     return None
 
 
-@dataclass
 class Manifests:
     """What a build outputs, in apply order: pass-through documents, the rendered objects per TrainJob,
     then the pass-through documents applied last."""
 
-    first: list = field(default_factory=list)  # [Document]
-    jobs: list = field(default_factory=list)  # [(TrainJob, [objects])]
-    last: list = field(default_factory=list)  # [Document]
-    notices: list = field(default_factory=list)
+    def __init__(self, jobs: list):
+        self.first: list = []  # [Document]
+        self.jobs = jobs  # [(TrainJob, [objects])]
+        self.last: list = []  # [Document]
+        self.notices: list = []
 
     def objects(self) -> list[dict]:
         rendered = (o for _, objs in self.jobs for o in objs)
@@ -234,7 +233,7 @@ def select(
     an object without apiVersion, kind or name, or two objects with the same identity; with `files`
     (--output-dir), also two objects that would go to one file. Every such problem is reported, sorted by
     file, line and column."""
-    manifests = Manifests(jobs=list(output.jobs))
+    manifests = Manifests(list(output.jobs))
     uncompiled = sorted((Document(o, d) for o, d in output.uncompiled if _identified(o, d) is None), key=Document.order)
     for document in uncompiled:
         fate = "not output (--trainer-only)" if trainer_only else "passed through unchanged"

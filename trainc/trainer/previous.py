@@ -8,7 +8,7 @@ defaulted like the inputs, as the API server stored them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import InputError, Origin, caught
 from . import api
@@ -22,12 +22,11 @@ def key(obj) -> tuple:
     return api.identity(obj.kind, obj.metadata.namespace, obj.name)
 
 
-@dataclass(frozen=True)
-class Previous:
-    trees: dict = field(default_factory=dict)  # key -> defaulted document
-    objects: dict = field(default_factory=dict)  # key -> the parsed previous TrainJob or runtime
-    others: list = field(default_factory=list)  # (origin, object) of other API groups, as `build` passes them
-    uncompiled: list = field(default_factory=list)  # (origin, object) of Trainer kinds trainc does not compile
+class Previous(NamedTuple):
+    trees: dict  # key -> defaulted document
+    objects: dict  # key -> the parsed previous TrainJob or runtime
+    others: list  # (origin, object) of other API groups, as `build` passes them
+    uncompiled: list  # (origin, object) of Trainer kinds trainc does not compile
     release: object = None  # the Trainer release their objects were rendered at (releases.Release); None: this run's
 
     def find(self, obj) -> dict | None:
@@ -45,7 +44,7 @@ class Previous:
 def collect(documents, namespace: str, errors: list) -> Previous:
     """The previous versions among (origin, document) pairs read by the input rule (`inputs.read_previous`);
     their problems go to `errors`."""
-    previous, seen = Previous(), {}
+    previous, seen = Previous({}, {}, [], []), {}
     for origin, data in documents:
         _add(origin, data, namespace, previous, seen, errors)
     return previous

@@ -9,7 +9,6 @@ controller reads it ahead of time, so it is opt-in).
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...errors import InputError
 from ...formats.serialize import dump_all
@@ -21,7 +20,7 @@ from ..plugins.registry import PLUGINS
 
 def components(unit: Unit, ctx) -> Unit:
     if ctx.runtime_snapshot:
-        unit = replace(unit, objects=unit.objects + (_snapshot(unit),))
+        unit = unit.replace(objects=unit.objects + (_snapshot(unit),))
         if ctx.provenance is not None:
             ctx.provenance.record(unit.objects[-1], None, provenance.runtime(unit, "runtime snapshot"))
     installed = entrypoints.for_unit(unit, ctx.plugins)  # their objects come after the built-ins'

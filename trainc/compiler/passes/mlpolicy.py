@@ -7,7 +7,6 @@ Initial counts follow upstream's PodSet construction: a job's parallelism
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ..ir import TRAINER, Unit, job_spec, step_of
 from ..plugins import entrypoints
@@ -22,7 +21,7 @@ def mlpolicy(unit: Unit, ctx) -> Unit:
         if policy is not None and step_of(rjob, unit.kep) == TRAINER:
             count = policy.num_nodes if policy.num_nodes is not None else 1
         counts[rjob["name"]] = max(count, 1)
-    unit = replace(unit, counts=counts)
+    unit = unit.replace(counts=counts)
     for plugin in ML_POLICIES:
         if plugin.runs(unit):
             unit = plugin.enforce(unit, ctx)

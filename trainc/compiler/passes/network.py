@@ -14,7 +14,6 @@ hostfile lists them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 
 from .. import provenance
 from ..ir import DATASET_INITIALIZER, MODEL_INITIALIZER, NODE, TRAINER, Unit, step_of
@@ -23,14 +22,13 @@ from ..provenance import Source
 ANCESTOR_STEPS = (TRAINER, DATASET_INITIALIZER, MODEL_INITIALIZER)
 
 
-@dataclass(frozen=True)
 class Endpoints:
     """The pod DNS names `<prefix>-<replica>-<pod>.<subdomain>` of one replicated job, in order."""
 
-    prefix: str
-    replicas: int
-    pods: int
-    subdomain: str
+    __slots__ = ("prefix", "replicas", "pods", "subdomain")
+
+    def __init__(self, prefix: str, replicas: int, pods: int, subdomain: str):
+        self.prefix, self.replicas, self.pods, self.subdomain = prefix, replicas, pods, subdomain
 
     def __iter__(self):
         for replica in range(self.replicas):
@@ -60,7 +58,7 @@ def network(unit: Unit, ctx) -> Unit:
                 ctx.provenance.record(rjob, "replicas", Source("network pass: an ancestor step runs one replica"))
             for field in ("parallelism", "completions"):
                 ctx.provenance.record(job_spec, field, _count_source(unit, rjob, step))
-    return replace(unit, endpoints=endpoints)
+    return unit.replace(endpoints=endpoints)
 
 
 def _count_source(unit: Unit, rjob: dict, step: str | None) -> Source:

@@ -22,7 +22,6 @@ the TrainJob instead of being dropped.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...errors import InputError, InputErrors
 from ...k8s import strategic
@@ -65,7 +64,7 @@ def patch(unit: Unit, ctx) -> Unit:
                 ctx.provenance.overlay(written, metadata.get(field) or {}, source)
         for index, entry, spec in merged:
             ctx.provenance.overlay(jobset, spec, _source(unit, index, entry, "spec"), unit.jobset)
-    return replace(unit, jobset=jobset, labels=labels, annotations=annotations)
+    return unit.replace(jobset=jobset, labels=labels, annotations=annotations)
 
 
 def _source(unit: Unit, index: int, entry: dict, *path) -> Source:

@@ -19,7 +19,6 @@ after this pass changes resources either.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...k8s.quantity import Quantity, parse
 from .. import provenance
@@ -31,7 +30,7 @@ POD_LEVEL = ("cpu", "memory")  # plus hugepages-*: what pod-level requests may s
 
 def podgroup(unit: Unit, ctx) -> Unit:
     requests = {rjob["name"]: pod_requests(pod_spec(rjob)) for rjob in unit.replicated_jobs}
-    unit = replace(unit, pod_requests=requests)
+    unit = unit.replace(pod_requests=requests)
     for plugin in GANG_SCHEDULERS:
         if plugin.runs(unit):
             unit = plugin.enforce(unit, ctx)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...errors import InputError, Notice
 from ...k8s.omitempty import JOBSET_SPEC, reencoded
@@ -26,8 +25,7 @@ def resolve(unit: Unit, ctx) -> Unit:
         message = f"{trainjob.namespace}/{trainjob.name}: Referenced {deprecated}"
         notices += (Notice("warning", trainjob.origin, (), message, at=("spec", "runtimeRef", "name")),)
     template = runtime.spec.template
-    return replace(
-        unit,
+    return unit.replace(
         runtime=runtime,
         jobset=reencoded(template.spec, JOBSET_SPEC),
         labels=dict(template.metadata.labels),

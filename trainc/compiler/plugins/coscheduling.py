@@ -11,7 +11,6 @@ PodGroup kind; upstream's controller then fails to create it, so both are errors
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...errors import InputError
 from ..ir import Unit
@@ -21,7 +20,7 @@ POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 
 
 def enforce(unit: Unit, ctx) -> Unit:
-    return replace(unit, pod_labels={**unit.pod_labels, POD_GROUP_LABEL: unit.name})
+    return unit.replace(pod_labels={**unit.pod_labels, POD_GROUP_LABEL: unit.name})
 
 
 def build(unit: Unit, ctx) -> Unit:

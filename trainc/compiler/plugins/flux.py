@@ -21,7 +21,6 @@ else at the runtime reference.
 from __future__ import annotations
 
 import base64
-from dataclasses import replace
 
 from ...errors import InputError
 from ...k8s import podspec
@@ -126,7 +125,7 @@ def enforce(unit: Unit, ctx) -> Unit:
     if ctx.provenance is not None:
         ctx.provenance.items(written, Source("flux plugin"))
     command = ["/bin/bash", f"{CONFIG_DIR}/entrypoint.sh", original_command(unit)]
-    return replace(unit, command=command, args_consumed=True)
+    return unit.replace(command=command, args_consumed=True)
 
 
 def build(unit: Unit, ctx) -> Unit:
@@ -144,7 +143,7 @@ def build(unit: Unit, ctx) -> Unit:
         "metadata": emit.metadata(unit, curve_secret_name(unit)),
         "data": {"curve.cert": cert},
     }
-    return replace(unit, objects=unit.objects + (config_map, secret))
+    return unit.replace(objects=unit.objects + (config_map, secret))
 
 
 def broker_settings(unit: Unit) -> dict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...errors import InputError
 from ...k8s.quantity import Quantity
@@ -13,7 +12,7 @@ from ..ir import Unit
 def with_podgroup(unit: Unit, api_version: str, spec: dict) -> Unit:
     """The unit with a PodGroup named after the TrainJob added to its objects."""
     podgroup = {"apiVersion": api_version, "kind": "PodGroup", "metadata": emit.metadata(unit, unit.name), "spec": spec}
-    return replace(unit, objects=unit.objects + (podgroup,))
+    return unit.replace(objects=unit.objects + (podgroup,))
 
 
 def minimums(unit: Unit) -> tuple[int, dict]:

@@ -35,7 +35,6 @@ plugin owns (from v2.4 the PRTE names too).
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...errors import InputError
 from ...k8s import podspec
@@ -104,7 +103,7 @@ def enforce(unit: Unit, ctx) -> Unit:
     trainer = unit.trainer
     if trainer is not None and trainer.num_nodes is not None and NODE in unit.counts:
         nodes = max(trainer.num_nodes - 1, 1) if mpi.run_launcher_as_node else trainer.num_nodes
-        unit = replace(unit, counts={**unit.counts, NODE: nodes})
+        unit = unit.replace(counts={**unit.counts, NODE: nodes})
     unit = _with_slots(unit, _slots(unit))
     slots = unit.ml_policy.mpi.num_proc_per_node
     written = []
@@ -168,8 +167,8 @@ def build(unit: Unit, ctx) -> Unit:
     }
     if not emit.config_map_fits(hostfile["data"]):
         raise _too_many_hosts(unit)
-    return replace(
-        unit, objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices + _launchers_notice(unit)
+    return unit.replace(
+        objects=unit.objects + (*keys, hostfile), notices=unit.notices + notices + _launchers_notice(unit)
     )
 
 
@@ -224,7 +223,7 @@ def _with_slots(unit: Unit, slots: int) -> Unit:
     runtime = unit.runtime
     policy = runtime.spec.ml_policy
     policy = policy.replace(mpi=policy.mpi.replace(num_proc_per_node=slots))
-    return replace(unit, runtime=runtime.replace(spec=runtime.spec.replace(ml_policy=policy)))
+    return unit.replace(runtime=runtime.replace(spec=runtime.spec.replace(ml_policy=policy)))
 
 
 def _ssh_volume(unit: Unit) -> dict:

@@ -6,7 +6,6 @@ frameworks share its helpers.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ...k8s import podspec
 from .. import ir
@@ -30,7 +29,7 @@ def with_trainer_count(unit: Unit) -> Unit:
     rjob = ir.first_job_with_step(unit, ir.TRAINER)
     if rjob is None or unit.trainer is None or unit.trainer.num_nodes is None:
         return unit
-    return replace(unit, counts={**unit.counts, rjob["name"]: unit.trainer.num_nodes})
+    return unit.replace(counts={**unit.counts, rjob["name"]: unit.trainer.num_nodes})
 
 
 def expose(container: dict, env: list, ctx, by: str) -> None:

@@ -12,7 +12,6 @@ the torchtune entrypoint (`command: [tune, run]`), `torchtune.validate`.
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 
 from ...errors import InputError
 from ...k8s import podspec
@@ -80,7 +79,7 @@ def enforce(unit: Unit, ctx) -> Unit:
         podspec.add_env(container, *env)
         podspec.add_env(container, *pet)
         if unit.trainer.command == torchtune.ENTRYPOINT:
-            unit = replace(unit, command=torchtune.command(unit, nodes, procs, gpus))
+            unit = unit.replace(command=torchtune.command(unit, nodes, procs, gpus))
         else:
             podspec.add_env(container, *master)
         port = {"containerPort": ir.TRAINER_PORT}

@@ -18,7 +18,6 @@ subdomain, and a negative networkTopology.highestTierAllowed.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from ...errors import InputError
 from ...trainer.api import DNS_SUBDOMAIN
@@ -64,7 +63,7 @@ def _where(unit: Unit) -> tuple:
 
 
 def enforce(unit: Unit, ctx) -> Unit:
-    return replace(unit, pod_annotations={**unit.pod_annotations, GROUP_NAME_ANNOTATION: unit.name})
+    return unit.replace(pod_annotations={**unit.pod_annotations, GROUP_NAME_ANNOTATION: unit.name})
 
 
 def build(unit: Unit, ctx) -> Unit:
