@@ -15,8 +15,7 @@ import re
 from functools import cache
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
-_SELF_USE = re.compile(r"\bself\b(\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))?")
-_SELF_FIELD = r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)"  # fields, not methods; on failure only
+_SELF_FIELD = r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)"  # fields, not methods
 
 
 def is_transition(rule: dict) -> bool:
@@ -26,11 +25,11 @@ def is_transition(rule: dict) -> bool:
 def check(rule: dict, value, old=None) -> tuple[tuple, str] | None:
     """(path below the rule's place, message) when `rule` refuses `value` (`old`: the stored value, for a
     transition rule); None when it allows it."""
-    reads = _read_fields(f"{rule['rule']}\n{rule.get('messageExpression') or ''}")  # the message reads self too
     if old is not None:
         return _evaluated(rule, value, old)
-    if isinstance(value, dict) and reads is not None:
-        value = {key: value[key] for key in reads if key in value}
+    value = _narrowed(
+        value, _read_tree(f"{rule['rule']}\n{rule.get('messageExpression') or ''}")
+    )  # the message reads self too
     try:
         key = (id(rule), marshal.dumps(value))
     except ValueError:  # not JSON data: nothing to key it by
@@ -77,14 +76,34 @@ def _evaluated(rule: dict, value, old) -> tuple[tuple, str] | None:
 
 
 @cache
-def _read_fields(text: str) -> frozenset | None:
-    """The fields of `self` a rule reads, when it reads `self` only through them (None: it reads the whole
-    value). A rule on a whole object then gets only those fields, the same to it and far cheaper to convert
-    to CEL values than the object."""
-    uses = _SELF_USE.findall(text)
-    if not uses or "" in uses:
-        return None
-    return frozenset(use[1:] for use in uses)
+def _read_tree(text: str) -> dict | None:
+    """What of `self` a rule reads, when it reads `self` only through chains of fields (`self.metadata.name`),
+    as a tree: {"metadata": {"name": None}}, None where it reads the whole value below (None for all of
+    `self`). A rule then gets only those fields, the same to it and far cheaper to convert to CEL values
+    than the object. A field written escaped (`foo__dash__bar`) is read whole, as is anything the chain
+    is not plainly a field chain for (`self[...]`, `self.?x`, a method call, `self` alone)."""
+    tree: dict = {}
+    for match in re.finditer(_SELF_FIELD, text):
+        chain = match[1].split(".")[1:]
+        if not chain or "__" in chain[0]:
+            return None
+        node = tree
+        for depth, name in enumerate(chain):
+            if depth and "__" in name:
+                break
+            if name in node and node[name] is None:
+                break  # read whole already
+            last = depth == len(chain) - 1 or "__" in chain[depth + 1]
+            node[name] = None if last else node.get(name) or {}
+            node = node[name]
+    return tree or None
+
+
+def _narrowed(value, tree: dict | None):
+    """`value` with only what `tree` names (`_read_tree`)."""
+    if tree is None or not isinstance(value, dict):
+        return value
+    return {key: _narrowed(value[key], below) for key, below in tree.items() if key in value}
 
 
 def _rule_text(rule: dict) -> str:
