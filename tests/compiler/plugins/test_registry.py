@@ -60,3 +60,31 @@ def test_runtimes_names_a_policy_from_its_record():
         registry.GANG_SCHEDULERS[0].label(_runtime(gang=api.PodGroupPolicy(coscheduling=api.Coscheduling())))
         == "coscheduling"
     )
+
+
+@pytest.mark.parametrize(
+    ("runtime", "imported", "not_imported"),
+    [
+        ("torch-distributed", {"torch"}, {"mpi", "flux", "jax", "xgboost", "volcano", "coscheduling"}),
+        ("deepspeed-distributed", {"mpi"}, {"torch", "flux", "jax", "xgboost", "volcano", "coscheduling"}),
+    ],
+)
+def test_a_build_imports_only_the_plugins_its_runtimes_ask_for(tmp_path, runtime, imported, not_imported):
+    """A plugin's module is imported on its hooks' first call, so a run pays only for the plugins it uses."""
+    import subprocess
+    import sys
+
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j, namespace: ns}\n"
+        f"spec:\n  runtimeRef: {{name: {runtime}}}\n"
+    )
+    program = (
+        "import sys, trainc\n"
+        f"trainc.render([{str(job)!r}], ssh_key_seed=bytes(64))\n"
+        "print(' '.join(sorted(m.rpartition('.')[2] for m in sys.modules if m.startswith('trainc.compiler.plugins.'))))"
+    )
+    found = set(
+        subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    )
+    assert imported <= found and not found & not_imported, found

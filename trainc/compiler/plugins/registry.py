@@ -16,15 +16,15 @@ A record holds what a plugin does at each extension point; a plugin fills only t
 - `title`: how `trainc runtimes` names the policy (default: the name), formatted with what `active` returned.
 - `after_plain`: an ML framework that PlainML still runs before (XGBoost, Flux build on its numNodes and env).
 
-A new framework is one module here and one line in `FRAMEWORKS`.
+A new framework is one module here and one record in `FRAMEWORKS`; its module is imported when a runtime first
+asks for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from typing import NamedTuple
-
-from . import coscheduling, flux, jax, mpi, plainml, torch, volcano, xgboost
 
 ML, GANG = "ml_policy", "pod_group_policy"  # where a runtime spec holds the policies
 
@@ -58,6 +58,20 @@ def _policy(group: str, field: str) -> Callable:
     return active
 
 
+def _hook(module: str, name: str) -> Callable:
+    """The plugin module's function `name`, imported on its first call: a run imports only the plugins its
+    runtimes ask for (MPI's brings the SSH keys and sealing)."""
+    found = None
+
+    def hook(*args):
+        nonlocal found
+        if found is None:
+            found = getattr(import_module(f"{__package__}.{module}"), name)
+        return found(*args)
+
+    return hook
+
+
 def _plain(runtime):
     """PlainML acts on the runtime spec (numNodes, env) unless a framework that does that itself is active."""
     if any(plugin.active(runtime) is not None for plugin in FRAMEWORKS if not plugin.after_plain):
@@ -65,17 +79,50 @@ def _plain(runtime):
     return runtime.spec
 
 
-PLAIN = Plugin("plainml", _plain, enforce=plainml.enforce, title="PlainML")
+PLAIN = Plugin("plainml", _plain, enforce=_hook("plainml", "enforce"), title="PlainML")
 FRAMEWORKS = (
-    Plugin("torch", _policy(ML, "torch"), torch.validate, torch.enforce, title="Torch"),
-    Plugin("mpi", _policy(ML, "mpi"), mpi.validate, mpi.enforce, mpi.build, title="MPI ({0.mpi_implementation})"),
-    Plugin("jax", _policy(ML, "jax"), enforce=jax.enforce, title="JAX"),
-    Plugin("xgboost", _policy(ML, "xgboost"), xgboost.validate, xgboost.enforce, title="XGBoost", after_plain=True),
-    Plugin("flux", _policy(ML, "flux"), flux.validate, flux.enforce, flux.build, title="Flux", after_plain=True),
+    Plugin("torch", _policy(ML, "torch"), _hook("torch", "validate"), _hook("torch", "enforce"), title="Torch"),
+    Plugin(
+        "mpi",
+        _policy(ML, "mpi"),
+        _hook("mpi", "validate"),
+        _hook("mpi", "enforce"),
+        _hook("mpi", "build"),
+        title="MPI ({0.mpi_implementation})",
+    ),
+    Plugin("jax", _policy(ML, "jax"), enforce=_hook("jax", "enforce"), title="JAX"),
+    Plugin(
+        "xgboost",
+        _policy(ML, "xgboost"),
+        _hook("xgboost", "validate"),
+        _hook("xgboost", "enforce"),
+        title="XGBoost",
+        after_plain=True,
+    ),
+    Plugin(
+        "flux",
+        _policy(ML, "flux"),
+        _hook("flux", "validate"),
+        _hook("flux", "enforce"),
+        _hook("flux", "build"),
+        title="Flux",
+        after_plain=True,
+    ),
 )
 ML_POLICIES = (PLAIN, *FRAMEWORKS)
 GANG_SCHEDULERS = (
-    Plugin("coscheduling", _policy(GANG, "coscheduling"), enforce=coscheduling.enforce, build=coscheduling.build),
-    Plugin("volcano", _policy(GANG, "volcano"), volcano.validate, volcano.enforce, volcano.build),
+    Plugin(
+        "coscheduling",
+        _policy(GANG, "coscheduling"),
+        enforce=_hook("coscheduling", "enforce"),
+        build=_hook("coscheduling", "build"),
+    ),
+    Plugin(
+        "volcano",
+        _policy(GANG, "volcano"),
+        _hook("volcano", "validate"),
+        _hook("volcano", "enforce"),
+        _hook("volcano", "build"),
+    ),
 )
 PLUGINS = ML_POLICIES + GANG_SCHEDULERS  # builders run in this order: dependents before the JobSet
