@@ -16,7 +16,6 @@ from .compiler.plugins import entrypoints
 from .errors import InputError, Notice, caught, defined_twice
 from .k8s import enforced
 from .trainer import api, catalog, unresolved
-from .validation import jobset_update as jobset_updates
 
 
 class Output:
@@ -234,6 +233,8 @@ def jobset_update(job: Job) -> None:
     """The JobSet webhook's (and Kueue's) update rules, against the JobSet the previous version compiles to;
     not reached when the TrainJob's update is refused already."""
     if job.previous is not None and not job.refusals:
+        from .validation import jobset_update as jobset_updates
+
         job.refusals += jobset_updates.check(job.unit, job.previous, job.ctx, list(job.runtimes))
 
 

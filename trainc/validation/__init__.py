@@ -22,16 +22,18 @@ returns InputErrors at upstream's field paths.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..compiler.ir import Unit
 from ..compiler.plugins.registry import PLUGINS
 from ..errors import InputError, Notice
 from ..k8s import openapi as schema
-from ..trainer.previous import Previous
 from ..trainer.releases import DEFAULT, Release
-from . import heredoc, immutable, initializers, jobset, patches, runtime
+from . import heredoc, initializers, jobset, patches, runtime
 from .base import info
+
+if TYPE_CHECKING:  # imported only by an update's checks (--previous)
+    from ..trainer.previous import Previous
 
 
 class Change(NamedTuple):
@@ -49,6 +51,8 @@ def runtime_transition(runtime_obj, previous: Previous | None) -> list[InputErro
     old = previous.find(runtime_obj) if previous is not None else None
     if old is None:
         return []
+    from . import immutable
+
     return immutable.check(runtime_obj.origin, runtime_obj.document, old, _schema("trainingruntime", runtime_obj))
 
 
@@ -68,6 +72,8 @@ def trainjob_transition(trainjob, previous: Previous | None) -> tuple[Change | N
     if old is None:
         return None, []
     change = Change(trainjob.document, old)
+    from . import immutable
+
     return change, immutable.check(trainjob.origin, change.new, old, _schema("trainjob", trainjob))
 
 
