@@ -104,17 +104,41 @@ def listed(paths, seen: set | None = None, root: str | None = None) -> list[str]
 
 def _walk(top: str, root: str | None):
     """(folder, name) of every manifest-named file under `top`, hidden directories not entered; links confined
-    as `listed` says."""
+    as `listed` says. The walk of os.walk (top-down, links to directories listed but not entered), reading
+    whether an entry is a link from the directory listing rather than with a call per file."""
     allowed = None if root is None else _repository_of(os.path.realpath(top), root)
-    for folder, directories, names in os.walk(top, onerror=_unlisted):
-        directories[:] = [name for name in directories if not hidden(name)]
-        for name in sorted(directories) if allowed is not None else ():  # links to directories: not entered,
-            _confined(os.path.join(folder, name), allowed)  # but one leading outside is refused as a file's is
-        for name in names:
-            if manifest_name(name):
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            _unlisted(exc)
+        directories, files = [], []
+        for entry in entries:
+            try:
+                is_directory = entry.is_dir()
+            except OSError:
+                is_directory = False
+            (directories if is_directory else files).append(entry)
+        directories = [entry for entry in directories if not hidden(entry.name)]
+        if allowed is not None:  # links to directories: not entered, but one leading outside is refused as a file's is
+            for entry in sorted(directories, key=lambda entry: entry.name):
+                _confined(entry.path, allowed, _is_link(entry))
+        for entry in files:
+            if manifest_name(entry.name):
                 if allowed is not None:
-                    _confined(os.path.join(folder, name), allowed)
-                yield folder, name
+                    _confined(entry.path, allowed, _is_link(entry))
+                yield folder, entry.name
+        pending.extend(reversed([entry.path for entry in directories if not _is_link(entry)]))
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:  # as os.walk and os.path.islink take it
+        return False
 
 
 def _repository_of(top: str, root: str) -> tuple[str, ...]:
@@ -128,10 +152,10 @@ def _repository_of(top: str, root: str) -> tuple[str, ...]:
     return root, os.path.realpath(_git_root(top) or top)
 
 
-def _confined(path: str, allowed: tuple[str, ...]) -> None:
+def _confined(path: str, allowed: tuple[str, ...], link: bool) -> None:
     """A link met in a directory is a path the repository names: it must resolve inside the repository, and is
     refused, before its target is looked at, in words that say nothing of it."""
-    if os.path.islink(path) and not any(os.path.commonpath([os.path.realpath(path), top]) == top for top in allowed):
+    if link and not any(os.path.commonpath([os.path.realpath(path), top]) == top for top in allowed):
         raise InputError(
             Origin(_joined(*os.path.split(path))),
             (),
