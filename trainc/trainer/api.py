@@ -9,9 +9,10 @@ passes rewrite them as trees.
 `trainer.kubeflow.org/v1alpha1` is what upstream serves and the Kubeflow SDK
 writes; `v2alpha1` is the KEP's spelling and means the same, plus what only the
 KEP has (MPI `SSHAuthMountPath`, Intel MPI and MPICH).
-"""
 
-from __future__ import annotations
+The models' annotations are evaluated when the classes are made (no `from __future__ import annotations`),
+so `_plan` reads them as they are instead of evaluating each string with `typing.get_type_hints`.
+"""
 
 import re
 import typing
@@ -105,7 +106,7 @@ _REQUIRED = object()
 @cache
 def _plan(cls) -> tuple:
     """(field, JSON key, converter) for each field of a model class, worked out once per class."""
-    hints = typing.get_type_hints(cls)
+    hints = cls.__annotations__  # objects, not strings: this module does without `from __future__ import annotations`
     return tuple((name, _camel(name), _converter(hints[name])) for name, _ in cls._fields)
 
 
