@@ -323,7 +323,6 @@ PROBE = (
 def test_start_up_imports_only_what_the_command_needs():
     """One TrainJob builds without the modules of other commands, of MPI and Flux, of parallel builds, of Kueue or
     of policies; --help without the compiler."""
-    probe = PROBE
     unneeded = {"pydantic", "jinja2", "cryptography", "multiprocessing", "subprocess", "hashlib", "tempfile"}
     clicks = subprocess.run(
         [sys.executable, "-c", "import sys, click; print(' '.join(sys.modules))"], capture_output=True, text=True
@@ -331,7 +330,7 @@ def test_start_up_imports_only_what_the_command_needs():
     unneeded -= {name.partition(".")[0] for name in clicks.stdout.split()}
     assert {"pydantic", "jinja2", "cryptography", "hashlib"} <= unneeded
     built = subprocess.run(
-        [sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
+        [sys.executable, "-c", PROBE, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
         capture_output=True,
         text=True,
     )
@@ -343,7 +342,7 @@ def test_start_up_imports_only_what_the_command_needs():
     later = {"trainc.validation.kueue", "trainc.policy.house", "trainc.policy.vap", "trainc.formats.prices"}
     later |= {"yaml", "trainc.formats.yamltext", "pickle", "fractions", "decimal", "re2"}
     assert later & set(built.stderr.split()) == set()
-    helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
+    helped = subprocess.run([sys.executable, "-c", PROBE, "--help"], capture_output=True, text=True)
     assert "build" in helped.stdout and {"yaml", "trainc.build"} & set(helped.stderr.split()) == set()
 
 
