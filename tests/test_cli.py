@@ -313,13 +313,16 @@ def test_python_api_renders_in_memory_objects():
         raise AssertionError("an invalid TrainJob compiled")
 
 
+# runs `trainc ARGS...` and prints on stderr the modules the process imported
+PROBE = (
+    "import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
+    "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+)
+
+
 def test_start_up_imports_only_what_the_command_needs():
     """One TrainJob builds without the modules of other commands, of MPI and Flux, of parallel builds, of Kueue or
     of policies; --help without the compiler."""
-    probe = (
-        "import sys\nfrom trainc.cli import cli\ntry:\n    cli.main(sys.argv[1:], prog_name='trainc')\n"
-        "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
-    )
     unneeded = {"pydantic", "jinja2", "cryptography", "multiprocessing", "subprocess", "hashlib", "tempfile"}
     clicks = subprocess.run(
         [sys.executable, "-c", "import sys, click; print(' '.join(sys.modules))"], capture_output=True, text=True
@@ -327,7 +330,7 @@ def test_start_up_imports_only_what_the_command_needs():
     unneeded -= {name.partition(".")[0] for name in clicks.stdout.split()}
     assert {"pydantic", "jinja2", "cryptography", "hashlib"} <= unneeded
     built = subprocess.run(
-        [sys.executable, "-c", probe, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
+        [sys.executable, "-c", PROBE, "build", str(ROOT / "examples" / "torch-ddp.yaml")],
         capture_output=True,
         text=True,
     )
@@ -339,5 +342,48 @@ def test_start_up_imports_only_what_the_command_needs():
     later = {"trainc.validation.kueue", "trainc.policy.house", "trainc.policy.vap", "trainc.formats.prices"}
     later |= {"yaml", "trainc.formats.yamltext", "pickle", "fractions", "decimal", "re2"}
     assert later & set(built.stderr.split()) == set()
-    helped = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
+    helped = subprocess.run([sys.executable, "-c", PROBE, "--help"], capture_output=True, text=True)
     assert "build" in helped.stdout and {"yaml", "trainc.build"} & set(helped.stderr.split()) == set()
+
+
+def test_build_declares_no_other_command():
+    """Issue 24: `trainc build` imports the group, the shared options and build's declaration, never another
+    command's (whose click options, built at import, were 6-7 ms of a one-TrainJob build); --help and shell
+    completion import every one, to list them."""
+    from trainc.cli import VERBS
+
+    case = ROOT / "golden" / "plainml-torch-simple"
+    built = subprocess.run(
+        [sys.executable, "-c", PROBE, "build", str(case / "trainjob.yaml")], capture_output=True, text=True, cwd=ROOT
+    )
+    assert built.stdout == (case / "expected.out.yaml").read_text()
+    declared = {name for name in built.stderr.split() if name.startswith("trainc.cli")}
+    assert declared == {"trainc.cli", "trainc.cli.shared", "trainc.cli.build"}
+    every = {"trainc.cli", "trainc.cli.shared", *(f"trainc.cli.{verb}" for verb in VERBS)}
+    helped = subprocess.run([sys.executable, "-c", PROBE, "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert {name for name in helped.stderr.split() if name.startswith("trainc.cli")} == every
+    listed = helped.stdout.partition("Commands:\n")[2].split("\n")
+    assert [line.split()[0] for line in listed if line.strip()] == sorted(VERBS)
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "_TRAINC_COMPLETE": "bash_complete", "COMP_WORDS": "trainc runtimes ", "COMP_CWORD": "2"},
+    )
+    assert completed.stdout.split() == ["plain,list", "plain,show"]
+
+
+def test_every_command_module_is_a_listed_verb():
+    """A module of trainc/cli/ besides the group and the shared options declares the command of its name, and the
+    group lists it: a command cannot be written and then missing from --help."""
+    import importlib
+
+    import click
+    from trainc.cli import VERBS
+
+    names = {path.stem for path in (ROOT / "trainc" / "cli").glob("*.py")} - {"__init__", "shared"}
+    assert names == set(VERBS)
+    for verb in VERBS:
+        command = getattr(importlib.import_module(f"trainc.cli.{verb}"), verb)
+        assert isinstance(command, click.Command) and command.name == verb

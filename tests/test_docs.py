@@ -387,14 +387,15 @@ def _check(tokens: list[str]) -> list[str]:
         tokens = tokens[2:]
     if not tokens or not re.fullmatch(r"[a-z]+", tokens[0]):
         return []
-    if tokens[0] not in group.commands:
+    commands = reference.subcommands(group)
+    if tokens[0] not in commands:
         return [f"no command {tokens[0]!r}"]
-    command, rest = group.commands[tokens[0]], tokens[1:]
-    if isinstance(command, click.Group) and rest and rest[0] in command.commands:
-        command, rest = command.commands[rest[0]], rest[1:]
+    command, rest = commands[tokens[0]], tokens[1:]
+    subs = reference.subcommands(command) if isinstance(command, click.Group) else {}
+    if rest and rest[0] in subs:
+        command, rest = subs[rest[0]], rest[1:]
     known = {"-h", "--help", *reference.flags(command)}
-    if isinstance(command, click.Group):
-        known |= {flag for sub in command.commands.values() for flag in reference.flags(sub)}
+    known |= {flag for sub in subs.values() for flag in reference.flags(sub)}
     problems = []
     for token in rest:
         if token in ("|", "&&", ";", ">", "<", "2>&1") or token.startswith(("#", "$(")):

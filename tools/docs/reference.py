@@ -1,4 +1,4 @@
-"""The docs' generated references: each command's flags from its click declaration (trainc/cli.py) and the
+"""The docs' generated references: each command's flags from its click declaration (trainc/cli/) and the
 project config keys from the settings table (trainc/settings.py), so neither can drift from the code.
 
 docs/hooks.py replaces a line `::: trainc-command VERB` (or `::: trainc-settings`) of a page with what
@@ -21,9 +21,15 @@ def cli() -> click.Group:
     return group
 
 
+def subcommands(group: click.Group) -> dict[str, click.Command]:
+    """A group's commands by name, as its --help lists them (trainc's group imports each one only when asked)."""
+    ctx = click.Context(group, info_name="trainc")
+    return {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+
+
 def verbs() -> list[str]:
     """The top-level commands that exist, each of which needs a page docs/commands/<verb>.md."""
-    return sorted(cli().commands)
+    return sorted(subcommands(cli()))
 
 
 def _commands(verb: str) -> list[tuple[str, click.Command]]:
@@ -31,10 +37,10 @@ def _commands(verb: str) -> list[tuple[str, click.Command]]:
     options come before any command."""
     if not verb:
         return [("", cli())]
-    command = cli().commands[verb]
+    command = subcommands(cli())[verb]
     found = [(verb, command)]
     if isinstance(command, click.Group):
-        found += [(f"{verb} {name}", sub) for name, sub in sorted(command.commands.items())]
+        found += [(f"{verb} {name}", sub) for name, sub in sorted(subcommands(command).items())]
     return found
 
 
@@ -158,7 +164,7 @@ def expand(markdown: str) -> str:
         if match.group(1) == "global":
             return command("")
         verb = match.group(2)
-        if verb not in cli().commands:
+        if verb not in verbs():
             raise ValueError(f"::: trainc-command {verb}: no such command (commands: {', '.join(verbs())})")
         return command(verb)
 

@@ -1,5 +1,5 @@
-"""The verbs, one module each: what a command prints of the one run, `trainc.engine.run` (cli.py only declares
-the flags and builds the run's options).
+"""The verbs, one module each: what a command prints of the one run, `trainc.engine.run` (trainc/cli/ only
+declares the flags and builds the run's options).
 
 What they share is here: the exit codes, failing with an error line, and writing stdout whole.
 """

@@ -1,0 +1,314 @@
+"""The options several commands share, and how a command gets its run's settings and `trainc.engine.Options`
+(`_settled`, `_options`): declared once here, applied by the command modules beside it."""
+
+from __future__ import annotations
+
+import functools
+
+import click
+
+from ..errors import TraincError
+from ..formats.limits import MAX_INPUT_BYTES
+from ..trainer import releases
+
+
+def _seed(path: str | None, required: bool = False):
+    """The seed, read only when an MPI TrainJob needs one; messages name where its path came from."""
+    from ..compiler.sshkeys import SeedFile
+
+    ctx = click.get_current_context()
+    settings = ctx.meta[_SETTINGS]
+    origin = settings.origin("ssh-key-seed")
+    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}), **settings.placement())
+
+
+def _throwaway_seed():
+    """For a command that never prints a key (validate, summary, explain): a fixed seed (no random key, no
+    notice), with the run's --ssh-keys settings, so a sealed-secrets run without a usable certificate fails
+    there as in `trainc build`."""
+    from ..compiler.sshkeys import MIN_SEED_BYTES, SeedFile
+
+    return SeedFile(None, _seed=bytes(MIN_SEED_BYTES), **click.get_current_context().meta.get(_KEYS_META, {}))
+
+
+def _options(**given):
+    """The run's options (`trainc.engine.Options`): the command's resolved settings, then `given`."""
+    from ..engine import Options
+
+    ctx = click.get_current_context()
+    settings = ctx.meta[_SETTINGS]
+    plugins = tuple(dict.fromkeys(settings.value("plugins"))) if settings.has("plugins") else ()
+    return Options.from_settings(settings, plugins=plugins, max_input_bytes=_input_limit(), **given)
+
+
+_SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings
+
+
+def _settled(function):
+    """The command run with its settings resolved once (trainc.settings: flags, environment, project config,
+    the route), its setting parameters replaced by the resolved values; a bad setting is exit 1."""
+
+    @functools.wraps(function)
+    def settled(**params):
+        from .. import settings
+
+        ctx = click.get_current_context()
+        try:
+            resolved = settings.resolve(ctx, params, _input_limit())
+        except TraincError as error:
+            from ..commands import fail
+
+            fail(error)
+        ctx.meta[_SETTINGS] = resolved
+        params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
+        ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
+        if "plugins" in params:
+            _plugins(ctx, params.pop("plugins"))
+        params.pop("trainer_version", None)  # the run's Options take these from the settings (`_options`)
+        params.pop("kueue_paths", None)
+        params.pop("cluster_state", None)
+        if "as_user" in params:
+            _admitted_as(params.pop("as_user"), params.pop("as_groups"))
+        return function(**params)
+
+    return settled
+
+
+_INPUT_LIMIT = "trainc.max_input_bytes"  # ctx.meta key of --max-input-bytes, for the run's Options
+
+
+def _keep_input_limit(ctx, param, value: int) -> None:
+    ctx.meta[_INPUT_LIMIT] = value
+
+
+def _input_limit() -> int:
+    """The bound every reader of this command's run takes (`engine.Options.max_input_bytes`)."""
+    return click.get_current_context().meta.get(_INPUT_LIMIT, MAX_INPUT_BYTES)
+
+
+_max_input_bytes = click.option(
+    "--max-input-bytes",
+    type=click.IntRange(min=0),
+    default=MAX_INPUT_BYTES,
+    show_default=True,
+    expose_value=False,
+    envvar="TRAINC_MAX_INPUT_BYTES",
+    callback=_keep_input_limit,
+    help="Refuse inputs larger than this in all (env TRAINC_MAX_INPUT_BYTES).",
+)
+
+
+def _plugins(ctx, value) -> None:
+    """The installed plugins every TrainJob of this run gets (`trainc.compiler.plugins.entrypoints`), loaded now so that a
+    missing one is said once."""
+    if not value:
+        return
+    from ..compiler.plugins import entrypoints
+
+    for name in dict.fromkeys(value):
+        try:
+            entrypoints.load(name)
+        except entrypoints.PluginError as exc:
+            raise click.BadParameter(str(exc), param_hint="--plugin") from None
+
+
+_trainer_version = click.option(
+    "--trainer-version",
+    type=click.Choice(releases.NAMES),
+    default=releases.DEFAULT.name,
+    show_default=True,
+    envvar="TRAINC_TRAINER_VERSION",
+    help="The Kubeflow Trainer release to render for, as the cluster runs it (env TRAINC_TRAINER_VERSION; pin it "
+    "in the project config so an upgrade of trainc changes nothing until the pin does).",
+)
+
+
+def _admitted_as(user: str | None, groups: tuple) -> None:
+    """The identity admission policies see (request.userInfo, authorizer checks) travels in the run's Options;
+    groups without a user are a usage error, as kubectl's --as-group."""
+    if groups and not user:
+        raise click.UsageError("--as-group (TRAINC_AS_GROUPS, as-groups) needs --as (TRAINC_AS, as): groups of whom?")
+
+
+_plugin = click.option(
+    "--plugin",
+    "plugins",
+    multiple=True,
+    metavar="NAME",
+    envvar="TRAINC_PLUGINS",
+    help="An installed plugin (entry point in trainc.plugins) to run for every TrainJob "
+    "(env TRAINC_PLUGINS, names separated by spaces; docs/guides/plugins.md).",
+)
+
+
+def _inputs(command=None, *, paths_required=True):
+    """PATHS, --runtimes, -n and --max-input-bytes, read the same way by every command that compiles."""
+    if command is None:
+        return lambda command: _inputs(command, paths_required=paths_required)
+    command = _settled(command)
+    for option in reversed(
+        (
+            click.argument(
+                "paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)
+            ),
+            click.option(
+                "--runtimes",
+                "runtime_paths",
+                multiple=True,
+                type=click.Path(),
+                envvar="TRAINC_RUNTIMES",
+                help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
+                "(env TRAINC_RUNTIMES, paths separated by ':').",
+            ),
+            click.option(
+                "-n",
+                "--namespace",
+                default="default",
+                show_default=True,
+                envvar="TRAINC_NAMESPACE",
+                help="Namespace for TrainJobs, TrainingRuntimes and passed-through namespaced objects that set "
+                "none (env TRAINC_NAMESPACE).",
+            ),
+            _max_input_bytes,
+            _plugin,
+            _trainer_version,
+        )
+    ):
+        command = option(command)
+    return command
+
+
+_previous = click.option(
+    "--previous",
+    metavar="REV_OR_DIR",
+    help="Check PATHS as updates of their previous versions: a directory holding them, or a git revision to read "
+    "PATHS at, as its tree holds them (e.g. origin/main). Objects without one are new.",
+)
+
+
+_cluster_state = click.option(
+    "--cluster-state",
+    "cluster_state",
+    type=click.Path(allow_dash=True),
+    metavar="FILE",
+    help="The cluster's queues and workloads as `kubectl get clusterqueues,localqueues,resourceflavors,cohorts,"
+    "workloads -A -o json` prints them (`-`: stdin): says of each Kueue-managed TrainJob whether it is "
+    "admissible now, on which flavor, would preempt, or waits, and for what (docs/guides/kueue.md).",
+)
+
+
+def _policies(command):
+    """--policies and the identity they admit as (--as, --as-group, as kubectl's)."""
+    for option in reversed(
+        (
+            click.option(
+                "--policies",
+                "policy_paths",
+                multiple=True,
+                type=click.Path(),
+                metavar="PATH",
+                help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
+                "authorizer checks read (files or directories), evaluated against every output object; "
+                "they do not pass through. Repeatable (docs/guides/policies.md).",
+            ),
+            click.option(
+                "--kueue",
+                "kueue_paths",
+                multiple=True,
+                type=click.Path(),
+                metavar="PATH",
+                help="The platform's Kueue objects (ClusterQueues, ResourceFlavors, Cohorts, LocalQueues; files "
+                "or directories) the rendered JobSets' admissibility is checked against, as if they were "
+                "among the inputs; they do not pass through. Repeatable (docs/guides/kueue.md).",
+            ),
+            click.option(
+                "--as",
+                "as_user",
+                metavar="USER",
+                envvar="TRAINC_AS",
+                help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
+                "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller).",
+            ),
+            click.option(
+                "--as-group",
+                "as_groups",
+                multiple=True,
+                metavar="GROUP",
+                envvar="TRAINC_AS_GROUPS",
+                help="A group of that user, as kubectl --as-group; repeatable (env TRAINC_AS_GROUPS, separated "
+                "by spaces).",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+_ssh_key_seed = click.option(
+    "--ssh-key-seed",
+    type=click.Path(),
+    envvar="TRAINC_SSH_KEY_SEED_FILE",
+    help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE; "
+    "docs/guides/mpi.md).",
+)
+_KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-scope: read by _seed
+# parameter -> SeedFile argument: taken off the command's parameters by _settled, for _seed
+_KEYS = (("ssh_keys", "mode"), ("sealed_secrets_cert", "cert"), ("ssh_key_scope", "scope"))
+
+
+def _utf8(ctx, param, value):
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            raise click.BadParameter("is not valid UTF-8") from None
+    return value
+
+
+def _ssh_keys(command):
+    """--ssh-keys MODE and its settings (docs/guides/mpi.md#keys-and-gitops)."""
+    from ..compiler.sshkeys import MODES
+
+    for option in reversed(
+        (
+            click.option(
+                "--ssh-keys",
+                type=click.Choice(MODES),
+                default=MODES[0],
+                show_default=True,
+                envvar="TRAINC_SSH_KEYS",
+                help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
+                "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS; "
+                "docs/guides/mpi.md#keys-and-gitops).",
+            ),
+            click.option(
+                "--sealed-secrets-cert",
+                type=click.Path(dir_okay=False),
+                metavar="FILE",
+                envvar="TRAINC_SEALED_SECRETS_CERT",
+                callback=_utf8,
+                help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
+                "sealed-secrets (env TRAINC_SEALED_SECRETS_CERT).",
+            ),
+            click.option(
+                "--ssh-key-scope",
+                metavar="TEXT",
+                envvar="TRAINC_SSH_KEY_SCOPE",
+                callback=_utf8,
+                help="Bind keys to a tenant (e.g. the Argo CD project): the same job in another scope gets "
+                "another key (env TRAINC_SSH_KEY_SCOPE).",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+QUICK_EXIT = "quick_exit"  # the console script's run (ctx.obj): its command holds nothing to clean up at exit
+
+
+def _quick_exit() -> None:
+    """Under the console script, exit without tearing down (`trainc.cli._exit_now`) once the command ends."""
+    process = click.get_current_context().obj
+    if isinstance(process, dict):
+        process[QUICK_EXIT] = True

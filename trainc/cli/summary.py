@@ -1,0 +1,40 @@
+"""`trainc summary`: its flags and help; what it does is `trainc/commands/summary.py`."""
+
+from __future__ import annotations
+
+import click
+
+from .shared import _cluster_state, _inputs, _options, _policies, _ssh_keys, _throwaway_seed
+
+
+@click.command("summary")
+@_inputs
+@click.option(
+    "--base",
+    metavar="REV_OR_DIR",
+    help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "html"]),
+    default="text",
+    show_default=True,
+    help="Aligned tables, Markdown tables and charts for a pull-request comment, JSON, "
+    "or one self-contained HTML page (a CI artifact).",
+)
+@_cluster_state
+@_policies
+@_ssh_keys
+def summary(paths, runtime_paths, namespace, base, output_format, policy_paths):
+    """Show what the TrainJobs in PATHS ask of the cluster: per TrainJob its Kueue queue, nodes x processes,
+    GPUs, CPUs and memory per node and in total, then the totals per queue and per namespace.
+
+    Amounts are requests as Kueue counts them (every pod; limits stand in for
+    missing requests). With --base, also what the change adds or frees on each
+    queue ("+32 nvidia.com/gpu on team-a/team-a-gpu"). Invalid input: errors as
+    `trainc build` reports them, exit 1.
+    """
+    from ..commands import summary as flow
+
+    flow.main(paths, _options(ssh_key_seed=_throwaway_seed(), previous=base), output_format)
