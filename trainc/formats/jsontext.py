@@ -25,7 +25,6 @@ class JsonError(Exception):
 
 
 _SPACE = re.compile(r"[ \t\r\n]*")
-_START = re.compile(r"\s*\{")
 # JSON's tokens, as RFC 8259 (and Go's scanner) spell them.
 _STRING_PATTERN = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
 _NUMBER_PATTERN = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
@@ -38,10 +37,6 @@ _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 # Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
 _ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
 _SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
-
-
-def is_json(text: str) -> bool:
-    return _START.match(text) is not None
 
 
 class _Duplicate(Exception):

@@ -16,7 +16,7 @@ import re
 
 import yaml
 
-from . import jsontext, yamlshape, yamltext
+from . import source, yamlshape, yamltext
 from .limits import room_for_depth
 
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})  # the plain scalars YAML 1.2 (and go-yaml) read as null
@@ -171,7 +171,7 @@ def _lines(text: str) -> list[str]:
 def items(text: str) -> list[Item]:
     """The items of the one ResourceList in `text` (already read and checked by source.load_text)."""
     text = text.removeprefix("\ufeff")  # libyaml's marks do not count a BOM
-    is_json = jsontext.is_json(text)
+    is_json = source.is_json(text)
     # raw in JSON strings only (YAML refuses them), each replaced by one character YAML takes: positions kept
     composable = _UNPRINTABLE.sub(" ", _SURROGATE_ESCAPE.sub(r"\\uFFFD", text)) if is_json else text
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):

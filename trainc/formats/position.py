@@ -17,7 +17,7 @@ to a wrong one.
 from __future__ import annotations
 
 from ..errors import Origin, Path
-from . import jsontext
+from .source import is_json
 
 _ESCAPES = {
     "0": "\0",
@@ -49,7 +49,9 @@ def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False
     if origin.text is None:
         return None if exact else (1, 1)
     path = origin.base + tuple(path)
-    if jsontext.is_json(origin.text):
+    if is_json(origin.text):
+        from . import jsontext
+
         return jsontext.locate(origin.text, origin.index, path, key, exact)
     import yaml
 
@@ -93,7 +95,9 @@ def in_value(origin: Origin, path: Path, value: str, offset: int) -> tuple[int, 
     text = origin.text
     if text is None or not 0 <= offset < len(value):
         return None
-    if jsontext.is_json(text):
+    if is_json(text):
+        from . import jsontext
+
         found, line_column = _json(text, origin, path), jsontext.line_column
     else:
         from . import yamltext
@@ -239,6 +243,8 @@ def _flow(text: str, start: int, end: int, style: str | None) -> tuple[str, list
 
 
 def _json(text: str, origin: Origin, path: Path) -> tuple[str, list[int]] | None:
+    from . import jsontext
+
     found = jsontext.locate(text, origin.index, origin.base + tuple(path), exact=True)
     if found is None:
         return None

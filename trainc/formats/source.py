@@ -19,12 +19,21 @@ that is not JSON rather than reading it as YAML.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 
 from ..errors import InputError, Origin
-from . import blockyaml, jsontext, limits
+from . import blockyaml, limits
 from .regular_file import NOT_REGULAR, open_regular
+
+
+_JSON_START = re.compile(r"\s*\{")
+
+
+def is_json(text: str) -> bool:
+    """A JSON stream: its first non-blank character is `{` (`jsontext` reads it, imported then)."""
+    return _JSON_START.match(text) is not None
 
 
 def _reader_error(origin: Origin, exc) -> InputError:
@@ -55,7 +64,9 @@ def _mark_error(origin: Origin, exc) -> InputError:
 
 def load_text(text: str, file: str) -> Iterator[tuple[Origin, object]]:
     """Yield (origin, document) for each non-empty document of a YAML stream or JSON stream."""
-    if jsontext.is_json(text):
+    if is_json(text):
+        from . import jsontext
+
         try:
             decoded = jsontext.values(text)
         except jsontext.JsonError as exc:

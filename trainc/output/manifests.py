@@ -17,7 +17,7 @@ import re
 from typing import NamedTuple
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
-from ..formats import jsontext, position, source
+from ..formats import position, source
 from ..formats.serialize import dump_all
 from ..trainer import api
 
@@ -113,7 +113,7 @@ class Document(NamedTuple):
 
     def _text(self) -> str | None:
         origin = self.origin
-        if origin.base == () and origin.text is not None and not jsontext.is_json(origin.text):
+        if origin.base == () and origin.text is not None and not source.is_json(origin.text):
             from ..formats import yamltext  # only to pass an input's YAML through as it is written
 
             start, end = yamltext.document_spans(origin.text)[origin.index]
