@@ -17,7 +17,7 @@ import re
 from typing import NamedTuple
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
-from ..formats import position, source
+from ..formats import source
 from ..formats.serialize import dump_all
 from ..trainer import api
 
@@ -262,6 +262,8 @@ def select(
     )
     errors += _check_unique(documents, output.jobs, namespace, files)
     if errors:
+        from ..formats import position
+
         raise InputErrors(sorted(errors, key=position.order))
     manifests.first = [d for d in documents if not d.last]
     manifests.last = [d for d in documents if d.last]
@@ -363,6 +365,8 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
         elif files and (problem := _file_problem(document)) is not None:
             errors.append(InputError(document.origin, ("metadata", "name"), f"{where}: {problem}"))
         elif files and document.path().lower() in paths:  # lower: a case-insensitive file system too
+            from ..formats import position
+
             errors.append(
                 InputError(
                     document.origin,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 from ..errors import Notice
-from ..formats import position
 from ..trainer.api import TrainJob
 
 _OPERATOR = r"(?<!<)<<(-?)[ \t]*([^\s;&|<>()]+)"  # compiled on the first `<<` met
@@ -35,6 +34,8 @@ def warnings(trainjob: TrainJob) -> list[Notice]:
             starts = [0]
             for line in text.split("\n"):
                 starts.append(starts[-1] + len(line) + 1)
+            from ..formats import position  # a heredoc to warn of: rare
+
             for opened, delimiter, expanded in expanded_heredocs(text):
                 line = text[starts[expanded - 1] : starts[expanded] - 1]
                 column = min(at for at in (line.find("$"), line.find("`")) if at >= 0)
