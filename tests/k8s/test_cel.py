@@ -43,3 +43,28 @@ def test_a_rule_decides_on_the_fields_it_reads_as_on_the_whole_value(rule, tree)
 def test_the_message_expression_reads_self_too():
     rule = {"rule": "self.spec.x == 2", "messageExpression": "'name ' + self.metadata.name"}
     assert cel.check(rule, OBJECT) == (("spec", "x"), "name job-1")
+
+
+REFUSING = [
+    {"rule": "self.metadata.name.matches('^[a-z]+$')", "message": "lower-case letters only"},
+    {"rule": "size(self.metadata.name) <= 5 // the API server's comment syntax", "message": "too long"},
+    {"rule": "self.spec.missing == 1"},  # no such key: an error, reported as the API server words it
+    {"rule": "self.spec.x"},  # not a bool
+    {"rule": "self.spec.x == oldSelf.spec.x"},  # a transition rule: not run on create
+]
+
+
+@pytest.mark.parametrize("chosen", [(0, 1), (0, 2), (1, 3), (0, 1, 2, 3, 4), (4,), (2, 4), (3, 0)])
+def test_a_nodes_rules_refuse_together_what_each_refuses_alone(chosen):
+    rules = [REFUSING[index] for index in chosen]
+    alone = [found for rule in rules if not cel.is_transition(rule) if (found := cel.check(rule, OBJECT)) is not None]
+    assert cel.refusals(rules, OBJECT) == alone
+    allowed = {**OBJECT, "metadata": {"name": "abc"}, "spec": {"x": True, "missing": 1}}
+    assert cel.refusals(rules, allowed) == []  # all allow: decided by the rules evaluated as one
+
+
+def test_rules_that_all_allow_are_evaluated_once(monkeypatch):
+    evaluated = []
+    monkeypatch.setattr(cel, "_evaluated", lambda rule, value, old: evaluated.append(rule["rule"]))
+    assert cel.refusals(REFUSING[:2], {**OBJECT, "metadata": {"name": "fresh"}}) == []
+    assert evaluated == [cel._together((REFUSING[0]["rule"], REFUSING[1]["rule"]))["rule"]]

@@ -46,6 +46,23 @@ def check(rule: dict, value, old=None) -> tuple[tuple, str] | None:
     return verdict
 
 
+def refusals(rules: list, value) -> list[tuple[tuple, str]]:
+    """What a schema node's rules refuse of `value` on create (transition rules are for updates), in rule
+    order: (path below the node, message) each. Several rules are first evaluated as one, `(r1) && (r2)`,
+    which is true only when every one of them is (an error or a non-bool is not): one conversion of `value`
+    and one evaluation for all in the common case; else each is evaluated alone, for its own verdict."""
+    created = [rule for rule in rules if not is_transition(rule)]
+    if len(created) > 1 and check(_together(tuple(rule["rule"] for rule in created)), value) is None:
+        return []
+    return [found for rule in created if (found := check(rule, value)) is not None]
+
+
+@cache
+def _together(texts: tuple[str, ...]) -> dict:
+    """One rule true when all of `texts` are (each on lines of its own: a rule may end in a `//` comment)."""
+    return {"rule": " && ".join(f"(\n{text}\n)" for text in texts)}
+
+
 # A rule's verdict on the same value (as marshal writes it: types and order kept) is the same: most TrainJobs of
 # a run give the rules the same small values (their kind, their runtime's fields), each evaluated once
 _verdicts: dict = {}  # (id(rule), marshalled value) -> (rule, verdict)

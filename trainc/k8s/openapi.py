@@ -84,7 +84,7 @@ class _Walker:
     def __init__(self):
         self.violations: list[Violation] = []
         self.blocking = False
-        self.rules: list = []  # (path, value, rule): CEL rules to evaluate once the walk is done
+        self.rules: list = []  # (path, value, rules): CEL rules to evaluate once the walk is done
 
     def fail(self, path, message, key=False, blocking=False):
         self.violations.append(Violation(path, message, key))
@@ -105,15 +105,13 @@ class _Walker:
             self.fail(path, f"unsupported value {json.dumps(value)}: must be one of {choices}", blocking=True)
         rules = schema.get("x-kubernetes-validations")
         if rules:
-            self.rules.extend((path, value, rule) for rule in rules)
+            self.rules.append((path, value, rules))
         return value
 
     def check_rules(self):
-        for path, value, rule in self.rules:
-            if not cel.is_transition(rule):  # the API server skips these on create
-                found = cel.check(rule, value)
-                if found is not None:
-                    self.fail(path + found[0], found[1])
+        for path, value, rules in self.rules:
+            for found in cel.refusals(rules, value):  # the API server skips transition rules on create
+                self.fail(path + found[0], found[1])
 
     def _int_or_string(self, value, schema, path):
         if isinstance(value, float) and not isinstance(value, bool):
