@@ -341,6 +341,10 @@ def test_start_up_imports_only_what_the_command_needs():
     # expression function or a price table needs
     later = {"trainc.validation.kueue", "trainc.policy.house", "trainc.policy.vap", "trainc.formats.prices"}
     later |= {"yaml", "trainc.formats.yamltext", "pickle", "fractions", "decimal", "re2"}
+    # nor a dataclass (each compiles its methods at start), the JSON reader, the position finder (errors only),
+    # an update's checks, or the plugins the TrainJob's runtime does not ask for
+    later |= {"dataclasses", "trainc.formats.jsontext", "trainc.formats.position", "trainc.validation.immutable"}
+    later |= {"trainc.validation.jobset_update", "trainc.compiler.plugins.mpi", "trainc.compiler.plugins.flux"}
     assert later & set(built.stderr.split()) == set()
     helped = subprocess.run([sys.executable, "-c", PROBE, "--help"], capture_output=True, text=True)
     assert "build" in helped.stdout and {"yaml", "trainc.build"} & set(helped.stderr.split()) == set()
