@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..trainer import releases
-from .shared import _cluster_state, _inputs, _options, _policies, _seed, _ssh_key_seed, _ssh_keys
+from .shared import _cluster_state, _inputs, _options, _policies, _review_format, _seed, _ssh_key_seed, _ssh_keys
 
 
 @click.command()
@@ -25,14 +25,9 @@ from .shared import _cluster_state, _inputs, _options, _policies, _seed, _ssh_ke
 @_inputs
 @_ssh_key_seed
 @_ssh_keys
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json", "html"]),
-    default="text",
-    show_default=True,
-    help="A unified-diff-style text, Markdown for a pull-request comment (with charts), "
-    "JSON, or one self-contained HTML page (a CI artifact).",
+@_review_format(
+    "A unified-diff-style text, Markdown for a pull-request comment (with charts), "
+    "JSON, or one self-contained HTML page (a CI artifact)."
 )
 @click.option(
     "--color",

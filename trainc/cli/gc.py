@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .shared import _inputs, _options, _ssh_keys, _throwaway_seed
+from .shared import _inputs, _options, _output, _ssh_keys, _throwaway_seed
 
 
 @click.command("gc")
@@ -25,15 +25,7 @@ from .shared import _inputs, _options, _ssh_keys, _throwaway_seed
     help="Only JobSets that finished more than this long ago (s, m, h, d: 36h, 1d12h).",
 )
 @click.option("--apply", is_flag=True, help="Remove the files listed (never a file that holds anything else).")
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Lines for people, or JSON.",
-)
+@_output(["text", "json"], "Lines for people, or JSON.")
 @_ssh_keys
 def gc(paths, runtime_paths, namespace, live_path, older_than, apply, output_format):
     """List the input files whose TrainJobs finished in the cluster more than --older-than ago; --apply removes

@@ -178,6 +178,25 @@ def _inputs(command=None, *, paths_required=True):
     return command
 
 
+def _output(choices: list, help: str):
+    """-o/--output, one of `choices` (the first by default): the form a command prints its report in."""
+    return click.option(
+        "-o", "--output", "output_format", type=click.Choice(choices), default=choices[0], show_default=True, help=help
+    )
+
+
+def _review_format(help: str):
+    """--format of what a reviewer reads of a pull request (diff, summary)."""
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(["text", "markdown", "json", "html"]),
+        default="text",
+        show_default=True,
+        help=help,
+    )
+
+
 _previous = click.option(
     "--previous",
     metavar="REV_OR_DIR",

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import click
 
-from .shared import _input_limit, _max_input_bytes
+from .shared import _input_limit, _max_input_bytes, _output
 
 
 @click.command()
 @click.argument("file", default="-", type=click.Path(allow_dash=True, dir_okay=False, readable=False))
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["yaml", "table"]),
-    default="yaml",
-    show_default=True,
-    help="YAML TrainJob status objects, or a table for people.",
-)
+@_output(["yaml", "table"], "YAML TrainJob status objects, or a table for people.")
 @_max_input_bytes
 def status(file, output_format):
     """Derive the TrainJob status Trainer's controller would write from a JobSet.

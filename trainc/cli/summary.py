@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .shared import _cluster_state, _inputs, _options, _policies, _ssh_keys, _throwaway_seed
+from .shared import _cluster_state, _inputs, _options, _policies, _review_format, _ssh_keys, _throwaway_seed
 
 
 @click.command("summary")
@@ -14,14 +14,9 @@ from .shared import _cluster_state, _inputs, _options, _policies, _ssh_keys, _th
     metavar="REV_OR_DIR",
     help="Also show what changed since: a git revision to read PATHS (and --runtimes) at, or a directory.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json", "html"]),
-    default="text",
-    show_default=True,
-    help="Aligned tables, Markdown tables and charts for a pull-request comment, JSON, "
-    "or one self-contained HTML page (a CI artifact).",
+@_review_format(
+    "Aligned tables, Markdown tables and charts for a pull-request comment, JSON, "
+    "or one self-contained HTML page (a CI artifact)."
 )
 @_cluster_state
 @_policies

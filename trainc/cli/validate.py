@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .shared import _cluster_state, _inputs, _options, _policies, _previous, _ssh_keys, _throwaway_seed
+from .shared import _cluster_state, _inputs, _options, _output, _policies, _previous, _ssh_keys, _throwaway_seed
 
 
 @click.command()
@@ -13,15 +13,7 @@ from .shared import _cluster_state, _inputs, _options, _policies, _previous, _ss
 @_cluster_state
 @_policies
 @_ssh_keys
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: lines on stderr; json: one record per problem on stdout.",
-)
+@_output(["text", "json"], "text: lines on stderr; json: one record per problem on stdout.")
 @click.option(
     "--format",
     "annotations",
