@@ -163,6 +163,10 @@ class Notice(NamedTuple):
     __str__ = render  # printed as rendered: every place that prints notices echoes them as they come
 
 
+class PreviousError(ValueError):
+    """REV_OR_DIR is neither a directory nor a revision of the inputs' git repository (a usage error)."""
+
+
 class InputErrors(TraincError):
     """Several independent input errors, reported together in input order."""
 

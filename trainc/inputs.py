@@ -284,7 +284,8 @@ def read_previous(rev_or_dir: str | None, paths, namespace: str = "default", run
     since holds removed objects and a moved one its objects where they were. Raises PreviousError for a
     REV_OR_DIR that is neither, InputErrors for previous versions that cannot be read."""
     from .formats import position
-    from .trainer.previous import PreviousError, collect
+    from .errors import PreviousError
+    from .trainer.previous import collect
 
     errors: list = []
     reader = reader or Reader()

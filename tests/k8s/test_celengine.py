@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from trainc.k8s import cel, celengine, openapi
+from trainc.k8s import cel, celast, celengine, openapi
 from trainc.trainer import api
 from trainc.validation import immutable
 
@@ -232,3 +232,64 @@ def test_a_message_expression_reads_fields_the_rule_does_not():
     rule = {"rule": "self.numNodes <= 64", "messageExpression": "'image ' + self.image + ' on too many nodes'"}
     _, found = openapi.validate(_trainjob(trainer={"numNodes": 65, "image": "img"}), _with_rule(rule))
     assert [message for _, message, _ in found] == ["image img on too many nodes"]
+
+
+STANDARD = [
+    "size(self.name) <= 63 && self.name.matches('^[a-z]+$')",
+    "self.items.exists(i, i > 2) && !self.items.all(i, i > 2)",
+    "self.items.filter(i, i % 2 == 0).map(i, i * 10) == [20]",
+    "has(self.spec) ? self.spec.x : 'none'",
+    "self.name.startsWith('ab') && self.name.contains('c') && int(self.count) + 1 == 4",
+    "self.name in ['abc', 'd'] && string(self.count) == '3' && double(self.count) / 2.0 == 1.5",
+]
+LIBRARY = [
+    ("self.name.indexOf('c')", 2),  # cel's strings extension
+    ("self.items.indexOf(3)", 2),  # Kubernetes' list library
+    ("quantity('1Gi').isGreaterThan(quantity('1M'))", True),
+    ("sets.contains(self.items, [1, 2])", True),
+    ("self.?missing.orValue('x')", "x"),  # the optional syntax
+]
+DATA = {"self": {"name": "abc", "items": [1, 2, 3], "count": 3}}
+
+
+@pytest.mark.parametrize("expression", STANDARD)
+def test_a_standard_program_means_what_it_means_in_the_whole_environment(expression):
+    """The standard library compiles most rules without cel-cpp's extensions and Kubernetes' libraries loaded;
+    the program gives what the API server's whole environment gives."""
+    program = celengine.compile(expression, ("self",))
+    whole = celengine._env(("self",)).compile(expression)
+    assert celengine.evaluate(program, DATA) == celengine.evaluate(whole, DATA)
+    standard, api_server = (celast.checked(each.serialize()) for each in (program, whole))
+    assert standard.overloads  # an overload for every call, the same in both: the same checked program
+    assert (standard.expr, standard.overloads, standard.types) == (
+        api_server.expr,
+        api_server.overloads,
+        api_server.types,
+    )
+
+
+@pytest.mark.parametrize(("expression", "expected"), LIBRARY)
+def test_a_library_function_compiles_in_the_whole_environment(expression, expected):
+    assert celengine.evaluate(celengine.compile(expression, ("self",)), DATA) == expected
+
+
+def test_a_standard_rule_loads_no_extension():
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\nfrom trainc.k8s import celengine\n"
+        "print(celengine.evaluate(celengine.compile('size(self) < 4', ('self',)), {'self': 'abc'}))\n"
+        "print(sorted(name for name in sys.modules if name.startswith('cel_expr_python.ext')))\n"
+        "print(celengine.evaluate(celengine.compile(\"self.indexOf('c')\", ('self',)), {'self': 'abc'}))\n"
+        "print(sorted(name for name in sys.modules if name.startswith('cel_expr_python.ext')))\n"
+    )
+    lines = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split(
+        "\n"
+    )
+    assert lines[:4] == [
+        "True",
+        "[]",
+        "2",
+        "['cel_expr_python.ext', 'cel_expr_python.ext.ext_optional', 'cel_expr_python.ext.ext_strings']",
+    ]

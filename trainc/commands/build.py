@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ..errors import TraincError
+from ..errors import PreviousError, TraincError
 from . import EXIT_INVALID, fail, write_out
 
 
@@ -15,7 +15,6 @@ def main(paths, options, output_format, allow_empty, check) -> None:
     """The run of PATHS on stdout (YAML or a JSON List), or written to (or checked against) --output-dir."""
     from .. import engine
     from ..output import manifests as passthrough
-    from ..trainer.previous import PreviousError
 
     output_dir = options.output_dir
     if check and output_dir is None:

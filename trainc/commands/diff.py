@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import click
 
 from ..compiler import mpikeys, sshkeys
-from ..errors import InputError, InputErrors, Notice, Origin, TraincError, plural, render_path
+from ..errors import InputError, InputErrors, Notice, Origin, PreviousError, TraincError, plural, render_path
 from .. import inputs as inputset
 from ..formats.limits import room_for_depth
 from ..formats.source import Budget
@@ -47,7 +47,6 @@ from ..k8s import treediff
 from ..k8s.treediff import MISSING
 from ..output import manifests
 from ..trainer import api, releases
-from ..trainer import previous as previous_versions
 from ..validation import configdata, jobset_update
 from ..validation.requests import delta, delta_markdown, delta_text, flavor_moves, jobs, queue_name, signed
 from . import EXIT_DIFF_ERROR, write_out
@@ -641,7 +640,7 @@ def main(paths, options, output_format, color, base_trainer_version=None) -> Non
             reached=reached,
             sides=sides,
         )
-    except previous_versions.PreviousError as exc:
+    except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
     except TraincError as error:
         click.echo(error.render(), err=True)

@@ -193,7 +193,7 @@ def main(paths, options, output_format) -> None:
     """`trainc summary`: what the TrainJobs ask of the cluster, and with a base (`options.previous`) what the
     change adds or frees, from one run (`trainc.engine`): an update's refusals are `trainc diff`'s to show."""
     from .. import engine
-    from ..trainer.previous import PreviousError
+    from ..errors import PreviousError
 
     if options.previous is not None and "-" in paths:
         raise click.BadParameter("stdin (-) cannot be compared: pass files or directories", param_hint="PATHS")

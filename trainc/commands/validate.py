@@ -117,7 +117,7 @@ def _in_repository(file: str | None, roots: dict) -> str | None:
 def main(paths, options, output_format, annotations, skip_other_files) -> None:
     """`trainc validate`: the run, nothing written, every problem reported (the exit status says if any)."""
     from .. import engine
-    from ..trainer.previous import PreviousError
+    from ..errors import PreviousError
 
     if annotations and output_format == "json":
         raise click.UsageError("--format github and -o json are two outputs: choose one")

@@ -23,7 +23,6 @@ import re
 from functools import cache, lru_cache
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_optional, ext_strings
 
 from . import quantity as _quantity
 
@@ -392,7 +391,17 @@ def _kubernetes():
 
 
 @cache
+def _standard(names: tuple[str, ...]):
+    """CEL's standard library alone, made without loading cel-cpp's extensions or declaring Kubernetes'
+    libraries: what most rules (a CRD's) use. A program it compiles means the same in `_env`, whose libraries
+    only add functions of other names (`indexOf`, `quantity`, `sets.contains`, ...) and the optional syntax."""
+    return cel.NewEnv(variables={name: _DYN for name in names})
+
+
+@cache
 def _env(names: tuple[str, ...]):
+    from cel_expr_python.ext import ext_optional, ext_strings
+
     extensions = [ext_strings.ExtStrings(), ext_optional.ExtOptional(), _kubernetes()]
     if "authorizer" in names:  # admission policies' authorizer library (celauthz), only where it is declared
         from . import celauthz
@@ -406,9 +415,12 @@ def compile(expression: str, names: tuple[str, ...]):
     """The program of `expression` over the variables `names` (all dynamically typed, as the API server
     types schemaless objects); raises CompileError."""
     try:
-        program = _env(names).compile(expression)
-    except RuntimeError as exc:
-        raise CompileError(_strip_status(str(exc))) from None
+        program = _standard(names).compile(expression)
+    except RuntimeError:  # a library function or the optional syntax: the API server's whole environment
+        try:
+            program = _env(names).compile(expression)
+        except RuntimeError as exc:
+            raise CompileError(_strip_status(str(exc))) from None
     return _Isolated(program) if _OPTIONAL.search(expression) and re.search(_PYTHON_CALL, expression) else program
 
 
@@ -474,7 +486,7 @@ class _Isolated:
 def bind(data: dict):
     """`data` converted to CEL values once, for several programs to read (converting a large object is
     most of an evaluation's cost)."""
-    return _env(()).Activation(data)
+    return _standard(()).Activation(data)
 
 
 def evaluate(program, data):

@@ -14,10 +14,6 @@ from ..errors import InputError, Origin, caught
 from . import api
 
 
-class PreviousError(ValueError):
-    """REV_OR_DIR is neither a directory nor a revision of the inputs' git repository (a usage error)."""
-
-
 def key(obj) -> tuple:
     return api.identity(obj.kind, obj.metadata.namespace, obj.name)
 
