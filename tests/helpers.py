@@ -17,6 +17,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import textwrap
 from pathlib import Path
 
 import yaml
@@ -486,3 +487,24 @@ spec:
     resourcesPerNode:
       {resources}
 """
+
+
+def bounded(body: str, prelude: str = "", **env) -> subprocess.CompletedProcess:
+    """`body` (Python statements) run under `bounds.supervised` in a fresh interpreter, as the console script
+    runs a command, after `prelude` (statements at module level); `env` added to the environment."""
+    program = (
+        "import os, signal, sys, time\nfrom trainc import bounds\n"
+        + prelude
+        + "def run():\n"
+        + textwrap.indent(body, "    ")
+        + "\nbounds.supervised(run)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 from conftest import ROOT
+from helpers import bounded as run_bounded
 
 TRAINJOB = textwrap.dedent("""\
     apiVersion: trainer.kubeflow.org/v1alpha1
@@ -338,21 +339,8 @@ def test_an_application_cannot_set_the_run_bound(tmp_path):
 
 
 def bounded(body: str, **env):
-    """`body` (Python statements) run under `bounds.supervised` in a fresh interpreter, as the console script
-    runs a command; `pid` is the process's own id before it."""
-    program = (
-        "import os, signal, sys, time\nfrom trainc import bounds\npid = os.getpid()\ndef run():\n"
-        + textwrap.indent(body, "    ")
-        + "\nbounds.supervised(run)\n"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", program],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-    )
+    """`body` under the run's bound; `pid` is the process's own id before it."""
+    return run_bounded(body, "pid = os.getpid()\n", **env)
 
 
 def test_a_run_without_the_repositorys_cel_is_bounded_in_its_own_process():

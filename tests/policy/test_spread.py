@@ -5,15 +5,11 @@ no RBAC object answers (for the last TrainJobs only), over 200 TrainJobs' JobSet
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 import time
 from types import SimpleNamespace
 
 import pytest
-from conftest import ROOT
+from helpers import bounded as run_bounded
 
 from trainc import bounds, policy
 from trainc.errors import Origin
@@ -137,23 +133,11 @@ def test_a_helpers_exception_is_raised_here(monkeypatch):
 
 
 def bounded(body: str, **env):
-    """`body` run in a fresh interpreter under the run's bound, as the console script runs a command, after
-    `supervise` (the policies are compiled under it) and with `output` and the modules above at hand."""
-    program = (
-        "import os, signal, sys, time\nsys.path.insert(0, 'tests/policy')\nsys.path.insert(0, 'tests')\n"
-        "from test_spread import *\nfrom trainc import bounds\nfrom trainc.k8s import celengine\ndef run():\n    bounds.supervise()\n"
-        + textwrap.indent(body, "    ")
-        + "\nbounds.supervised(run)\n"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", program],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-    )
+    """`body` run under the run's bound after `supervise` (the policies are compiled under it), with `output`
+    and the modules above at hand."""
+    prelude = "sys.path.insert(0, 'tests/policy')\nsys.path.insert(0, 'tests')\nfrom test_spread import *\n"
+    prelude += "from trainc.k8s import celengine\n"
+    return run_bounded("bounds.supervise()\n" + body, prelude, **env)
 
 
 # job-150 is the helper's: its first policy's evaluation crashes (as native code may), or never ends
