@@ -28,7 +28,7 @@ RULES = [
 
 @pytest.mark.parametrize(("rule", "tree"), RULES)
 def test_a_rule_reads_the_fields_its_field_chains_name(rule, tree):
-    assert cel._read_tree(rule + "\n") == tree
+    assert cel._read_tree(rule) == tree
 
 
 @pytest.mark.parametrize(("rule", "tree"), RULES)

@@ -27,9 +27,7 @@ def check(rule: dict, value, old=None) -> tuple[tuple, str] | None:
     transition rule); None when it allows it."""
     if old is not None:
         return _evaluated(rule, value, old)
-    value = _narrowed(
-        value, _read_tree(f"{rule['rule']}\n{rule.get('messageExpression') or ''}")
-    )  # the message reads self too
+    value = _narrowed(value, _read_tree(rule["rule"], rule.get("messageExpression")))  # the message reads self too
     try:
         key = (id(rule), marshal.dumps(value))
     except ValueError:  # not JSON data: nothing to key it by
@@ -93,14 +91,15 @@ def _evaluated(rule: dict, value, old) -> tuple[tuple, str] | None:
 
 
 @cache
-def _read_tree(text: str) -> dict | None:
+def _read_tree(text: str, message: str | None = None) -> dict | None:
     """What of `self` a rule reads, when it reads `self` only through chains of fields (`self.metadata.name`),
     as a tree: {"metadata": {"name": None}}, None where it reads the whole value below (None for all of
     `self`). A rule then gets only those fields, the same to it and far cheaper to convert to CEL values
     than the object. A field written escaped (`foo__dash__bar`) is read whole, as is anything the chain
-    is not plainly a field chain for (`self[...]`, `self.?x`, a method call, `self` alone)."""
+    is not plainly a field chain for (`self[...]`, `self.?x`, a method call, `self` alone). The rule's
+    `message` expression reads `self` too. Cached by the rule's own strings, whose hashes Python keeps."""
     tree: dict = {}
-    for match in re.finditer(_SELF_FIELD, text):
+    for match in re.finditer(_SELF_FIELD, f"{text}\n{message or ''}"):
         chain = match[1].split(".")[1:]
         if not chain or "__" in chain[0]:
             return None
