@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 import yaml
 from conftest import ROOT, need
 from helpers import run, trainjob, write
@@ -234,6 +235,26 @@ def test_python_api_matches_the_cli():
     cli = run("build", "examples/torch-ddp.yaml", cwd=ROOT).stdout
     assert trainc.render([str(ROOT / "examples/torch-ddp.yaml")]) == cli
     assert [o["kind"] for o in trainc.objects([str(ROOT / "examples/torch-ddp.yaml")])] == ["JobSet"]
+
+
+def test_python_api_takes_the_project_config_as_the_cli_does(tmp_path, monkeypatch):
+    """The config's seed file and Trainer release: an MPI TrainJob's keys are the CLI's, and a bad
+    release is refused where the config writes it."""
+    import trainc
+    from trainc.errors import TraincError
+
+    (tmp_path / "seed").write_bytes(bytes(range(64)))
+    (tmp_path / "seed").chmod(0o600)
+    config = "namespace: team-b\nssh-key-seed: seed\ntrainer-version: v2.3\n"
+    write(tmp_path, ".trainc.yaml", config)
+    write(tmp_path, "job.yaml", trainjob(runtime="deepspeed-distributed"))
+    cli = run("build", "job.yaml", cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert cli.returncode == 0 and "ssh-privatekey" in cli.stdout, cli.stderr
+    assert trainc.render(["job.yaml"]) == cli.stdout
+    write(tmp_path, ".trainc.yaml", config.replace("v2.3", "v9"))
+    with pytest.raises(TraincError, match=r"^\.trainc\.yaml:3:18: trainer-version: 'v9' is not"):
+        trainc.render(["job.yaml"])
 
 
 def test_active_deadline_is_enforced_by_every_job(tmp_path):

@@ -1,8 +1,8 @@
 """trainc: compile Kubeflow Trainer TrainJobs into the manifests the Trainer controller would create.
 
 The Python API is the run every command is (`trainc.engine`), as `trainc build` runs it from the current
-directory: the project config found from there gives what the call does not (runtimes, namespace, key settings,
-policy paths, plugins, house rules). Imports are deferred so `import trainc` stays cheap.
+directory: the project config found from there gives what the call does not (every setting but output-dir, and
+the house rules). Imports are deferred so `import trainc` stays cheap.
 """
 
 from __future__ import annotations
@@ -68,22 +68,29 @@ def _options(runtimes, namespace, ssh_key_seed, **given):
     command line finds it), else the defaults."""
     from .compiler.sshkeys import SeedFile
     from .engine import Options
+    from .errors import TraincError
     from .formats import projectconfig
+    from .trainer import releases
 
     config = projectconfig.load()
     values = config.values
+    where = config.where.get("ssh_key_seed")
     seed = SeedFile(
-        None,
-        "ssh_key_seed",
+        values.get("ssh_key_seed") if ssh_key_seed is None else None,  # the config's seed file, as the CLI reads it
+        f"{where[0]}: ssh-key-seed" if where else "ssh_key_seed",
         _seed=ssh_key_seed,
         mode=values.get("ssh_keys", "seed"),
         cert=values.get("sealed_secrets_cert"),
     )
+    read_here = set(Options._fields) - {"ssh_key_seed", "output_dir"}  # the objects are returned, not written
     defaults = {
-        name: tuple(value) if isinstance(value, list) else value
-        for name, value in values.items()
-        if name in ("runtime_paths", "namespace", "policy_paths", "plugins")
+        name: tuple(value) if isinstance(value, list) else value for name, value in values.items() if name in read_here
     }
+    if "trainer_version" in defaults:  # refused as the command line refuses it, where the config writes it
+        try:
+            releases.named(defaults["trainer_version"])
+        except ValueError as exc:
+            raise TraincError(f"{config.where['trainer_version'][0]}: trainer-version: {exc}") from None
     chosen = {"runtime_paths": tuple(runtimes) or None, "namespace": namespace}
     return Options(
         **{
