@@ -65,6 +65,21 @@ def test_a_rule_that_fails_at_run_time_refuses_with_the_error(tmp_path):
     )
 
 
+def test_a_long_rule_that_fails_is_shown_cut(tmp_path):
+    """A repository's expression may be megabytes: the message shows its first 256 characters, as any value."""
+    expression = "object.spec.replicas <= 2 && [" + ", ".join(map(str, range(5000))) + "].size() > 0"
+    rules, _ = _rules(
+        tmp_path, f"policies:\n  - name: long\n    match: {{kinds: [JobSet]}}\n    rule: '{expression}'\n"
+    )
+    [message] = _refusals(rules, {**_jobset(1), "spec": {}})
+    assert (
+        message
+        == f"JobSet team-a/demo: house rule 'long' denied: expression '{expression[:256]}…' resulted in error: "
+        + message.rpartition("resulted in error: ")[2]
+    )
+    assert len(message) < 400
+
+
 def test_bad_rules_are_errors_at_their_place(tmp_path):
     rules, errors = _rules(
         tmp_path,

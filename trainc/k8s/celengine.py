@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 
 from cel_expr_python import cel
 
+from ..errors import SHOWN
 from . import quantity as _quantity
 
 
@@ -501,6 +502,13 @@ def evaluate(program, data):
     except (RuntimeError, MemoryError) as exc:
         raise EvalError(_runtime_wording(exc)) from None
     return _plain(result, program)
+
+
+def failure(expression: str, error: EvalError) -> str:
+    """The API server's words for an expression that failed (`expression '...' resulted in error: ...`), the
+    expression cut to its first SHOWN characters: a repository's may be megabytes long."""
+    shown = expression if len(expression) <= SHOWN else expression[:SHOWN] + "…"
+    return f"expression '{shown}' resulted in error: {error}"
 
 
 def cost() -> float:

@@ -147,7 +147,7 @@ def check(
         try:
             allowed = celengine.evaluate(rule.program, {"object": obj, "cost": cost or {}})
         except celengine.EvalError as exc:
-            message = f"expression '{rule.expression.strip()}' resulted in error: {exc}"
+            message = celengine.failure(rule.expression.strip(), exc)
         else:
             if allowed is True:
                 continue

@@ -470,7 +470,7 @@ class Admission:
             except celengine.EvalError as exc:
                 if self._unanswered(policy, condition, exc):
                     return []
-                errors.append(f"expression '{condition.text}' resulted in error: {exc}")
+                errors.append(celengine.failure(condition.text, exc))
         if errors:
             return errors if policy.failure == "Fail" else []
         # Each variable a validation reads (`Policy.read`) is evaluated once and sees those before it; a failed one
@@ -498,7 +498,7 @@ class Admission:
                 variables[name] = run(expression, over(expression))
                 current[0] = None
             except celengine.EvalError as exc:
-                failed[name] = f"expression '{expression.text}' resulted in error: {exc}"
+                failed[name] = celengine.failure(expression.text, exc)
         messages = []
         for rule, expression, message_expression in policy.validations:
             used = [failed[name] for name in failed if _reads(expression.text, name)]
@@ -510,7 +510,7 @@ class Admission:
                 if self._unanswered(policy, expression, exc):
                     continue
                 if policy.failure == "Fail":
-                    messages.append(str(exc) if used else f"expression '{expression.text}' resulted in error: {exc}")
+                    messages.append(str(exc) if used else celengine.failure(expression.text, exc))
                 continue
             if allowed is True:
                 continue
