@@ -383,8 +383,9 @@ def test_build_declares_no_other_command():
     )
     assert built.stdout == (case / "expected.out.yaml").read_text()
     declared = {name for name in built.stderr.split() if name.startswith("trainc.cli")}
-    assert declared == {"trainc.cli", "trainc.cli.shared", "trainc.cli.build"}
-    every = {"trainc.cli", "trainc.cli.shared", *(f"trainc.cli.{verb}" for verb in VERBS)}
+    reading = {"trainc.cli", "trainc.cli.group", "trainc.cli.shared", "trainc.cli.call", "trainc.cli.plain"}
+    assert declared == reading | {"trainc.cli.build"}
+    every = reading | {f"trainc.cli.{verb}" for verb in VERBS}
     helped = subprocess.run([sys.executable, "-c", PROBE, "--help"], capture_output=True, text=True, cwd=ROOT)
     assert {name for name in helped.stderr.split() if name.startswith("trainc.cli")} == every
     listed = helped.stdout.partition("Commands:\n")[2].split("\n")
@@ -400,14 +401,15 @@ def test_build_declares_no_other_command():
 
 
 def test_every_command_module_is_a_listed_verb():
-    """A module of trainc/cli/ besides the group and the shared options declares the command of its name, and the
-    group lists it: a command cannot be written and then missing from --help."""
+    """A module of trainc/cli/ besides the group, the shared options, a command's call and the plain reading of
+    build declares the command of its name, and the group lists it: a command cannot be written and then missing
+    from --help."""
     import importlib
 
     import click
     from trainc.cli import VERBS
 
-    names = {path.stem for path in (ROOT / "trainc" / "cli").glob("*.py")} - {"__init__", "shared"}
+    names = {path.stem for path in (ROOT / "trainc" / "cli").glob("*.py")} - {"__init__", "group", "shared", "call", "plain"}
     assert names == set(VERBS)
     for verb in VERBS:
         command = getattr(importlib.import_module(f"trainc.cli.{verb}"), verb)

@@ -80,6 +80,18 @@ _PLUGIN_SSH_KEYS = (
 )
 
 
+COMMANDLINE, ENVIRONMENT = "COMMANDLINE", "ENVIRONMENT"  # where a parameter's value came from (click's names)
+
+
+class Invocation(NamedTuple):
+    """How the command was called, as far as its settings care, however its command line was read: where each
+    parameter's value came from (COMMANDLINE, ENVIRONMENT, else a default), and --root (TRAINC_ROOT) if given."""
+
+    sources: dict
+    root: str | None = None
+    root_from_commandline: bool = False
+
+
 class SettingError(TraincError):
     """A setting that cannot be used, said in the terms of where it came from."""
 
@@ -164,14 +176,12 @@ class Settings:
         return [f"{one_line(origin)}\t{key}={one_line(value)}" for origin, key, value in out]
 
 
-def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
-    """The settings of the command `ctx` runs with `params` (its parsed parameters), the files they are read
-    from within `limit` bytes each (--max-input-bytes); raises SettingError."""
-    from click.core import ParameterSource
-
+def resolve(invocation: Invocation, params: dict, limit: int | None = None) -> Settings:
+    """The settings of the command called as `invocation` with `params` (its parsed parameters), the files they
+    are read from within `limit` bytes each (--max-input-bytes); raises SettingError."""
     from .formats import projectconfig as config
 
-    root, explicit = _root(ctx)
+    root, explicit = _root(invocation)
     paths = [path for path in params.get("paths", ()) if path != "-"]
     folder = _folder(paths)
     found = config.load(folder, root.value if explicit else _config_root(folder), limit)
@@ -189,16 +199,16 @@ def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
     for name, (key, envvar, flag) in SETTINGS.items():
         if name not in params:
             continue
-        source = ctx.get_parameter_source(name)
+        source = invocation.sources.get(name)
         raw = params[name]
         items = list(raw) if isinstance(raw, (list, tuple)) else [raw]
         argocd = route == "argocd"  # the plugin's parameters and the operator's defaults; not the kustomize generator
-        plugin = _plugin(name) if argocd and source is not ParameterSource.COMMANDLINE else []
-        if source is ParameterSource.COMMANDLINE:
+        plugin = _plugin(name) if argocd and source != COMMANDLINE else []
+        if source == COMMANDLINE:
             givens = [Given(item, flag, explicit) for item in items]
         elif plugin:  # the Application's own settings, as the plugin's flags once were
             givens = plugin
-        elif source is ParameterSource.ENVIRONMENT:
+        elif source == ENVIRONMENT:
             givens = [Given(item, envvar) for item in items]
         elif argocd and name == "as_user":  # the GitOps controller applies, whatever the repository says
             givens = [Given(CONTROLLER, "default under the Argo CD plugin (its application controller)")]
@@ -216,7 +226,9 @@ def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
         settings.moved_to = _kustomization_namespace(limit)
         if settings.moved_to is not None:
             settings.values["namespace"] = _moved(settings.values["namespace"], settings.moved_to)
-    if "output_dir" in params and _stdout_wanted(ctx):
+    # an explicit `-o` asks for the stream on stdout: the config's output-dir does not apply (the plugin and the
+    # kustomize generator pass `-o yaml`, since their host reads stdout)
+    if "output_dir" in params and invocation.sources.get("output_format") == COMMANDLINE:
         settings.values["output-dir"] = [g for g in settings.values["output-dir"] if g.origin == "--output-dir"]
     for given in settings.values.get("namespace", []):  # given to passed-through objects too: never unchecked
         from .trainer.api import namespace_problem
@@ -257,13 +269,10 @@ def resolve(ctx, params: dict, limit: int | None = None) -> Settings:
     return settings
 
 
-def _root(ctx) -> tuple[Given, bool]:
-    from click.core import ParameterSource
-
-    top = ctx.find_root()
-    value = top.params.get("root")
+def _root(invocation: Invocation) -> tuple[Given, bool]:
+    value = invocation.root
     if value is not None:
-        origin = "--root" if top.get_parameter_source("root") is ParameterSource.COMMANDLINE else "TRAINC_ROOT"
+        origin = "--root" if invocation.root_from_commandline else "TRAINC_ROOT"
         if not os.path.isdir(value):
             raise Given(value, origin).error(f"{value}: not a directory")
         return Given(os.path.realpath(value), origin), True
@@ -417,14 +426,6 @@ def _moved(chosen: list[Given], kustomization: Given) -> list[Given]:
                 "the generator prints to: drop one, or make both the same"
             )
     return [kustomization]
-
-
-def _stdout_wanted(ctx) -> bool:
-    """An explicit `-o` asks for the stream on stdout: the config's output-dir does not apply (the plugin and
-    the kustomize generator pass `-o yaml`, since their host reads stdout)."""
-    from click.core import ParameterSource
-
-    return ctx.get_parameter_source("output_format") is ParameterSource.COMMANDLINE
 
 
 def _check_path(settings: Settings, given: Given, exists: bool = False) -> None:

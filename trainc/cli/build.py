@@ -1,20 +1,12 @@
-"""`trainc build`: its flags and help; what it does is `trainc/commands/build.py`."""
+"""`trainc build`: its flags and help as click reads them; what it runs is `plain.build`, which a plain command
+line reaches without click, and what that does is `trainc/commands/build.py`."""
 
 from __future__ import annotations
 
 import click
 
-from .shared import (
-    _cluster_state,
-    _inputs,
-    _options,
-    _policies,
-    _previous,
-    _quick_exit,
-    _seed,
-    _ssh_key_seed,
-    _ssh_keys,
-)
+from . import plain
+from .shared import _cluster_state, _inputs, _policies, _previous, _ssh_key_seed, _ssh_keys
 
 
 def _output_format(ctx, param, value: str) -> str:
@@ -74,23 +66,7 @@ def _output_format(ctx, param, value: str) -> str:
     is_flag=True,
     help="With --output-dir: write nothing; exit 1 listing the files there that are stale, missing or left over.",
 )
-def build(
-    paths,
-    runtime_paths,
-    namespace,
-    output_format,
-    output_dir,
-    ssh_key_seed,
-    require_ssh_key_seed,
-    trainer_only,
-    include_runtimes,
-    allow_empty,
-    runtime_snapshot,
-    previous,
-    policy_paths,
-    workers,
-    check,
-):
+def build(**params):
     """Render the JobSet (and Secrets, ConfigMaps, PodGroups) for every TrainJob in PATHS, and pass every
     other document of PATHS through as it is, in an order `kubectl apply -f -` takes.
 
@@ -98,20 +74,4 @@ def build(
     *.yml and *.json); `-` reads stdin. Runtimes found among them are used too.
     It refuses what `trainc validate` refuses; with --previous, as updates.
     """
-    from ..commands import build as flow
-
-    _quick_exit()
-    flow.main(
-        paths,
-        _options(
-            ssh_key_seed=_seed(ssh_key_seed, require_ssh_key_seed),
-            trainer_only=trainer_only,
-            include_runtimes=include_runtimes,
-            runtime_snapshot=runtime_snapshot,
-            previous=previous,
-            workers=workers,
-        ),
-        output_format,
-        allow_empty,
-        check,
-    )
+    plain.build(**params)

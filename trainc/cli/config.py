@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import _SETTINGS, _cluster_state, _inputs, _policies, _ssh_key_seed, _ssh_keys
+from . import call
+from .shared import _cluster_state, _inputs, _policies, _ssh_key_seed, _ssh_keys
 
 
 @click.command("config")
@@ -29,4 +30,4 @@ def config(paths, runtime_paths, namespace, ssh_key_seed, output_dir, policy_pat
     """
     from ..commands import config as flow
 
-    flow.main(click.get_current_context().meta[_SETTINGS])
+    flow.main(call.current().settings)

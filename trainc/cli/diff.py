@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..trainer import releases
-from .shared import _cluster_state, _inputs, _options, _policies, _review_format, _seed, _ssh_key_seed, _ssh_keys
+from . import call
+from .shared import _cluster_state, _inputs, _policies, _review_format, _ssh_key_seed, _ssh_keys
 
 
 @click.command()
@@ -68,7 +69,7 @@ def diff(
 
     flow.main(
         paths,
-        _options(ssh_key_seed=_seed(ssh_key_seed), previous=base, trainer_only=trainer_only),
+        call.options(ssh_key_seed=call.seed(ssh_key_seed), previous=base, trainer_only=trainer_only),
         output_format,
         color,
         base_trainer_version,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import _cluster_state, _inputs, _options, _policies, _ssh_keys, _throwaway_seed
+from . import call
+from .shared import _cluster_state, _inputs, _policies, _ssh_keys
 
 
 @click.command()
@@ -30,4 +31,4 @@ def explain(paths, runtime_paths, namespace, job, field, policy_paths):
     """
     from ..commands import explain as flow
 
-    flow.main(paths, _options(ssh_key_seed=_throwaway_seed()), job, field)
+    flow.main(paths, call.options(ssh_key_seed=call.throwaway_seed()), job, field)

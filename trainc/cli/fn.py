@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import (
-    _max_input_bytes,
-    _options,
-    _plugin,
-    _policies,
-    _seed,
-    _settled,
-    _ssh_key_seed,
-    _ssh_keys,
-    _trainer_version,
-)
+from . import call
+from .shared import _max_input_bytes, _plugin, _policies, _settled, _ssh_key_seed, _ssh_keys, _trainer_version
 
 
 @click.command("fn")
@@ -60,4 +51,4 @@ def fn(ssh_key_seed, namespace, runtime_paths, policy_paths):
     """
     from ..commands import fn as flow
 
-    flow.main(_options(ssh_key_seed=_seed(ssh_key_seed), trainer_only=True))
+    flow.main(call.options(ssh_key_seed=call.seed(ssh_key_seed), trainer_only=True))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import _inputs, _options, _output, _ssh_keys, _throwaway_seed
+from . import call
+from .shared import _inputs, _output, _ssh_keys
 
 
 @click.command("gc")
@@ -43,5 +44,10 @@ def gc(paths, runtime_paths, namespace, live_path, older_than, apply, output_for
     from ..commands import gc as flow
 
     flow.main(
-        paths, _options(ssh_key_seed=_throwaway_seed(), workers=None), live_path, older_than, apply, output_format
+        paths,
+        call.options(ssh_key_seed=call.throwaway_seed(), workers=None),
+        live_path,
+        older_than,
+        apply,
+        output_format,
     )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import _KEYS_META, _inputs, _options, _policies, _ssh_keys
+from . import call
+from .shared import _inputs, _policies, _ssh_keys
 
 
 @click.command("run")
@@ -68,7 +69,7 @@ def run(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, 
 
     flow.main(
         paths,
-        _options(),
+        call.options(),
         job,
         timeout,
         keep,
@@ -76,5 +77,5 @@ def run(paths, runtime_paths, namespace, job, timeout, keep, dry_run, env_file, 
         env_file,
         mounts,
         max_pods,
-        click.get_current_context().meta.get(_KEYS_META, {}).get("mode"),
+        call.current().keys.get("mode"),
     )

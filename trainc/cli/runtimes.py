@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import _inputs, _options
+from . import call
+from .shared import _inputs
 
 
 @click.group(invoke_without_command=True)
@@ -27,7 +28,7 @@ def runtimes_list(paths, runtime_paths, namespace):
     """List the runtimes, sorted by kind, namespace and name."""
     from ..commands import runtimes as flow
 
-    flow.main_list(paths, _options())
+    flow.main_list(paths, call.options())
 
 
 @runtimes.command("show")
@@ -40,4 +41,4 @@ def runtimes_show(name, paths, runtime_paths, namespace, kind):
     """Print runtime NAME (NAMESPACE/NAME for a TrainingRuntime) as defaulted, the one a TrainJob would use."""
     from ..commands import runtimes as flow
 
-    flow.main_show(name, paths, _options(), kind)
+    flow.main_show(name, paths, call.options(), kind)

@@ -1,5 +1,5 @@
-"""The options several commands share, and how a command gets its run's settings and `trainc.engine.Options`
-(`_settled`, `_options`): declared once here, applied by the command modules beside it."""
+"""The options several commands share, declared once here and applied by the command modules beside it, and
+click's reading of a command line made into the command's `call.Call` (`_settled`)."""
 
 from __future__ import annotations
 
@@ -7,71 +7,38 @@ import functools
 
 import click
 
-from ..errors import TraincError
 from ..formats.limits import MAX_INPUT_BYTES
+from ..settings import COMMANDLINE
 from ..trainer import releases
-
-
-def _seed(path: str | None, required: bool = False):
-    """The seed, read only when an MPI TrainJob needs one; messages name where its path came from."""
-    from ..compiler.sshkeys import SeedFile
-
-    ctx = click.get_current_context()
-    settings = ctx.meta[_SETTINGS]
-    origin = settings.origin("ssh-key-seed")
-    return SeedFile(path, origin or "--ssh-key-seed", required, **ctx.meta.get(_KEYS_META, {}), **settings.placement())
-
-
-def _throwaway_seed():
-    """For a command that never prints a key (validate, summary, explain): a fixed seed (no random key, no
-    notice), with the run's --ssh-keys settings, so a sealed-secrets run without a usable certificate fails
-    there as in `trainc build`."""
-    from ..compiler.sshkeys import MIN_SEED_BYTES, SeedFile
-
-    return SeedFile(None, _seed=bytes(MIN_SEED_BYTES), **click.get_current_context().meta.get(_KEYS_META, {}))
-
-
-def _options(**given):
-    """The run's options (`trainc.engine.Options`): the command's resolved settings, then `given`."""
-    from ..engine import Options
-
-    ctx = click.get_current_context()
-    settings = ctx.meta[_SETTINGS]
-    plugins = tuple(dict.fromkeys(settings.value("plugins"))) if settings.has("plugins") else ()
-    return Options.from_settings(settings, plugins=plugins, max_input_bytes=_input_limit(), **given)
-
-
-_SETTINGS = "trainc.settings"  # ctx.meta key of the command's resolved settings
+from . import call
 
 
 def _settled(function):
-    """The command run with its settings resolved once (trainc.settings: flags, environment, project config,
-    the route), its setting parameters replaced by the resolved values; a bad setting is exit 1."""
+    """The command run as `call.settle` runs it (settings resolved once); its usage errors said as click's."""
 
     @functools.wraps(function)
     def settled(**params):
-        from .. import settings
+        from ..commands import Usage
 
         ctx = click.get_current_context()
         try:
-            resolved = settings.resolve(ctx, params, _input_limit())
-        except TraincError as error:
-            from ..commands import fail
-
-            fail(error)
-        ctx.meta[_SETTINGS] = resolved
-        params.update({name: resolved.value(name) for name in settings.SETTINGS if name in params})
-        ctx.meta[_KEYS_META] = {key: params.pop(name) for name, key in _KEYS if name in params}
-        if "plugins" in params:
-            _plugins(ctx, params.pop("plugins"))
-        params.pop("trainer_version", None)  # the run's Options take these from the settings (`_options`)
-        params.pop("kueue_paths", None)
-        params.pop("cluster_state", None)
-        if "as_user" in params:
-            _admitted_as(params.pop("as_user"), params.pop("as_groups"))
-        return function(**params)
+            return call.settle(call.Call(_invocation(ctx), ctx.obj, _input_limit()), function, params)
+        except Usage as usage:
+            if usage.param_hint is None:
+                raise click.UsageError(usage.message) from None
+            raise click.BadParameter(usage.message, param_hint=usage.param_hint) from None
 
     return settled
+
+
+def _invocation(ctx):
+    """How click read the command line of `ctx`, as the settings take it."""
+    from ..settings import Invocation
+
+    top = ctx.find_root()
+    root = top.params.get("root")
+    sources = {name: getattr(ctx.get_parameter_source(name), "name", None) for name in ctx.params}
+    return Invocation(sources, root, root is not None and top.get_parameter_source("root").name == COMMANDLINE)
 
 
 _INPUT_LIMIT = "trainc.max_input_bytes"  # ctx.meta key of --max-input-bytes, for the run's Options
@@ -98,20 +65,6 @@ _max_input_bytes = click.option(
 )
 
 
-def _plugins(ctx, value) -> None:
-    """The installed plugins every TrainJob of this run gets (`trainc.compiler.plugins.entrypoints`), loaded now so that a
-    missing one is said once."""
-    if not value:
-        return
-    from ..compiler.plugins import entrypoints
-
-    for name in dict.fromkeys(value):
-        try:
-            entrypoints.load(name)
-        except entrypoints.PluginError as exc:
-            raise click.BadParameter(str(exc), param_hint="--plugin") from None
-
-
 _trainer_version = click.option(
     "--trainer-version",
     type=click.Choice(releases.NAMES),
@@ -121,13 +74,6 @@ _trainer_version = click.option(
     help="The Kubeflow Trainer release to render for, as the cluster runs it (env TRAINC_TRAINER_VERSION; pin it "
     "in the project config so an upgrade of trainc changes nothing until the pin does).",
 )
-
-
-def _admitted_as(user: str | None, groups: tuple) -> None:
-    """The identity admission policies see (request.userInfo, authorizer checks) travels in the run's Options;
-    groups without a user are a usage error, as kubectl's --as-group."""
-    if groups and not user:
-        raise click.UsageError("--as-group (TRAINC_AS_GROUPS, as-groups) needs --as (TRAINC_AS, as): groups of whom?")
 
 
 _plugin = click.option(
@@ -270,9 +216,6 @@ _ssh_key_seed = click.option(
     help="File holding the secret seed MPI SSH keys are derived from (env TRAINC_SSH_KEY_SEED_FILE; "
     "docs/guides/mpi.md).",
 )
-_KEYS_META = "trainc.ssh_keys"  # --ssh-keys, --sealed-secrets-cert, --ssh-key-scope: read by _seed
-# parameter -> SeedFile argument: taken off the command's parameters by _settled, for _seed
-_KEYS = (("ssh_keys", "mode"), ("sealed_secrets_cert", "cert"), ("ssh_key_scope", "scope"))
 
 
 def _utf8(ctx, param, value):
@@ -321,13 +264,3 @@ def _ssh_keys(command):
     ):
         command = option(command)
     return command
-
-
-QUICK_EXIT = "quick_exit"  # the console script's run (ctx.obj): its command holds nothing to clean up at exit
-
-
-def _quick_exit() -> None:
-    """Under the console script, exit without tearing down (`trainc.cli._exit_now`) once the command ends."""
-    process = click.get_current_context().obj
-    if isinstance(process, dict):
-        process[QUICK_EXIT] = True

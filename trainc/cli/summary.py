@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import _cluster_state, _inputs, _options, _policies, _review_format, _ssh_keys, _throwaway_seed
+from . import call
+from .shared import _cluster_state, _inputs, _policies, _review_format, _ssh_keys
 
 
 @click.command("summary")
@@ -32,4 +33,4 @@ def summary(paths, runtime_paths, namespace, base, output_format, policy_paths):
     """
     from ..commands import summary as flow
 
-    flow.main(paths, _options(ssh_key_seed=_throwaway_seed(), previous=base), output_format)
+    flow.main(paths, call.options(ssh_key_seed=call.throwaway_seed(), previous=base), output_format)

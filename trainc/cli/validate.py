@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .shared import _cluster_state, _inputs, _options, _output, _policies, _previous, _ssh_keys, _throwaway_seed
+from . import call
+from .shared import _cluster_state, _inputs, _output, _policies, _previous, _ssh_keys
 
 
 @click.command()
@@ -46,5 +47,9 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
     from ..commands import validate as flow
 
     flow.main(
-        paths, _options(ssh_key_seed=_throwaway_seed(), previous=previous), output_format, annotations, skip_other_files
+        paths,
+        call.options(ssh_key_seed=call.throwaway_seed(), previous=previous),
+        output_format,
+        annotations,
+        skip_other_files,
     )

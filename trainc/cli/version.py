@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .shared import _trainer_version
+from .shared import _invocation, _trainer_version
 
 
 @click.command()
@@ -15,4 +15,4 @@ def version(trainer_version):
     the one in effect (--trainer-version, its environment variable or the project config)."""
     from ..commands import version as flow
 
-    flow.main(click.get_current_context(), trainer_version)
+    flow.main(_invocation(click.get_current_context()), trainer_version)

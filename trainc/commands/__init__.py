@@ -1,7 +1,8 @@
 """The verbs, one module each: what a command prints of the one run, `trainc.engine.run` (trainc/cli/ only
 declares the flags and builds the run's options).
 
-What they share is here: the exit codes, failing with an error line, and writing stdout whole.
+What they share is here: the exit codes, failing with an error line, a usage error, and writing stdout whole.
+None of it imports click: `trainc build`'s plain command line is read without it (`trainc.cli.quick`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ import errno
 import os
 import sys
 
-import click
-
 from ..errors import TraincError
 
 EXIT_INVALID = 1
@@ -19,8 +18,25 @@ EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means difference
 _CHUNK = 1 << 20  # characters of output encoded and written at a time
 
 
+class Usage(Exception):
+    """A command line that cannot be run as given (exit 2), found by a flow: click says it under the command's
+    usage line, as its own usage errors; `param_hint` names the option it is about."""
+
+    def __init__(self, message: str, param_hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.param_hint = param_hint
+
+
+def echo(line: str) -> None:
+    """A line on stderr, at once (a notice, an error); nowhere when the process has no stderr."""
+    if sys.stderr is not None:
+        sys.stderr.write(f"{line}\n")
+        sys.stderr.flush()
+
+
 def fail(error: TraincError) -> None:
-    click.echo(error.render(), err=True)
+    echo(error.render())
     sys.exit(EXIT_INVALID)
 
 
@@ -46,7 +62,7 @@ def write_out(text: str | list[str]) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(EXIT_INVALID)
     except OSError as exc:
-        click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
+        echo(f"Error: cannot write the output: {exc.strerror or exc}")
         sys.exit(EXIT_INVALID)
 
 

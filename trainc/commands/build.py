@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import sys
 
-import click
-
 from ..errors import PreviousError, TraincError
-from . import EXIT_INVALID, fail, write_out
+from . import EXIT_INVALID, Usage, echo, fail, write_out
 
 
 def main(paths, options, output_format, allow_empty, check) -> None:
@@ -18,24 +16,24 @@ def main(paths, options, output_format, allow_empty, check) -> None:
 
     output_dir = options.output_dir
     if check and output_dir is None:
-        raise click.UsageError("--check compares with a rendered tree: give it with --output-dir")
+        raise Usage("--check compares with a rendered tree: give it with --output-dir")
     if output_dir == "-":
-        raise click.UsageError(
+        raise Usage(
             "--output-dir - would make a folder named '-': to print to stdout, leave --output-dir "
             "out (for a folder of that name, write ./-)"
         )
     if output_dir is not None and output_format != "yaml":
-        raise click.UsageError("--output-dir writes YAML files; -o json is for stdout")
+        raise Usage("--output-dir writes YAML files; -o json is for stdout")
     try:
         result = engine.run(engine.Inputs(tuple(paths)), options).checked()
     except PreviousError as exc:
-        raise click.BadParameter(str(exc), param_hint="--previous") from None
+        raise Usage(str(exc), param_hint="--previous") from None
     except TraincError as error:
         fail(error)
     manifests = result.manifests
     seed = options.ssh_key_seed
     for notice in (*seed.warnings, *result.notices, *manifests.notices, *passthrough.only_runtimes(result, manifests)):
-        click.echo(notice, err=True)
+        echo(notice)
     empty = passthrough.why_empty(result, paths)
     if empty is not None and not allow_empty:
         fail(TraincError(f"Error: {empty}"))
@@ -60,7 +58,7 @@ def _write(manifests, output_dir: str, check: bool, paths=None) -> None:
         return
     try:
         for notice in outputdir.write(output_dir, contents, paths):
-            click.echo(notice, err=True)
+            echo(notice)
     except outputdir.OutputDirError as exc:
         fail(TraincError(f"Error: {exc}"))
     if any(secret for _, secret in contents.values()):  # else no object is read back (a parallel build's are bytes)
@@ -72,7 +70,7 @@ def _plain_key_notice(objects, where: str) -> None:
     from ..compiler.mpikeys import PLAIN_NOTICE, holds_plain_key
 
     if holds_plain_key(objects):
-        click.echo(PLAIN_NOTICE.format(where=where), err=True)
+        echo(PLAIN_NOTICE.format(where=where))
 
 
 def _check(contents: dict, output_dir: str, paths=None) -> None:
@@ -80,6 +78,6 @@ def _check(contents: dict, output_dir: str, paths=None) -> None:
 
     found = check.problems(contents, output_dir, paths)
     for line in found:
-        click.echo(line, err=True)
+        echo(line)
     if found:
         sys.exit(EXIT_INVALID)

@@ -41,14 +41,14 @@ def text(release: str | None = None, origin: str | None = None) -> str:
     )
 
 
-def main(ctx, trainer_version: str) -> None:
+def main(invocation, trainer_version: str) -> None:
     """`trainc version`: the versions on stdout, with the release in effect as the settings resolve it."""
     from .. import settings
     from ..errors import TraincError
     from . import write_out
 
     try:  # a bug report needs the versions even when the project config is broken: said on the line instead
-        resolved = settings.resolve(ctx, {"trainer_version": trainer_version})
+        resolved = settings.resolve(invocation, {"trainer_version": trainer_version})
     except TraincError as error:
         write_out(text(None, error.render()))
         return

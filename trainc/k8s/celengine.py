@@ -16,7 +16,6 @@ in a child process, since cel-expr-python cannot convert one (it crashes).
 
 from __future__ import annotations
 
-import datetime
 import itertools
 import os
 import re
@@ -110,23 +109,30 @@ def _go_regex(pattern: str):
 
 # --- lists (library/lists.go)
 
-_ORDERED = {
-    int: "number",
-    float: "number",
-    str: str,
-    bytes: bytes,
-    bytearray: bytes,
-    bool: bool,
-    datetime.datetime: datetime.datetime,
-    datetime.timedelta: datetime.timedelta,
-}
+@cache
+def _ordered() -> dict:
+    """Each type CEL orders, by what it compares with (datetime imported only when a list function runs)."""
+    import datetime
+
+    return {
+        int: "number",
+        float: "number",
+        str: str,
+        bytes: bytes,
+        bytearray: bytes,
+        bool: bool,
+        datetime.datetime: datetime.datetime,
+        datetime.timedelta: datetime.timedelta,
+    }
 
 
 def _comparable(items: list, returned: bool = True) -> list:
     """`items` when CEL orders them against each other (lists.go's comparable element types; ints and doubles
     compare), else no such overload. A timestamp or duration cannot come back from Python (cel-expr-python
     converts them one way only): a clear error when one would be `returned`, not a wrong value."""
-    kinds = {_ORDERED.get(type(item)) for item in items}
+    import datetime
+
+    kinds = {_ordered().get(type(item)) for item in items}
     if len(kinds) > 1 or None in kinds:
         raise TypeError("no such overload")
     if returned and kinds & {datetime.datetime, datetime.timedelta}:
