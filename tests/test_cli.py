@@ -409,7 +409,13 @@ def test_every_command_module_is_a_listed_verb():
     import click
     from trainc.cli import VERBS
 
-    names = {path.stem for path in (ROOT / "trainc" / "cli").glob("*.py")} - {"__init__", "group", "shared", "call", "plain"}
+    names = {path.stem for path in (ROOT / "trainc" / "cli").glob("*.py")} - {
+        "__init__",
+        "group",
+        "shared",
+        "call",
+        "plain",
+    }
     assert names == set(VERBS)
     for verb in VERBS:
         command = getattr(importlib.import_module(f"trainc.cli.{verb}"), verb)

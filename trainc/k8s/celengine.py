@@ -109,6 +109,7 @@ def _go_regex(pattern: str):
 
 # --- lists (library/lists.go)
 
+
 @cache
 def _ordered() -> dict:
     """Each type CEL orders, by what it compares with (datetime imported only when a list function runs)."""
