@@ -11,9 +11,6 @@ import sys
 
 from .call import QUICK_EXIT
 
-# the commands, each the attribute of its name in trainc/cli/<name>.py
-VERBS = tuple("build completion config diff explain fn gc run runtimes schema status summary validate version".split())
-
 
 def __getattr__(name: str):
     """`trainc.cli.cli`, the click group, imported when asked for: the console script reads a plain build

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import click
 
-from . import VERBS
+# the commands, each the attribute of its name in trainc/cli/<name>.py
+VERBS = tuple("build completion config diff explain fn gc run runtimes schema status summary validate version".split())
 
 
 class _Verbs(click.Group):
