@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 from ..errors import InputError, Origin
 from . import blockyaml, limits
-from .regular_file import NOT_REGULAR, open_regular
+from .regular_file import NOT_REGULAR, read_regular
 
 
 _JSON_START = re.compile(r"\s*\{")
@@ -165,8 +165,9 @@ def read_bytes(path: str, budget: Budget | None = None) -> bytes:
             if sys.stdin is None:  # started with stdin closed (`<&-`)
                 raise InputError(Origin(file), (), "cannot read: stdin is closed")
             return budget.take(sys.stdin.buffer, file)
-        with open_regular(path) as handle:
-            return budget.take(handle, file)
+        data = read_regular(path, budget.left)
+        budget.charge(len(data), file)
+        return data
     except OSError as exc:
         hint = " (a pipe or device: pass its text on stdin, as -)" if exc.strerror == NOT_REGULAR else ""
         raise InputError(Origin(file), (), f"cannot read: {exc.strerror or exc}{hint}") from None
