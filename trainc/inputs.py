@@ -59,46 +59,52 @@ def manifest_name(name: str) -> bool:
 
 
 class Files(NamedTuple):
-    """The files of a run: PATHS' and those of --runtimes not among them, each in walk order."""
+    """The files of a run: PATHS' and those of --runtimes not among them, each in walk order, and the size of
+    each regular file as listed (for a parallel build to share them out without another stat each)."""
 
     inputs: list
     runtimes: list
+    sizes: dict | None = None
 
 
 def files(paths, runtime_paths=(), output_dir: str | None = None, root: str | None = None) -> Files:
     """The input set of PATHS and --runtimes; files under `output_dir` (a rendered tree inside PATHS) are
     not inputs. `root`: the run's repository (`listed`)."""
     seen: set = set()
-    inputs = listed(paths, seen, root)
+    sizes: dict = {}
+    inputs = listed(paths, seen, root, sizes)
     if output_dir is not None:
         rendered = os.path.realpath(output_dir)
         inputs = [
             file for file in inputs if file == "-" or os.path.commonpath([rendered, os.path.realpath(file)]) != rendered
         ]
-    return Files(inputs, listed(runtime_paths, seen, root))
+    return Files(inputs, listed(runtime_paths, seen, root, sizes), sizes)
 
 
-def listed(paths, seen: set | None = None, root: str | None = None) -> list[str]:
+def listed(paths, seen: set | None = None, root: str | None = None, sizes: dict | None = None) -> list[str]:
     """Directories expanded by the rule, sorted; each file once (by device and inode: a link is the file it
     names) across every call sharing `seen`. A directory that cannot be listed is an error, never an empty set
     of inputs (which a GitOps sync would turn into pruning everything). With `root` (the run's repository,
     `engine.Options.root`), a link met in a directory must lead inside it, or inside that directory's own
-    repository."""
+    repository. `sizes` gets each regular file's size, as listed."""
     found_files, seen = [], set() if seen is None else seen
     for path in paths:
         if path != "-" and os.path.isdir(path):
             found = sorted(
-                (_joined(folder, name), identity)
+                (_joined(folder, name), status)
                 for folder, name in _walk(path, root)
-                for identity in [_regular_file(os.path.join(folder, name))]
-                if identity is not None
+                for status in [_regular_file(os.path.join(folder, name))]
+                if status is not None
             )
         else:  # read as given; what cannot be read is reported then
-            found = [(path, path if path == "-" else _regular_file(path) or path)]
-        for file, identity in found:
+            found = [(path, None if path == "-" else _regular_file(path))]
+        for file, status in found:
+            identity = file if status is None else (status.st_dev, status.st_ino)
             if identity not in seen:
                 seen.add(identity)
                 found_files.append(file)
+                if sizes is not None and status is not None:
+                    sizes[file] = status.st_size
     return found_files
 
 
@@ -164,14 +170,14 @@ def _confined(path: str, allowed: tuple[str, ...], link: bool) -> None:
         )
 
 
-def _regular_file(path: str) -> tuple[int, int] | None:
-    """(device, inode) of a regular file (links followed), else None: one stat, where isfile and realpath took
-    a stat per path component."""
+def _regular_file(path: str) -> os.stat_result | None:
+    """The status of a regular file (links followed), else None: one stat, where isfile and realpath took a
+    stat per path component."""
     try:
         status = os.stat(path)
     except (OSError, ValueError):
         return None
-    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+    return status if stat.S_ISREG(status.st_mode) else None
 
 
 def _joined(folder: str, name: str) -> str:

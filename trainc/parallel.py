@@ -77,8 +77,9 @@ def _slices(found: inputset.Files, workers: int, limit: int) -> list[_Slice] | N
     files = found.inputs
     if len(files) < max(workers, int(os.environ.get("TRAINC_PARALLEL_MIN_FILES", MIN_FILES))):
         return None
-    sizes = [_size(file) for file in files]
-    runtimes = sum(_size(file) for file in found.runtimes)
+    known = found.sizes or {}
+    sizes = [_size(file, known) for file in files]
+    runtimes = sum(_size(file, known) for file in found.runtimes)
     inputs = sum(sizes)
     if inputs + runtimes > limit:
         return None
@@ -101,7 +102,10 @@ class _Slice(NamedTuple):
     runtimes: list = []  # the runtime files, read by the parent
 
 
-def _size(file: str) -> int:
+def _size(file: str, known: dict) -> int:
+    """The file's size as listed, else as it is now."""
+    if file in known:
+        return known[file]
     try:
         return os.path.getsize(file)
     except OSError:  # reported when it is read

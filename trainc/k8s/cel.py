@@ -49,10 +49,18 @@ def refusals(rules: list, value) -> list[tuple[tuple, str]]:
     order: (path below the node, message) each. Several rules are first evaluated as one, `(r1) && (r2)`,
     which is true only when every one of them is (an error or a non-bool is not): one conversion of `value`
     and one evaluation for all in the common case; else each is evaluated alone, for its own verdict."""
-    created = [rule for rule in rules if not is_transition(rule)]
-    if len(created) > 1 and check(_together(tuple(rule["rule"] for rule in created)), value) is None:
+    kept = _on_create.get(id(rules))
+    if kept is None or kept[0] is not rules:
+        created = [rule for rule in rules if not is_transition(rule)]
+        together = _together(tuple(rule["rule"] for rule in created)) if len(created) > 1 else None
+        kept = _on_create[id(rules)] = (rules, created, together)
+    _, created, together = kept
+    if together is not None and check(together, value) is None:
         return []
     return [found for rule in created if (found := check(rule, value)) is not None]
+
+
+_on_create: dict = {}  # id(rules) -> (rules, those evaluated on create, them as one rule): once per schema node
 
 
 @cache
