@@ -80,7 +80,8 @@ _PLUGIN_SSH_KEYS = (
 )
 
 
-COMMANDLINE, ENVIRONMENT = "COMMANDLINE", "ENVIRONMENT"  # where a parameter's value came from (click's names)
+# where a parameter's value came from, in click's names (ParameterSource)
+COMMANDLINE, ENVIRONMENT, DEFAULT = "COMMANDLINE", "ENVIRONMENT", "DEFAULT"
 
 
 class Invocation(NamedTuple):

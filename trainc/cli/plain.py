@@ -8,7 +8,7 @@ click takes it so) repeated; `--root` before `build`; a variable of a single val
 that is not a flag. That is read exactly as click reads it: the same parameters, from the same sources
 (tests/cli/test_plain.py compares them case by case). Anything else is click's to read and to report: help, a
 version, `--`, stdin (`-`), shell completion, a value that starts with `-`, one click would refuse, and a usage
-error a flow raises before it reads or prints anything (`commands.Usage`); `run` then returns False.
+error a flow raises before it prints anything (`commands.Usage`); `run` then returns False.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from typing import NamedTuple
 
 from ..compiler.sshkeys import MODES
 from ..formats.limits import MAX_INPUT_BYTES
-from ..settings import COMMANDLINE, ENVIRONMENT, Invocation
+from ..settings import COMMANDLINE, DEFAULT, ENVIRONMENT, Invocation
 from ..trainer import releases
 from . import call
-
-DEFAULT = "DEFAULT"
 
 
 class Option(NamedTuple):
