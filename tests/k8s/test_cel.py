@@ -68,3 +68,28 @@ def test_rules_that_all_allow_are_evaluated_once(monkeypatch):
     monkeypatch.setattr(cel, "_evaluated", lambda rule, value, old: evaluated.append(rule["rule"]))
     assert cel.refusals(REFUSING[:2], {**OBJECT, "metadata": {"name": "fresh"}}) == []
     assert evaluated == [cel._together((REFUSING[0]["rule"], REFUSING[1]["rule"]))["rule"]]
+
+
+NAMES = ["a", "job-1", "x" * 63, "x" * 64, "", "1job", "-job", "job-", "Job", "jöb", "job\n", "job_1", "a-b-c9", "a\u212a"]
+
+
+@pytest.mark.parametrize("text", sorted(cel.PASSING))
+@pytest.mark.parametrize("name", [*NAMES, 7, None])
+def test_a_passing_predicate_passes_only_what_cel_passes(text, name):
+    """Each predicate says of a value what CEL says (a str name), and never passes one CEL refuses or fails on (a
+    name that is no string, or no name at all); rules it does not pass are evaluated by CEL as before."""
+    rule = {"rule": text}
+    for value in ({"metadata": {"name": name}}, {"metadata": {}}, {"spec": {}}, {"metadata": name}):
+        verdict = cel._evaluated(rule, cel._narrowed(value, cel._read_tree(text)), None)
+        if cel.PASSING[text](value):
+            assert verdict is None, value
+        elif isinstance(name, str) and value == {"metadata": {"name": name}}:
+            assert verdict is not None, value  # a string name: the predicate is CEL's verdict, not just sound
+        assert cel.refusals([rule], value) == ([] if verdict is None else [verdict])
+
+
+def test_rules_with_passing_predicates_are_not_evaluated_when_they_pass(monkeypatch):
+    evaluated = []
+    monkeypatch.setattr(cel, "_evaluated", lambda rule, value, old: evaluated.append(rule["rule"]))
+    rules = [{"rule": text} for text in cel.PASSING]
+    assert cel.refusals(rules, {"metadata": {"name": "fresh-name"}}) == [] and evaluated == []
