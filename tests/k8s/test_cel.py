@@ -70,7 +70,22 @@ def test_rules_that_all_allow_are_evaluated_once(monkeypatch):
     assert evaluated == [cel._together((REFUSING[0]["rule"], REFUSING[1]["rule"]))["rule"]]
 
 
-NAMES = ["a", "job-1", "x" * 63, "x" * 64, "", "1job", "-job", "job-", "Job", "jöb", "job\n", "job_1", "a-b-c9", "a\u212a"]
+NAMES = [
+    "a",
+    "job-1",
+    "x" * 63,
+    "x" * 64,
+    "",
+    "1job",
+    "-job",
+    "job-",
+    "Job",
+    "jöb",
+    "job\n",
+    "job_1",
+    "a-b-c9",
+    "a\u212a",
+]
 
 
 @pytest.mark.parametrize("text", sorted(cel.PASSING))

@@ -40,6 +40,22 @@ def test_add_env_replaces_the_whole_entry():
     assert container["env"] == [_env("X", "plain")]
 
 
+def test_env_and_volumes_upsert_as_each_element_is_compared_with_the_list():
+    """By name, indexed once (`_upsert_named`): the same list, element for element, as comparing each new
+    element with every one before it, repeated names in the list and in the upsert included."""
+    import random
+
+    pick = random.Random(2170)
+    for _ in range(300):
+        existing = [{"name": pick.choice("ABCD"), "value": str(index)} for index in range(pick.randrange(5))]
+        upsert = [{"name": pick.choice("ABCDE"), "value": f"new{index}"} for index in range(pick.randrange(5))]
+        compared = {"env": [dict(item) for item in existing]} if existing else {}
+        podspec._upsert(compared, "env", upsert, lambda a, b: a.get("name") == b.get("name"))
+        container = {"env": [dict(item) for item in existing]} if existing else {}
+        podspec.add_env(container, *upsert)
+        assert container == compared
+
+
 def test_nothing_to_add_creates_no_list():
     container = {"name": "node"}
     podspec.add_env(container)

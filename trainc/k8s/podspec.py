@@ -22,8 +22,23 @@ def _upsert(owner: dict, field: str, items, same) -> None:
             existing.append(item)
 
 
-def _same_name(a: dict, b: dict) -> bool:
-    return a.get("name") == b.get("name")
+def _upsert_named(owner: dict, field: str, items) -> None:
+    """`_upsert` of elements keyed by their name, the names indexed once rather than compared with each element
+    (a container's env is upserted a dozen variables at a time)."""
+    if not items:
+        return
+    existing = owner.setdefault(field, [])
+    at: dict = {}
+    for index, current in enumerate(existing):
+        at.setdefault(current.get("name"), index)  # the first of a name is the one replaced, as in `_upsert`
+    for item in items:
+        name = item.get("name")
+        index = at.get(name)
+        if index is None:
+            at[name] = len(existing)
+            existing.append(item)
+        else:
+            existing[index] = item
 
 
 def _same_port(a: dict, b: dict) -> bool:
@@ -37,7 +52,7 @@ def _same_port(a: dict, b: dict) -> bool:
 
 
 def add_env(container: dict, *variables: dict) -> None:
-    _upsert(container, "env", variables, _same_name)
+    _upsert_named(container, "env", variables)
 
 
 def add_ports(container: dict, *ports: dict) -> None:
@@ -49,7 +64,7 @@ def add_mounts(container: dict, *mounts: dict) -> None:
 
 
 def add_volumes(pod_spec: dict, *volumes: dict) -> None:
-    _upsert(pod_spec, "volumes", volumes, _same_name)
+    _upsert_named(pod_spec, "volumes", volumes)
 
 
 def value_env(name: str, value: str) -> dict:
