@@ -14,6 +14,8 @@ import marshal
 import re
 from functools import cache
 
+from .names import DNS1035_LABEL
+
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _SELF_FIELD = r"\bself((?:\.[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_(]))*)"  # fields, not methods
 
@@ -77,8 +79,8 @@ def _name(value) -> str | None:
 
 
 def _dns_label(name: str | None) -> bool:
-    # RE2's `$` is the end of the text (no newline before it): \Z here, and ASCII classes in both
-    return name is not None and re.fullmatch(r"[a-z](?:[-a-z0-9]*[a-z0-9])?\Z", name) is not None
+    # the whole name, as RE2's `^...$` takes it (its `$` is the end of the text, never before a last newline)
+    return name is not None and DNS1035_LABEL.fullmatch(name) is not None
 
 
 # The rules every TrainJob runs (its CRD's, on its name), with a predicate true only of values the rule passes:

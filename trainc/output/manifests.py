@@ -19,6 +19,7 @@ from typing import NamedTuple
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
 from ..formats import source
 from ..formats.serialize import dump_all
+from ..k8s.names import DNS1035_LABEL
 from ..trainer import api
 
 # kustomize's legacy order (api/resid/gvk.go): these kinds first, in this order, webhooks last, the rest between.
@@ -314,7 +315,7 @@ def _apply_problem(origin: Origin, data) -> InputError | None:
         if not isinstance(data.get(path[0]), str) or not data[path[0]]:
             return InputError(origin, path, "required for kubectl apply: a non-empty string")
     kind = data["kind"]
-    if len(kind) > 63 or not kind.isascii() or not _KIND.fullmatch(kind.lower()):
+    if len(kind) > 63 or not kind.isascii() or not DNS1035_LABEL.fullmatch(kind.lower()):
         # what the API server requires of every kind it serves (apimachinery's GroupVersionKind validation)
         return InputError(origin, ("kind",), f"Invalid value: {json.dumps(kind)}: {_KIND_MESSAGE}")
     metadata = data.get("metadata")
@@ -380,7 +381,6 @@ def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> l
     return errors
 
 
-_KIND = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _KIND_MESSAGE = (
     "may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case "
     "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "

@@ -38,6 +38,7 @@ import re
 from ..compiler.admission import error
 from ..compiler.ir import Unit, job_spec, pod_spec
 from ..errors import InputError
+from ..k8s.names import DNS1035_LABEL
 from ..trainer.api import DNS_SUBDOMAIN
 from .base import domain_prefixed_path
 
@@ -49,7 +50,6 @@ JOB_FAILURE_REASONS = (
     "MaxFailedIndexesExceeded",
     "PodFailurePolicy",
 )
-_DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _RULE_NAME = r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"  # these two compiled on first use
 _DNS1123_SUBDOMAIN = re.compile(DNS_SUBDOMAIN)
 _LABEL_VALUE = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -64,7 +64,7 @@ def _dns1035(value: str, too_long: str) -> str | None:
     """apimachinery's IsDNS1035Label, with the webhook's own message for the length."""
     if len(value) > 63:
         return too_long
-    return None if _DNS1035.fullmatch(value) else _DNS1035_FORMAT
+    return None if DNS1035_LABEL.fullmatch(value) else _DNS1035_FORMAT
 
 
 def check(unit: Unit) -> list[InputError]:
@@ -105,7 +105,7 @@ def check(unit: Unit) -> list[InputError]:
                 break
     subdomain = (unit.jobset.get("network") or {}).get("subdomain")
     if subdomain and not (
-        len(subdomain) <= 63 and _DNS1123_SUBDOMAIN.fullmatch(subdomain) and _DNS1035.fullmatch(subdomain)
+        len(subdomain) <= 63 and _DNS1123_SUBDOMAIN.fullmatch(subdomain) and DNS1035_LABEL.fullmatch(subdomain)
     ):
         message = f"the JobSet webhook refuses network.subdomain {subdomain!r}: it must be a DNS-1035 label"
         found.append(error(runtime, at + ("network", "subdomain"), message))
