@@ -40,9 +40,10 @@ def test_add_env_replaces_the_whole_entry():
     assert container["env"] == [_env("X", "plain")]
 
 
-def test_env_and_volumes_upsert_as_each_element_is_compared_with_the_list():
-    """By name, indexed once (`_upsert_named`): the same list, element for element, as comparing each new
-    element with every one before it, repeated names in the list and in the upsert included."""
+def test_keyed_upserts_give_what_comparing_each_element_with_the_list_gives():
+    """By key, indexed once (`_upsert_keyed`: env and volumes by name, mounts by path): the same list, element for
+    element, as comparing each new element with every one before it, repeated keys in the list and the upsert
+    included."""
     import random
 
     pick = random.Random(2170)
@@ -53,6 +54,13 @@ def test_env_and_volumes_upsert_as_each_element_is_compared_with_the_list():
         podspec._upsert(compared, "env", upsert, lambda a, b: a.get("name") == b.get("name"))
         container = {"env": [dict(item) for item in existing]} if existing else {}
         podspec.add_env(container, *upsert)
+        assert container == compared
+        mounts = [{"mountPath": item["name"], "name": item["value"]} for item in existing]
+        compared = {"volumeMounts": [dict(item) for item in mounts]} if mounts else {}
+        added = [{"mountPath": item["name"], "name": item["value"]} for item in upsert]
+        podspec._upsert(compared, "volumeMounts", added, lambda a, b: a.get("mountPath") == b.get("mountPath"))
+        container = {"volumeMounts": [dict(item) for item in mounts]} if mounts else {}
+        podspec.add_mounts(container, *added)
         assert container == compared
 
 

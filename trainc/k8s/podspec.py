@@ -22,20 +22,20 @@ def _upsert(owner: dict, field: str, items, same) -> None:
             existing.append(item)
 
 
-def _upsert_named(owner: dict, field: str, items) -> None:
-    """`_upsert` of elements keyed by their name, the names indexed once rather than compared with each element
-    (a container's env is upserted a dozen variables at a time)."""
+def _upsert_keyed(owner: dict, field: str, items, key: str) -> None:
+    """`_upsert` of elements the same when their `key` is, the keys indexed once rather than compared with each
+    element (a container's env is upserted a dozen variables at a time)."""
     if not items:
         return
     existing = owner.setdefault(field, [])
     at: dict = {}
     for index, current in enumerate(existing):
-        at.setdefault(current.get("name"), index)  # the first of a name is the one replaced, as in `_upsert`
+        at.setdefault(current.get(key), index)  # the first of a key is the one replaced, as in `_upsert`
     for item in items:
-        name = item.get("name")
-        index = at.get(name)
+        value = item.get(key)
+        index = at.get(value)
         if index is None:
-            at[name] = len(existing)
+            at[value] = len(existing)
             existing.append(item)
         else:
             existing[index] = item
@@ -52,7 +52,7 @@ def _same_port(a: dict, b: dict) -> bool:
 
 
 def add_env(container: dict, *variables: dict) -> None:
-    _upsert_named(container, "env", variables)
+    _upsert_keyed(container, "env", variables, "name")
 
 
 def add_ports(container: dict, *ports: dict) -> None:
@@ -60,11 +60,11 @@ def add_ports(container: dict, *ports: dict) -> None:
 
 
 def add_mounts(container: dict, *mounts: dict) -> None:
-    _upsert(container, "volumeMounts", mounts, lambda a, b: a.get("mountPath") == b.get("mountPath"))
+    _upsert_keyed(container, "volumeMounts", mounts, "mountPath")
 
 
 def add_volumes(pod_spec: dict, *volumes: dict) -> None:
-    _upsert_named(pod_spec, "volumes", volumes)
+    _upsert_keyed(pod_spec, "volumes", volumes, "name")
 
 
 def value_env(name: str, value: str) -> dict:
