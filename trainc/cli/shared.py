@@ -87,41 +87,43 @@ _plugin = click.option(
 )
 
 
+def _stacked(command, *options):
+    """`command` with `options` applied as decorators written in that order (the first listed first in --help)."""
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 def _inputs(command=None, *, paths_required=True):
     """PATHS, --runtimes, -n and --max-input-bytes, read the same way by every command that compiles."""
     if command is None:
         return lambda command: _inputs(command, paths_required=paths_required)
     command = _settled(command)
-    for option in reversed(
-        (
-            click.argument(
-                "paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)
-            ),
-            click.option(
-                "--runtimes",
-                "runtime_paths",
-                multiple=True,
-                type=click.Path(),
-                envvar="TRAINC_RUNTIMES",
-                help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
-                "(env TRAINC_RUNTIMES, paths separated by ':').",
-            ),
-            click.option(
-                "-n",
-                "--namespace",
-                default="default",
-                show_default=True,
-                envvar="TRAINC_NAMESPACE",
-                help="Namespace for TrainJobs, TrainingRuntimes and passed-through namespaced objects that set "
-                "none (env TRAINC_NAMESPACE).",
-            ),
-            _max_input_bytes,
-            _plugin,
-            _trainer_version,
-        )
-    ):
-        command = option(command)
-    return command
+    return _stacked(
+        command,
+        click.argument("paths", nargs=-1, required=paths_required, type=click.Path(allow_dash=True, readable=False)),
+        click.option(
+            "--runtimes",
+            "runtime_paths",
+            multiple=True,
+            type=click.Path(),
+            envvar="TRAINC_RUNTIMES",
+            help="File or directory of (Cluster)TrainingRuntimes; overrides bundled runtimes of the same name "
+            "(env TRAINC_RUNTIMES, paths separated by ':').",
+        ),
+        click.option(
+            "-n",
+            "--namespace",
+            default="default",
+            show_default=True,
+            envvar="TRAINC_NAMESPACE",
+            help="Namespace for TrainJobs, TrainingRuntimes and passed-through namespaced objects that set "
+            "none (env TRAINC_NAMESPACE).",
+        ),
+        _max_input_bytes,
+        _plugin,
+        _trainer_version,
+    )
 
 
 def _output(choices: list, help: str):
@@ -164,49 +166,45 @@ _cluster_state = click.option(
 
 def _policies(command):
     """--policies and the identity they admit as (--as, --as-group, as kubectl's)."""
-    for option in reversed(
-        (
-            click.option(
-                "--policies",
-                "policy_paths",
-                multiple=True,
-                type=click.Path(),
-                metavar="PATH",
-                help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
-                "authorizer checks read (files or directories), evaluated against every output object; "
-                "they do not pass through. Repeatable (docs/guides/policies.md).",
-            ),
-            click.option(
-                "--kueue",
-                "kueue_paths",
-                multiple=True,
-                type=click.Path(),
-                metavar="PATH",
-                help="The platform's Kueue objects (ClusterQueues, ResourceFlavors, Cohorts, LocalQueues; files "
-                "or directories) the rendered JobSets' admissibility is checked against, as if they were "
-                "among the inputs; they do not pass through. Repeatable (docs/guides/kueue.md).",
-            ),
-            click.option(
-                "--as",
-                "as_user",
-                metavar="USER",
-                envvar="TRAINC_AS",
-                help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
-                "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller).",
-            ),
-            click.option(
-                "--as-group",
-                "as_groups",
-                multiple=True,
-                metavar="GROUP",
-                envvar="TRAINC_AS_GROUPS",
-                help="A group of that user, as kubectl --as-group; repeatable (env TRAINC_AS_GROUPS, separated "
-                "by spaces).",
-            ),
-        )
-    ):
-        command = option(command)
-    return command
+    return _stacked(
+        command,
+        click.option(
+            "--policies",
+            "policy_paths",
+            multiple=True,
+            type=click.Path(),
+            metavar="PATH",
+            help="ValidatingAdmissionPolicies, their bindings and params, and the RBAC objects their "
+            "authorizer checks read (files or directories), evaluated against every output object; "
+            "they do not pass through. Repeatable (docs/guides/policies.md).",
+        ),
+        click.option(
+            "--kueue",
+            "kueue_paths",
+            multiple=True,
+            type=click.Path(),
+            metavar="PATH",
+            help="The platform's Kueue objects (ClusterQueues, ResourceFlavors, Cohorts, LocalQueues; files "
+            "or directories) the rendered JobSets' admissibility is checked against, as if they were "
+            "among the inputs; they do not pass through. Repeatable (docs/guides/kueue.md).",
+        ),
+        click.option(
+            "--as",
+            "as_user",
+            metavar="USER",
+            envvar="TRAINC_AS",
+            help="The user admission policies see as request.userInfo and authorizer checks ask about, as "
+            "kubectl --as (env TRAINC_AS; under the Argo CD plugin: its application controller).",
+        ),
+        click.option(
+            "--as-group",
+            "as_groups",
+            multiple=True,
+            metavar="GROUP",
+            envvar="TRAINC_AS_GROUPS",
+            help="A group of that user, as kubectl --as-group; repeatable (env TRAINC_AS_GROUPS, separated by spaces).",
+        ),
+    )
 
 
 _ssh_key_seed = click.option(
@@ -231,36 +229,33 @@ def _ssh_keys(command):
     """--ssh-keys MODE and its settings (docs/guides/mpi.md#keys-and-gitops)."""
     from ..compiler.sshkeys import MODES
 
-    for option in reversed(
-        (
-            click.option(
-                "--ssh-keys",
-                type=click.Choice(MODES),
-                default=MODES[0],
-                show_default=True,
-                envvar="TRAINC_SSH_KEYS",
-                help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
-                "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS; "
-                "docs/guides/mpi.md#keys-and-gitops).",
-            ),
-            click.option(
-                "--sealed-secrets-cert",
-                type=click.Path(dir_okay=False),
-                metavar="FILE",
-                envvar="TRAINC_SEALED_SECRETS_CERT",
-                callback=_utf8,
-                help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
-                "sealed-secrets (env TRAINC_SEALED_SECRETS_CERT).",
-            ),
-            click.option(
-                "--ssh-key-scope",
-                metavar="TEXT",
-                envvar="TRAINC_SSH_KEY_SCOPE",
-                callback=_utf8,
-                help="Bind keys to a tenant (e.g. the Argo CD project): the same job in another scope gets "
-                "another key (env TRAINC_SSH_KEY_SCOPE).",
-            ),
-        )
-    ):
-        command = option(command)
-    return command
+    return _stacked(
+        command,
+        click.option(
+            "--ssh-keys",
+            type=click.Choice(MODES),
+            default=MODES[0],
+            show_default=True,
+            envvar="TRAINC_SSH_KEYS",
+            help="How MPI SSH keys reach the cluster: a Secret derived from the seed, an External Secrets "
+            "SSHKey generator, or a SealedSecret (env TRAINC_SSH_KEYS; "
+            "docs/guides/mpi.md#keys-and-gitops).",
+        ),
+        click.option(
+            "--sealed-secrets-cert",
+            type=click.Path(dir_okay=False),
+            metavar="FILE",
+            envvar="TRAINC_SEALED_SECRETS_CERT",
+            callback=_utf8,
+            help="The Sealed Secrets controller's certificate (`kubeseal --fetch-cert`), for --ssh-keys "
+            "sealed-secrets (env TRAINC_SEALED_SECRETS_CERT).",
+        ),
+        click.option(
+            "--ssh-key-scope",
+            metavar="TEXT",
+            envvar="TRAINC_SSH_KEY_SCOPE",
+            callback=_utf8,
+            help="Bind keys to a tenant (e.g. the Argo CD project): the same job in another scope gets "
+            "another key (env TRAINC_SSH_KEY_SCOPE).",
+        ),
+    )
