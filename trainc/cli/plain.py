@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections import deque
 from typing import NamedTuple
 
 from ..compiler.sshkeys import MODES
@@ -115,23 +116,23 @@ def read(argv: list[str], environ) -> Reading | None:
     if environ.get(COMPLETION):
         return None
     try:
-        return _read(list(argv), environ)
+        return _read(deque(argv), environ)  # words taken from the front: O(1) each, for a long list of paths
     except _Unplain:
         return None
 
 
-def _read(args: list[str], environ) -> Reading:
+def _read(args: deque, environ) -> Reading:
     for word in args:
         _utf8(word)
     root, root_source = None, DEFAULT
     while args and _is_option(args[0]):  # the group's options: click's group reads none after the command
-        spelled, equals, value = args.pop(0).partition("=")
+        spelled, equals, value = args.popleft().partition("=")
         if spelled != "--root":
             raise _Unplain
         root, root_source = value if equals else _value(args), COMMANDLINE
     if root is None and environ.get(ROOT.envvar):
         root, root_source = _utf8(environ[ROOT.envvar]), ENVIRONMENT
-    if not args or args.pop(0) != "build":
+    if not args or args.popleft() != "build":
         raise _Unplain
     given, paths = _parsed(args)
     if not paths or "-" in paths:
@@ -145,12 +146,12 @@ def _read(args: list[str], environ) -> Reading:
     return Reading(Invocation(sources, root, root_source == COMMANDLINE), params, limit)
 
 
-def _parsed(args: list[str]) -> tuple[dict, list[str]]:
+def _parsed(args: deque) -> tuple[dict, list[str]]:
     """Each option's values as given, in order, and the positional arguments (click takes options anywhere)."""
     given: dict[str, list] = {}
     paths = []
     while args:
-        word = args.pop(0)
+        word = args.popleft()
         if word == "--":
             raise _Unplain
         if not _is_option(word):
@@ -233,11 +234,11 @@ def _is_option(word: str) -> bool:
     return word[:1] == "-" and len(word) > 1
 
 
-def _value(args: list[str]) -> str:
+def _value(args: deque) -> str:
     """The next word as an option's value."""
     if not args or _is_option(args[0]) or args[0] == "-":
         raise _Unplain
-    return args.pop(0)
+    return args.popleft()
 
 
 def _utf8(value: str) -> str:
