@@ -17,6 +17,8 @@ def _opened(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
     status = os.fstat(descriptor)
     if not stat.S_ISREG(status.st_mode):
         os.close(descriptor)
+        if stat.S_ISDIR(status.st_mode):  # said as opening a folder to read says it
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
         raise OSError(errno.EINVAL, NOT_REGULAR, os.fspath(path))
     return descriptor, status
 
