@@ -176,3 +176,94 @@ def test_a_hostile_flow_line_is_read_in_linear_time(line):
         [sys.executable, "-c", probe], input=line + "\n", capture_output=True, text=True, timeout=60, cwd=ROOT
     )
     assert done.returncode == 0 and done.stdout.strip() in ("True", "False"), done.stderr
+
+
+# --- positions: `locate` against libyaml's composed nodes (what position.locate found before it)
+
+
+def libyaml_mark(text: str, index: int, path, key: bool, exact: bool):
+    """0-based (line, column) of position.locate's walk over libyaml's composed nodes."""
+    node = yamltext.composed(text)[index]
+    found = node.start_mark
+    for depth, part in enumerate(path, 1):
+        child = key_mark = None
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            for key_node, value_node in node.value:
+                if yamltext.key_of(key_node) == part:
+                    child, key_mark = value_node, key_node.start_mark
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+        if child is None:
+            return None if exact else (found.line, found.column)
+        node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
+    return (found.line, found.column)
+
+
+def every_path(data, prefix=()):
+    """Each node's path, and paths one step past it that are not there (a missing key, an index too far, a step
+    into a scalar)."""
+    yield prefix
+    if isinstance(data, dict):
+        for name, value in data.items():
+            yield from every_path(value, (*prefix, name))
+        yield from ((*prefix, "no-such-key"), (*prefix, 0))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from every_path(value, (*prefix, index))
+        yield from ((*prefix, len(data)), (*prefix, "name"))
+    else:
+        yield from ((*prefix, "below"), (*prefix, 0))
+
+
+def placed_as_libyaml_places(text: str) -> tuple[int, int]:
+    """(lookups answered, lookups handed back) for every path of every document of `text`, both ways of asking
+    (a key's place, exactly written); fails on the first answer libyaml's nodes do not give."""
+    answered = unsure = 0
+    for index, document in enumerate(blockyaml.documents(text)):
+        for path in every_path(document):
+            for key in (False, True):
+                for exact in (False, True):
+                    found = blockyaml.locate(text, index, path, key, exact)
+                    if found is blockyaml.UNSURE:
+                        unsure += 1
+                        continue
+                    assert found == libyaml_mark(text, index, path, key, exact), (text, index, path, key, exact)
+                    answered += 1
+    return answered, unsure
+
+
+def test_every_place_in_the_project_s_yaml_is_where_libyaml_puts_it():
+    answered = unsure = 0
+    for path in CORPUS:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if blockyaml.documents(text) is not None:
+            done = placed_as_libyaml_places(text)
+            answered, unsure = answered + done[0], unsure + done[1]
+    assert answered > 100_000 and unsure < answered / 5  # flow items and empty values are libyaml's
+
+
+@pytest.mark.parametrize("text", [text for text in READ if blockyaml.documents(text)])
+def test_the_common_shape_is_placed_as_libyaml_places_it(text):
+    assert placed_as_libyaml_places(text)[0] > 0
+
+
+def test_what_it_cannot_place_is_handed_back():
+    text = "a:\n  b: {c: 1}\n  d: [x]\n  e:\nf: 1\n"
+    for path in (("a", "b", "c"), ("a", "d", 0), ("a", "e")):
+        assert blockyaml.locate(text, 0, path) is blockyaml.UNSURE
+    assert blockyaml.locate("a: &x 1\n", 0, ("a",)) is blockyaml.UNSURE  # not of the shape it reads
+    assert blockyaml.locate(text, 0, ("a", "b")) == (1, 5)  # a flow collection's own place is its first character
+    assert blockyaml.locate(text, 1, ()) is blockyaml.UNSURE  # no such document
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_mutated_project_files_are_placed_as_libyaml_places_them(seed):
+    rng = random.Random(seed)
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS]
+    texts = [text for text in texts if text.strip()]
+    placed = 0
+    for _ in range(400):
+        text = _mutated(rng, rng.choice(texts))
+        if blockyaml.documents(text) is not None:
+            placed += placed_as_libyaml_places(text)[0] > 0
+    assert placed > 20

@@ -13,7 +13,7 @@ then only this module's for most builds: PyYAML and libyaml are not even importe
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from sys import intern
 
 from . import goyaml
@@ -233,3 +233,122 @@ def _flow(text: str) -> tuple[object, int]:
             return (items if closing == "]" else mapping), at
         if _CLOSING.match(text, at):  # a trailing comma (matched in place: a slice per item is quadratic)
             raise _Unsure
+
+
+# --- positions: where a path's node is in text of this shape, as libyaml's composed nodes mark it
+
+
+UNSURE = "unsure"  # `locate`'s answer for text (or a node) it does not place: libyaml's composed nodes do
+
+
+def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
+    """0-based (line, column) of the deepest node of `path` in document `index`, as `position.locate` finds it on
+    libyaml's composed nodes (the key's with `key` at the last step; None with `exact` when the path is not all
+    written), read off the lines; UNSURE for text `documents` does not read, and for a step into a flow collection
+    or onto an empty value, whose marks libyaml places by rules not kept here."""
+    outline = _outline(text)
+    if outline is None or index >= len(outline):
+        return UNSURE
+    lines = outline[index]
+    node = _Block(lines, 0, lines[0][1], None)
+    found = node.mark
+    for depth, part in enumerate(path, 1):
+        child = key_mark = None
+        if type(node) is _Inline:
+            if node.flow:  # its items' marks are libyaml's to find
+                return UNSURE
+        elif type(part) is str and not node.sequence:
+            child, key_mark = node.value_of(part)
+        elif type(part) is int and node.sequence:
+            child = node.item(part)
+        if child is None:
+            return None if exact else found
+        if child is UNSURE:
+            return UNSURE
+        node = child
+        found = key_mark if key and depth == len(path) and key_mark else node.mark
+    return found
+
+
+class _Inline:
+    """A scalar or one-line flow collection (`flow`) written on a key's or an item's line, from its first character."""
+
+    __slots__ = ("mark", "flow")
+
+    def __init__(self, mark: tuple[int, int], text: str):
+        self.mark, self.flow = mark, text[0] in "[{"
+
+
+class _Block:
+    """A block mapping or sequence of an outline's lines: its first line `at` and its column; for a mapping that
+    starts on a sequence item's line, that line's text from its first key on (`first`)."""
+
+    __slots__ = ("lines", "at", "column", "first", "sequence", "mark")
+
+    def __init__(self, lines: list, at: int, column: int, first: str | None):
+        self.lines, self.at, self.column, self.first = lines, at, column, first
+        self.sequence = first is None and lines[at][3]
+        self.mark = (lines[at][0], column)
+
+    def _entries(self):
+        """(line index, content) of its keys' lines (a mapping) or its items' (a sequence), as `_mapping` and
+        `_sequence` read them: a more indented line, and in a mapping an item at its column (a sequence written
+        at its key's column), belong to an entry's value; a less indented line, and in a sequence a key at its
+        column, end it."""
+        lines, column, sequence = self.lines, self.column, self.sequence
+        yield self.at, (self.first if self.first is not None else lines[self.at][2])
+        for position in range(self.at + 1, len(lines)):
+            _, indent, content, item = lines[position]
+            if indent < column or (indent == column and sequence and not item):
+                return
+            if indent == column and item == sequence:
+                yield position, content
+
+    def value_of(self, name: str):
+        """(the value's node, its key's mark) of key `name`; (None, None) when it has none."""
+        for position, content in self._entries():
+            match = _KEY.match(content)
+            if match[1] != name:
+                continue
+            mark = (self.lines[position][0], self.column)
+            rest = content[match.end() :]
+            if rest and rest[0] != "#":
+                return _Inline((mark[0], self.column + match.end()), rest), mark
+            below = self.lines[position + 1]
+            if below[1] > self.column or (below[1] == self.column and below[3]):
+                return _Block(self.lines, position + 1, below[1], None), mark
+            return UNSURE, None  # an empty value
+        return None, None
+
+    def item(self, wanted: int):
+        """The node of item `wanted`; None when there are fewer."""
+        for count, (position, content) in enumerate(self._entries()):
+            if count == wanted:
+                rest = content[2:].lstrip(" ")
+                column = self.column + len(content) - len(rest)
+                if _KEY.match(rest):  # a mapping starting on the item's line
+                    return _Block(self.lines, position, column, rest)
+                return _Inline((self.lines[position][0], column), rest)
+        return None
+
+
+@lru_cache(maxsize=8)  # the notices and errors of one file, located in turn, read its lines once
+def _outline(text: str) -> list | None:
+    """Per document, its lines that are neither blank nor comments, as `documents` reads them (line number, indent,
+    content, whether it is a sequence item), and after the last one `_END`'s; None for text it does not read."""
+    if documents(text) is None:
+        return None
+    found, lines, explicit = [], [], False
+    for number, line in enumerate(text.split("\n")):
+        if line.startswith(("---", "...")):
+            if lines or explicit:
+                found.append([*lines, (-1, *_END)])
+            lines, explicit = [], True
+            continue
+        content = line.lstrip(" ")
+        if content and content[0] != "#":
+            content = content.rstrip(" ")
+            lines.append((number, len(line) - len(line.lstrip(" ")), content, content == "-" or content[:2] == "- "))
+    if lines or explicit:
+        found.append([*lines, (-1, *_END)])
+    return found

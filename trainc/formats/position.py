@@ -1,9 +1,9 @@
 """Positions: where a field, an object's name or a character of a string value is in its file, the one place
 every `file:line:col` is looked up (errors and notices find theirs here when printed, through `errors.locator`).
 
-Positions are looked up only when a message is printed, so the hot path never pays for them: the document is
-composed again by libyaml on demand (`yamltext.composed`, imported then), or read by `jsontext` when the text is
-JSON.
+Positions are looked up only when a message is printed, so the hot path never pays for them: text of the
+common shape is placed off its lines (`blockyaml.locate`), other text composed again by libyaml on demand
+(`yamltext.composed`, imported then), or read by `jsontext` when the text is JSON.
 
 An error about a string's content (the SDK heredoc lint) points into the
 string, as editors and `--format github` need: the YAML scalar (literal or folded
@@ -17,6 +17,7 @@ to a wrong one.
 from __future__ import annotations
 
 from ..errors import Origin, Path
+from . import blockyaml
 from .source import is_json
 
 _ESCAPES = {
@@ -53,6 +54,9 @@ def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False
         from . import jsontext
 
         return jsontext.locate(origin.text, origin.index, path, key, exact)
+    found = blockyaml.locate(origin.text, origin.index, path, key, exact)
+    if found is not blockyaml.UNSURE:  # text of the common shape, placed off its lines: no libyaml needed
+        return None if found is None else (found[0] + 1, found[1] + 1)
     import yaml
 
     from . import yamltext
