@@ -127,6 +127,7 @@ def test_the_stages_are_one_visible_tuple_of_named_functions():
         "cost",
         "policies",
         "output_set",
+        "placed",
     ]
     assert all(stage.__doc__ for stage in (*build.STAGES, *engine.RUN))
 

@@ -122,8 +122,8 @@ def test_parallel_errors_are_the_serial_errors_in_order(inputs, monkeypatch):
     assert run([str(inputs)], 2, monkeypatch, runtimes=[str(runtime)]) == (read, True)
 
 
-def _cli(args, workers):
-    env = {**os.environ, "TRAINC_JOBS": str(workers), "TRAINC_PARALLEL_MIN_FILES": "2"}
+def _cli(args, workers, **env):
+    env = {**os.environ, "TRAINC_JOBS": str(workers), "TRAINC_PARALLEL_MIN_FILES": "2", **env}
     return subprocess.run([sys.executable, "-m", "trainc", "build", *args], capture_output=True, text=True, env=env)
 
 
@@ -154,3 +154,70 @@ def test_cli_parallel_errors_write_nothing(inputs, tmp_path):
         assert not folder.exists()
     assert results[0].returncode == 1 and "defined twice" in results[0].stderr and "missing-" in results[0].stderr
     assert (results[1].returncode, results[1].stdout, results[1].stderr) == (1, "", results[0].stderr)
+
+
+PLATFORM = """\
+prices:
+  currency: USD
+  default: {cpu: 0.5, memory: 0.01}
+kueue-paths: [queues.yaml]
+policies:
+  - name: cost-cap
+    match: {kinds: [JobSet]}
+    rule: "!has(cost.hourly) || cost.hourly <= CAP"
+    message: too dear
+"""
+QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: cpu}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: batch}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: cpu
+      resources:
+      - {name: cpu, nominalQuota: QUOTA}
+      - {name: memory, nominalQuota: 100Gi}
+"""
+
+
+def checked_repository(root, cap: str, quota: str):
+    """TrainJobs under every check a platform turns on after the build (Kueue's queues, prices, a house rule on
+    cost), every other file starting with a comment, so that its TrainJob is not on the first line."""
+    (root / "jobs").mkdir(parents=True)
+    (root / ".trainc.yaml").write_text(PLATFORM.replace("CAP", cap))
+    (root / "queues.yaml").write_text(QUEUES.replace("QUOTA", quota))
+    (root / "jobs" / "0-queue.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: batch}\nspec: {clusterQueue: batch}\n"
+    )
+    for index in range(12):
+        labels = "  labels: {kueue.x-k8s.io/queue-name: batch}\n" if index % 3 else ""
+        (root / "jobs" / f"job-{index:02d}.yaml").write_text(
+            ("# a comment first\n\n" if index % 2 else "")
+            + f"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: job-{index:02d}\n{labels}"
+            + "spec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: "
+            + f"{index % 4 + 1}\n    resourcesPerNode:\n      requests: {{cpu: '{index + 1}', memory: 2Gi}}\n"
+        )
+
+
+@pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])
+def test_cli_parallel_says_what_the_later_stages_say_where_one_process_says_it(tmp_path, cap, quota):
+    """Kueue's, the cost's and the house rules' words on TrainJobs that a parallel build compiled point at the lines
+    a one-process build points at (those TrainJobs' origins keep only their file), in the same order."""
+    checked_repository(tmp_path, cap, quota)
+    serial, two = (_cli([str(tmp_path / "jobs")], workers, TRAINC_ROOT=str(tmp_path)) for workers in (1, 2))
+    assert (two.returncode, two.stdout, two.stderr) == (serial.returncode, serial.stdout, serial.stderr)
+    said = serial.stderr.splitlines()
+    if cap == "8.0":
+        assert serial.returncode == 1 and sum("house rule 'cost-cap' denied" in line for line in said) >= 3
+        assert sum("Kueue can never admit" in line for line in said) >= 2
+    else:
+        assert serial.returncode == 0 and sum("USD an hour" in line for line in said) == 12
+    commented = [line for line in said if "job-01.yaml" in line or "job-03.yaml" in line]
+    assert commented and not any(".yaml:1:1:" in line for line in commented), commented  # below the comment

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from . import build, parallel
 from . import inputs as inputset
 from .compiler.provenance import Provenance
-from .errors import InputError, InputErrors, Notice
+from .errors import InputError, InputErrors, Notice, locator
 from .formats import source
 from .formats.limits import MAX_INPUT_BYTES
 from .inputs import read_previous
@@ -105,6 +105,7 @@ class Result(build.Output):
         self.base_problems: list = []  # why
         self.provenance: Provenance | None = None
         self.kueue_documents: list = []  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
+        self.placements: dict = {}  # (namespace, name) -> kueue.Placement on those queues, the cluster empty
         self.standings: dict = {}  # (namespace, name) -> clusterstate.Standing (--cluster-state)
         self.standing_notices: list = []  # their notices (summary shows them in its tables)
         self.cost_notices: list = []  # each TrainJob's cost, a notice (summary shows it in its tables)
@@ -267,7 +268,8 @@ def kueue(state: _Run) -> None:
     cluster = _cluster_state(state) if state.options.cluster_state is not None else None
     # the cluster's queues, the inputs' replacing them by name, the platform's theirs
     known = [*(cluster.documents if cluster is not None else ()), *result.others, *platform]
-    errors, notices = queues.check(result.jobs, known, state.options.namespace)
+    errors, notices = queues.check(result.jobs, known, state.options.namespace, result.placements)
+    _marked(result, errors)  # before they are put in the order of their places
     result.errors += sorted([*read, *errors], key=build.error_place)
     result.notices += notices
     result.kueue_documents = known
@@ -320,7 +322,7 @@ def _standings(state: _Run, cluster, known: list) -> None:
             key = (trainjob.namespace, trainjob.name)
             result.standings[key] = found
             origins[key] = (
-                queues._located(trainjob.origin),
+                trainjob.origin,
                 ("metadata", "labels", queues.QUEUE_LABEL) if work.labelled else ("metadata",),
             )
     result.standing_notices = clusterstate.notices(result.standings, origins)
@@ -409,6 +411,60 @@ def output_set(state: _Run) -> None:
     result.errors += errors
 
 
+def placed(state: _Run) -> None:
+    """What the stages said of the TrainJobs a parallel build compiled (whose origins keep only their file and
+    index) points at the line a one-process build points at (`_marked`)."""
+    result = state.result
+    replaced = _marked(result, [*result.errors, *result.notices])
+    if replaced:
+        for name in ("notices", "standing_notices", "cost_notices"):
+            setattr(result, name, [replaced.get(id(notice), notice) for notice in getattr(result, name)])
+
+
+def _marked(result: Result, said: list) -> dict:
+    """Marks for the errors and notices of `said` about a TrainJob a parallel build compiled: each file read once,
+    its positions found in turn, kept as marks (not as texts). An error gets its mark; a notice, immutable, is
+    replaced: {id(notice): the notice with its mark}."""
+    textless = {
+        (trainjob.origin.file, trainjob.origin.index)
+        for trainjob, _ in result.jobs
+        if trainjob.origin is not None and trainjob.origin.text is None
+    }
+    if not textless:
+        return {}
+    work = sorted(
+        (
+            each
+            for each in said
+            if each.mark is None
+            and each.origin is not None
+            and each.origin.text is None
+            and (each.origin.file, each.origin.index) in textless
+        ),
+        key=lambda each: each.origin.file,
+    )
+    text, file, replaced = None, None, {}
+    for each in work:
+        if each.origin.file != file:
+            file, text = each.origin.file, _text(each.origin.file)
+        if text is None:
+            continue
+        origin = each.origin._replace(text=text)
+        if isinstance(each, Notice):
+            replaced[id(each)] = each._replace(mark=locator(origin, each.path if each.at is None else each.at))
+        else:
+            each.mark = locator(origin, each.path, key=each.key)
+    return replaced
+
+
+def _text(file: str) -> str | None:
+    """A file's text, None when it cannot be read now (its messages then point at no line, as they would have)."""
+    try:
+        return source.read(file)
+    except Exception:  # the position is a nicety: the message stands without it
+        return None
+
+
 RUN = (
     input_files,
     previous,
@@ -418,6 +474,7 @@ RUN = (
     cost,
     policies,
     output_set,
+    placed,
 )
 
 

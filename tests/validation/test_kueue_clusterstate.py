@@ -437,3 +437,27 @@ def test_a_cluster_queue_reporting_more_than_its_workloads_hold_is_a_notice(tmp_
         "Workloads are what trainc counts, as Kueue's scheduler does"
     )
     assert "team-b/sweep: Kueue: waiting: 1 pending workload ahead of it (StrictFIFO" in result.output  # it fits now
+
+
+def test_the_cohort_sums_are_remembered_only_for_a_usage_that_cannot_change():
+    """`kueue.used` remembers its sums for the cluster's usage (read only) and sums afresh a usage being changed
+    (the preemption oracle charges and frees workloads on a copy between two questions)."""
+    from types import MappingProxyType
+
+    from trainc.validation import clusterstate, kueue
+
+    documents = [(None, obj) for obj in state()["items"]]
+    queues, errors = kueue.read(documents)
+    assert not errors
+    cluster = clusterstate.read(documents, "state.json", [])
+    usage = cluster.usage(queues)
+    assert type(usage) is MappingProxyType and all(type(each) is MappingProxyType for each in usage.values())
+    cohort, key = queues.cohorts["research"], ("a100", "nvidia.com/gpu")
+    held = kueue.used(cohort, key, queues, usage)
+    assert held > 0 and kueue.used(cohort, key, queues, usage) == held
+    changing = {name: dict(amounts) for name, amounts in usage.items()}
+    before = kueue.used(cohort, key, queues, changing)
+    for amounts in changing.values():
+        amounts[key] = amounts.get(key, 0) + 8
+    assert kueue.used(cohort, key, queues, changing) > before  # not a remembered sum
+    assert kueue.used(cohort, key, queues, {}) == 0

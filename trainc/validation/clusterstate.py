@@ -30,8 +30,10 @@ quota a workload uses, admission checks, topology-aware scheduling and the prior
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 
 from ..errors import InputError, Notice, Origin, plural
 from ..formats.limits import MAX_CLUSTER_STATE_ITEMS
@@ -105,14 +107,15 @@ class State:
     priorities: dict = field(default_factory=dict)  # WorkloadPriorityClass name -> value
     _usage: tuple | None = None  # (queues, usage) computed last
 
-    def usage(self, queues: kueue.Queues) -> dict:
-        """{ClusterQueue: {(flavor, resource): amount}} of the held workloads (computed once per `queues`)."""
+    def usage(self, queues: kueue.Queues) -> Mapping:
+        """{ClusterQueue: {(flavor, resource): amount}} of the held workloads (computed once per `queues`), read
+        only: `kueue.used` remembers its sums, and whoever charges or frees a workload works on a copy."""
         if self._usage is None or self._usage[0] is not queues:
             out: dict = {}
             for held in self.held:
                 if held.cluster_queue in queues.cluster_queues:
                     _charge(out, held, 1)
-            self._usage = (queues, out)
+            self._usage = (queues, MappingProxyType({name: MappingProxyType(amounts) for name, amounts in out.items()}))
         return self._usage[1]
 
 

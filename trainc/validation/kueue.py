@@ -46,12 +46,13 @@ overhead), in Kueue's integers (CPU in millicores, others rounded up).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
 from ..errors import InputError, Notice, Origin, plural
-from ..formats import source
 from ..k8s.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse
 from ..trainer import api
 
@@ -169,13 +170,20 @@ class Queues:
     limit_ranges: dict = field(default_factory=dict)  # namespace -> [LimitRange]
     runtime_classes: dict = field(default_factory=dict)  # name -> overhead.podFixed
     namespaces: dict = field(default_factory=dict)  # name -> labels, of the Namespaces among the inputs
+    # what the cohort tree's quotas sum to, (function, node kind, name, key, seen) -> amount: the same for every
+    # workload placed on these queues, so worked out once (the queues are not changed once `read` returns them)
+    sums: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def present(self) -> bool:
         return bool(self.cluster_queues or self.local_queues)
 
     def children(self, name: str) -> list[Node]:
-        return [node for node in (*self.cluster_queues.values(), *self.cohorts.values()) if node.parent == name]
+        found = self.sums.get(("children", name))
+        if found is None:
+            nodes = (*self.cluster_queues.values(), *self.cohorts.values())
+            found = self.sums[("children", name)] = [node for node in nodes if node.parent == name]
+        return found
 
 
 _QUANTITY = "quantity"
@@ -411,9 +419,12 @@ class Placement:
     borrows: bool = False  # it uses quota its cohort lends
 
 
-def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError], list[Notice]]:
+def check(
+    jobs, documents, namespace: str = "default", placements: dict | None = None
+) -> tuple[list[InputError], list[Notice]]:
     """(errors, notices) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as `build.Output`
-    holds them) against the Kueue objects among `documents` ((origin, object) pairs)."""
+    holds them) against the Kueue objects among `documents` ((origin, object) pairs); each Kueue-managed job's
+    Placement on the empty cluster also goes into `placements` ({(namespace, name): Placement}) when given."""
     notices: list = []
     queues, errors = read(documents, namespace, notices)
     if errors or not queues.present:
@@ -426,25 +437,15 @@ def check(jobs, documents, namespace: str = "default") -> tuple[list[InputError]
         if found.queue is None:
             continue
         placed = place(found, queues)
+        if placements is not None:
+            placements[(found.namespace, found.name)] = placed
         problem, notice = placed.problem, placed.notice
         path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
         if problem is not None:
-            errors.append(InputError(_located(found.origin), path, f"Kueue can never admit this TrainJob: {problem}"))
+            errors.append(InputError(found.origin, path, f"Kueue can never admit this TrainJob: {problem}"))
         elif notice is not None:
-            notices.append(
-                Notice("notice", _located(found.origin), (), f"{found.namespace}/{found.name}: {notice}", at=path)
-            )
+            notices.append(Notice("notice", found.origin, (), f"{found.namespace}/{found.name}: {notice}", at=path))
     return errors, notices
-
-
-def _located(origin: Origin | None) -> Origin | None:
-    """The origin with its file's text, to point at a line (a parallel build keeps only the file and index)."""
-    if origin is None or origin.text is not None or origin.file == "-":
-        return origin
-    try:
-        return Origin(origin.file, origin.index, source.read(origin.file), origin.base)
-    except Exception:  # the position is a nicety: the error stands without it
-        return origin
 
 
 def place(found: Workload, queues: Queues, usage: dict | None = None, oracle=None) -> Placement:
@@ -814,6 +815,22 @@ def _affinity_matches(spec: dict, labels: dict) -> bool:
     return not terms or any(all(_requirement(each, labels) for each in term) for term in terms)
 
 
+def _summed(function):
+    """`function(node, key, queues, seen)`, a sum over the cohort tree that no usage enters, remembered in
+    `queues.sums`: every workload placed asks for the same few."""
+
+    def remembered(node: Node, key: tuple, queues: Queues, seen: frozenset = frozenset()) -> int:
+        memo = (function.__name__, node.kind, node.name, key, seen)
+        found = queues.sums.get(memo)
+        if found is None:
+            found = queues.sums[memo] = function(node, key, queues, seen)
+        return found
+
+    remembered.__doc__ = function.__doc__
+    return remembered
+
+
+@_summed
 def subtree_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = frozenset()) -> int:
     """Kueue's SubtreeQuota: a node's nominal quota plus what its children lend it."""
     quota = node.quotas.get(key)
@@ -828,6 +845,7 @@ def subtree_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = froz
     return total
 
 
+@_summed
 def _local_quota(node: Node, key: tuple, queues: Queues, seen: frozenset = frozenset()) -> int:
     """What a node keeps from its parent: its subtree quota above its lendingLimit (nothing without one)."""
     quota = node.quotas.get(key)
@@ -841,6 +859,7 @@ def _cohort(name: str, queues: Queues) -> Node:
     return queues.cohorts.get(name) or Node("Cohort", name)
 
 
+@_summed
 def potential(node: Node, key: tuple, queues: Queues, seen: frozenset = frozenset()) -> int:
     """Kueue's potentialAvailable: the most a node can use with nothing else running (borrowingLimit kept)."""
     own = subtree_quota(node, key, queues)
@@ -854,9 +873,24 @@ def potential(node: Node, key: tuple, queues: Queues, seen: frozenset = frozense
     return available
 
 
-def used(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozenset = frozenset()) -> int:
+def used(node: Node, key: tuple, queues: Queues, usage: Mapping, seen: frozenset = frozenset()) -> int:
     """What counts against a node's subtree quota (pkg/cache/scheduler/resource_node.go): a ClusterQueue's
-    admitted workloads; a Cohort's, what its children use beyond the quota they keep (accumulateFromChild)."""
+    admitted workloads; a Cohort's, what its children use beyond the quota they keep (accumulateFromChild).
+    A usage that cannot change (a MappingProxyType: the cluster's, `clusterstate.State.usage`) has its sums
+    remembered in `queues.sums`, as the quotas' are; one being changed (the preemption oracle's) is summed afresh."""
+    if not usage:  # an empty cluster
+        return 0
+    if type(usage) is not MappingProxyType or node.kind == "ClusterQueue":
+        return _used(node, key, queues, usage, seen)
+    memo = ("used", id(usage), node.kind, node.name, key, seen)
+    found = queues.sums.get(memo)
+    if found is None:
+        queues.sums[("usage", id(usage))] = usage  # held, so that its id names no other usage while the sums stand
+        found = queues.sums[memo] = _used(node, key, queues, usage, seen)
+    return found
+
+
+def _used(node: Node, key: tuple, queues: Queues, usage: Mapping, seen: frozenset) -> int:
     if node.kind == "ClusterQueue":
         return (usage.get(node.name) or {}).get(key, 0)
     total = 0

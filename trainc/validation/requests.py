@@ -60,8 +60,10 @@ def jobs(output, others=None) -> list[Job]:
     """A Job per compiled TrainJob of `output` (a build.Output, or the run's Result with the platform's Kueue
     objects and each job's standing on --cluster-state), in output order; `others` are the documents beside them
     (the output's own by default), for LimitRanges and `default` LocalQueues."""
-    if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's)
+    placements = {}
+    if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's), and placed on
         others = getattr(output, "kueue_documents", None) or output.others
+        placements = getattr(output, "placements", {})
     queues, _ = kueue.read(others)
     standings = getattr(output, "standings", {})
     found = []
@@ -79,7 +81,9 @@ def jobs(output, others=None) -> list[Job]:
             resource: max(0, kueue.value(resource, amount))
             for resource, amount in (trainer.requests if trainer else {}).items()
         }
-        placed = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
+        placed = placements.get((work.namespace, work.name))
+        if placed is None:
+            placed = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
         standing = standings.get((trainjob.namespace, trainjob.name))
         flavors = placed.flavors or ({},) * len(work.pod_sets)
         if standing is not None and standing.state != "waiting" and standing.flavors:  # where it runs now
