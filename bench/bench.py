@@ -40,6 +40,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).parent))
+import checks  # noqa: E402  (checks.py beside this file: every check of a platform repository)
+
 SEED = 2170
 GOALS = {"one": 1.5, "floor": 0.5, "kustomize": 0.15, "growth": 10, "rss": 120}  # issue 24
 NAMESPACES = [f"team-{n:02d}" for n in range(10)]
@@ -164,8 +167,8 @@ def _resources_yaml(rng: random.Random) -> list[str]:
     return lines
 
 
-def trainjob(rng: random.Random, index: int) -> tuple[str, str, str]:
-    """(namespace, name, YAML) of the index-th TrainJob."""
+def trainjob(rng: random.Random, index: int, labels=None) -> tuple[str, str, str]:
+    """(namespace, name, YAML) of the index-th TrainJob; `labels(index)` gives its metadata's label lines."""
     namespace = rng.choice(NAMESPACES)
     draw = rng.random()
     trainer = []
@@ -200,6 +203,7 @@ def trainjob(rng: random.Random, index: int) -> tuple[str, str, str]:
         "metadata:",
         f"  name: {name}",
         f"  namespace: {namespace}",
+        *(labels(index) if labels else []),
         "spec:",
         *(["  suspend: true"] if rng.random() < 0.1 else []),
         "  runtimeRef:",
@@ -211,8 +215,9 @@ def trainjob(rng: random.Random, index: int) -> tuple[str, str, str]:
     return namespace, name, "\n".join(lines) + "\n"
 
 
-def generate(root: Path, jobs: int, seed: int) -> int:
-    """Write the inputs under root; returns the number of files written."""
+def generate(root: Path, jobs: int, seed: int, labels=None) -> int:
+    """Write the inputs under root (each TrainJob's labels by `labels`, as `trainjob` takes it); returns the
+    number of files written."""
     rng = random.Random(seed)
     (root / "runtimes").mkdir(parents=True)
     (root / "runtimes" / "plain.yaml").write_text(PLAIN_RUNTIME)
@@ -220,7 +225,7 @@ def generate(root: Path, jobs: int, seed: int) -> int:
         (root / "runtimes" / f"team-torch-{namespace}.yaml").write_text(TEAM_RUNTIME.format(namespace=namespace))
     files = 1 + len(TEAM_RUNTIME_NAMESPACES)
     for index in range(jobs):
-        namespace, name, text = trainjob(rng, index)
+        namespace, name, text = trainjob(rng, index, labels)
         folder = root / "jobs" / namespace / f"group-{index % GROUPS}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.yaml").write_text(text)
@@ -394,6 +399,11 @@ def main() -> None:
         generate(large, options.large, options.seed)
         if options.huge:
             generate(huge, options.huge, options.seed)
+        checked = {}  # the same TrainJobs in a repository that turns every check on (checks.py)
+        for label, jobs in (("one", 1), ("main", options.jobs), ("large", options.large)):
+            checked[label] = work / f"checked-{label}"
+            generate(checked[label] / "inputs", jobs, options.seed, checks.label)
+            checks.write(checked[label], NAMESPACES)
         run([*trainc, "--help"], env)  # writes the bytecode caches
         _, _, single = run([*trainc, "build", str(one)], env)
         split_for_kustomize(single.stdout, work / "kustomize-one")
@@ -406,9 +416,13 @@ def main() -> None:
         )
         floor = [sys.executable, str(Path(__file__).with_name("floor.py")), str(inputs), str(work / "objects.marshal")]
 
+        def every_check(label: str) -> list[str]:
+            return [*trainc, "--root", str(checked[label]), "build", str(checked[label] / "inputs")]
+
         small = interleaved(
             {
                 "trainc": [*trainc, "build", str(one)],
+                "checked": every_check("one"),
                 "kustomize": ["kubectl", "kustomize", str(work / "kustomize-one")],
                 "help": [*trainc, "--help"],
                 "start": [interpreter(trainc), "-c", "import cel_expr_python.cel"],
@@ -422,6 +436,7 @@ def main() -> None:
                 "floor": floor,
                 "one core": [*trainc, "build", "--jobs", "1", str(inputs)],
                 "kustomize": ["kubectl", "kustomize", str(work / "kustomize")],
+                "checked": every_check("main"),
             },
             options.repeat,
             env,
@@ -434,6 +449,7 @@ def main() -> None:
         rss_small = peak_rss_mb([*trainc, "build", str(inputs)], env)
         rss_stdout = peak_rss_mb([*trainc, "build", str(large)], env)
         rss_dir = peak_rss_mb([*trainc, "build", str(large), "--output-dir", str(work / "rendered")], env)
+        rss_checked = peak_rss_mb(every_check("large"), env)
         if options.huge:
             huge_build = interleaved({"trainc": [*trainc, "build", str(huge)]}, 1, env)["trainc"]
             rss_huge = peak_rss_mb([*trainc, "build", str(huge)], env)
@@ -447,10 +463,12 @@ def main() -> None:
         )
         print(f"{'step':<44} {'wall best  median':>19} {'CPU best  median':>19}")
         print(row("trainc build, 1 TrainJob", small["trainc"]))
+        print(row("  with every check (checks.py)", small["checked"]))
         print(row("kubectl kustomize, its JobSet", small["kustomize"]))
         print(row("trainc --help (start-up)", small["help"]))
         print(row("Python importing cel-cpp only", small["start"]))
         print(row(f"trainc build, {options.jobs} TrainJobs", main_build["trainc"], options.jobs))
+        print(row("  with every check (checks.py)", main_build["checked"], options.jobs))
         print(row(f"trainc build --jobs 1, {options.jobs} TrainJobs", main_build["one core"], options.jobs))
         print(row(f"floor (libyaml load + dump), {options.jobs}", main_build["floor"], options.jobs))
         print(row(f"kubectl kustomize, {objects} JobSets", main_build["kustomize"], options.jobs))
@@ -492,6 +510,18 @@ def main() -> None:
         )
         print(ratio(f"peak RSS, {options.large} TrainJobs to stdout", rss_stdout, GOALS["rss"], "MB"))
         print(ratio(f"peak RSS, {options.large} TrainJobs --output-dir", rss_dir, GOALS["rss"], "MB"))
+        print("the same with every check a platform repository turns on (policies, Kueue, placement, cost):")
+        print(against("1 TrainJob / kubectl kustomize", small["checked"], small["kustomize"], GOALS["one"]))
+        print(against(f"{options.jobs} TrainJobs / floor", main_build["checked"], main_build["floor"], GOALS["floor"]))
+        print(
+            against(
+                f"{options.jobs} TrainJobs / kubectl kustomize",
+                main_build["checked"],
+                main_build["kustomize"],
+                GOALS["kustomize"],
+            )
+        )
+        print(ratio(f"peak RSS, {options.large} TrainJobs to stdout", rss_checked, GOALS["rss"], "MB"))
         if options.huge:
             per_large, per_huge = large_build["trainc"][0] / options.large, huge_build[0] / options.huge
             print(

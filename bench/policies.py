@@ -19,109 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import bench  # noqa: E402  (bench.py beside this file: the same generator and timing)
-
-JOBSETS = """\
-  matchConstraints:
-    resourceRules:
-      - apiGroups: [jobset.x-k8s.io]
-        apiVersions: ["*"]
-        operations: [CREATE, UPDATE]
-        resources: [jobsets]
-"""
-
-
-def policy(name: str, body: str, actions: str = "[Deny]", binding: str = "") -> str:
-    return (
-        f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n"
-        f"  name: {name}\nspec:\n{body}---\n"
-        f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n"
-        f"  name: {name}\nspec:\n  policyName: {name}\n  validationActions: {actions}\n{binding}---\n"
-    )
-
-
-POLICIES = (
-    policy(
-        "gpu-per-node-cap",
-        JOBSETS
-        + """\
-  variables:
-    - name: containers
-      expression: "object.spec.replicatedJobs.map(j, j.template.spec.template.spec.containers).map(cs, cs)"
-  validations:
-    - expression: >-
-        object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
-          !has(c.resources) || !has(c.resources.limits) || !('nvidia.com/gpu' in c.resources.limits) ||
-          int(c.resources.limits['nvidia.com/gpu']) <= 8))
-      message: at most 8 GPUs per node
-""",
-    )
-    + policy(
-        "allowed-registries",
-        "  paramKind: {apiVersion: v1, kind: ConfigMap}\n"
-        + JOBSETS
-        + """\
-  validations:
-    - expression: >-
-        object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
-          params.data.registries.split(',').exists(r, c.image.startsWith(r))))
-      messageExpression: "'images must come from ' + params.data.registries"
-""",
-        binding="  paramRef: {name: registries, parameterNotFoundAction: Deny}\n",
-    )
-    + policy(
-        "replica-cap",
-        JOBSETS
-        + """\
-  validations:
-    - expression: object.spec.replicatedJobs.all(j, j.replicas * j.template.spec.parallelism <= 64)
-      messageExpression: "'at most 64 pods, not ' + string(object.spec.replicatedJobs.size())"
-""",
-    )
-    + policy(
-        "memory-requested",
-        JOBSETS.replace(
-            "  matchConstraints:\n",
-            "  matchConstraints:\n    namespaceSelector: {matchLabels: {memory-policy: strict}}\n",
-        )
-        + """\
-  validations:
-    - expression: >-
-        object.spec.replicatedJobs.all(j, j.template.spec.template.spec.containers.all(c,
-          !has(c.resources) || !has(c.resources.limits) || !has(c.resources.limits.memory) ||
-          quantity(c.resources.limits.memory).compareTo(quantity('2Ti')) <= 0))
-      message: at most 2Ti of memory per container
-""",
-        actions="[Warn]",
-    )
-    + policy(
-        "names",
-        """\
-  matchConstraints:
-    resourceRules:
-      - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}
-  matchConditions:
-    - name: named
-      expression: has(object.metadata.name)
-  validations:
-    - expression: size(object.metadata.name) <= 63 && object.metadata.name.matches('^[a-z0-9-]+$')
-      message: names are DNS labels
-""",
-        actions="[Audit]",
-    )
-)
-
-
-def params() -> str:
-    registries = "pytorch/,ghcr.io/,docker.io/,registry.,busybox:,python:"
-    found = []
-    for namespace in bench.NAMESPACES:
-        strict = "  labels: {memory-policy: strict}\n" if namespace.endswith(("0", "2", "4")) else ""
-        found.append(
-            f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n{strict}---\n"
-            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: registries\n  namespace: {namespace}\n"
-            f'data:\n  registries: "{registries}"\n---\n'
-        )
-    return "".join(found)
+import checks  # noqa: E402  (checks.py beside it: the five policies, their params and Namespaces)
 
 
 def main() -> None:
@@ -140,8 +38,8 @@ def main() -> None:
         inputs, policies = work / "inputs", work / "policies"
         bench.generate(inputs, options.jobs, options.seed)
         policies.mkdir()
-        (policies / "policies.yaml").write_text(POLICIES)
-        (policies / "params.yaml").write_text(params())
+        (policies / "policies.yaml").write_text(checks.POLICIES)
+        (policies / "params.yaml").write_text(checks.params(bench.NAMESPACES))
         plain = [*trainc, "build", str(inputs)]
         checked = [*trainc, "build", "--policies", str(policies), str(inputs)]
         _, _, first = bench.run(checked, env)
