@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from trainc.formats import blockyaml, yamltext
+from trainc.formats import blockyaml, position, yamltext
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,25 +178,7 @@ def test_a_hostile_flow_line_is_read_in_linear_time(line):
     assert done.returncode == 0 and done.stdout.strip() in ("True", "False"), done.stderr
 
 
-# --- positions: `locate` against libyaml's composed nodes (what position.locate found before it)
-
-
-def libyaml_mark(text: str, index: int, path, key: bool, exact: bool):
-    """0-based (line, column) of position.locate's walk over libyaml's composed nodes."""
-    node = yamltext.composed(text)[index]
-    found = node.start_mark
-    for depth, part in enumerate(path, 1):
-        child = key_mark = None
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            for key_node, value_node in node.value:
-                if yamltext.key_of(key_node) == part:
-                    child, key_mark = value_node, key_node.start_mark
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            child = node.value[part]
-        if child is None:
-            return None if exact else (found.line, found.column)
-        node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
-    return (found.line, found.column)
+# --- positions: `locate` against libyaml's composed nodes (`position.composed_mark`, what it falls back on)
 
 
 def every_path(data, prefix=()):
@@ -227,7 +209,13 @@ def placed_as_libyaml_places(text: str) -> tuple[int, int]:
                     if found is blockyaml.UNSURE:
                         unsure += 1
                         continue
-                    assert found == libyaml_mark(text, index, path, key, exact), (text, index, path, key, exact)
+                    assert found == position.composed_mark(text, index, path, key, exact), (
+                        text,
+                        index,
+                        path,
+                        key,
+                        exact,
+                    )
                     answered += 1
     return answered, unsure
 

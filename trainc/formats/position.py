@@ -55,16 +55,21 @@ def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False
 
         return jsontext.locate(origin.text, origin.index, path, key, exact)
     found = blockyaml.locate(origin.text, origin.index, path, key, exact)
-    if found is not blockyaml.UNSURE:  # text of the common shape, placed off its lines: no libyaml needed
-        return None if found is None else (found[0] + 1, found[1] + 1)
+    if found is blockyaml.UNSURE:  # not text of the common shape, placed off its lines: libyaml's nodes place it
+        found = composed_mark(origin.text, origin.index, path, key, exact)
+    return None if found is None else (found[0] + 1, found[1] + 1)
+
+
+def composed_mark(text: str, index: int, path: Path, key: bool = False, exact: bool = False) -> tuple | None:
+    """`locate`'s answer (0-based) read off libyaml's composed nodes of document `index` of a YAML `text`."""
     import yaml
 
     from . import yamltext
 
     try:
-        node = yamltext.composed(origin.text)[origin.index]
+        node = yamltext.composed(text)[index]
     except (yaml.YAMLError, IndexError):
-        return None if exact else (1, 1)
+        return None if exact else (0, 0)
     found = node.start_mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
@@ -79,7 +84,7 @@ def locate(origin: Origin, path: Path, *, key: bool = False, exact: bool = False
                 return None
             break
         node, found = child, key_mark if (key and depth == len(path) and key_mark) else child.start_mark
-    return (found.line + 1, found.column + 1)
+    return (found.line, found.column)
 
 
 def name_place(origin: Origin) -> str:
