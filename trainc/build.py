@@ -37,6 +37,7 @@ class Output:
         self.user_runtimes: list = []  # the runtimes read (PATHS and --runtimes), parsed
         self.errors: list = [] if errors is None else errors  # InputErrors of every stage, in input order per stage
         self.refusals: list = []  # those of them that only an update (--previous) refuses
+        self.namespace = "default"  # of what sets none: Kueue's queues are read in it, as the API server stores them
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
@@ -97,6 +98,7 @@ def compile_all(inputs: Inputs, namespace: str, errors: list, previous, keep=Non
     doubtful = unresolved.doubtful(inputs, namespace)
     errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace, ctx.runtimes_words))
     output = Output(trainjobs=len(inputs.trainjobs), runtimes=len(inputs.runtimes), errors=errors)
+    output.namespace = namespace
     check_runtimes(inputs.runtimes, previous, output, ctx.release)
     for index, first in in_order([sort_key(trainjob) for trainjob in inputs.trainjobs]):
         trainjob, first = inputs.trainjobs[index], None if first is None else inputs.trainjobs[first]

@@ -219,6 +219,7 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Outpu
     for pipe, theirs in zip(pipes, assigned[1:]):
         pipe.send((runtimes, theirs))
     output = builder.Output(trainjobs=len(keys), runtimes=len(runtimes))
+    output.namespace = namespace
     output.notices += more.notices
     builder.check_runtimes(runtimes, None, output, pipeline.Context(None, **context).release)
     results = [None] * len(order)

@@ -122,3 +122,31 @@ def test_an_mpi_launcher_that_runs_as_a_node_is_counted_as_one(tmp_path):
     (job,) = json.loads(result.stdout)["trainJobs"]
     assert job["nodes"] == 4 and job["processesPerNode"] == "2"
     assert job["total"]["nvidia.com/gpu"] == "8"
+
+
+def test_queues_without_a_namespace_are_read_in_the_run_s_namespace(tmp_path):
+    """Under -n, a LocalQueue that sets no namespace is the run's namespace's (kubectl apply -n puts it there):
+    summary places the TrainJobs that name it, and the unlabelled ones its `default` LocalQueue takes, as the
+    build's Kueue check does (they showed no flavor, and no queue, when summary read the queues in `default`)."""
+    (tmp_path / "queues.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: cpu}\n---\n"
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: batch}\nspec:\n"
+        "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu, memory]\n    flavors:\n"
+        "    - name: cpu\n      resources: [{name: cpu, nominalQuota: 100}, {name: memory, nominalQuota: 100Gi}]\n"
+        + "".join(
+            f"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {{name: {name}}}\n"
+            "spec: {clusterQueue: batch}\n"
+            for name in ("batch", "default")
+        )
+    )
+    (tmp_path / "jobs.yaml").write_text(
+        "".join(
+            f"---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: {name}\n{labels}"
+            "spec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n"
+            "    resourcesPerNode: {requests: {cpu: 2, memory: 1Gi}}\n"
+            for name, labels in (("labelled", "  labels: {kueue.x-k8s.io/queue-name: batch}\n"), ("unlabelled", ""))
+        )
+    )
+    shown = trainc("summary", "-n", "team-a", str(tmp_path / "queues.yaml"), str(tmp_path / "jobs.yaml"))
+    rows = {line.split()[0]: line.split()[1:3] for line in shown.splitlines() if line.startswith("team-a/")}
+    assert rows["team-a/labelled"] == ["batch", "cpu"] and rows["team-a/unlabelled"] == ["default", "cpu"], shown

@@ -67,7 +67,7 @@ def _jobs(found: list, result) -> list[dict]:
 def _capacity(found: list, result, before: list | None) -> list[dict]:
     """Per ClusterQueue, flavor and resource: what the jobs here (and at the base) use, and its nominal quota
     where the ClusterQueue is among the inputs."""
-    queues, _ = kueue.read(result.others)
+    queues, _ = kueue.read(result.others, result.namespace)
 
     def use(jobs) -> dict:
         out: dict = {}
