@@ -508,3 +508,55 @@ def bounded(body: str, prelude: str = "", **env) -> subprocess.CompletedProcess:
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT), **env},
     )
+
+
+# --- a repository that turns on every check after the build ------------------------------------------------------
+
+CHECKED_PLATFORM = """\
+prices:
+  currency: USD
+  default: {cpu: 0.5, memory: 0.01}
+kueue-paths: [queues.yaml]
+policies:
+  - name: cost-cap
+    match: {kinds: [JobSet]}
+    rule: "!has(cost.hourly) || cost.hourly <= CAP"
+    message: too dear
+"""
+CHECKED_QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: cpu}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: batch}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: cpu
+      resources:
+      - {name: cpu, nominalQuota: QUOTA}
+      - {name: memory, nominalQuota: 100Gi}
+"""
+
+
+def checked_repository(root, cap: str, quota: str):
+    """TrainJobs under every check a platform turns on after the build (Kueue's queues, prices, a house rule on
+    cost), every other file starting with a comment, so that its TrainJob is not on the first line."""
+    (root / "jobs").mkdir(parents=True)
+    (root / ".trainc.yaml").write_text(CHECKED_PLATFORM.replace("CAP", cap))
+    (root / "queues.yaml").write_text(CHECKED_QUEUES.replace("QUOTA", quota))
+    (root / "jobs" / "0-queue.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: batch}\nspec: {clusterQueue: batch}\n"
+    )
+    for index in range(12):
+        labels = "  labels: {kueue.x-k8s.io/queue-name: batch}\n" if index % 3 else ""
+        (root / "jobs" / f"job-{index:02d}.yaml").write_text(
+            ("# a comment first\n\n" if index % 2 else "")
+            + f"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: job-{index:02d}\n{labels}"
+            + "spec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: "
+            + f"{index % 4 + 1}\n    resourcesPerNode:\n      requests: {{cpu: '{index + 1}', memory: 2Gi}}\n"
+        )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from helpers import checked_repository
 
 from trainc import build, engine
 
@@ -364,3 +365,32 @@ def test_validate_previous_reports_the_update_refusal_and_the_policy_denial_toge
     validated = trainc("validate", "--previous", str(tmp_path / "before"), "job.yaml", "policy.yaml", cwd=repo)
     assert validated.returncode == 1
     assert "field is immutable" in validated.stderr and "at most one node" in validated.stderr, validated.stderr
+
+
+def test_a_build_with_every_check_imports_no_dataclasses(tmp_path):
+    """The checks after the build (Kueue and the cluster state, cost, house rules and policies) keep their records in
+    named tuples and plain classes: `dataclasses` (with `inspect`) and a compiled class each cost a one-TrainJob
+    build about 25 ms of its start, which the Argo CD repo-server pays for every app it renders."""
+    checked_repository(tmp_path, "1000.0", "100")
+    for extra in tmp_path.glob("jobs/job-0[1-9].yaml"):
+        extra.unlink()
+    (tmp_path / "state.json").write_text('{"apiVersion": "v1", "kind": "List", "items": []}')
+    probe = (
+        "import sys, trainc.cli as script\nscript._exit_now = lambda code: None\ntry:\n    script.main()\n"
+        "except SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    built = subprocess.run(
+        [sys.executable, "-c", probe, "--root", str(tmp_path), "build", "--cluster-state", "state.json", "jobs"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    loaded = set(built.stderr.splitlines()[-1].split())
+    assert built.returncode == 0 and "kind: JobSet" in built.stdout, built.stderr
+    checks = {
+        "trainc.validation.kueue",
+        "trainc.validation.clusterstate",
+        "trainc.validation.cost",
+        "trainc.policy.vap",
+    }
+    assert checks <= loaded and "dataclasses" not in loaded

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from decimal import Decimal
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ..errors import InputError, Origin
 
@@ -36,14 +38,13 @@ _CURRENCY = re.compile(r"[A-Z]{3}")  # an ISO 4217 code
 _NAME_LENGTH = 253  # a ResourceFlavor's name, a resource's qualified name
 
 
-@dataclass(frozen=True)
-class Prices:
+class Prices(NamedTuple):
     """A price table: {resource: Decimal per unit-hour} per flavor and for `default`; `where` is the table's
     `FILE:LINE:COL`."""
 
     currency: str
-    flavors: dict = field(default_factory=dict)
-    default: dict = field(default_factory=dict)
+    flavors: Mapping = MappingProxyType({})
+    default: Mapping = MappingProxyType({})
     where: str = ""
 
     def price(self, flavor: str | None, resource: str) -> Decimal | None:

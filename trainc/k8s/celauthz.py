@@ -13,7 +13,7 @@ values are maps with one marker key.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _MARK = "@kubernetes.Authorizer"
 NOT_EVALUATED = "authorizer check not evaluated"
@@ -22,8 +22,7 @@ _authorizers: dict = {}  # handle -> authorize(user, groups, Attributes) -> (all
 _handles = itertools.count(1)
 
 
-@dataclass(frozen=True)
-class Attributes:
+class Attributes(NamedTuple):
     """What a check asks (authorizer.AttributesRecord): a resource request, or a non-resource `path`."""
 
     verb: str

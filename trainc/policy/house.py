@@ -16,15 +16,14 @@ A cost cap: `has(cost.bounded) && cost.bounded <= 500.0`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import bounds
 from ..errors import InputError, Origin
 from ..k8s.identity import group_version
 
 
-@dataclass
-class Rule:
+class Rule(NamedTuple):
     name: str
     kinds: tuple  # ((group or None, kind), ...)
     namespaces: tuple | None

@@ -31,9 +31,9 @@ quota a workload uses, admission checks, topology-aware scheduling and the prior
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ..errors import InputError, Notice, Origin, plural
 from ..formats.limits import MAX_CLUSTER_STATE_ITEMS
@@ -64,8 +64,7 @@ _PRIORITY_CLASS = {"value": int}
 _REPORTED = {"status": {"flavorsUsage": [{"name": str, "resources": [{"name": str, "total": _QUANTITY}]}]}}
 
 
-@dataclass(frozen=True)
-class Held:
+class Held(NamedTuple):
     """A workload holding quota: what Kueue's cache charges its ClusterQueue."""
 
     namespace: str
@@ -83,8 +82,7 @@ class Held:
         return f"{self.namespace}/{self.name} (ClusterQueue {self.cluster_queue}, priority {self.priority})"
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """A workload waiting in its LocalQueue."""
 
     namespace: str
@@ -96,16 +94,16 @@ class Pending:
     owner: tuple | None
 
 
-@dataclass
 class State:
-    """The cluster state file, read."""
+    """The cluster state file, read. (A plain class: a dataclass compiles its methods at every start of trainc.)"""
 
-    file: str
-    documents: list = field(default_factory=list)  # (origin, object): its Kueue objects
-    held: list = field(default_factory=list)
-    pending: list = field(default_factory=list)
-    priorities: dict = field(default_factory=dict)  # WorkloadPriorityClass name -> value
-    _usage: tuple | None = None  # (queues, usage) computed last
+    def __init__(self, file: str):
+        self.file = file
+        self.documents: list = []  # (origin, object): its Kueue objects
+        self.held: list = []
+        self.pending: list = []
+        self.priorities: dict = {}  # WorkloadPriorityClass name -> value
+        self._usage: tuple | None = None  # (queues, usage) computed last
 
     def usage(self, queues: kueue.Queues) -> Mapping:
         """{ClusterQueue: {(flavor, resource): amount}} of the held workloads (computed once per `queues`), read
@@ -265,8 +263,7 @@ def _true(conditions: dict, kind: str) -> bool:
     return (conditions.get(kind) or {}).get("status") == "True"
 
 
-@dataclass(frozen=True)
-class Standing:
+class Standing(NamedTuple):
     """Where one TrainJob stands on the cluster: admitted, admissible, preempting or waiting."""
 
     state: str  # "admitted", "admissible", "preempting", "waiting"

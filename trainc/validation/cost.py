@@ -10,16 +10,15 @@ table's `default`; a resource priced nowhere costs nothing and is named (`unpric
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from ..formats import prices as pricetable
 from ..k8s.enforced import enforced_bound
 from .requests import Job, jobs
 
 
-@dataclass(frozen=True)
-class Cost:
+class Cost(NamedTuple):
     """One TrainJob's hourly rate (exact), the seconds the cluster lets it run at most (None: unbounded), and the
     resources it requests that the table prices nowhere."""
 
@@ -68,8 +67,7 @@ def costs(output, table: pricetable.Prices, others=None) -> dict:
     return out
 
 
-@dataclass(frozen=True)
-class Total:
+class Total(NamedTuple):
     """The sum of several jobs' costs: the bound is None (unbounded) when one of them is."""
 
     jobs: int = 0

@@ -47,8 +47,8 @@ overhead), in Kueue's integers (CPU in millicores, others rounded up).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
@@ -67,8 +67,7 @@ _TAINT_EFFECTS = ("NoSchedule", "NoExecute")  # what the flavor assigner checks 
 _PODS = "pods"
 
 
-@dataclass(frozen=True)
-class PodSet:
+class PodSet(NamedTuple):
     """One replicated job as a Kueue pod set: its pods, and the requests of one pod as Kueue adjusts them."""
 
     name: str
@@ -138,41 +137,38 @@ def _adjusted(spec: dict, limit_ranges, runtime_classes: dict | None) -> dict:
     return adjusted
 
 
-@dataclass(frozen=True)
-class Quota:
+class Quota(NamedTuple):
     nominal: int
     borrowing: int | None  # borrowingLimit: how much more than nominal it may take from its cohort
     lending: int | None  # lendingLimit: how much of nominal its cohort may use
 
 
-@dataclass
 class Node:
-    """A ClusterQueue or Cohort of the cohort tree."""
+    """A ClusterQueue or Cohort of the cohort tree. (This and Queues are plain classes: a dataclass compiles its
+    methods at every start of trainc, about half a millisecond each.)"""
 
-    kind: str
-    name: str
-    parent: str | None = None
-    quotas: dict = field(default_factory=dict)  # (flavor, resource) -> Quota
-    groups: list = field(default_factory=list)  # (covered resources, [flavor names])
-    origin: Origin | None = None
-    document: dict = field(default_factory=dict)
-    binary: set = field(default_factory=set)  # resources whose quotas are written in binary suffixes
+    def __init__(self, kind: str, name: str, parent: str | None = None, origin: Origin | None = None, document=None):
+        self.kind, self.name, self.parent, self.origin = kind, name, parent, origin
+        self.document: dict = {} if document is None else document
+        self.quotas: dict = {}  # (flavor, resource) -> Quota
+        self.groups: list = []  # (covered resources, [flavor names])
+        self.binary: set = set()  # resources whose quotas are written in binary suffixes
 
 
-@dataclass
 class Queues:
     """Kueue's objects among the inputs."""
 
-    cluster_queues: dict = field(default_factory=dict)  # name -> Node
-    cohorts: dict = field(default_factory=dict)  # name -> Node (Cohort objects)
-    local_queues: dict = field(default_factory=dict)  # (namespace, name) -> ClusterQueue name
-    flavors: dict = field(default_factory=dict)  # name -> ResourceFlavor spec
-    limit_ranges: dict = field(default_factory=dict)  # namespace -> [LimitRange]
-    runtime_classes: dict = field(default_factory=dict)  # name -> overhead.podFixed
-    namespaces: dict = field(default_factory=dict)  # name -> labels, of the Namespaces among the inputs
-    # what the cohort tree's quotas sum to, (function, node kind, name, key, seen) -> amount: the same for every
-    # workload placed on these queues, so worked out once (the queues are not changed once `read` returns them)
-    sums: dict = field(default_factory=dict, repr=False, compare=False)
+    def __init__(self):
+        self.cluster_queues: dict = {}  # name -> Node
+        self.cohorts: dict = {}  # name -> Node (Cohort objects)
+        self.local_queues: dict = {}  # (namespace, name) -> ClusterQueue name
+        self.flavors: dict = {}  # name -> ResourceFlavor spec
+        self.limit_ranges: dict = {}  # namespace -> [LimitRange]
+        self.runtime_classes: dict = {}  # name -> overhead.podFixed
+        self.namespaces: dict = {}  # name -> labels, of the Namespaces among the inputs
+        # what the cohort tree's quotas sum to, (function, node kind, name, key, seen) -> amount: the same for every
+        # workload placed on these queues, so worked out once (the queues are not changed once `read` returns them)
+        self.sums: dict = {}
 
     @property
     def present(self) -> bool:
@@ -381,8 +377,7 @@ def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
     return node
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(NamedTuple):
     """What Kueue admits for one TrainJob."""
 
     namespace: str
@@ -402,8 +397,7 @@ def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Or
     return Workload(namespace, name, queue, labelled, tuple(found), origin)
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     """Where Kueue's flavor assigner puts a workload on an empty cluster: per pod set (in order), the flavor of
     each resource its ClusterQueue covers; or why Kueue can never admit it; and a notice when only borrowing fits.
     `flavors` is empty when nothing places it (no ClusterQueue among the inputs, or a problem)."""
@@ -513,8 +507,7 @@ NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
 MAY_STOP, TRY_NEXT = "MayStopSearch", "TryNextFlavor"
 
 
-@dataclass(frozen=True)
-class Fungibility:
+class Fungibility(NamedTuple):
     """A ClusterQueue's flavorFungibility with v1beta2's defaults (apis/kueue/v1beta2/clusterqueue_types.go):
     stop at a flavor that fits by borrowing, try the next one past a flavor that needs preemption."""
 
@@ -533,8 +526,7 @@ def fungibility(cq: Node) -> Fungibility:
     )
 
 
-@dataclass(frozen=True)
-class Attempt:
+class Attempt(NamedTuple):
     """One flavor the assigner tried for one pod set's resource group, and how it came out (`fitsResourceQuota`
     over the group's resources, the worst of them)."""
 

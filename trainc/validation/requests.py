@@ -9,7 +9,7 @@ is charged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..compiler.ir import NODE, TRAINER, pod_spec, step_of
 from ..formats.table import markdown
@@ -20,8 +20,7 @@ BINARY = ("memory", "ephemeral-storage")  # shown with binary suffixes (`256Gi`)
 NO_QUEUE = "-"
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(NamedTuple):
     """One pod set of a job as Kueue charges it: its pods, its requests over every pod, and the flavor Kueue's
     flavor assigner picks for each resource its ClusterQueue covers (none when nothing places it)."""
 
@@ -31,8 +30,7 @@ class Usage:
     flavors: dict  # resource -> ResourceFlavor name
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(NamedTuple):
     namespace: str
     name: str
     queue: str | None  # the Kueue LocalQueue, None when Kueue does not manage it
