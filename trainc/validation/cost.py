@@ -56,14 +56,16 @@ def rate(job: Job, table: pricetable.Prices) -> tuple[Fraction, tuple]:
 def costs(output, table: pricetable.Prices, others=None) -> dict:
     """{(namespace, name): Cost} of every compiled TrainJob of `output` (a build.Output; `others` as
     `requests.jobs` takes them)."""
-    jobsets = {
-        (trainjob.namespace, trainjob.name): next((obj for obj in objects if obj.get("kind") == "JobSet"), {})
+    seconds = {  # each JobSet's bound, not the JobSets: a large build's are held as bytes until written
+        (trainjob.namespace, trainjob.name): enforced_bound(
+            next((obj for obj in objects if obj.get("kind") == "JobSet"), {})
+        )
         for trainjob, objects in output.jobs
     }
     out = {}
     for job in jobs(output, others):
         hourly, unpriced = rate(job, table)
-        out[(job.namespace, job.name)] = Cost(hourly, enforced_bound(jobsets[(job.namespace, job.name)]), unpriced)
+        out[(job.namespace, job.name)] = Cost(hourly, seconds[(job.namespace, job.name)], unpriced)
     return out
 
 
