@@ -255,3 +255,22 @@ def test_mutated_project_files_are_placed_as_libyaml_places_them(seed):
         if blockyaml.documents(text) is not None:
             placed += placed_as_libyaml_places(text)[0] > 0
     assert placed > 20
+
+
+def test_a_long_list_is_read_through_once_however_many_places_are_asked():
+    """A List of 3000 TrainJobs with a message at each: every item is found from an index of the list's entries,
+    made once, not by reading the list from its top for each (quadratic: a 4000-item List took 6 s to print)."""
+    items = "".join(f"- kind: TrainJob\n  metadata:\n    name: job-{i}\n  spec: {{}}\n" for i in range(3000))
+    text = "kind: List\nitems:\n" + items
+    reads = []
+
+    class Counted(list):
+        def __getitem__(self, at):
+            reads.append(at)
+            return super().__getitem__(at)
+
+    outline = blockyaml._outline(text)
+    outline[0] = Counted(outline[0])
+    for i in (*range(3000), *range(2999, -1, -7)):
+        assert blockyaml.locate(text, 0, ("items", i, "metadata", "name")) == (4 * i + 4, 10)
+    assert len(reads) < 20 * len(outline[0])  # a few reads per line, not one per line per item asked

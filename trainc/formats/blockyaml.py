@@ -250,7 +250,7 @@ def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
     if outline is None or index >= len(outline):
         return UNSURE
     lines = outline[index]
-    node = _Block(lines, 0, lines[0][1], None)
+    node = _Block(lines, 0, lines[0][1], None, _indexes(text, index))
     found = node.mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
@@ -281,55 +281,70 @@ class _Inline:
 
 class _Block:
     """A block mapping or sequence of an outline's lines: its first line `at` and its column; for a mapping that
-    starts on a sequence item's line, that line's text from its first key on (`first`)."""
+    starts on a sequence item's line, that line's text from its first key on (`first`). Its entries are found
+    once per document (`indexes`, by first line and column): a List of 10,000 TrainJobs, each with a message,
+    would otherwise be read through from its top for every one."""
 
-    __slots__ = ("lines", "at", "column", "first", "sequence", "mark")
+    __slots__ = ("lines", "at", "column", "first", "sequence", "mark", "indexes")
 
-    def __init__(self, lines: list, at: int, column: int, first: str | None):
-        self.lines, self.at, self.column, self.first = lines, at, column, first
+    def __init__(self, lines: list, at: int, column: int, first: str | None, indexes: dict):
+        self.lines, self.at, self.column, self.first, self.indexes = lines, at, column, first, indexes
         self.sequence = first is None and lines[at][3]
         self.mark = (lines[at][0], column)
 
     def _entries(self):
-        """(line index, content) of its keys' lines (a mapping) or its items' (a sequence), as `_mapping` and
-        `_sequence` read them: a more indented line, and in a mapping an item at its column (a sequence written
-        at its key's column), belong to an entry's value; a less indented line, and in a sequence a key at its
-        column, end it."""
+        """[(line index, content)] of its keys' lines (a mapping: {key: (line index, content)}) or its items' (a
+        sequence), as `_mapping` and `_sequence` read them: a more indented line, and in a mapping an item at its
+        column (a sequence written at its key's column), belong to an entry's value; a less indented line, and in a
+        sequence a key at its column, end it."""
+        found = self.indexes.get((self.at, self.column))
+        if found is not None:
+            return found
         lines, column, sequence = self.lines, self.column, self.sequence
-        yield self.at, (self.first if self.first is not None else lines[self.at][2])
+        entries = [(self.at, self.first if self.first is not None else lines[self.at][2])]
         for position in range(self.at + 1, len(lines)):
             _, indent, content, item = lines[position]
             if indent < column or (indent == column and sequence and not item):
-                return
+                break
             if indent == column and item == sequence:
-                yield position, content
+                entries.append((position, content))
+        if not sequence:  # keys are not repeated in the text `documents` reads
+            entries = {_KEY.match(content)[1]: (position, content) for position, content in entries}
+        self.indexes[(self.at, self.column)] = entries
+        return entries
 
     def value_of(self, name: str):
         """(the value's node, its key's mark) of key `name`; (None, None) when it has none."""
-        for position, content in self._entries():
-            match = _KEY.match(content)
-            if match[1] != name:
-                continue
-            mark = (self.lines[position][0], self.column)
-            rest = content[match.end() :]
-            if rest and rest[0] != "#":
-                return _Inline((mark[0], self.column + match.end()), rest), mark
-            below = self.lines[position + 1]
-            if below[1] > self.column or (below[1] == self.column and below[3]):
-                return _Block(self.lines, position + 1, below[1], None), mark
-            return UNSURE, None  # an empty value
-        return None, None
+        found = self._entries().get(name)
+        if found is None:
+            return None, None
+        position, content = found
+        mark = (self.lines[position][0], self.column)
+        rest = content[_KEY.match(content).end() :]
+        if rest and rest[0] != "#":
+            return _Inline((mark[0], self.column + len(content) - len(rest)), rest), mark
+        below = self.lines[position + 1]
+        if below[1] > self.column or (below[1] == self.column and below[3]):
+            return _Block(self.lines, position + 1, below[1], None, self.indexes), mark
+        return UNSURE, None  # an empty value
 
     def item(self, wanted: int):
         """The node of item `wanted`; None when there are fewer."""
-        for count, (position, content) in enumerate(self._entries()):
-            if count == wanted:
-                rest = content[2:].lstrip(" ")
-                column = self.column + len(content) - len(rest)
-                if _KEY.match(rest):  # a mapping starting on the item's line
-                    return _Block(self.lines, position, column, rest)
-                return _Inline((self.lines[position][0], column), rest)
-        return None
+        entries = self._entries()
+        if not 0 <= wanted < len(entries):
+            return None
+        position, content = entries[wanted]
+        rest = content[2:].lstrip(" ")
+        column = self.column + len(content) - len(rest)
+        if _KEY.match(rest):  # a mapping starting on the item's line
+            return _Block(self.lines, position, column, rest, self.indexes)
+        return _Inline((self.lines[position][0], column), rest)
+
+
+@lru_cache(maxsize=8)
+def _indexes(text: str, index: int) -> dict:
+    """The entries found so far of document `index`'s blocks, (first line, column) -> `_Block._entries`."""
+    return {}
 
 
 @lru_cache(maxsize=8)  # the notices and errors of one file, located in turn, read its lines once
