@@ -24,7 +24,7 @@ class Output:
     This and the run's other records of state are plain classes: a dataclass compiles its methods at every
     start of trainc, about half a millisecond each."""
 
-    def __init__(self, trainjobs: int = 0, runtimes: int = 0, errors: list | None = None):
+    def __init__(self, trainjobs: int = 0, runtimes: int = 0, errors: list | None = None, namespace: str = "default"):
         self.jobs: list = []  # [(TrainJob, [objects])]
         self.notices: list = []
         self.trainjobs = trainjobs  # how many TrainJobs and user runtimes were checked
@@ -37,7 +37,7 @@ class Output:
         self.user_runtimes: list = []  # the runtimes read (PATHS and --runtimes), parsed
         self.errors: list = [] if errors is None else errors  # InputErrors of every stage, in input order per stage
         self.refusals: list = []  # those of them that only an update (--previous) refuses
-        self.namespace = "default"  # of what sets none: Kueue's queues are read in it, as the API server stores them
+        self.namespace = namespace  # of what sets none: Kueue's queues are read in it, as the API server stores them
 
     def documents(self) -> list[dict]:
         return [obj for _, objs in self.jobs for obj in objs]
@@ -97,8 +97,7 @@ def compile_all(inputs: Inputs, namespace: str, errors: list, previous, keep=Non
     ctx = pipeline.Context(runtimes, **context)
     doubtful = unresolved.doubtful(inputs, namespace)
     errors.extend(unresolved.runtimes_of_unparsed(inputs.unparsed, runtimes, doubtful, namespace, ctx.runtimes_words))
-    output = Output(trainjobs=len(inputs.trainjobs), runtimes=len(inputs.runtimes), errors=errors)
-    output.namespace = namespace
+    output = Output(len(inputs.trainjobs), len(inputs.runtimes), errors, namespace)
     check_runtimes(inputs.runtimes, previous, output, ctx.release)
     for index, first in in_order([sort_key(trainjob) for trainjob in inputs.trainjobs]):
         trainjob, first = inputs.trainjobs[index], None if first is None else inputs.trainjobs[first]

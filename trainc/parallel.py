@@ -218,8 +218,7 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Outpu
         assigned[worker].append((local, position))
     for pipe, theirs in zip(pipes, assigned[1:]):
         pipe.send((runtimes, theirs))
-    output = builder.Output(trainjobs=len(keys), runtimes=len(runtimes))
-    output.namespace = namespace
+    output = builder.Output(len(keys), len(runtimes), namespace=namespace)
     output.notices += more.notices
     builder.check_runtimes(runtimes, None, output, pipeline.Context(None, **context).release)
     results = [None] * len(order)

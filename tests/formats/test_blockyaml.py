@@ -144,16 +144,20 @@ def _mutated(rng: random.Random, text: str) -> str:
     return "\n".join(lines)
 
 
+def mutations(seed: int, count: int):
+    """`count` random edits of the project's YAML files (`_mutated`), the same for the same seed."""
+    rng = random.Random(seed)
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS]
+    texts = [text for text in texts if text.strip()]
+    return (_mutated(rng, rng.choice(texts)) for _ in range(count))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_mutated_project_files_are_read_as_libyaml_reads_them_or_handed_back(seed):
     """Random edits of the project's YAML (characters, indentation, lines): whatever blockyaml reads, libyaml
     reads the same; run at length with more seeds when this module changes."""
-    rng = random.Random(seed)
-    texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS]
-    texts = [text for text in texts if text.strip()]
     read = 0
-    for _ in range(1500):
-        text = _mutated(rng, rng.choice(texts))
+    for text in mutations(seed, 1500):
         verdict = agrees(text)
         assert verdict is not False, text
         read += verdict is True
@@ -246,12 +250,8 @@ def test_what_it_cannot_place_is_handed_back():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_mutated_project_files_are_placed_as_libyaml_places_them(seed):
-    rng = random.Random(seed)
-    texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS]
-    texts = [text for text in texts if text.strip()]
     placed = 0
-    for _ in range(400):
-        text = _mutated(rng, rng.choice(texts))
+    for text in mutations(seed, 400):
         if blockyaml.documents(text) is not None:
             placed += placed_as_libyaml_places(text)[0] > 0
     assert placed > 20
@@ -270,7 +270,7 @@ def test_a_long_list_is_read_through_once_however_many_places_are_asked():
             return super().__getitem__(at)
 
     outline = blockyaml._outline(text)
-    outline[0] = Counted(outline[0])
+    outline[0] = (Counted(outline[0][0]), outline[0][1])
     for i in (*range(3000), *range(2999, -1, -7)):
         assert blockyaml.locate(text, 0, ("items", i, "metadata", "name")) == (4 * i + 4, 10)
-    assert len(reads) < 20 * len(outline[0])  # a few reads per line, not one per line per item asked
+    assert len(reads) < 20 * len(outline[0][0])  # a few reads per line, not one per line per item asked

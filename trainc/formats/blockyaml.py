@@ -249,8 +249,8 @@ def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
     outline = _outline(text)
     if outline is None or index >= len(outline):
         return UNSURE
-    lines = outline[index]
-    node = _Block(lines, 0, lines[0][1], None, _indexes(text, index))
+    lines, indexes = outline[index]
+    node = _Block(lines, 0, lines[0][1], None, indexes)
     found = node.mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
@@ -341,23 +341,18 @@ class _Block:
         return _Inline((self.lines[position][0], column), rest)
 
 
-@lru_cache(maxsize=8)
-def _indexes(text: str, index: int) -> dict:
-    """The entries found so far of document `index`'s blocks, (first line, column) -> `_Block._entries`."""
-    return {}
-
-
 @lru_cache(maxsize=8)  # the notices and errors of one file, located in turn, read its lines once
-def _outline(text: str) -> list | None:
+def _outline(text: str) -> list[tuple[list, dict]] | None:
     """Per document, its lines that are neither blank nor comments, as `documents` reads them (line number, indent,
-    content, whether it is a sequence item), and after the last one `_END`'s; None for text it does not read."""
+    content, whether it is a sequence item), and after the last one `_END`'s; with the entries of its blocks found
+    so far, (first line, column) -> `_Block._entries`. None for text it does not read."""
     if documents(text) is None:
         return None
     found, lines, explicit = [], [], False
     for number, line in enumerate(text.split("\n")):
         if line.startswith(("---", "...")):
             if lines or explicit:
-                found.append([*lines, (-1, *_END)])
+                found.append(([*lines, (-1, *_END)], {}))
             lines, explicit = [], True
             continue
         content = line.lstrip(" ")
@@ -365,5 +360,5 @@ def _outline(text: str) -> list | None:
             content = content.rstrip(" ")
             lines.append((number, len(line) - len(line.lstrip(" ")), content, content == "-" or content[:2] == "- "))
     if lines or explicit:
-        found.append([*lines, (-1, *_END)])
+        found.append(([*lines, (-1, *_END)], {}))
     return found
