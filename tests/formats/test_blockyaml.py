@@ -68,8 +68,25 @@ READ = [
     "---\na: 1\n---\n# only a comment\nb: 2\n",
     "# leading comment\n\n---\nkind: List\nitems:\n- a: 1\n",
     "a: caf\u00e9\nb: \u00e9t\u00e9 # \u00a7 3.10\n",
+    "a: [b, [c]]\nb: {c: {d: 1}, e: []}\nc: [ {x: [y, {}]} , [ ] ,[[1]]] # nested\n",
+    "rules:\n- {apiGroups: [\"*\"], resources: [pods, 'jobs'], verbs: [get]}\n- match: {kinds: [a/B]}\n",
+    *(BLOCK_SCALARS := [
+        "a: |\n  text\n",
+        "a: |-\n  x\n\n  y\nb: 1\n",
+        "a: >\n  x\n  y\n\n\n  z\n\nb: 2\n",
+        "a: >-\n  one: two\n  [three] # four\n",
+        "- |\n x\n-   >-\n      a\n      b\n- c\n",
+        "- k: |\n    x # not a comment\n    # nor this\n\n  j: |  # a comment\n      y  \n",
+        "a:\n  b: |\n    #!/bin/sh\n      indented: kept\n    - x\n  c: >-\n    caf\u00e9\nd: |\n  last",
+        "a: |\n  x\n  \n  y\n---\nb: >\n  z\n",
+        "a: >-\n  x\n  y\n\n  z\n   indented\n  v\n\n   w\n  u\n",
+        "- e: >-\n    all(c,\n      c.x)\n  f: >\n      first\n        indented\n      not\n",
+    ]),
     "",
     "# nothing\n",
+    "---\n",
+    "a: 1\n---\n",
+    "# c\n---\n---\na: 1\n---",
 ]
 HANDED_BACK = [
     "c: -\n",
@@ -86,7 +103,13 @@ HANDED_BACK = [
     "1: x\n",
     "a: &x 1\nb: *x\n",
     "a: !!str 1\n",
-    "a: |\n  text\n",
+    "a: |+\n  kept\n\n",
+    "a: |2\n   x\n",
+    "a: |\n\n  x\n",
+    "a: |\nb: 1\n",
+    "a: |\n  x\n     \n",
+    "a: | x\n  y\n",
+    "a:\n  |\n  x\n",
     'a: "x\\ty"\n',
     "a:\tb\n",
     "a: 1\r\n",
@@ -102,12 +125,12 @@ HANDED_BACK = [
     "a: [b\n",
     "...\n",
     "--- a\n",
-    "---\n",
-    "a: 1\n---\n",
     "%YAML 1.1\n---\na: 1\n",
     "  a: 1\n",
-    "a: [b, [c]]\n",
-    "a: {b: {c: 1}}\n",
+    "a: [b, [c]\n",
+    "a: {b: [c}}\n",
+    "a: [[b], ]\n",
+    "a: [" + "[" * 70 + "]" * 70 + "]\n",
 ]
 
 
@@ -128,6 +151,7 @@ def _mutated(rng: random.Random, text: str) -> str:
     pieces += ["\\", "\t", "\r", "\u00e9", "\u2028", "\x85", "\ufeff", "  ", "- ", ": ", " #", "---\n", "..."]
     pieces += ["true", "null", "y", "on", "0x1F", "1e3", ".5", "+1", "-.inf", "0o17", "1_000", "2.0", "<<"]
     pieces += ["'a''b'", '"a\\"b"', "[a, b]", "{a: 1}", "{}", "[]", "9223372036854775808", "\n"]
+    pieces += [": |", ": >-", "- |-", "|+", ">2", "[[", "]]", "{a: [b]}", "[{}]"]
     lines = text.split("\n")
     for _ in range(rng.randint(1, 4)):
         at = rng.randrange(len(lines))
@@ -148,7 +172,7 @@ def mutations(seed: int, count: int):
     """`count` random edits of the project's YAML files (`_mutated`), the same for the same seed."""
     rng = random.Random(seed)
     texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS]
-    texts = [text for text in texts if text.strip()]
+    texts = [text for text in texts if text.strip()] + BLOCK_SCALARS * 20  # few project files hold block scalars
     return (_mutated(rng, rng.choice(texts)) for _ in range(count))
 
 
@@ -166,8 +190,14 @@ def test_mutated_project_files_are_read_as_libyaml_reads_them_or_handed_back(see
 
 @pytest.mark.parametrize(
     "line",
-    ["key: [a" + " " * 1_000_000 + "x]", "key: [a" + " " * 1_000_000 + "#]", "key: [" + "a, " * 300_000 + "]"],
-    ids=["spaces-then-text", "spaces-then-comment", "items-then-trailing-comma"],
+    [
+        "key: [a" + " " * 1_000_000 + "x]",
+        "key: [a" + " " * 1_000_000 + "#]",
+        "key: [" + "a, " * 300_000 + "]",
+        "key: " + "[" * 1_000_000,
+        "key: [" + "[{a: [b]}], " * 200_000 + "[]]",
+    ],
+    ids=["spaces-then-text", "spaces-then-comment", "items-then-trailing-comma", "deep", "nested-items"],
 )
 def test_a_hostile_flow_line_is_read_in_linear_time(line):
     """A million spaces or items in one flow collection: read (or handed back) at once, where a backtracking
@@ -234,18 +264,34 @@ def test_every_place_in_the_project_s_yaml_is_where_libyaml_puts_it():
     assert answered > 100_000 and unsure < answered / 5  # flow items and empty values are libyaml's
 
 
-@pytest.mark.parametrize("text", [text for text in READ if blockyaml.documents(text)])
+@pytest.mark.parametrize("text", [text for text in READ if any(blockyaml.documents(text) or ())])
 def test_the_common_shape_is_placed_as_libyaml_places_it(text):
     assert placed_as_libyaml_places(text)[0] > 0
 
 
 def test_what_it_cannot_place_is_handed_back():
-    text = "a:\n  b: {c: 1}\n  d: [x]\n  e:\nf: 1\n"
-    for path in (("a", "b", "c"), ("a", "d", 0), ("a", "e")):
-        assert blockyaml.locate(text, 0, path) is blockyaml.UNSURE
+    text = "a:\n  b: {c: 1}\n  d: [x]\n  e:\nf: 1\n---\n"
+    assert blockyaml.locate(text, 0, ("a", "e")) is blockyaml.UNSURE  # an empty value
     assert blockyaml.locate("a: &x 1\n", 0, ("a",)) is blockyaml.UNSURE  # not of the shape it reads
-    assert blockyaml.locate(text, 0, ("a", "b")) == (1, 5)  # a flow collection's own place is its first character
-    assert blockyaml.locate(text, 1, ()) is blockyaml.UNSURE  # no such document
+    assert blockyaml.locate(text, 1, ()) is blockyaml.UNSURE  # an empty document
+    assert blockyaml.locate(text, 2, ()) is blockyaml.UNSURE  # no such document
+
+
+def test_flow_items_are_placed_at_their_first_character():
+    """A flow collection's items, keys and values, nested too: a scalar at its first character (a quoted one at its
+    quote), a collection at its bracket, as libyaml marks them."""
+    text = "a:\n  b: {c: 1, d: [x, \"y\", {e: f}]}\n"
+    places = {
+        ("a", "b"): (1, 5),
+        ("a", "b", "c"): (1, 9),
+        ("a", "b", "d", 1): (1, 19),
+        ("a", "b", "d", 2): (1, 24),
+        ("a", "b", "d", 2, "e"): (1, 28),
+    }
+    for path, place in places.items():
+        assert blockyaml.locate(text, 0, path) == place == position.composed_mark(text, 0, path, False, False)
+    assert blockyaml.locate(text, 0, ("a", "b", "d", 2, "e"), key=True) == (1, 25)
+    assert blockyaml.locate(text, 0, ("a", "b", "d", 3), exact=True) is None
 
 
 @pytest.mark.parametrize("seed", range(2))

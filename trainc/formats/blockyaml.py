@@ -29,7 +29,11 @@ _FLOW_ITEM = re.compile(
     r"(?:[^,\[\]{}#:? ]| +(?=[^,\[\]{}#:? ]))*+)) *([,\]}])"
 )
 _CLOSING = re.compile(r" *[\]}]")
+_NESTED = re.compile(r" *[\[{]")  # a flow collection as an item or a value
+_AFTER = re.compile(r" *([,\]}])")
 _FLOW_PAIR = re.compile(r" *([A-Za-z0-9_][A-Za-z0-9_./-]*): +")
+# a line opening a block scalar: a key's value or an item, no indentation indicator nor `+`, maybe a comment
+_HEADER = re.compile(r"(?:- +(?:[A-Za-z0-9_][A-Za-z0-9_./-]*: +)?|[A-Za-z0-9_][A-Za-z0-9_./-]*: +)([|>])(-?)(?: +#.*)?$")
 _PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _MAX_LEVELS = 64  # deeper text is libyaml's to read (and to refuse past limits.MAX_DEPTH)
 
@@ -51,8 +55,11 @@ def documents(text: str) -> list | None:
     if (_CONTROL if text.isascii() else _outside()).search(text) is not None:
         return None
     found, lines, explicit = [], [], False
+    raw, at = text.split("\n"), 0
     try:
-        for line in text.split("\n"):
+        while at < len(raw):
+            line = raw[at]
+            at += 1
             if line.startswith(("---", "...")):
                 if line.rstrip() != "---":  # content or a comment after the marker, or a document end
                     raise _Unsure
@@ -63,7 +70,11 @@ def documents(text: str) -> list | None:
             content = line.lstrip(" ")
             if content and content[0] != "#":
                 indent, content = len(line) - len(content), content.rstrip(" ")
-                lines.append((indent, content, content == "-" or content[:2] == "- "))
+                opened = ("|" in content or ">" in content) and _HEADER.match(content)
+                block = None
+                if opened:  # its lines are the scalar's, read here: none is a line of the document's shape
+                    block, at = _block_scalar(raw, at, _parent(indent, content), opened)
+                lines.append((indent, content, content == "-" or content[:2] == "- ", block))
         if lines or explicit:
             found.append(_document(lines))
     except (_Unsure, RecursionError):
@@ -71,13 +82,16 @@ def documents(text: str) -> list | None:
     return found
 
 
-_END = (-1, "", False)  # after a document's last line: less indented than any line, so every block ends there
+_END = (-1, "", False, None)  # after a document's last line: less indented than any line, so every block ends there
 
 
 def _document(lines: list) -> object:
-    """`lines`: (indent, content, whether it is a sequence item) of each line that is neither blank nor a comment."""
-    if not lines or lines[0][0] != 0 or lines[0][1].startswith("%"):
-        raise _Unsure  # an empty explicit document, an indented root, a directive
+    """`lines`: (indent, content, whether it is a sequence item, the block scalar it opens or None) of each line
+    that is neither blank nor a comment, nor in a block scalar."""
+    if not lines:
+        return None  # an explicit document with nothing in it (`---` last, or before another)
+    if lines[0][0] != 0 or lines[0][1].startswith("%"):
+        raise _Unsure  # an indented root, a directive
     lines.append(_END)
     value, end = _block(lines, 0, 0, 0)
     if end != len(lines) - 1:
@@ -105,11 +119,11 @@ def _mapping(lines: list, at: int, indent: int, level: int) -> tuple[dict, int]:
         name = key[1]
         if name in mapping or len(name) > 1000 or goyaml.resolve(name)[0] != goyaml.STR:
             raise _Unsure  # a repeat, a key longer than YAML allows, one go-yaml reads as no string
-        rest = content[key.end() :]
+        rest, block = content[key.end() :], line[3]
         at += 1
         line = lines[at]
         if rest and rest[0] != "#":
-            mapping[intern(name)] = _inline(rest)
+            mapping[intern(name)] = _inline(rest) if block is None else block
             if line[0] > indent:  # a scalar going on over the next line
                 raise _Unsure
         elif line[0] > indent or (line[0] == indent and line[2]):
@@ -132,11 +146,11 @@ def _sequence(lines: list, at: int, indent: int, level: int) -> tuple[list, int]
             raise _Unsure  # an item on the lines below, or a sequence in a sequence
         if _KEY.match(rest):  # a mapping starting on the item's line: its keys line up with the first
             column = indent + len(content) - len(rest)
-            lines[at] = (column, rest, False)
+            lines[at] = (column, rest, False, line[3])
             item, at = _mapping(lines, at, column, level + 1)
             items.append(item)
         else:
-            items.append(_inline(rest))
+            items.append(_inline(rest) if line[3] is None else line[3])
             at += 1
             if lines[at][0] > indent:
                 raise _Unsure
@@ -144,6 +158,60 @@ def _sequence(lines: list, at: int, indent: int, level: int) -> tuple[list, int]
     if line[0] > indent:
         raise _Unsure
     return items, at
+
+
+def _parent(indent: int, content: str) -> int:
+    """The column of the collection a block scalar's header line (`content`, at `indent`) writes into: its
+    content is indented further."""
+    if content[:2] != "- ":
+        return indent
+    rest = content[2:].lstrip(" ")
+    return indent if rest[0] in "|>" else indent + len(content) - len(rest)  # `- |`, or `- key: |`'s mapping
+
+
+def _block_scalar(raw: list, at: int, parent: int, header: re.Match) -> tuple[str, int]:
+    """The literal (`|`) or folded (`>`) block scalar whose header (`_HEADER`) ends raw line `at - 1`, in a
+    collection at column `parent`, as libyaml scans it, clipped or stripped (`-`); and the raw line after its last.
+    Its indentation is its first line's; a folded scalar's lines are joined by a space, a line break kept where a
+    blank line is or either line is indented further (libyaml's `leading_blank` and `trailing_blank`). What it
+    does not read: a scalar that does not start on the next line, a blank line with spaces past its indentation,
+    the `+` and indentation indicators (which `_HEADER` does not match)."""
+    first = raw[at] if at < len(raw) else ""
+    column = len(first) - len(first.lstrip(" "))
+    if column <= parent or not first.strip(" "):
+        raise _Unsure
+    parts: list = []
+    end = at
+    while at < len(raw):
+        line = raw[at]
+        content = line.lstrip(" ")
+        if content and len(line) - len(content) >= column:
+            parts.append(line[column:])
+            end = at = at + 1
+        elif content:
+            break
+        elif len(line) > column:
+            raise _Unsure
+        else:
+            parts.append(None)
+            at += 1
+    while parts[-1] is None:
+        parts.pop()
+    folded, value, blank = header[1] == ">", parts[0], 0
+    indented = parts[0][0] == " "
+    for part in parts[1:]:
+        if part is None:
+            blank += 1
+            continue
+        further = part[0] == " "
+        if folded and not indented and not further:
+            value += "\n" * blank if blank else " "
+        else:
+            value += "\n" * (blank + 1)
+        value, blank, indented = value + part, 0, further
+    if header[2] != "-" and end < len(raw):  # clipped: its last line's break, when it has one
+        value += "\n"
+    return value, end
 
 
 def _inline(text: str) -> object:
@@ -198,12 +266,18 @@ def _plain(text: str) -> object:
     return number
 
 
-def _flow(text: str) -> tuple[object, int]:
-    """A one-line flow sequence of scalars, or flow mapping of plain keys to scalars."""
-    closing = "]" if text[0] == "[" else "}"
-    at = 1
-    if text[1:].lstrip(" ").startswith(closing):
-        return ([] if closing == "]" else {}), text.index(closing) + 1
+def _flow(text: str, start: int = 0, level: int = 0) -> tuple[object, int]:
+    """The one-line flow sequence, or flow mapping of plain keys, at `start`: of scalars and such collections; and
+    the index after it."""
+    if level > _MAX_LEVELS:
+        raise _Unsure
+    closing = "]" if text[start] == "[" else "}"
+    at = start + 1
+    empty = _CLOSING.match(text, at)
+    if empty is not None:
+        if text[empty.end() - 1] != closing:
+            raise _Unsure
+        return ([] if closing == "]" else {}), empty.end()
     items: list = []
     mapping: dict = {}
     while True:
@@ -212,16 +286,24 @@ def _flow(text: str) -> tuple[object, int]:
             if pair is None or goyaml.resolve(pair[1])[0] != goyaml.STR or pair[1] in mapping:
                 raise _Unsure
             at = pair.end()
-        item = _FLOW_ITEM.match(text, at)
-        if item is None:
-            raise _Unsure
-        double, single, plain, after = item.groups()
-        if double is not None:
-            value = double
-        elif single is not None:
-            value = single.replace("''", "'")
+        nested = _NESTED.match(text, at)
+        if nested is not None:
+            value, at = _flow(text, nested.end() - 1, level + 1)
+            item = _AFTER.match(text, at)
+            if item is None:
+                raise _Unsure
+            after = item[1]
         else:
-            value = _plain(plain)
+            item = _FLOW_ITEM.match(text, at)
+            if item is None:
+                raise _Unsure
+            double, single, plain, after = item.groups()
+            if double is not None:
+                value = double
+            elif single is not None:
+                value = single.replace("''", "'")
+            else:
+                value = _plain(plain)
         if closing == "}":
             mapping[intern(pair[1])] = value
         else:
@@ -244,19 +326,22 @@ UNSURE = "unsure"  # `locate`'s answer for text (or a node) it does not place: l
 def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
     """0-based (line, column) of the deepest node of `path` in document `index`, as `position.locate` finds it on
     libyaml's composed nodes (the key's with `key` at the last step; None with `exact` when the path is not all
-    written), read off the lines; UNSURE for text `documents` does not read, and for a step into a flow collection
-    or onto an empty value, whose marks libyaml places by rules not kept here."""
+    written), read off the lines; UNSURE for text `documents` does not read, and for a step onto an empty value,
+    whose mark libyaml places by rules not kept here."""
     outline = _outline(text)
     if outline is None or index >= len(outline):
         return UNSURE
     lines, indexes = outline[index]
+    if len(lines) == 1:  # an empty document: its null's place is libyaml's
+        return UNSURE
     node = _Block(lines, 0, lines[0][1], None, indexes)
     found = node.mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
+        if type(node) is _Inline and node.flow is not None:
+            node = _Flow(node.mark, node.flow, 0)
         if type(node) is _Inline:
-            if node.flow:  # its items' marks are libyaml's to find
-                return UNSURE
+            pass  # a scalar: nothing below it
         elif type(part) is str and not node.sequence:
             child, key_mark = node.value_of(part)
         elif type(part) is int and node.sequence:
@@ -271,12 +356,55 @@ def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
 
 
 class _Inline:
-    """A scalar or one-line flow collection (`flow`) written on a key's or an item's line, from its first character."""
+    """A scalar or one-line flow collection (`flow`: its text) written on a key's or an item's line, from its first
+    character."""
 
     __slots__ = ("mark", "flow")
 
     def __init__(self, mark: tuple[int, int], text: str):
-        self.mark, self.flow = mark, text[0] in "[{"
+        self.mark, self.flow = mark, text if text[0] in "[{" else None
+
+
+class _Flow:
+    """A one-line flow collection at `text[start]` (its first character at `mark`), text `documents` read: its
+    items' or its keys' and values' marks, as `_flow` reads it; libyaml marks a scalar at its first character (a
+    quoted one at its quote), a collection at its bracket."""
+
+    __slots__ = ("mark", "sequence", "entries", "end")
+
+    def __init__(self, mark: tuple[int, int], text: str, start: int):
+        line, base = mark[0], mark[1] - start
+        self.mark, self.sequence = mark, text[start] == "["
+        entries, at = [], start + 1
+        if _CLOSING.match(text, at) is not None:
+            self.entries, self.end = entries if self.sequence else {}, _CLOSING.match(text, at).end()
+            return
+        while True:
+            key_mark = None
+            if not self.sequence:
+                pair = _FLOW_PAIR.match(text, at)
+                key_mark, name, at = (line, base + pair.start(1)), pair[1], pair.end()
+            nested = _NESTED.match(text, at)
+            if nested is not None:
+                child = _Flow((line, base + nested.end() - 1), text, nested.end() - 1)
+                item = _AFTER.match(text, child.end)
+            else:
+                item = _FLOW_ITEM.match(text, at)
+                first = item.start(1) - 1 if item[1] is not None else item.start(2) - 1 if item[2] is not None else item.start(3)
+                child = _Inline((line, base + first), "-")
+            entries.append((child, key_mark) if self.sequence else (name, (child, key_mark)))
+            at = item.end()
+            if item[item.lastindex] != ",":
+                break
+        self.entries, self.end = entries if self.sequence else dict(entries), at
+
+    def value_of(self, name: str):
+        """(the value's node, its key's mark) of key `name`; (None, None) when it has none."""
+        return self.entries.get(name, (None, None))
+
+    def item(self, wanted: int):
+        """The node of item `wanted`; None when there are fewer."""
+        return self.entries[wanted][0] if 0 <= wanted < len(self.entries) else None
 
 
 class _Block:
@@ -352,7 +480,7 @@ def _outline(text: str) -> list[tuple[list, dict]] | None:
     for number, line in enumerate(text.split("\n")):
         if line.startswith(("---", "...")):
             if lines or explicit:
-                found.append(([*lines, (-1, *_END)], {}))
+                found.append(([*lines, (-1, *_END[:3])], {}))
             lines, explicit = [], True
             continue
         content = line.lstrip(" ")
@@ -360,5 +488,5 @@ def _outline(text: str) -> list[tuple[list, dict]] | None:
             content = content.rstrip(" ")
             lines.append((number, len(line) - len(line.lstrip(" ")), content, content == "-" or content[:2] == "- "))
     if lines or explicit:
-        found.append(([*lines, (-1, *_END)], {}))
+        found.append(([*lines, (-1, *_END[:3])], {}))
     return found
