@@ -158,6 +158,30 @@ def test_cli_parallel_errors_write_nothing(inputs, tmp_path):
 
 
 @pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])
+def test_the_places_later_stages_point_at_are_found_by_the_workers(tmp_path, monkeypatch, cap, quota):
+    """The cost's notices, Kueue's refusals and the house rules' denials point at each TrainJob's metadata, queue
+    label or top, which the worker that compiled it placed (`parallel.ANCHORS`): the parent reads no input file
+    again to print them, and prints them where a one-process build does."""
+    checked_repository(tmp_path, cap, quota)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
+    reread = []
+    real = engine._text
+    monkeypatch.setattr(engine, "_text", lambda file: reread.append(file) or real(file))
+    said = []
+    for workers in (1, 2):
+        options = engine.Options(workers=workers, config=(str(tmp_path / ".trainc.yaml"),), root=str(tmp_path))
+        result = engine.run(engine.Inputs(("jobs", "queues.yaml")), options)
+        said.append([each.render() for each in [*result.errors, *result.notices]])
+    assert reread == [] and said[0] == said[1]
+    if cap == "8.0":
+        assert sum(":7:39: metadata.labels[kueue.x-k8s.io/queue-name]: Kueue" in line for line in said[1]) == 2
+        assert sum(":3:1: JobSet" in line and "denied" in line for line in said[1]) == 4  # below a comment
+    else:
+        assert sum(":6:3:" in line and "USD an hour" in line for line in said[1]) == 6
+
+
+@pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])
 def test_cli_parallel_says_what_the_later_stages_say_where_one_process_says_it(tmp_path, cap, quota):
     """Kueue's, the cost's and the house rules' words on TrainJobs that a parallel build compiled point at the lines
     a one-process build points at (those TrainJobs' origins keep only their file), in the same order."""

@@ -424,14 +424,16 @@ def placed(state: _Run) -> None:
 def _marked(result: Result, said: list) -> dict:
     """Marks for the errors and notices of `said` about a TrainJob a parallel build compiled: each file read once,
     its positions found in turn, kept as marks (not as texts). An error gets its mark; a notice, immutable, is
-    replaced: {id(notice): the notice with its mark}."""
-    textless = {
-        (trainjob.origin.file, trainjob.origin.index)
+    replaced: {id(notice): the notice with its mark}. A place its worker found (`parallel.ANCHORS`) is not sought
+    again."""
+    anchored = {
+        (trainjob.origin.file, trainjob.origin.index, trainjob.origin.base): getattr(trainjob, "marks", ())
         for trainjob, _ in result.jobs
         if trainjob.origin is not None and trainjob.origin.text is None
     }
-    if not textless:
+    if not anchored:
         return {}
+    textless = {place[:2] for place in anchored}
     work = sorted(
         (
             each
@@ -445,15 +447,20 @@ def _marked(result: Result, said: list) -> dict:
     )
     text, file, replaced = None, None, {}
     for each in work:
-        if each.origin.file != file:
-            file, text = each.origin.file, _text(each.origin.file)
-        if text is None:
-            continue
-        origin = each.origin._replace(text=text)
-        if isinstance(each, Notice):
-            replaced[id(each)] = each._replace(mark=locator(origin, each.path if each.at is None else each.at))
+        notice = isinstance(each, Notice)
+        path, key = (each.path if each.at is None else each.at, False) if notice else (each.path, each.key)
+        marks = anchored.get((each.origin.file, each.origin.index, each.origin.base), ())
+        mark = marks[parallel.ANCHORS.index(path)] if not key and marks and path in parallel.ANCHORS else None
+        if mark is None:
+            if each.origin.file != file:
+                file, text = each.origin.file, _text(each.origin.file)
+            if text is None:
+                continue
+            mark = locator(each.origin._replace(text=text), path, key=key)
+        if notice:
+            replaced[id(each)] = each._replace(mark=mark)
         else:
-            each.mark = locator(origin, each.path, key=each.key)
+            each.mark = mark
     return replaced
 
 

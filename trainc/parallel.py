@@ -25,12 +25,16 @@ from typing import NamedTuple
 from . import build as builder
 from . import inputs as inputset
 from .compiler import pipeline
-from .errors import Notice, Origin
+from .errors import Notice, Origin, locator
 from .formats import limits, source
 from .formats.serialize import dump_all
 from .trainer import catalog
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
+# Where the run's later stages point in every TrainJob: Kueue's verdict and standing (its queue label, else its
+# metadata), its cost, a policy's or house rule's verdict on what it renders (the TrainJob). A worker finds them
+# while it holds the text (`Placed.marks`): the parent would read every file again to place those messages.
+ANCHORS = (("metadata", "labels", "kueue.x-k8s.io/queue-name"), ("metadata",), ())
 
 
 def available_cores() -> int:
@@ -235,7 +239,7 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Outpu
         output.notices += notices
     output.errors.sort(key=builder.error_place)
     output.jobs = [
-        (Placed(place[0], place[1], Origin(place[2], place[3], base=place[4])), _Marshalled(*objects))
+        (Placed(place[0], place[1], Origin(place[2], place[3], base=place[4]), place[5]), _Marshalled(*objects))
         for _, _, place, objects in results
         if objects is not None
     ]
@@ -315,7 +319,8 @@ def _compile(inputs, every_runtime, assigned, namespace, context: dict) -> list:
         problems, notices, objects = job.errors, job.notices, job.objects
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             origin = trainjob.origin  # plain: quickest to copy
-            trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base)
+            marks = tuple(locator(origin, path) for path in ANCHORS)
+            trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base, marks)
             objects = (marshal.dumps(objects), dump_all(objects))
         compiled.append((position, problems, [_placed(notice) for notice in notices], trainjob, objects))
     return compiled
@@ -337,6 +342,7 @@ class Placed(NamedTuple):
     namespace: str
     name: str
     origin: Origin
+    marks: tuple = ()  # the place of each of ANCHORS in its text
 
 
 def _worker(pipe, work: _Slice, namespace, context: dict) -> None:
