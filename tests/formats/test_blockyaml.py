@@ -70,18 +70,20 @@ READ = [
     "a: caf\u00e9\nb: \u00e9t\u00e9 # \u00a7 3.10\n",
     "a: [b, [c]]\nb: {c: {d: 1}, e: []}\nc: [ {x: [y, {}]} , [ ] ,[[1]]] # nested\n",
     "rules:\n- {apiGroups: [\"*\"], resources: [pods, 'jobs'], verbs: [get]}\n- match: {kinds: [a/B]}\n",
-    *(BLOCK_SCALARS := [
-        "a: |\n  text\n",
-        "a: |-\n  x\n\n  y\nb: 1\n",
-        "a: >\n  x\n  y\n\n\n  z\n\nb: 2\n",
-        "a: >-\n  one: two\n  [three] # four\n",
-        "- |\n x\n-   >-\n      a\n      b\n- c\n",
-        "- k: |\n    x # not a comment\n    # nor this\n\n  j: |  # a comment\n      y  \n",
-        "a:\n  b: |\n    #!/bin/sh\n      indented: kept\n    - x\n  c: >-\n    caf\u00e9\nd: |\n  last",
-        "a: |\n  x\n  \n  y\n---\nb: >\n  z\n",
-        "a: >-\n  x\n  y\n\n  z\n   indented\n  v\n\n   w\n  u\n",
-        "- e: >-\n    all(c,\n      c.x)\n  f: >\n      first\n        indented\n      not\n",
-    ]),
+    *(
+        BLOCK_SCALARS := [
+            "a: |\n  text\n",
+            "a: |-\n  x\n\n  y\nb: 1\n",
+            "a: >\n  x\n  y\n\n\n  z\n\nb: 2\n",
+            "a: >-\n  one: two\n  [three] # four\n",
+            "- |\n x\n-   >-\n      a\n      b\n- c\n",
+            "- k: |\n    x # not a comment\n    # nor this\n\n  j: |  # a comment\n      y  \n",
+            "a:\n  b: |\n    #!/bin/sh\n      indented: kept\n    - x\n  c: >-\n    caf\u00e9\nd: |\n  last",
+            "a: |\n  x\n  \n  y\n---\nb: >\n  z\n",
+            "a: >-\n  x\n  y\n\n  z\n   indented\n  v\n\n   w\n  u\n",
+            "- e: >-\n    all(c,\n      c.x)\n  f: >\n      first\n        indented\n      not\n",
+        ]
+    ),
     "",
     "# nothing\n",
     "---\n",
@@ -174,6 +176,20 @@ def mutations(seed: int, count: int):
     texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS]
     texts = [text for text in texts if text.strip()] + BLOCK_SCALARS * 20  # few project files hold block scalars
     return (_mutated(rng, rng.choice(texts)) for _ in range(count))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_documents_are_cut_where_libyaml_starts_them(seed):
+    """The spans of the documents of a stream (what passes through as written) are libyaml's, for the project's
+    files and random edits of them that blockyaml reads."""
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in CORPUS] if seed == 0 else []
+    cut = 0
+    for text in [*texts, *READ, *mutations(seed, 1500)]:
+        found = blockyaml.spans(text)
+        if found is not None:
+            assert found == yamltext.document_spans(text), text
+            cut += len(found) > 1
+    assert cut > 20
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -280,7 +296,7 @@ def test_what_it_cannot_place_is_handed_back():
 def test_flow_items_are_placed_at_their_first_character():
     """A flow collection's items, keys and values, nested too: a scalar at its first character (a quoted one at its
     quote), a collection at its bracket, as libyaml marks them."""
-    text = "a:\n  b: {c: 1, d: [x, \"y\", {e: f}]}\n"
+    text = 'a:\n  b: {c: 1, d: [x, "y", {e: f}]}\n'
     places = {
         ("a", "b"): (1, 5),
         ("a", "b", "c"): (1, 9),

@@ -21,6 +21,19 @@ prices:
 """
 
 
+@pytest.fixture(autouse=True, params=["lines", "libyaml"])
+def reader(request, monkeypatch):
+    """Every case both ways a YAML table is read: off its lines (blockyaml), and from libyaml's nodes (what text
+    of another shape gets): the same table, the same errors at the same places."""
+    if request.param == "libyaml":
+
+        def unplaced(*args):
+            raise prices._Unplaced
+
+        monkeypatch.setattr(prices, "_from_lines", unplaced)
+    return request.param
+
+
 def load(tmp_path, text: str, name: str = ".trainc.yaml"):
     write(tmp_path, name, text)
     return prices.load(str(tmp_path / name))
@@ -30,10 +43,13 @@ def rendered(errors) -> list[str]:
     return [error.render().split(": ", 1)[1] if error.render().startswith("/") else error.render() for error in errors]
 
 
-def test_prices_are_the_decimals_the_text_writes(tmp_path, monkeypatch):
+def test_prices_are_the_decimals_the_text_writes(tmp_path, monkeypatch, reader):
     monkeypatch.chdir(tmp_path)
+    composed = []
+    real = prices._composed_table
+    monkeypatch.setattr(prices, "_composed_table", lambda text: composed.append(text) or real(text))
     table, errors = load(tmp_path, TABLE)
-    assert errors == []
+    assert errors == [] and len(composed) == (reader == "libyaml")  # the common shape needs no libyaml
     assert table.currency == "USD" and table.where == ".trainc.yaml:1:1"
     assert table.flavors == {
         "a100": {"nvidia.com/gpu": Decimal("2.50"), "cpu": Decimal("0.03"), "memory": Decimal("0.004")},

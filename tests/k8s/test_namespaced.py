@@ -122,3 +122,37 @@ def test_the_namespace_comes_from_the_project_config_too(tmp_path):
     write(tmp_path, "app/settings.yaml", CONFIGMAP)
     result = run("build", "app", cwd=tmp_path)
     assert placed(result.stdout)[("ConfigMap", "settings")] == placed(result.stdout)[("JobSet", "demo")] == "team-r"
+
+
+INSERTED = [
+    CONFIGMAP,
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {x: y}}\n",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:   {  name: a}  # c\n",
+    "kind: ConfigMap\nmetadata:\n    name: a\ndata: {}\n",
+    "kind: ConfigMap\nmetadata:\n  namespace: b\n  name: a\n",
+    "kind: ConfigMap\nmetadata: {}\n",
+    "kind: ConfigMap\nmetadata: x\n",
+    "kind: ConfigMap\n",
+    "kind: ConfigMap\nmetadata:\n  annotations:\n    note: |\n      x\n  name: a\n",
+    "kind: ConfigMap\nmetadata:\n  name: &n a\n",  # not of blockyaml's shape: libyaml's nodes place it
+]
+
+
+def test_the_namespace_goes_where_libyaml_s_nodes_put_it():
+    """The namespace line is added at the place blockyaml finds off the lines, the one libyaml's nodes give."""
+    from trainc.formats import blockyaml
+    from trainc.k8s import namespaced
+
+    lined = 0
+    for text in INSERTED:
+        found = namespaced._lined(text)
+        assert found is blockyaml.UNSURE or found == namespaced._composed(text), text
+        lined += found is not blockyaml.UNSURE
+    assert lined == len(INSERTED) - 1
+    assert namespaced.insert(INSERTED[1], "team-a").startswith(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: team-a, name: a"
+    )
+    assert "metadata:\n  # referenced by the TrainJob's envFrom\n  namespace: team-a\n  name: settings" in (
+        namespaced.insert(CONFIGMAP, "team-a")
+    )
+    assert namespaced.insert(INSERTED[4], "team-a") is None and namespaced.insert(INSERTED[5], "team-a") is None

@@ -33,7 +33,9 @@ _NESTED = re.compile(r" *[\[{]")  # a flow collection as an item or a value
 _AFTER = re.compile(r" *([,\]}])")
 _FLOW_PAIR = re.compile(r" *([A-Za-z0-9_][A-Za-z0-9_./-]*): +")
 # a line opening a block scalar: a key's value or an item, no indentation indicator nor `+`, maybe a comment
-_HEADER = re.compile(r"(?:- +(?:[A-Za-z0-9_][A-Za-z0-9_./-]*: +)?|[A-Za-z0-9_][A-Za-z0-9_./-]*: +)([|>])(-?)(?: +#.*)?$")
+_HEADER = re.compile(
+    r"(?:- +(?:[A-Za-z0-9_][A-Za-z0-9_./-]*: +)?|[A-Za-z0-9_][A-Za-z0-9_./-]*: +)([|>])(-?)(?: +#.*)?$"
+)
 _PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _MAX_LEVELS = 64  # deeper text is libyaml's to read (and to refuse past limits.MAX_DEPTH)
 
@@ -317,6 +319,25 @@ def _flow(text: str, start: int = 0, level: int = 0) -> tuple[object, int]:
             raise _Unsure
 
 
+def spans(text: str) -> list[tuple[int, int]] | None:
+    """`yamltext.document_spans` of text `documents` reads (None for other text): a document runs from its `---`
+    line to the next document's, the first from the start of the text."""
+    if documents(text) is None:
+        return None
+    offsets, offset, content, explicit = [0], 0, False, False
+    for line in text.split("\n"):
+        if line.startswith("---"):  # nothing else follows the marker in text of this shape
+            if content or explicit:
+                offsets.append(offset)
+            content, explicit = False, True
+        elif line.strip(" ") and line.lstrip(" ")[0] != "#":
+            content = True
+        offset += len(line) + 1
+    if not (content or explicit):
+        return []
+    return list(zip(offsets, [*offsets[1:], len(text)]))
+
+
 # --- positions: where a path's node is in text of this shape, as libyaml's composed nodes mark it
 
 
@@ -338,8 +359,9 @@ def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
     found = node.mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
-        if type(node) is _Inline and node.flow is not None:
-            node = _Flow(node.mark, node.flow, 0)
+        if type(node) is _Inline and node.flow is not None:  # read once per document: a table asks of every entry
+            flow = indexes.get((node.mark,))
+            node = indexes[(node.mark,)] = flow if flow is not None else _Flow(node.mark, node.flow, 0)
         if type(node) is _Inline:
             pass  # a scalar: nothing below it
         elif type(part) is str and not node.sequence:
@@ -390,7 +412,13 @@ class _Flow:
                 item = _AFTER.match(text, child.end)
             else:
                 item = _FLOW_ITEM.match(text, at)
-                first = item.start(1) - 1 if item[1] is not None else item.start(2) - 1 if item[2] is not None else item.start(3)
+                first = (
+                    item.start(1) - 1
+                    if item[1] is not None
+                    else item.start(2) - 1
+                    if item[2] is not None
+                    else item.start(3)
+                )
                 child = _Inline((line, base + first), "-")
             entries.append((child, key_mark) if self.sequence else (name, (child, key_mark)))
             at = item.end()
@@ -473,7 +501,8 @@ class _Block:
 def _outline(text: str) -> list[tuple[list, dict]] | None:
     """Per document, its lines that are neither blank nor comments, as `documents` reads them (line number, indent,
     content, whether it is a sequence item), and after the last one `_END`'s; with the entries of its blocks found
-    so far, (first line, column) -> `_Block._entries`. None for text it does not read."""
+    so far, (first line, column) -> `_Block._entries`, and its flow collections read so far, (mark,) -> `_Flow`.
+    None for text it does not read."""
     if documents(text) is None:
         return None
     found, lines, explicit = [], [], False

@@ -110,7 +110,7 @@ def _load(path: str) -> Prices | None:
 
     origin = Origin(os.path.relpath(path))
     if os.path.basename(path) == config.FILE:
-        node = _yaml_table(path, origin)
+        node = _yaml_table(path)
     else:
         node = _toml_table(path, origin)
     if node is None:
@@ -118,13 +118,77 @@ def _load(path: str) -> Prices | None:
     return _table(origin, node)
 
 
-def _yaml_table(path: str, origin: Origin) -> _Node | None:
-    import yaml
-
-    from . import source, yamltext
+def _yaml_table(path: str) -> _Node | None:
+    from . import blockyaml, source
 
     text = source.read(path)
-    origin = Origin(origin.file, text=text)
+    documents = blockyaml.documents(text)
+    if documents is not None:
+        root = documents[0] if documents else None
+        if not isinstance(root, dict) or KEY not in root:
+            return None
+        try:
+            node = _from_lines(text, text.split("\n"), (KEY,), root[KEY], 0)
+        except _Unplaced:
+            pass
+        else:
+            node.key = _place(text, (KEY,), key=True)
+            return node
+    return _composed_table(text)
+
+
+class _Unplaced(Exception):
+    """A value `blockyaml.locate` leaves to libyaml's nodes: the table is read from them."""
+
+
+_TOKEN = re.compile(r"[^\s,\]}#]+")  # a number's or a boolean's text, in a block or a flow collection
+
+
+def _place(text: str, path: tuple, key: bool = False) -> tuple[int, int]:
+    from . import blockyaml
+
+    found = blockyaml.locate(text, 0, path, key=key, exact=True)
+    if found is None or found is blockyaml.UNSURE:
+        raise _Unplaced
+    return found[0] + 1, found[1] + 1
+
+
+def _from_lines(text: str, lines: list, path: tuple, value, depth: int) -> _Node:
+    """`_from_yaml` on text `blockyaml` reads: the same nodes, from its values and their places; a number's or
+    boolean's text as written (the scalar's text from its place)."""
+    mark = _place(text, path)
+    if isinstance(value, dict):
+        if depth > 3:
+            return _Node("other", "a nested mapping", mark)
+        return _Node(
+            "mapping",
+            [
+                (key, _from_lines(text, lines, (*path, key), item, depth + 1), _place(text, (*path, key), key=True))
+                for key, item in value.items()
+            ],
+            mark,
+        )
+    if isinstance(value, list):
+        return _Node("other", "a list", mark)
+    if isinstance(value, str):  # quoted, or plain that go-yaml reads as a string
+        return _Node("string", value, mark)
+    written = _TOKEN.match(lines[mark[0] - 1], mark[1] - 1)
+    if written is None:
+        raise _Unplaced
+    written = written[0]
+    if _NUMBER.fullmatch(written):
+        return _Node("number", Decimal(written), mark, written)
+    return _Node(
+        "number" if isinstance(value, (int, float)) and not isinstance(value, bool) else "other", None, mark, written
+    )
+
+
+def _composed_table(text: str) -> _Node | None:
+    """The table from libyaml's composed nodes, for text `blockyaml` does not read or place."""
+    import yaml
+
+    from . import yamltext
+
     try:
         documents = yamltext.composed(text)
     except yaml.YAMLError:  # the config's reader says why (projectconfig.load runs first)

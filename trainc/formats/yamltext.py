@@ -266,7 +266,8 @@ def key_of(node) -> str | None:
 def document_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of each document of a YAML stream, as `load_text` numbers them: a document runs
     from its `---` (or its directives) to the next document's, so comments after a `---` go with the
-    document they precede, and the text before the first document's content with the first document."""
+    document they precede, and the text before the first document's content with the first document (libyaml's
+    events; `blockyaml.spans` finds them off the lines of text of its shape)."""
     line_starts = [0] + [match.end() for match in LINE_BREAK.finditer(text)]
     with room_for_depth(yamlshape.FRAMES_PER_LEVEL):
         starts = [

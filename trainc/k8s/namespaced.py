@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
+from ..formats import blockyaml
 from .identity import cluster_scoped
 
 _PLAIN = re.compile(r"[a-z][a-z0-9-]*")
@@ -42,6 +41,48 @@ def insert(text: str, namespace: str) -> str | None:
     """The document `text` with `namespace: NAMESPACE` as the first key of its metadata, or None when its
     metadata is not a mapping written so that a line (block style) or an entry (flow style) can be added,
     or already holds a `namespace` key (an empty or null one); the caller then writes the object anew."""
+    found = _lined(text)
+    place = _composed(text) if found is blockyaml.UNSURE else found
+    if place is None:
+        return None
+    flow, start, first = place
+    lines = text.splitlines(keepends=True)
+    value = scalar(namespace)
+    if flow:
+        line = start[0]
+        column = lines[line].find("{", start[1])
+        if column < 0:
+            return None
+        lines[line] = f"{lines[line][: column + 1]}namespace: {value}, {lines[line][column + 1 :]}"
+        return "".join(lines)
+    if lines[first[0]][: first[1]].strip():  # the first key shares its line with something else
+        return None
+    ending = lines[first[0]][len(lines[first[0]].rstrip("\r\n")) :] or "\n"
+    lines.insert(first[0], " " * first[1] + f"namespace: {value}" + ending)
+    return "".join(lines)
+
+
+def _lined(text: str):
+    """(whether metadata is a flow mapping, its place, its first key's place), 0-based, of one document
+    `blockyaml` reads; None when no line can be added (metadata no mapping, empty, or with a namespace);
+    blockyaml.UNSURE for other text."""
+    documents = blockyaml.documents(text)
+    if documents is None or len(documents) != 1:
+        return blockyaml.UNSURE
+    metadata = documents[0].get("metadata") if isinstance(documents[0], dict) else None
+    if not isinstance(metadata, dict) or not metadata or "namespace" in metadata:
+        return None
+    start = blockyaml.locate(text, 0, ("metadata",), exact=True)
+    first = blockyaml.locate(text, 0, ("metadata", next(iter(metadata))), key=True, exact=True)
+    if start is blockyaml.UNSURE or first is blockyaml.UNSURE:
+        return blockyaml.UNSURE
+    return text.split("\n", start[0] + 1)[start[0]][start[1]] == "{", start, first
+
+
+def _composed(text: str):
+    """`_lined` from libyaml's nodes, for any text."""
+    import yaml
+
     try:
         root = yaml.compose(text, Loader=yaml.CSafeLoader)
     except yaml.YAMLError:  # one document was read from it already; a surprise here just means "write it anew"
@@ -49,24 +90,14 @@ def insert(text: str, namespace: str) -> str | None:
     metadata = _value(root, "metadata")
     if not isinstance(metadata, yaml.MappingNode) or not metadata.value or _value(metadata, "namespace") is not None:
         return None
-    lines = text.splitlines(keepends=True)
     first = metadata.value[0][0].start_mark
-    value = scalar(namespace)
-    if metadata.flow_style:
-        line = metadata.start_mark.line
-        column = lines[line].find("{", metadata.start_mark.column)
-        if column < 0:
-            return None
-        lines[line] = f"{lines[line][: column + 1]}namespace: {value}, {lines[line][column + 1 :]}"
-        return "".join(lines)
-    if lines[first.line][: first.column].strip():  # the first key shares its line with something else
-        return None
-    ending = lines[first.line][len(lines[first.line].rstrip("\r\n")) :] or "\n"
-    lines.insert(first.line, " " * first.column + f"namespace: {value}" + ending)
-    return "".join(lines)
+    start = metadata.start_mark
+    return metadata.flow_style, (start.line, start.column), (first.line, first.column)
 
 
 def _value(mapping, key: str):
+    import yaml
+
     for key_node, value_node in mapping.value if isinstance(mapping, yaml.MappingNode) else ():
         if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
             return value_node

@@ -17,7 +17,7 @@ import re
 from typing import NamedTuple
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
-from ..formats import source
+from ..formats import blockyaml, source
 from ..formats.serialize import dump_all
 from ..k8s.names import DNS1035_LABEL
 from ..trainer import api
@@ -115,9 +115,12 @@ class Document(NamedTuple):
     def _text(self) -> str | None:
         origin = self.origin
         if origin.base == () and origin.text is not None and not source.is_json(origin.text):
-            from ..formats import yamltext  # only to pass an input's YAML through as it is written
+            spans = blockyaml.spans(origin.text)
+            if spans is None:
+                from ..formats import yamltext  # only to pass such an input's YAML through as it is written
 
-            start, end = yamltext.document_spans(origin.text)[origin.index]
+                spans = yamltext.document_spans(origin.text)
+            start, end = spans[origin.index]
             text = _standalone(origin.text[start:end].removeprefix("\ufeff"))  # a file's BOM starts no document
             if text is not None:
                 return text if text.endswith(("\n", "\r")) else text + "\n"
