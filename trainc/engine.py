@@ -105,6 +105,7 @@ class Result(build.Output):
         self.base_problems: list = []  # why
         self.provenance: Provenance | None = None
         self.kueue_documents: list = []  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
+        self.queues = None  # validation.kueue.Queues: what Kueue read of them
         self.placements: dict = {}  # (namespace, name) -> kueue.Placement on those queues, the cluster empty
         self.standings: dict = {}  # (namespace, name) -> clusterstate.Standing (--cluster-state)
         self.standing_notices: list = []  # their notices (summary shows them in its tables)
@@ -255,11 +256,23 @@ def kueue(state: _Run) -> None:
     """Whether Kueue would ever admit the rendered JobSets, on the queues among the inputs, the platform's
     (--kueue: read within the run's bound, never passed through) and the cluster's (--cluster-state); with a
     cluster state, where each stands on it."""
-    result, read = state.result, []
-    if not result.others and not state.options.kueue_paths and state.options.cluster_state is None:
+    path = state.options.cluster_state
+    if not state.result.others and not state.options.kueue_paths and path is None:
         return  # no queue, LimitRange, ...: nothing to check against
+    staleness = inputset.Staleness(path, state.inputs.paths) if path is not None else None  # git answers meanwhile
+    try:
+        _queues(state, staleness)
+    finally:
+        if staleness is not None:
+            staleness.notice()  # waited for, should the standings not have asked
+
+
+def _queues(state: _Run, staleness) -> None:
+    """The kueue stage's work; with a cluster state, `staleness` (inputs.Staleness) says whether it is older than
+    the inputs' commit."""
     from .validation import kueue as queues
 
+    result, read = state.result, []
     platform = (
         state.reader.documents(state.reader.listed(list(state.options.kueue_paths)), read)
         if state.options.kueue_paths
@@ -268,13 +281,13 @@ def kueue(state: _Run) -> None:
     cluster = _cluster_state(state) if state.options.cluster_state is not None else None
     # the cluster's queues, the inputs' replacing them by name, the platform's theirs
     known = [*(cluster.documents if cluster is not None else ()), *result.others, *platform]
-    errors, notices = queues.check(result.jobs, known, state.options.namespace, result.placements)
+    errors, notices, result.queues = queues.check(result.jobs, known, state.options.namespace, result.placements)
     _marked(result, errors)  # before they are put in the order of their places
     result.errors += sorted([*read, *errors], key=build.error_place)
     result.notices += notices
     result.kueue_documents = known
     if cluster is not None:
-        _standings(state, cluster, known)
+        _standings(state, cluster, staleness)
         placed = {f"{namespace}/{name}: " for namespace, name in result.standings}
         result.notices = [
             notice
@@ -303,14 +316,13 @@ def _cluster_state(state: _Run):
     return None if errors else cluster
 
 
-def _standings(state: _Run, cluster, known: list) -> None:
+def _standings(state: _Run, cluster, staleness) -> None:
     """Where each Kueue-managed TrainJob stands on the cluster: admitted, admissible now, preempting or waiting,
     a notice each; a snapshot older than the inputs' commit is a notice too."""
     from .validation import clusterstate
     from .validation import kueue as queues
 
-    result = state.result
-    merged, _ = queues.read(known, state.options.namespace)
+    result, merged = state.result, state.result.queues
     origins = {}
     for trainjob, objects in result.jobs:
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
@@ -327,7 +339,7 @@ def _standings(state: _Run, cluster, known: list) -> None:
             )
     result.standing_notices = clusterstate.notices(result.standings, origins)
     result.notices += [*result.standing_notices, *clusterstate.unreported(cluster, merged)]
-    stale = inputset.stale_snapshot(state.options.cluster_state, state.inputs.paths)
+    stale = staleness.notice()
     if stale is not None:
         result.notices.append(stale)
 

@@ -479,64 +479,120 @@ def _git(folder: str, *args: str):
         raise RevisionError(f"cannot run git: {exc}") from None
 
 
-def stale_snapshot(path: str, paths) -> Notice | None:
-    """A notice when the cluster state `path` was taken before the inputs' commit (HEAD of the git repository
-    holding the first of `paths`): the cluster it describes may not hold what that commit deployed. It was
-    taken when its file last changed: its last commit when git tracks it unmodified, else its modification
-    time; stdin is taken now."""
-    if path == "-":
-        return None
-    folder = next((p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"), ".")
-    commit = _time_of(folder, "log", "-1", "--format=%ct", "HEAD")
-    if commit is None:
-        return None
-    here, name = os.path.dirname(os.path.abspath(path)), os.path.basename(path)
-    taken = None
-    if _time_of(here, "ls-files", "--error-unmatch", "--", name, number=False) is not None:
-        changed = _git_quietly(here, "status", "--porcelain", "--", name)
-        if changed is not None and not changed.strip():
-            taken = _time_of(here, "log", "-1", "--format=%ct", "--", name)
-    if taken is None:
-        try:
-            taken = int(os.stat(path).st_mtime)
-        except OSError:
+class Staleness:
+    """Whether the cluster state `path` was taken before the inputs' commit (HEAD of the git repository holding the
+    first of `paths`): the cluster it describes may not hold what that commit deployed. It was taken when its file
+    last changed: its last commit when git tracks it unmodified, else its modification time; stdin is taken now.
+
+    Git is asked at once, its four questions side by side, while the run goes on (`notice` takes the answers):
+    spawned directly, as the subprocess module's import alone costs more than the four answers."""
+
+    def __init__(self, path: str, paths):
+        self.path, self._asked = path, ()
+        if path == "-":
+            return
+        folder = next((p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"), ".")
+        here, name = os.path.dirname(os.path.abspath(path)), os.path.basename(path)
+        self._asked = tuple(
+            _spawned(where, *args)
+            for where, args in (
+                (folder, ("log", "-1", "--format=%ct", "HEAD")),
+                (here, ("ls-files", "--error-unmatch", "--", name)),
+                (here, ("status", "--porcelain", "--", name)),
+                (here, ("log", "-1", "--format=%ct", "--", name)),
+            )
+        )
+
+    def notice(self) -> Notice | None:
+        """The notice, when the state is older than the commit; git's answers waited for (a minute at most)."""
+        if not self._asked:
             return None
-    if taken >= commit:
-        return None
-    from datetime import datetime, timezone
+        import time
 
-    def shown(seconds: int) -> str:
-        return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        deadline = time.monotonic() + 60
+        commit, tracked, changed, last = (_answer(asked, deadline) for asked in self._asked)
+        self._asked = ()
+        commit = _number(commit)
+        if commit is None:
+            return None
+        taken = _number(last) if tracked is not None and changed is not None and not changed.strip() else None
+        if taken is None:
+            try:
+                taken = int(os.stat(self.path).st_mtime)
+            except OSError:
+                return None
+        if taken >= commit:
+            return None
+        from datetime import datetime, timezone
 
-    return Notice(
-        "notice",
-        Origin(source.name(path)),
-        (),
-        (
-            f"the cluster state was taken at {shown(taken)}, before the inputs' commit ({shown(commit)}): the cluster "
-            "may have changed since; take it again (kubectl get clusterqueues,localqueues,resourceflavors,cohorts,"
-            "workloads -A -o json)"
-        ),
-    )
+        def shown(seconds: int) -> str:
+            return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+        return Notice(
+            "notice",
+            Origin(source.name(self.path)),
+            (),
+            (
+                f"the cluster state was taken at {shown(taken)}, before the inputs' commit ({shown(commit)}): the "
+                "cluster may have changed since; take it again (kubectl get clusterqueues,localqueues,"
+                "resourceflavors,cohorts,workloads -A -o json)"
+            ),
+        )
 
 
-def _git_quietly(folder: str, *args: str) -> str | None:
-    """git's output, or None when git fails or is missing."""
+def _spawned(folder: str, *args: str) -> tuple[int, int] | None:
+    """(pid, the read end of its stdout) of `git -C folder ARGS`, stdin and stderr the null device; None when git
+    cannot be started."""
+    read, write = os.pipe()  # not inherited but as git's stdout
     try:
-        done = _git(folder, *args)
-    except RevisionError:
+        pid = os.posix_spawnp(
+            "git",
+            ["git", "-C", folder, *args],
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+        )
+    except OSError:  # no git: no commit to compare with
+        os.close(read)
         return None
-    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+    finally:
+        os.close(write)
+    return pid, read
 
 
-def _time_of(folder: str, *args: str, number: bool = True):
-    """The number git prints (a commit time), or True when it succeeds with `number` False; None on failure."""
-    out = _git_quietly(folder, *args)
-    if out is None:
+def _answer(asked: tuple[int, int] | None, deadline: float) -> str | None:
+    """What a spawned git printed, or None when it failed, was not started or outlived `deadline` (then stopped)."""
+    if asked is None:
         return None
-    if not number:
-        return True
+    import select
+    import signal
+    import time
+
+    pid, read = asked
+    chunks = []
     try:
-        return int(out.strip())
+        while True:
+            ready, _, _ = select.select([read], [], [], max(deadline - time.monotonic(), 0))
+            chunk = os.read(read, 65536) if ready else None
+            if not chunk:
+                break
+            chunks.append(chunk)
+        if chunk is None:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(read)
+        status = os.waitpid(pid, 0)[1]
+    if chunk is None or os.waitstatus_to_exitcode(status) != 0:
+        return None
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _number(out: str | None) -> int | None:
+    """The number git printed (a commit time), None when it printed none."""
+    try:
+        return int(out.strip()) if out is not None else None
     except ValueError:
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -288,6 +289,37 @@ def test_a_snapshot_older_than_the_commit_is_a_notice(tmp_path):
         "commit (2026-12-02T12:00:00Z)"
     ) in result.output
     os.utime(snapshot, (1796212800, 1796212800))  # 2026-12-02T13:20:00Z: after it
+    assert "before the inputs' commit" not in CliRunner().invoke(cli, ["validate", *paths]).output
+
+
+def test_a_tracked_snapshot_was_taken_when_it_was_committed(tmp_path):
+    """A cluster state git tracks unmodified was taken at its last commit, whatever its modification time; once
+    modified, at its modification time. No git repository, or no git: no commit to compare with, no notice."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "queues.yaml").write_text((CASE / "queues.yaml").read_text())
+    (repo / "jobs.yaml").write_text((CASE / "trainjobs.yaml").read_text())
+    (repo / "state.json").write_text((CASE / "cluster" / "state.json").read_text())
+    git = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t"}
+    git["GIT_COMMITTER_EMAIL"] = "t@example.com"
+
+    def commit(paths: list, when: str) -> None:
+        for args in (["add", *paths], ["commit", "-qm", when]):
+            subprocess.run(["git", "-C", str(repo), *args], check=True, env={**git, "GIT_COMMITTER_DATE": when})
+
+    subprocess.run(["git", "-C", str(repo), "init", "-q"], check=True, env=git)
+    commit(["state.json"], "2025-12-01T12:00:00Z")
+    commit(["queues.yaml", "jobs.yaml"], "2026-12-02T12:00:00Z")
+    os.utime(repo / "state.json", (1796212800, 1796212800))  # modified after the commit, as a checkout leaves it
+    paths = [str(repo / "queues.yaml"), str(repo / "jobs.yaml"), "--cluster-state", str(repo / "state.json")]
+    said = CliRunner().invoke(cli, ["validate", *paths]).output
+    assert (
+        "the cluster state was taken at 2025-12-01T12:00:00Z, before the inputs' commit (2026-12-02T12:00:00Z)" in said
+    )
+    (repo / "state.json").write_text((CASE / "cluster" / "state.json").read_text() + "\n")  # changed, uncommitted
+    os.utime(repo / "state.json", (1796212800, 1796212800))
+    assert "before the inputs' commit" not in CliRunner().invoke(cli, ["validate", *paths]).output
+    shutil.rmtree(repo / ".git")
     assert "before the inputs' commit" not in CliRunner().invoke(cli, ["validate", *paths]).output
 
 

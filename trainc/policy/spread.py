@@ -12,7 +12,6 @@ exchange cost about as much as admitting a few dozen objects.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 
 from .. import bounds
@@ -28,6 +27,8 @@ def admit(admission: vap.Admission, units: list, subjects, workers: int, outcome
     if len(shares) == 1:
         _admit(admission, units, subjects, outcome)
         return
+    import pickle  # here: an admission in one process never needs it
+
     for stream in (sys.stdout, sys.stderr):  # or a helper would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
@@ -80,6 +81,8 @@ def _admit(admission: vap.Admission, units: list, subjects, outcome: vap.Outcome
 
 def _start(admission: vap.Admission, share: list, subjects):
     """A forked helper admitting `share`: (pid, its note page, the stream its verdicts come back on)."""
+    import pickle
+
     read, write = os.pipe()
     pid, page = bounds.fork_helper()
     if pid == 0:  # the helper: never returns into the parent's code, nor runs its exit handlers

@@ -415,14 +415,15 @@ class Placement(NamedTuple):
 
 def check(
     jobs, documents, namespace: str = "default", placements: dict | None = None
-) -> tuple[list[InputError], list[Notice]]:
-    """(errors, notices) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as `build.Output`
-    holds them) against the Kueue objects among `documents` ((origin, object) pairs); each Kueue-managed job's
-    Placement on the empty cluster also goes into `placements` ({(namespace, name): Placement}) when given."""
+) -> tuple[list[InputError], list[Notice], Queues]:
+    """(errors, notices, the queues read) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as
+    `build.Output` holds them) against the Kueue objects among `documents` ((origin, object) pairs); each
+    Kueue-managed job's Placement on the empty cluster also goes into `placements` ({(namespace, name): Placement})
+    when given."""
     notices: list = []
     queues, errors = read(documents, namespace, notices)
     if errors or not queues.present:
-        return errors, notices
+        return errors, notices, queues
     for trainjob, objects in jobs:
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
         if jobset is None:
@@ -439,7 +440,7 @@ def check(
             errors.append(InputError(found.origin, path, f"Kueue can never admit this TrainJob: {problem}"))
         elif notice is not None:
             notices.append(Notice("notice", found.origin, (), f"{found.namespace}/{found.name}: {notice}", at=path))
-    return errors, notices
+    return errors, notices, queues
 
 
 def place(found: Workload, queues: Queues, usage: dict | None = None, oracle=None) -> Placement:

@@ -58,11 +58,12 @@ def jobs(output, others=None) -> list[Job]:
     """A Job per compiled TrainJob of `output` (a build.Output, or the run's Result with the platform's Kueue
     objects and each job's standing on --cluster-state), in output order; `others` are the documents beside them
     (the output's own by default), for LimitRanges and `default` LocalQueues, read in the run's namespace."""
-    placements = {}
+    placements, queues = {}, None
     if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's), and placed on
         others = getattr(output, "kueue_documents", None) or output.others
-        placements = getattr(output, "placements", {})
-    queues, _ = kueue.read(others, output.namespace)
+        placements, queues = getattr(output, "placements", {}), getattr(output, "queues", None)
+    if queues is None:
+        queues, _ = kueue.read(others, output.namespace)
     standings = getattr(output, "standings", {})
     found = []
     for trainjob, objects in output.jobs:
