@@ -157,6 +157,21 @@ def test_cli_parallel_errors_write_nothing(inputs, tmp_path):
     assert (results[1].returncode, results[1].stdout, results[1].stderr) == (1, "", results[0].stderr)
 
 
+def test_a_build_with_nothing_to_check_after_it_seeks_no_places(tmp_path, monkeypatch):
+    """No check after the build speaks of TrainJobs (no queue, policy, price or config, nothing passed through):
+    the workers find no ANCHORS, a cost they would pay on every TrainJob of a plain build."""
+    checked_repository(tmp_path, "1000.0", "100")
+    (tmp_path / "jobs" / "0-queue.yaml").unlink()
+    monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
+    marks = []
+    for config in ((), (str(tmp_path / ".trainc.yaml"),)):
+        options = engine.Options(workers=2, config=config or None, root=str(tmp_path))
+        result = engine.run(engine.Inputs((str(tmp_path / "jobs"),)), options).checked()
+        marks.append([getattr(trainjob, "marks", None) for trainjob, _ in result.jobs])
+    assert len(marks[0]) == 12 and set(marks[0]) == {()}
+    assert all(len(found) == len(parallel.ANCHORS) for found in marks[1])
+
+
 @pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])
 def test_the_places_later_stages_point_at_are_found_by_the_workers(tmp_path, monkeypatch, cap, quota):
     """The cost's notices, Kueue's refusals and the house rules' denials point at each TrainJob's metadata, queue

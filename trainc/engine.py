@@ -189,7 +189,19 @@ def compiled(state: _Run) -> None:
     output, workers = None, options.workers or parallel.available_cores()
     if result.previous is None and not state.inputs.documents and recorder is None:
         output = parallel.build(
-            found, workers=workers, namespace=options.namespace, limit=options.max_input_bytes, **context
+            found,
+            workers=workers,
+            namespace=options.namespace,
+            limit=options.max_input_bytes,
+            anchored=bool(
+                options.kueue_paths
+                or options.cluster_state is not None
+                or options.policy_paths
+                or options.config
+                or options.house_rules
+                or options.prices is not None
+            ),
+            **context,
         )
     if output is None:
         errors: list = []

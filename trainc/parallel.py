@@ -45,20 +45,27 @@ def available_cores() -> int:
 
 
 def build(
-    found: inputset.Files, *, workers: int, namespace: str, limit: int = limits.MAX_INPUT_BYTES, **context
+    found: inputset.Files,
+    *,
+    workers: int,
+    namespace: str,
+    limit: int = limits.MAX_INPUT_BYTES,
+    anchored: bool = False,
+    **context,
 ) -> builder.Output | None:
     """The compiled inputs `found` on up to `workers` processes (each TrainJob's objects held as marshal bytes),
     the same Output a one-process build gives; None when the build is one process's to do: too few files,
     stdin, no fork, or problems reading the inputs (which the one-process build weighs against each other).
-    `limit` is the run's byte bound, shared out among the processes; `context` is what pipeline.Context takes
-    besides the catalog."""
+    `limit` is the run's byte bound, shared out among the processes; with `anchored` (checks after the build that
+    speak of TrainJobs), or when objects pass through (Kueue's queues, policies), each TrainJob carries ANCHORS'
+    places; `context` is what pipeline.Context takes besides the catalog."""
     if workers <= 1 or "-" in found.inputs or not _can_fork():
         return None
     slices = _slices(found, workers, limit)
     if slices is None:
         return None
     try:
-        output = _build(slices, namespace, context)
+        output = _build(slices, namespace, context, anchored)
     except _ReadProblems:
         return None
     output.files = len(found.inputs)
@@ -116,7 +123,7 @@ def _size(file: str, known: dict) -> int:
         return 0
 
 
-def _build(slices, namespace, context: dict) -> builder.Output:
+def _build(slices, namespace, context: dict, anchored: bool) -> builder.Output:
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
@@ -128,7 +135,7 @@ def _build(slices, namespace, context: dict) -> builder.Output:
         own = _read(slices[0].files, namespace, reader)
         runtime_documents = reader.documents(slices[0].runtimes, runtime_errors)
         output = _merge(
-            own, [channel for _, channel in workers], (runtime_documents, runtime_errors), namespace, context
+            own, [channel for _, channel in workers], (runtime_documents, runtime_errors), namespace, context, anchored
         )
         done = True
         return output
@@ -197,7 +204,7 @@ class _Channel:
                 pass
 
 
-def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Output:
+def _merge(own, pipes, runtimes_read, namespace, context: dict, anchored: bool) -> builder.Output:
     """The parent's part: its own slice read (`own`, and the runtime files), then every slice's TrainJobs
     ordered and compiled, its own share while the workers compile theirs."""
     inputs, summary = own
@@ -220,15 +227,16 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict) -> builder.Outpu
     for position, (index, _) in enumerate(order):
         worker, local = owners[index]
         assigned[worker].append((local, position))
+    anchored = anchored or any(each["others"] for each in loaded) or bool(more.others)
     for pipe, theirs in zip(pipes, assigned[1:]):
-        pipe.send((runtimes, theirs))
+        pipe.send((runtimes, theirs, anchored))
     output = builder.Output(len(keys), len(runtimes), namespace=namespace)
     output.notices += more.notices
     builder.check_runtimes(runtimes, None, output, pipeline.Context(None, **context).release)
     results = [None] * len(order)
     seed_warnings = []
     for compiled, warnings in [
-        (_compile(inputs, runtimes, assigned[0], namespace, context), ()),
+        (_compile(inputs, runtimes, assigned[0], namespace, context, anchored), ()),
         *(_receive(pipe) for pipe in pipes),
     ]:
         seed_warnings = seed_warnings or warnings
@@ -308,7 +316,7 @@ def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, di
     }
 
 
-def _compile(inputs, every_runtime, assigned, namespace, context: dict) -> list:
+def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored: bool) -> list:
     """(position, errors, notices, the TrainJob's place, (marshal bytes, YAML text) or None) of the TrainJobs
     `assigned` to this slice."""
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
@@ -319,7 +327,7 @@ def _compile(inputs, every_runtime, assigned, namespace, context: dict) -> list:
         problems, notices, objects = job.errors, job.notices, job.objects
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             origin = trainjob.origin  # plain: quickest to copy
-            marks = tuple(locator(origin, path) for path in ANCHORS)
+            marks = tuple(locator(origin, path) for path in ANCHORS) if anchored else ()
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base, marks)
             objects = (marshal.dumps(objects), dump_all(objects))
         compiled.append((position, problems, [_placed(notice) for notice in notices], trainjob, objects))
@@ -349,8 +357,8 @@ def _worker(pipe, work: _Slice, namespace, context: dict) -> None:
     inputs, summary = _read(work.files, namespace, inputset.Reader(source.Budget(work.budget)))
     pipe.send(summary)
     try:
-        every_runtime, assigned = pipe.recv()
+        every_runtime, assigned, anchored = pipe.recv()
     except EOFError:  # the parent found errors already, or a problem with the runtimes
         return
-    compiled = _compile(inputs, every_runtime, assigned, namespace, context)
+    compiled = _compile(inputs, every_runtime, assigned, namespace, context, anchored)
     pipe.send((compiled, list(getattr(context.get("ssh_key_seed"), "warnings", ()))))
