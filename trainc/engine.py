@@ -293,13 +293,15 @@ def _queues(state: _Run, staleness) -> None:
     cluster = _cluster_state(state) if state.options.cluster_state is not None else None
     # the cluster's queues, the inputs' replacing them by name, the platform's theirs
     known = [*(cluster.documents if cluster is not None else ()), *result.others, *platform]
-    errors, notices, result.queues = queues.check(result.jobs, known, state.options.namespace, result.placements)
+    origins: dict = {}  # (namespace, name) -> where a standing's notice points
+    visit = _standing(state, cluster, origins) if cluster is not None else None
+    errors, notices, result.queues = queues.check(result.jobs, known, state.options.namespace, result.placements, visit)
     _marked(result, errors)  # before they are put in the order of their places
     result.errors += sorted([*read, *errors], key=build.error_place)
     result.notices += notices
     result.kueue_documents = known
     if cluster is not None:
-        _standings(state, cluster, staleness)
+        _standings(state, cluster, origins, staleness)
         placed = {f"{namespace}/{name}: " for namespace, name in result.standings}
         result.notices = [
             notice
@@ -328,27 +330,30 @@ def _cluster_state(state: _Run):
     return None if errors else cluster
 
 
-def _standings(state: _Run, cluster, staleness) -> None:
-    """Where each Kueue-managed TrainJob stands on the cluster: admitted, admissible now, preempting or waiting,
-    a notice each; a snapshot older than the inputs' commit is a notice too."""
+def _standing(state: _Run, cluster, origins: dict):
+    """What the Kueue check calls on each workload (`kueue.check`'s visit): where the TrainJob stands on the
+    cluster, admitted, admissible now, preempting or waiting, into the result's standings and `origins`."""
     from .validation import clusterstate
     from .validation import kueue as queues
 
-    result, merged = state.result, state.result.queues
-    origins = {}
-    for trainjob, objects in result.jobs:
-        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
-        if jobset is None:
-            continue
-        work = queues.workload(trainjob.namespace, trainjob.name, jobset, merged, trainjob.origin)
+    standings = state.result.standings
+
+    def visit(work, jobset: dict, merged) -> None:
         found = clusterstate.standing(work, (jobset.get("metadata") or {}).get("labels") or {}, cluster, merged)
         if found is not None:
-            key = (trainjob.namespace, trainjob.name)
-            result.standings[key] = found
-            origins[key] = (
-                trainjob.origin,
-                ("metadata", "labels", queues.QUEUE_LABEL) if work.labelled else ("metadata",),
-            )
+            key = (work.namespace, work.name)
+            standings[key] = found
+            origins[key] = (work.origin, ("metadata", "labels", queues.QUEUE_LABEL) if work.labelled else ("metadata",))
+
+    return visit
+
+
+def _standings(state: _Run, cluster, origins: dict, staleness) -> None:
+    """The standings' notices, one per Kueue-managed TrainJob; a snapshot older than the inputs' commit is a
+    notice too."""
+    from .validation import clusterstate
+
+    result, merged = state.result, state.result.queues
     result.standing_notices = clusterstate.notices(result.standings, origins)
     result.notices += [*result.standing_notices, *clusterstate.unreported(cluster, merged)]
     stale = staleness.notice()

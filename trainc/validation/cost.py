@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ..formats import prices as pricetable
 from ..k8s.enforced import enforced_bound
-from .requests import Job, jobs
+from .requests import Job, each_job
 
 
 class Cost(NamedTuple):
@@ -39,33 +39,33 @@ class Cost(NamedTuple):
         return out
 
 
-def rate(job: Job, table: pricetable.Prices) -> tuple[Fraction, tuple]:
-    """(hourly rate, resources priced nowhere) of `job`'s pod sets on the flavors they are placed on."""
+def rate(job: Job, table: pricetable.Prices, per_unit: dict | None = None) -> tuple[Fraction, tuple]:
+    """(hourly rate, resources priced nowhere) of `job`'s pod sets on the flavors they are placed on; `per_unit`
+    keeps each (flavor, resource)'s price per Kueue integer, as a Fraction, for the next job."""
     total, unpriced = Fraction(0), set()
+    per_unit = {} if per_unit is None else per_unit
     for pod_set in job.pod_sets:
         for resource, amount in pod_set.total.items():
-            price = table.price(pod_set.flavors.get(resource), resource)
+            key = (pod_set.flavors.get(resource), resource)
+            price = per_unit.get(key, False)
+            if price is False:
+                found = table.price(*key)
+                price = per_unit[key] = None if found is None else Fraction(found) / pricetable.unit(resource)
             if price is None:
                 if amount:
                     unpriced.add(resource)
                 continue
-            total += Fraction(price) * amount / pricetable.unit(resource)
+            total += price * amount
     return total, tuple(sorted(unpriced))
 
 
 def costs(output, table: pricetable.Prices, others=None) -> dict:
     """{(namespace, name): Cost} of every compiled TrainJob of `output` (a build.Output; `others` as
     `requests.jobs` takes them)."""
-    seconds = {  # each JobSet's bound, not the JobSets: a large build's are held as bytes until written
-        (trainjob.namespace, trainjob.name): enforced_bound(
-            next((obj for obj in objects if obj.get("kind") == "JobSet"), {})
-        )
-        for trainjob, objects in output.jobs
-    }
-    out = {}
-    for job in jobs(output, others):
-        hourly, unpriced = rate(job, table)
-        out[(job.namespace, job.name)] = Cost(hourly, seconds[(job.namespace, job.name)], unpriced)
+    out, per_unit = {}, {}
+    for job, jobset in each_job(output, others):
+        hourly, unpriced = rate(job, table, per_unit)
+        out[(job.namespace, job.name)] = Cost(hourly, enforced_bound(jobset), unpriced)
     return out
 
 

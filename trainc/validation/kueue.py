@@ -414,22 +414,26 @@ class Placement(NamedTuple):
 
 
 def check(
-    jobs, documents, namespace: str = "default", placements: dict | None = None
+    jobs, documents, namespace: str = "default", placements: dict | None = None, visit=None
 ) -> tuple[list[InputError], list[Notice], Queues]:
     """(errors, notices, the queues read) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as
     `build.Output` holds them) against the Kueue objects among `documents` ((origin, object) pairs); each
     Kueue-managed job's Placement on the empty cluster also goes into `placements` ({(namespace, name): Placement})
-    when given."""
+    when given. `visit(workload, jobset, queues)` is called on each JobSet, whatever its queue: what else is
+    asked of every workload is asked with the JobSet read once."""
     notices: list = []
     queues, errors = read(documents, namespace, notices)
-    if errors or not queues.present:
+    placing = not errors and queues.present
+    if not placing and visit is None:
         return errors, notices, queues
     for trainjob, objects in jobs:
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
         if jobset is None:
             continue
         found = workload(trainjob.namespace, trainjob.name, jobset, queues, trainjob.origin)
-        if found.queue is None:
+        if visit is not None:
+            visit(found, jobset, queues)
+        if not placing or found.queue is None:
             continue
         placed = place(found, queues)
         if placements is not None:

@@ -58,6 +58,12 @@ def jobs(output, others=None) -> list[Job]:
     """A Job per compiled TrainJob of `output` (a build.Output, or the run's Result with the platform's Kueue
     objects and each job's standing on --cluster-state), in output order; `others` are the documents beside them
     (the output's own by default), for LimitRanges and `default` LocalQueues, read in the run's namespace."""
+    return [job for job, _ in each_job(output, others)]
+
+
+def each_job(output, others=None):
+    """`jobs`, each Job with its JobSet: what else is asked of it is asked with its objects read once (a large
+    build holds them as bytes)."""
     placements, queues = {}, None
     if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's), and placed on
         others = getattr(output, "kueue_documents", None) or output.others
@@ -65,8 +71,8 @@ def jobs(output, others=None) -> list[Job]:
     if queues is None:
         queues, _ = kueue.read(others, output.namespace)
     standings = getattr(output, "standings", {})
-    found = []
     for trainjob, objects in output.jobs:
+        objects = list(objects)
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
         if jobset is None:
             continue
@@ -97,7 +103,7 @@ def jobs(output, others=None) -> list[Job]:
             for pod_set, chosen in zip(work.pod_sets, flavors)
         )
         nodes = _mpi_hosts(trainjob.name, objects)
-        found.append(
+        yield (
             Job(
                 trainjob.namespace,
                 trainjob.name,
@@ -110,9 +116,9 @@ def jobs(output, others=None) -> list[Job]:
                 placed.cluster_queue,
                 standing,
                 placed if work.queue is not None else None,
-            )
+            ),
+            jobset,
         )
-    return found
 
 
 def flavor_names(job: Job) -> str:
