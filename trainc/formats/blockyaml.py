@@ -1,12 +1,12 @@
 """The common shape of hand-written Kubernetes YAML, read without libyaml: the same data, far sooner.
 
 Most inputs are block mappings and sequences of plain or simply quoted scalars, with one-line flow
-collections (`[torchrun, train.py]`, `{}`) and comments. For such text, `documents` gives exactly what
-`yamltext.load_all` gives (the same values of the same types, keys in the same order), scalars resolved
-by the same go-yaml rules (`goyaml.resolve`); for any other text, anything it is not sure of (an anchor,
-a tag, a block scalar, an escape, a scalar over two lines, a duplicate key, a syntax error, a tab, a
-line break other than LF), it gives None and libyaml reads the text, and reports its errors with their
-positions. It decides by the text alone, so a file is read the same way on every run. Reading YAML is
+collections (`[torchrun, train.py]`, `{limits: {cpu: 1}}`), literal and folded block scalars (a script, a CEL
+rule) and comments. For such text, `documents` gives exactly what `yamltext.load_all` gives (the same values
+of the same types, keys in the same order), scalars resolved by the same go-yaml rules (`goyaml.resolve`);
+for any other text, anything it is not sure of (an anchor, a tag, an escape, a scalar over two lines, a block
+scalar's `+` or indentation indicator, a duplicate key, a syntax error, a tab, a line break other than LF),
+it gives None and libyaml reads the text, and reports its errors with their positions. It decides by the text alone, so a file is read the same way on every run. Reading YAML is
 then only this module's for most builds: PyYAML and libyaml are not even imported.
 """
 
