@@ -319,3 +319,29 @@ def test_thousands_of_digits_past_int64_or_binary_fractions():
     assert not parse("9" * 4400).fits_int64()
     with pytest.raises(ValueError, match="more than 1000 fraction digits with a binary suffix"):
         parse("0." + "1" * 1200 + "Ki")
+
+
+@pytest.mark.parametrize("scale", [0, 3])
+def test_saturated_is_the_scaled_amount_rounded_away_from_zero_and_clamped_to_int64(scale):
+    """Kueue's SafeValue (scale 0) and SafeMilliValue (scale 3): ceil of the amount times 10**scale away from
+    zero, MaxInt64 or MinInt64 past them, however large the exponent."""
+    int64 = 2**63 - 1
+    cases = {
+        "1": 1,
+        "1500m": 2,
+        "-1500m": -2,
+        "-1234567u": -2,
+        "1n": 1,
+        "0": 0,
+        "64Gi": 64 * 2**30,
+        "9223372036854775807": int64,
+        "9223372036854775808": int64,
+        "1e400": int64,
+        "-1e400": -int64 - 1,
+        "1e-400": 1,
+    }
+    for text, written in cases.items():
+        quantity = parse(text)
+        away = -(-abs(quantity.exact() * 10**scale) // 1) * quantity.sign()  # rounded away from zero
+        expected = max(-int64 - 1, min(int64, away))
+        assert quantity.saturated(scale) == expected and (scale or expected == written), text

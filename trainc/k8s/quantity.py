@@ -89,7 +89,10 @@ class Quantity:
         cheap for any exponent (a quota of 1e2147483647 is MaxInt64)."""
         if _magnitude(self) + scale > 19:
             return _INT64_MAX if self._coefficient > 0 else -_INT64_MAX - 1
-        value = Quantity(self._coefficient, self._exponent + scale).ceil()
+        exponent = self._exponent + scale  # ceil() of the amount scaled, without making it a Quantity
+        value = (
+            self._coefficient * 10**exponent if exponent >= 0 else _divide_away_from_zero(self._coefficient, -exponent)
+        )
         return max(-_INT64_MAX - 1, min(_INT64_MAX, value))
 
     def sign(self) -> int:

@@ -47,6 +47,7 @@ overhead), in Kueue's integers (CPU in millicores, others rounded up).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -153,6 +154,16 @@ class Node:
         self.quotas: dict = {}  # (flavor, resource) -> Quota
         self.groups: list = []  # (covered resources, [flavor names])
         self.binary: set = set()  # resources whose quotas are written in binary suffixes
+
+    # what every workload placed on it asks of it, found once (read() has made it by then)
+    @cached_property
+    def covered(self) -> dict:
+        """resource -> (the resources of its group, the group's flavors)."""
+        return {resource: (covered, flavors) for covered, flavors in self.groups for resource in covered}
+
+    @cached_property
+    def fungible(self) -> Fungibility:
+        return fungibility(self)
 
 
 class Queues:
@@ -573,9 +584,7 @@ def _assign(
     of the pod sets already assigned counted. `usage` ({ClusterQueue: {(flavor, resource): amount}}) is what the
     cluster's admitted workloads hold (none: an empty cluster); `oracle(cq, needs)` the workloads Kueue would
     preempt for `needs` ({(flavor, resource): amount}), as its preemption oracle simulates."""
-    usage = usage or {}
-    covered = {resource: (covered, flavors) for covered, flavors in cq.groups for resource in covered}
-    fungible = fungibility(cq)
+    usage, covered, fungible = usage or {}, cq.covered, cq.fungible
     assumed: dict = {}
     borrowed, placed, tried, chosen_attempts = [], [], [], []
     for pod_set in found.pod_sets:
@@ -603,8 +612,8 @@ def _assign(
             chosen, attempts = _flavor(cq, flavors, wanted, pod_set, assumed, fungible, queues, usage, oracle)
             attempts = tuple(attempts)  # one for the group's resources
             tried[-1].update({name: attempts for name in wanted})
-            asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
             if chosen is None and all(attempt.never for attempt in attempts):
+                asked = ", ".join(f"{show(name, amount, name in cq.binary)} {name}" for name, amount in wanted.items())
                 return Placement(
                     problem=f"pod set {pod_set.name!r} ({pod_set.count} pods) needs {asked}, and no "
                     f"flavor of {where} takes it: {'; '.join(a.reason for a in attempts)}",
