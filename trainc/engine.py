@@ -442,7 +442,8 @@ def output_set(state: _Run) -> None:
 
 def placed(state: _Run) -> None:
     """What the stages said of the TrainJobs a parallel build compiled (whose origins keep only their file and
-    index) points at the line a one-process build points at (`_marked`)."""
+    index) points at the line a one-process build points at (`_marked`: the places its workers found, else the
+    file read again)."""
     result = state.result
     replaced = _marked(result, [*result.errors, *result.notices])
     if replaced:
