@@ -279,6 +279,20 @@ def test_document_spans_number_documents_as_load_text():
     assert [origin.index for origin, _ in source.load_text(text, "x")] == [0, 2]
 
 
+def test_a_file_of_many_documents_is_cut_once_however_many_pass_through(tmp_path, monkeypatch):
+    """2000 ConfigMaps in one file pass through as written, each its own document of the text: the file is cut into
+    its documents once (cutting it again for each was quadratic), and each keeps its comment."""
+    from trainc.formats import blockyaml
+
+    text = "".join(f"---\n# config {i}\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n" for i in range(2000))
+    write(tmp_path, "many.yaml", text)
+    cuts = []
+    real = blockyaml.spans
+    monkeypatch.setattr(blockyaml, "spans", lambda text: cuts.append(len(text)) or real(text))
+    out = build([str(tmp_path / "many.yaml")], runtime_paths=()).manifests.yaml()
+    assert cuts == [len(text)] and out.count("kind: ConfigMap") == 2000 and "# config 1999\n" in out
+
+
 def test_select_reports_every_bad_object_at_once(tmp_path):
     write(tmp_path, "a.yaml", "kind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\n")
     try:

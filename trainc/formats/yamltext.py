@@ -262,7 +262,6 @@ def key_of(node) -> str | None:
     return value if isinstance(value, str) else goyaml.key_text(value)
 
 
-@lru_cache(maxsize=8)  # every passed-through document of a file cuts the same text
 def document_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of each document of a YAML stream, as `load_text` numbers them: a document runs
     from its `---` (or its directives) to the next document's, so comments after a `---` go with the

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
@@ -115,12 +116,7 @@ class Document(NamedTuple):
     def _text(self) -> str | None:
         origin = self.origin
         if origin.base == () and origin.text is not None and not source.is_json(origin.text):
-            spans = blockyaml.spans(origin.text)
-            if spans is None:
-                from ..formats import yamltext  # only to pass such an input's YAML through as it is written
-
-                spans = yamltext.document_spans(origin.text)
-            start, end = spans[origin.index]
+            start, end = _spans(origin.text)[origin.index]
             text = _standalone(origin.text[start:end].removeprefix("\ufeff"))  # a file's BOM starts no document
             if text is not None:
                 return text if text.endswith(("\n", "\r")) else text + "\n"
@@ -130,6 +126,17 @@ class Document(NamedTuple):
         """Its file in --output-dir: `<namespace>/<kind>.<name>.yaml`, `_cluster/...` when it is
         cluster-scoped (TrainJob names hold no `.`, so never the file of a TrainJob)."""
         return f"{self.namespace or CLUSTER_DIRECTORY}/{self.kind.lower()}.{self.name}.yaml"
+
+
+@lru_cache(maxsize=4)  # a file's documents pass through in turn: it is cut once, not once per document
+def _spans(text: str) -> tuple:
+    """(start, end) of each document of a file's text."""
+    spans = blockyaml.spans(text)
+    if spans is None:
+        from ..formats import yamltext  # only to pass such an input's YAML through as it is written
+
+        spans = yamltext.document_spans(text)
+    return tuple(spans)
 
 
 def _standalone(text: str) -> str | None:
