@@ -6,8 +6,9 @@ rule) and comments. For such text, `documents` gives exactly what `yamltext.load
 of the same types, keys in the same order), scalars resolved by the same go-yaml rules (`goyaml.resolve`);
 for any other text, anything it is not sure of (an anchor, a tag, an escape, a scalar over two lines, a block
 scalar's `+` or indentation indicator, a duplicate key, a syntax error, a tab, a line break other than LF),
-it gives None and libyaml reads the text, and reports its errors with their positions. It decides by the text alone, so a file is read the same way on every run. Reading YAML is
-then only this module's for most builds: PyYAML and libyaml are not even imported.
+it gives None and libyaml reads the text, and reports its errors with their positions. It decides by the text
+alone, so a file is read the same way on every run. Reading YAML is then only this module's for most builds:
+PyYAML and libyaml are not even imported.
 """
 
 from __future__ import annotations
