@@ -542,7 +542,9 @@ class Staleness:
 
 def _spawned(folder: str, *args: str) -> tuple[int, int] | None:
     """(pid, the read end of its stdout) of `git -C folder ARGS`, stdin and stderr the null device; None when git
-    cannot be started."""
+    cannot be started (or spawned: not on POSIX)."""
+    if not hasattr(os, "posix_spawnp"):
+        return None
     read, write = os.pipe()  # not inherited but as git's stdout
     try:
         pid = os.posix_spawnp(
