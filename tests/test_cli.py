@@ -371,6 +371,50 @@ def test_start_up_imports_only_what_the_command_needs():
     assert "build" in helped.stdout and {"yaml", "trainc.build"} & set(helped.stderr.split()) == set()
 
 
+def test_a_platform_repository_of_the_common_shape_builds_without_libyaml_or_subprocess(tmp_path):
+    """Issue 24: with every check on (a price table, a house rule and a ValidatingAdmissionPolicy whose rules are
+    folded block scalars, Kueue's queues, the cluster's state) and a TrainJob whose script is a literal block
+    scalar, a build reads all its YAML off the lines (no PyYAML) and asks git without the subprocess module."""
+    case = ROOT / "golden" / "kueue-placement"
+    rule = (
+        "rule: >-\n      object.spec.replicatedJobs.size() > 0 &&\n        (!has(cost.hourly) || cost.hourly < 1000.0)"
+    )
+    (tmp_path / ".trainc.yaml").write_text(
+        "prices:\n  currency: USD\n  default: {cpu: 0.03, memory: 0.004}\n"
+        f"kueue-paths: [queues.yaml]\ncluster-state: state.json\npolicy-paths: [policy.yaml]\npolicies:\n"
+        f"  - name: cap\n    match: {{kinds: [jobset.x-k8s.io/JobSet]}}\n    {rule}\n    message: too dear\n"
+    )
+    shutil.copy(case / "queues.yaml", tmp_path / "queues.yaml")
+    shutil.copy(case / "cluster" / "state.json", tmp_path / "state.json")
+    (tmp_path / "policy.yaml").write_text(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: nodes}\n"
+        "spec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [jobset.x-k8s.io], apiVersions: ['*'], "
+        "operations: [CREATE], resources: [jobsets]}\n  validations:\n  - expression: >-\n      "
+        "object.spec.replicatedJobs.all(j,\n        j.replicas <= 64)\n---\napiVersion: "
+        "admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: nodes}\n"
+        "spec: {policyName: nodes, validationActions: [Deny]}\n"
+    )
+    job = (case / "trainjobs.yaml").read_text().split("---\n")[0]
+    job = job.replace(
+        "  trainer:\n",
+        "  trainer:\n    command: [bash, -c]\n    args:\n    - |\n      set -e\n"
+        "      torchrun train.py \\\n        --epochs 3\n",
+        1,
+    )
+    (tmp_path / "job.yaml").write_text(job)
+    built = subprocess.run(
+        [sys.executable, "-c", PROBE, "--root", str(tmp_path), "build", "job.yaml"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    loaded = set(built.stderr.split())
+    assert "kind: JobSet" in built.stdout and "--epochs 3" in built.stdout, built.stderr
+    assert "Kueue: " in built.stderr and "USD an hour" in built.stderr  # its standing and its cost
+    assert {"trainc.policy.vap", "trainc.policy.house", "trainc.formats.prices", "trainc.validation.kueue"} <= loaded
+    assert {"yaml", "trainc.formats.yamltext", "subprocess"} & loaded == set()
+
+
 def test_build_declares_no_other_command():
     """Issue 24: `trainc build` imports the group, the shared options and build's declaration, never another
     command's (whose click options, built at import, were 6-7 ms of a one-TrainJob build); --help and shell
