@@ -74,7 +74,7 @@ def build(
 
 def marshalled(objects: list) -> _Marshalled:
     """A TrainJob's objects as a parallel build holds them (`build.compile_all`'s `keep`)."""
-    return _Marshalled(marshal.dumps(objects))
+    return _Marshalled(marshal.dumps(objects), len(objects))
 
 
 def _can_fork() -> bool:
@@ -272,14 +272,14 @@ class _Marshalled(Sequence):
     """A TrainJob's objects as marshal bytes (what a worker sends), a fraction of their size as dicts: a large
     build's output is held this way until it is written, each use reading a fresh copy."""
 
-    __slots__ = ("_data", "yaml")
+    __slots__ = ("_data", "_count", "yaml")
 
-    def __init__(self, data: bytes, yaml: str | None = None):
-        self._data = data
+    def __init__(self, data: bytes, count: int, yaml: str | None = None):
+        self._data, self._count = data, count  # how many: list() asks it first, and should not read them twice
         self.yaml = yaml  # their YAML stream, when the worker rendered it (dump_all)
 
     def __len__(self) -> int:
-        return len(marshal.loads(self._data))
+        return self._count
 
     def __getitem__(self, index):
         return marshal.loads(self._data)[index]
@@ -317,8 +317,8 @@ def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, di
 
 
 def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored: bool) -> list:
-    """(position, errors, notices, the TrainJob's place, (marshal bytes, YAML text) or None) of the TrainJobs
-    `assigned` to this slice."""
+    """(position, errors, notices, the TrainJob's place, (marshal bytes, how many, YAML text) or None) of the
+    TrainJobs `assigned` to this slice."""
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
     compiled = []
     for local, position in assigned:
@@ -329,7 +329,7 @@ def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored
             origin = trainjob.origin  # plain: quickest to copy
             marks = tuple(locator(origin, path) for path in ANCHORS) if anchored else ()
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base, marks)
-            objects = (marshal.dumps(objects), dump_all(objects))
+            objects = (marshal.dumps(objects), len(objects), dump_all(objects))
         compiled.append((position, problems, [_placed(notice) for notice in notices], trainjob, objects))
     return compiled
 
