@@ -135,6 +135,7 @@ def check(
     group = group_version(obj.get("apiVersion") or "")[0]
     kind = obj.get("kind")
     labels = (obj.get("metadata") or {}).get("labels") or {}
+    bound = None  # the object converted to CEL values once, for every rule that takes it
     for rule in rules:
         if not any(k == kind and g in (None, group) for g, k in rule.kinds):
             continue
@@ -143,8 +144,10 @@ def check(
         if any(labels.get(key) != value for key, value in rule.labels.items()):
             continue
         bounds.doing(f"house rule '{rule.name}' on {label}")
+        if bound is None:
+            bound = celengine.bind({"object": obj, "cost": cost or {}})
         try:
-            allowed = celengine.evaluate(rule.program, {"object": obj, "cost": cost or {}})
+            allowed = celengine.evaluate(rule.program, bound)
         except celengine.EvalError as exc:
             message = celengine.failure(rule.expression.strip(), exc)
         else:

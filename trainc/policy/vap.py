@@ -444,9 +444,9 @@ class Admission:
         the variables trainc gives (none of the policy's yet), bound already. Every expression's cost is taken from
         one budget per policy and object (validator.go's RuntimeCELCostBudget); past it, nothing more is evaluated."""
         budget = [RUNTIME_CEL_COST_BUDGET]
+        bounds.doing(f"ValidatingAdmissionPolicy '{policy.name}' on {self.current}")  # every expression's, here
 
         def run(expression: Expression, over):
-            bounds.doing(f"ValidatingAdmissionPolicy '{policy.name}' on {self.current}")
             try:
                 return celengine.evaluate(expression.program, over)
             finally:
