@@ -86,6 +86,7 @@ def documents(text: str) -> list | None:
 
 
 _END = (-1, "", False, None)  # after a document's last line: less indented than any line, so every block ends there
+_OUTLINE_END = (-1, -1, "", False)  # the same in an outline's lines, which start with their line number
 
 
 def _document(lines: list) -> object:
@@ -269,9 +270,11 @@ def _plain(text: str) -> object:
     return number
 
 
-def _flow(text: str, start: int = 0, level: int = 0) -> tuple[object, int]:
+def _flow(text: str, start: int = 0, level: int = 0, places: list | None = None) -> tuple[object, int]:
     """The one-line flow sequence, or flow mapping of plain keys, at `start`: of scalars and such collections; and
-    the index after it."""
+    the index after it. With `places` (for `locate`), each entry's is added to it in order: (its key's index or None,
+    its value's index: a scalar's first character, a quoted one's quote, a collection's bracket; a collection's own
+    places, else None)."""
     if level > _MAX_LEVELS:
         raise _Unsure
     closing = "]" if text[start] == "[" else "}"
@@ -291,11 +294,14 @@ def _flow(text: str, start: int = 0, level: int = 0) -> tuple[object, int]:
             at = pair.end()
         nested = _NESTED.match(text, at)
         if nested is not None:
-            value, at = _flow(text, nested.end() - 1, level + 1)
+            inner = None if places is None else []
+            value, at = _flow(text, nested.end() - 1, level + 1, inner)
             item = _AFTER.match(text, at)
             if item is None:
                 raise _Unsure
             after = item[1]
+            if places is not None:
+                places.append((pair.start(1) if closing == "}" else None, nested.end() - 1, inner))
         else:
             item = _FLOW_ITEM.match(text, at)
             if item is None:
@@ -307,6 +313,9 @@ def _flow(text: str, start: int = 0, level: int = 0) -> tuple[object, int]:
                 value = single.replace("''", "'")
             else:
                 value = _plain(plain)
+            if places is not None:
+                first = item.start(3) if plain is not None else item.start(1 if double is not None else 2) - 1
+                places.append((pair.start(1) if closing == "}" else None, first, None))
         if closing == "}":
             mapping[intern(pair[1])] = value
         else:
@@ -350,6 +359,28 @@ def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
     libyaml's composed nodes (the key's with `key` at the last step; None with `exact` when the path is not all
     written), read off the lines; UNSURE for text `documents` does not read, and for a step onto an empty value,
     whose mark libyaml places by rules not kept here."""
+    found = _walk(text, index, path, key)
+    if found is UNSURE:
+        return UNSURE
+    _, mark, whole = found
+    return None if exact and not whole else mark
+
+
+def keys(text: str, index: int, path) -> list | None:
+    """The keys of the mapping at `path` in document `index`, in order, read off the lines; None when no mapping is
+    written there; UNSURE as `locate` answers it."""
+    found = _walk(text, index, path)
+    if found is UNSURE:
+        return UNSURE
+    node, _, whole = found
+    if not whole or type(node) is _Inline or node.sequence:
+        return None
+    return list(node.entries if type(node) is _Flow else node._entries())
+
+
+def _walk(text: str, index: int, path, key: bool = False):
+    """(the deepest node of `path` written in document `index`, its mark or its key's with `key`, whether it is
+    all of `path`), a flow collection read for its places; UNSURE as `locate` answers it."""
     outline = _outline(text)
     if outline is None or index >= len(outline):
         return UNSURE
@@ -360,72 +391,70 @@ def locate(text: str, index: int, path, key: bool = False, exact: bool = False):
     found = node.mark
     for depth, part in enumerate(path, 1):
         child = key_mark = None
-        if type(node) is _Inline and node.flow is not None:  # read once per document: a table asks of every entry
-            flow = indexes.get((node.mark,))
-            node = indexes[(node.mark,)] = flow if flow is not None else _Flow(node.mark, node.flow, 0)
-        if type(node) is _Inline:
-            pass  # a scalar: nothing below it
-        elif type(part) is str and not node.sequence:
-            child, key_mark = node.value_of(part)
-        elif type(part) is int and node.sequence:
-            child = node.item(part)
+        node = _placed(node, indexes)
+        if type(node) is not _Inline:  # a scalar has nothing below it
+            if type(part) is str and not node.sequence:
+                child, key_mark = node.value_of(part)
+            elif type(part) is int and node.sequence:
+                child = node.item(part)
         if child is None:
-            return None if exact else found
+            return node, found, False
         if child is UNSURE:
             return UNSURE
         node = child
         found = key_mark if key and depth == len(path) and key_mark else node.mark
-    return found
+    return _placed(node, indexes), found, True
+
+
+def _placed(node, indexes: dict):
+    """`node`, a one-line flow collection read for its places (once per document: a table asks of every entry)."""
+    if type(node) is not _Inline or node.flow is None:
+        return node
+    flow = indexes.get((node.mark,))
+    if flow is None:
+        flow = indexes[(node.mark,)] = _Flow.read(node.mark, node.flow)
+    return flow
 
 
 class _Inline:
-    """A scalar or one-line flow collection (`flow`: its text) written on a key's or an item's line, from its first
-    character."""
+    """A scalar or one-line flow collection (`flow`: its text, from the first character) written on a key's or an
+    item's line, or in a flow collection."""
 
     __slots__ = ("mark", "flow")
 
-    def __init__(self, mark: tuple[int, int], text: str):
-        self.mark, self.flow = mark, text if text[0] in "[{" else None
+    def __init__(self, mark: tuple[int, int], flow: str | None = None):
+        self.mark, self.flow = mark, flow
 
 
 class _Flow:
-    """A one-line flow collection at `text[start]` (its first character at `mark`), text `documents` read: its
-    items' or its keys' and values' marks, as `_flow` reads it; libyaml marks a scalar at its first character (a
-    quoted one at its quote), a collection at its bracket."""
+    """A one-line flow collection: its items' or its keys' and values' marks, from the places `_flow` finds as it
+    reads it (libyaml marks a scalar at its first character, a quoted one at its quote, a collection at its
+    bracket)."""
 
-    __slots__ = ("mark", "sequence", "entries", "end")
+    __slots__ = ("mark", "sequence", "entries")
 
-    def __init__(self, mark: tuple[int, int], text: str, start: int):
-        line, base = mark[0], mark[1] - start
-        self.mark, self.sequence = mark, text[start] == "["
-        entries, at = [], start + 1
-        if _CLOSING.match(text, at) is not None:
-            self.entries, self.end = entries if self.sequence else {}, _CLOSING.match(text, at).end()
-            return
-        while True:
-            key_mark = None
-            if not self.sequence:
-                pair = _FLOW_PAIR.match(text, at)
-                key_mark, name, at = (line, base + pair.start(1)), pair[1], pair.end()
-            nested = _NESTED.match(text, at)
-            if nested is not None:
-                child = _Flow((line, base + nested.end() - 1), text, nested.end() - 1)
-                item = _AFTER.match(text, child.end)
-            else:
-                item = _FLOW_ITEM.match(text, at)
-                first = (
-                    item.start(1) - 1
-                    if item[1] is not None
-                    else item.start(2) - 1
-                    if item[2] is not None
-                    else item.start(3)
-                )
-                child = _Inline((line, base + first), "-")
-            entries.append((child, key_mark) if self.sequence else (name, (child, key_mark)))
-            at = item.end()
-            if item[item.lastindex] != ",":
-                break
-        self.entries, self.end = entries if self.sequence else dict(entries), at
+    def __init__(self, mark: tuple[int, int], base: int, value, places: list):
+        """`value` and `places` as `_flow` gives them; `base`, the column of the text's first character."""
+        line = mark[0]
+        self.mark, self.sequence = mark, isinstance(value, list)
+
+        def node(item, at: int, inner):
+            return _Inline((line, base + at)) if inner is None else _Flow((line, base + at), base, item, inner)
+
+        if self.sequence:
+            self.entries = [node(item, at, inner) for item, (_, at, inner) in zip(value, places)]
+        else:
+            self.entries = {
+                name: (node(item, at, inner), (line, base + key))
+                for (name, item), (key, at, inner) in zip(value.items(), places)
+            }
+
+    @classmethod
+    def read(cls, mark: tuple[int, int], text: str) -> _Flow:
+        """The flow collection `text` (text `documents` read) written from `mark`."""
+        places: list = []
+        value, _ = _flow(text, 0, 0, places)
+        return cls(mark, mark[1], value, places)
 
     def value_of(self, name: str):
         """(the value's node, its key's mark) of key `name`; (None, None) when it has none."""
@@ -433,7 +462,12 @@ class _Flow:
 
     def item(self, wanted: int):
         """The node of item `wanted`; None when there are fewer."""
-        return self.entries[wanted][0] if 0 <= wanted < len(self.entries) else None
+        return self.entries[wanted] if 0 <= wanted < len(self.entries) else None
+
+
+def _flow_text(rest: str) -> str | None:
+    """`rest`, a value written on a line, when it is a flow collection."""
+    return rest if rest[0] in "[{" else None
 
 
 class _Block:
@@ -479,7 +513,7 @@ class _Block:
         mark = (self.lines[position][0], self.column)
         rest = content[_KEY.match(content).end() :]
         if rest and rest[0] != "#":
-            return _Inline((mark[0], self.column + len(content) - len(rest)), rest), mark
+            return _Inline((mark[0], self.column + len(content) - len(rest)), _flow_text(rest)), mark
         below = self.lines[position + 1]
         if below[1] > self.column or (below[1] == self.column and below[3]):
             return _Block(self.lines, position + 1, below[1], None, self.indexes), mark
@@ -495,7 +529,7 @@ class _Block:
         column = self.column + len(content) - len(rest)
         if _KEY.match(rest):  # a mapping starting on the item's line
             return _Block(self.lines, position, column, rest, self.indexes)
-        return _Inline((self.lines[position][0], column), rest)
+        return _Inline((self.lines[position][0], column), _flow_text(rest))
 
 
 @lru_cache(maxsize=8)  # the notices and errors of one file, located in turn, read its lines once
@@ -510,7 +544,7 @@ def _outline(text: str) -> list[tuple[list, dict]] | None:
     for number, line in enumerate(text.split("\n")):
         if line.startswith(("---", "...")):
             if lines or explicit:
-                found.append(([*lines, (-1, *_END[:3])], {}))
+                found.append(([*lines, _OUTLINE_END], {}))
             lines, explicit = [], True
             continue
         content = line.lstrip(" ")
@@ -518,5 +552,5 @@ def _outline(text: str) -> list[tuple[list, dict]] | None:
             content = content.rstrip(" ")
             lines.append((number, len(line) - len(line.lstrip(" ")), content, content == "-" or content[:2] == "- "))
     if lines or explicit:
-        found.append(([*lines, (-1, *_END[:3])], {}))
+        found.append(([*lines, _OUTLINE_END], {}))
     return found

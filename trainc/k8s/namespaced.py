@@ -63,18 +63,17 @@ def insert(text: str, namespace: str) -> str | None:
 
 
 def _lined(text: str):
-    """(whether metadata is a flow mapping, its place, its first key's place), 0-based, of one document
-    `blockyaml` reads; None when no line can be added (metadata no mapping, empty, or with a namespace);
-    blockyaml.UNSURE for other text."""
-    documents = blockyaml.documents(text)
-    if documents is None or len(documents) != 1:
+    """(whether metadata is a flow mapping, its place, its first key's place), 0-based, of the document `text`, read
+    off its lines; None when no line can be added (metadata no mapping, empty, or with a namespace);
+    blockyaml.UNSURE for text of another shape."""
+    names = blockyaml.keys(text, 0, ("metadata",))
+    if names is blockyaml.UNSURE:
         return blockyaml.UNSURE
-    metadata = documents[0].get("metadata") if isinstance(documents[0], dict) else None
-    if not isinstance(metadata, dict) or not metadata or "namespace" in metadata:
+    if not names or "namespace" in names:
         return None
     start = blockyaml.locate(text, 0, ("metadata",), exact=True)
-    first = blockyaml.locate(text, 0, ("metadata", next(iter(metadata))), key=True, exact=True)
-    if start is blockyaml.UNSURE or first is blockyaml.UNSURE:
+    first = blockyaml.locate(text, 0, ("metadata", names[0]), key=True, exact=True)
+    if first is blockyaml.UNSURE:
         return blockyaml.UNSURE
     return text.split("\n", start[0] + 1)[start[0]][start[1]] == "{", start, first
 
