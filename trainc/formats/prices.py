@@ -123,18 +123,17 @@ def _yaml_table(path: str) -> _Node | None:
 
     text = source.read(path)
     documents = blockyaml.documents(text)
-    if documents is not None:
-        root = documents[0] if documents else None
-        if not isinstance(root, dict) or KEY not in root:
-            return None
-        try:
-            node = _from_lines(text, text.split("\n"), (KEY,), root[KEY], 0)
-        except _Unplaced:
-            pass
-        else:
-            node.key = _place(text, (KEY,), key=True)
-            return node
-    return _composed_table(text)
+    if documents is None:
+        return _composed_table(text)
+    root = documents[0] if documents else None
+    if not isinstance(root, dict) or KEY not in root:
+        return None
+    try:
+        node = _from_lines(text, text.split("\n"), (KEY,), root[KEY], 0)
+        node.key = _place(text, (KEY,), key=True)
+    except _Unplaced:  # a place blockyaml leaves to libyaml (an empty value)
+        return _composed_table(text)
+    return node
 
 
 class _Unplaced(Exception):
@@ -175,12 +174,17 @@ def _from_lines(text: str, lines: list, path: tuple, value, depth: int) -> _Node
     written = _TOKEN.match(lines[mark[0] - 1], mark[1] - 1)
     if written is None:
         raise _Unplaced
-    written = written[0]
+    return _plain(written[0], mark)
+
+
+def _plain(written: str, mark: tuple[int, int]) -> _Node:
+    """A plain scalar that is no string: a price when its text is one (as written, exactly), else what it is."""
+    from . import goyaml
+
     if _NUMBER.fullmatch(written):
         return _Node("number", Decimal(written), mark, written)
-    return _Node(
-        "number" if isinstance(value, (int, float)) and not isinstance(value, bool) else "other", None, mark, written
-    )
+    tag, _ = goyaml.resolve(written)
+    return _Node("number" if tag in (goyaml.INT, goyaml.FLOAT) else "other", None, mark, written)
 
 
 def _composed_table(text: str) -> _Node | None:
@@ -228,10 +232,7 @@ def _from_yaml(node, depth: int) -> _Node:
     if isinstance(node, yaml.ScalarNode):
         if node.tag == goyaml.STR or node.style:  # quoted or a block scalar: text, whatever it spells
             return _Node("string", node.value, mark)
-        if _NUMBER.fullmatch(node.value):
-            return _Node("number", Decimal(node.value), mark, node.value)
-        tag, value = goyaml.resolve(node.value)
-        return _Node("number" if tag in (goyaml.INT, goyaml.FLOAT) else "other", None, mark, node.value)
+        return _plain(node.value, mark)
     return _Node("other", "a list", mark)
 
 
