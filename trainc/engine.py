@@ -74,6 +74,19 @@ class Options(NamedTuple):
         )
 
     @property
+    def checks_after_build(self) -> bool:
+        """Whether a stage after the build may speak of TrainJobs whatever the inputs hold: the platform's queues or
+        the cluster's state (kueue), a project config (cost, house rules), policies, house rules or prices."""
+        return bool(
+            self.kueue_paths
+            or self.cluster_state is not None
+            or self.policy_paths
+            or self.config
+            or self.house_rules
+            or self.prices is not None
+        )
+
+    @property
     def release(self) -> releases.Release:
         """The Kubeflow Trainer release the run renders for."""
         return releases.named(self.trainer_version) if self.trainer_version else releases.DEFAULT
@@ -193,14 +206,7 @@ def compiled(state: _Run) -> None:
             workers=workers,
             namespace=options.namespace,
             limit=options.max_input_bytes,
-            anchored=bool(
-                options.kueue_paths
-                or options.cluster_state is not None
-                or options.policy_paths
-                or options.config
-                or options.house_rules
-                or options.prices is not None
-            ),
+            anchored=options.checks_after_build,
             **context,
         )
     if output is None:
