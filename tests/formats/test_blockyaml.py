@@ -336,3 +336,14 @@ def test_a_long_list_is_read_through_once_however_many_places_are_asked():
     for i in (*range(3000), *range(2999, -1, -7)):
         assert blockyaml.locate(text, 0, ("items", i, "metadata", "name")) == (4 * i + 4, 10)
     assert len(reads) < 20 * len(outline[0][0])  # a few reads per line, not one per line per item asked
+
+
+def test_a_mapping_s_keys_are_read_off_the_lines():
+    text = "metadata:\n  name: a\n  labels: {x: y, z: w}\nspec: [1]\nempty:\n"
+    assert blockyaml.keys(text, 0, ()) == ["metadata", "spec", "empty"]
+    assert blockyaml.keys(text, 0, ("metadata",)) == ["name", "labels"]
+    assert blockyaml.keys(text, 0, ("metadata", "labels")) == ["x", "z"]  # a flow mapping's
+    assert blockyaml.keys(text, 0, ("spec",)) is None and blockyaml.keys(text, 0, ("metadata", "name")) is None
+    assert blockyaml.keys(text, 0, ("status",)) is None  # not written
+    assert blockyaml.keys(text, 0, ("empty",)) is blockyaml.UNSURE  # an empty value: libyaml's to place
+    assert blockyaml.keys("a: &x 1\n", 0, ()) is blockyaml.UNSURE  # not of the shape it reads
