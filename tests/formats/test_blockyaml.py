@@ -212,12 +212,23 @@ def test_mutated_project_files_are_read_as_libyaml_reads_them_or_handed_back(see
         "key: [" + "a, " * 300_000 + "]",
         "key: " + "[" * 1_000_000,
         "key: [" + "[{a: [b]}], " * 200_000 + "[]]",
+        "key: |\n" + "  a line of a script\n" * 1_000_000 + "other: 1",
+        "key: >-\n" + "  a line of a rule\n\n" * 1_000_000 + "other: 1",
     ],
-    ids=["spaces-then-text", "spaces-then-comment", "items-then-trailing-comma", "deep", "nested-items"],
+    ids=[
+        "spaces-then-text",
+        "spaces-then-comment",
+        "items-then-trailing-comma",
+        "deep",
+        "nested-items",
+        "literal-lines",
+        "folded-lines",
+    ],
 )
-def test_a_hostile_flow_line_is_read_in_linear_time(line):
-    """A million spaces or items in one flow collection: read (or handed back) at once, where a backtracking
-    pattern or a slice per item took hours. Run apart, so that a regression fails at the bound instead of hanging."""
+def test_a_hostile_line_or_block_scalar_is_read_in_linear_time(line):
+    """A million spaces or items in one flow collection, a million lines in one block scalar: read (or handed back)
+    at once, where a backtracking pattern, a slice per item or a string grown line by line took hours. Run apart, so
+    that a regression fails at the bound instead of hanging."""
     import subprocess
     import sys
 
