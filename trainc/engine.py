@@ -118,6 +118,7 @@ class Result(build.Output):
         self.base_problems: list = []  # why
         self.provenance: Provenance | None = None
         self.kueue_documents: list = []  # (origin, object) Kueue reads: the cluster's, inputs', --kueue's
+        self.base_kueue_documents: list = []  # the same at the base: the previous versions' in the inputs' place
         self.queues = None  # validation.kueue.Queues: what Kueue read of them
         self.placements: dict = {}  # (namespace, name) -> kueue.Placement on those queues, the cluster empty
         self.standings: dict = {}  # (namespace, name) -> clusterstate.Standing (--cluster-state)
@@ -126,6 +127,11 @@ class Result(build.Output):
         self.prices = None  # the price table of the run (formats.prices.Prices), None without one
         self.costs: dict = {}  # (namespace, name) -> validation.cost.Cost of each TrainJob
         self.base_costs: dict = {}  # the same at the base (--previous)
+
+    def base_queues(self) -> list:
+        """The documents Kueue reads for the previous versions (--previous): the cluster's and the platform's
+        queues, with the previous versions' objects in place of the inputs'."""
+        return self.base_kueue_documents or (self.previous.others if self.previous is not None else [])
 
     def failures(self, refusals: bool = True) -> list:
         """The errors; without an update's `refusals` (what `trainc diff` shows as the cluster's verdict)."""
@@ -298,7 +304,10 @@ def _queues(state: _Run, staleness) -> None:
     )
     cluster = _cluster_state(state) if state.options.cluster_state is not None else None
     # the cluster's queues, the inputs' replacing them by name, the platform's theirs
-    known = [*(cluster.documents if cluster is not None else ()), *result.others, *platform]
+    cluster_documents = cluster.documents if cluster is not None else ()
+    known = [*cluster_documents, *result.others, *platform]
+    if result.previous is not None:  # what the base is placed and priced on
+        result.base_kueue_documents = [*cluster_documents, *result.previous.others, *platform]
     origins: dict = {}  # (namespace, name) -> where a standing's notice points
     visit = _standing(state, cluster, origins) if cluster is not None else None
     errors, notices, result.queues = queues.check(result.jobs, known, state.options.namespace, result.placements, visit)
@@ -395,7 +404,7 @@ def cost(state: _Run) -> None:
     ]
     result.notices += result.cost_notices
     if result.base is not None:
-        result.base_costs = costs.costs(result.base, table, result.previous.others)
+        result.base_costs = costs.costs(result.base, table, result.base_queues())
 
 
 def policies(state: _Run) -> None:

@@ -284,7 +284,9 @@ def test_a_file_of_many_documents_is_cut_once_however_many_pass_through(tmp_path
     its documents once (cutting it again for each was quadratic), and each keeps its comment."""
     from trainc.formats import blockyaml
 
-    text = "".join(f"---\n# config {i}\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n" for i in range(2000))
+    text = "".join(
+        f"---\n# config {i}\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n" for i in range(2000)
+    )
     write(tmp_path, "many.yaml", text)
     cuts = []
     real = blockyaml.spans

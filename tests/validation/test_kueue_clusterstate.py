@@ -261,6 +261,38 @@ def test_diff_shows_a_flavor_move_and_the_standing(tmp_path):
     assert "\n#### `JobSet team-a/finetune` unchanged\n\n> Kueue flavor: a100 → h100\n" in markdown.output
 
 
+def test_the_base_is_placed_and_priced_on_the_platform_s_queues(tmp_path):
+    """Queues from the project config (`kueue-paths`), not among the inputs: the diff and summary of a TrainJob grown
+    from 16 to 24 GPUs compare it with the base placed and priced on those same queues, as `trainc summary` at the
+    base commit places and prices it (the base was placed nowhere, its GPUs unpriced)."""
+    repo = tmp_path / "repo"
+    (repo / "platform").mkdir(parents=True)
+    (repo / "platform" / "queues.yaml").write_text((CASE / "queues.yaml").read_text())
+    (repo / ".trainc.yaml").write_text(
+        "kueue-paths: [platform/queues.yaml]\nprices:\n  currency: USD\n  flavors:\n"
+        "    a100: {nvidia.com/gpu: 2.50}\n    h100: {nvidia.com/gpu: 4.00}\n  default: {cpu: 0.03, memory: 0.004}\n"
+    )
+    jobs = (CASE / "trainjobs.yaml").read_text().split("---")[1]  # finetune: 2 nodes of 8 GPUs
+    (repo / "jobs.yaml").write_text(jobs)
+    git = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t"}
+    git["GIT_COMMITTER_EMAIL"] = "t@e"
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "base"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, env=git, timeout=60)
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        at_base = json.loads(CliRunner().invoke(cli, ["summary", "jobs.yaml", "--format", "json"]).stdout)
+        (repo / "jobs.yaml").write_text(jobs.replace("numNodes: 2", "numNodes: 3"))
+        diff = CliRunner().invoke(cli, ["diff", "jobs.yaml", "--color", "never"]).output
+        summary = CliRunner().invoke(cli, ["summary", "jobs.yaml", "--base", "HEAD"]).output
+    finally:
+        os.chdir(cwd)
+    base = at_base["cost"]["trainJobs"][0]["hourly"]
+    assert base == "40.99"  # 16 GPUs on a100 (40.00 USD), 16 CPUs and 128 GiB of memory
+    assert f"queue       team-a/team-a-gpu   {base} USD         61.49 USD   +20.50 USD" in diff, diff
+    assert "+20.50 USD" in summary, summary
+
+
 def test_a_snapshot_older_than_the_commit_is_a_notice(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()

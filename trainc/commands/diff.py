@@ -155,7 +155,7 @@ def compare(
         )
         notices.extend(Notice("notice", None, (), f"  {problem.render()}") for problem in problems)
     refusals = _refusals(new.refusals, new.jobs, new.user_runtimes)
-    old_jobs, new_jobs = jobs(old), jobs(new)
+    old_jobs, new_jobs = jobs(old, new.base_queues()), jobs(new)
     if requests is not None:  # from the two sides compared here: what the change adds on each Kueue queue
         requests.extend(delta(old_jobs, new_jobs))
     if sides is not None:

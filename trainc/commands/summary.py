@@ -204,7 +204,7 @@ def main(paths, options, output_format) -> None:
         if options.previous is not None:
             if result.base is None:
                 raise InputErrors(result.base_problems)
-            before = jobs(result.base, result.previous.others)
+            before = jobs(result.base, result.base_queues())
             changes = delta(before, found)
     except PreviousError as exc:
         raise click.BadParameter(str(exc), param_hint="--base") from None
