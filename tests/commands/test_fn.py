@@ -539,3 +539,33 @@ def test_runtimes_come_from_the_runtime_paths_as_well_as_the_items(tmp_path):
         f"notice: {tmp_path / 'other.yaml'}:2:7: a ConfigMap under --runtimes, not a runtime: "
         "ignored (only runtimes are read there)"
     ]
+
+
+def test_the_project_config_s_cluster_state_holds_on_the_kpt_route_as_on_build(tmp_path):
+    """A package whose config names the platform's queues and the cluster's state: the function says of each
+    queued TrainJob where it stands on that cluster, the words `trainc build` says in the same folder."""
+    case = ROOT / "golden" / "kueue-placement"
+    (tmp_path / "queues.yaml").write_text((case / "queues.yaml").read_text())
+    (tmp_path / "state.json").write_text((case / "cluster" / "state.json").read_text())
+    (tmp_path / ".trainc.yaml").write_text("kueue-paths: [queues.yaml]\ncluster-state: state.json\n")
+    job = (case / "trainjobs.yaml").read_text().split("---")[1]
+    (tmp_path / "job.yaml").write_text(job)
+    items = yaml.safe_dump(
+        {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job)]}
+    )
+
+    def trainc(*args, stdin=None):
+        return subprocess.run(
+            [sys.executable, "-m", "trainc", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+
+    built, function = trainc("build", "job.yaml"), trainc("fn", stdin=items)
+    standing = next(line.split(": Kueue: ", 1)[1] for line in built.stderr.splitlines() if ": Kueue: " in line)
+    results = [result["message"] for result in yaml.safe_load(function.stdout)["results"]]
+    assert built.returncode == function.returncode == 0 and "on h100; 1 pending workload ahead" in standing
+    assert any(message.endswith(f"team-a/finetune: Kueue: {standing}") for message in results), results

@@ -5,7 +5,16 @@ from __future__ import annotations
 import click
 
 from . import call
-from .shared import _max_input_bytes, _plugin, _policies, _settled, _ssh_key_seed, _ssh_keys, _trainer_version
+from .shared import (
+    _cluster_state,
+    _max_input_bytes,
+    _plugin,
+    _policies,
+    _settled,
+    _ssh_key_seed,
+    _ssh_keys,
+    _trainer_version,
+)
 
 
 @click.command("fn")
@@ -30,6 +39,7 @@ from .shared import _max_input_bytes, _plugin, _policies, _settled, _ssh_key_see
     "(env TRAINC_RUNTIMES, paths separated by ':'; else the project config's runtimes).",
 )
 @_policies
+@_cluster_state
 @_max_input_bytes
 @_trainer_version
 @_plugin
