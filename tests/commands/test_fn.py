@@ -9,6 +9,7 @@ import sys
 import pytest
 import yaml
 from conftest import ROOT
+from helpers import run
 
 from trainc.commands import fn as krm
 from trainc.engine import Options
@@ -554,17 +555,7 @@ def test_the_project_config_s_cluster_state_holds_on_the_kpt_route_as_on_build(t
         {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job)]}
     )
 
-    def trainc(*args, stdin=None):
-        return subprocess.run(
-            [sys.executable, "-m", "trainc", *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            timeout=60,
-        )
-
-    built, function = trainc("build", "job.yaml"), trainc("fn", stdin=items)
+    built, function = run("build", "job.yaml", cwd=tmp_path), run("fn", cwd=tmp_path, stdin=items)
     standing = next(line.split(": Kueue: ", 1)[1] for line in built.stderr.splitlines() if ": Kueue: " in line)
     results = [result["message"] for result in yaml.safe_load(function.stdout)["results"]]
     assert built.returncode == function.returncode == 0 and "on h100; 1 pending workload ahead" in standing
