@@ -920,3 +920,71 @@ def test_a_validation_reading_variables_otherwise_than_by_name_reads_them_all():
         "  - {expression: \"variables['a'] < 10\"}\n",
     )
     assert bindings[0].policy.read == {"a", "b"}
+
+
+def _with_params(tmp_path, unparamed: str, maxima: tuple = ("5",)):
+    """(bindings, objects, house rules): `capped` reads the `max` of every ConfigMap labelled `cap` in team-a,
+    `plain` (no params) validates `unparamed`; one house rule on JobSets."""
+    import yaml
+
+    from trainc.errors import Origin
+    from trainc.policy import house, vap
+
+    (tmp_path / ".trainc.yaml").write_text(
+        'policies:\n  - {name: small, match: {kinds: [JobSet]}, rule: "object.spec.replicas < 50"}\n'
+    )
+    rules, errors = house.load(str(tmp_path / ".trainc.yaml"))
+    assert errors == []
+    policy = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+    texts = [
+        policy + "metadata: {name: capped}\nspec:\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n"
+        f"  matchConstraints: {{resourceRules: {_JOBSETS}}}\n"
+        "  validations: [{expression: 'object.spec.replicas <= int(params.data.max)', message: too many}]\n",
+        binding(policy="capped", name="capped", extra="  paramRef: {selector: {matchLabels: {cap: 'yes'}}}\n"),
+        policy + "metadata: {name: plain}\nspec:\n"
+        f"  matchConstraints: {{resourceRules: {_JOBSETS}}}\n"
+        f"  validations: [{{expression: {unparamed!r}, message: plain refuses}}]\n",
+        binding(policy="plain", name="plain"),
+        *(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cap-{index}, namespace: team-a, labels: {{cap: 'yes'}}}}\n"
+            f"data: {{max: '{most}'}}\n"
+            for index, most in enumerate(maxima)
+        ),
+    ]
+    found = [(Origin("policies.yaml", index), yaml.safe_load(text)) for index, text in enumerate(texts)]
+    bindings, errors = vap.load(found, found)
+    assert errors == []
+    return bindings, [obj for _, obj in found], rules
+
+
+@pytest.mark.parametrize(
+    "unparamed, maxima, binds, refusals",
+    [
+        # one binding serves the house rule, the policy without params and the first params object
+        ("object.spec.replicas < 100", ("5",), 1, ["too many"]),
+        ("object.spec.replicas < 100", ("5", "9"), 2, ["too many"]),  # the second params object is bound apart
+        # a policy without params that names them reads null: the params policy is bound apart
+        ("params == null", ("9",), 2, []),
+        ("params != null", ("9",), 2, ["plain refuses"]),
+    ],
+)
+def test_one_binding_of_the_object_serves_the_house_rules_and_the_policies(
+    tmp_path, monkeypatch, unparamed, maxima, binds, refusals
+):
+    """Converting the object to CEL values is most of an evaluation: the house rules and the policies share one
+    binding of it, with the first params object a policy reads, unless a policy without params names `params`."""
+    from trainc.errors import Origin
+    from trainc.policy import vap
+
+    bindings, objects, rules = _with_params(tmp_path, unparamed, maxima)
+    counted, _ = _counted(monkeypatch)
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "demo", "namespace": "team-a"},
+        "spec": {"replicas": 7},
+    }
+    outcome = vap.Outcome()
+    vap.Admission(bindings, objects, "default", rules).admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    assert [error.message.rpartition(": ")[2] for error in outcome.errors] == refusals
+    assert len(counted) == binds

@@ -125,17 +125,18 @@ def _rule(item, index: int) -> Rule:
     )
 
 
-def check(
-    rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list, cost: dict | None = None
-) -> None:
+def check(rules: list[Rule], obj: dict, namespace: str, label: str, origin, path, errors: list, bound=None) -> None:
     """Add an error for each rule that takes `obj` (in `namespace`, "" when cluster-scoped) and refuses it;
-    `cost`: its TrainJob's, as rules read it."""
+    `bound()`: the CEL binding of `obj` as `object` and its TrainJob's cost as `cost` (the admission's, which its
+    policies read too), else `obj` with no cost."""
     from ..k8s import celengine
 
     group = group_version(obj.get("apiVersion") or "")[0]
     kind = obj.get("kind")
     labels = (obj.get("metadata") or {}).get("labels") or {}
-    bound = None  # the object converted to CEL values once, for every rule that takes it
+    if bound is None:
+        bound = lambda: celengine.bind({"object": obj, "cost": {}})  # noqa: E731 - bound when a rule takes it
+    data = None  # the object converted to CEL values once, for every rule that takes it
     for rule in rules:
         if not any(k == kind and g in (None, group) for g, k in rule.kinds):
             continue
@@ -144,10 +145,10 @@ def check(
         if any(labels.get(key) != value for key, value in rule.labels.items()):
             continue
         bounds.doing(f"house rule '{rule.name}' on {label}")
-        if bound is None:
-            bound = celengine.bind({"object": obj, "cost": cost or {}})
+        if data is None:
+            data = bound()
         try:
-            allowed = celengine.evaluate(rule.program, bound)
+            allowed = celengine.evaluate(rule.program, data)
         except celengine.EvalError as exc:
             message = celengine.failure(rule.expression.strip(), exc)
         else:

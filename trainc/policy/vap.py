@@ -41,6 +41,7 @@ NAMES = (
 )
 _ACTIONS = ("Deny", "Warn", "Audit")
 _VARIABLES = re.compile(r"\bvariables\b")  # an expression without this word cannot read the policy's variables
+_PARAMS = re.compile(r"\bparams\b")  # nor one without this word its params
 
 
 class Subject(NamedTuple):
@@ -72,6 +73,7 @@ class Policy:
         self.variables: list = []  # [(name, Expression)]
         self.validations: list = []  # [(rule dict, Expression, message Expression | None)]
         self.read: frozenset = frozenset()  # the variables a validation reads, itself or through others (`_read`)
+        self.reads_params = False  # whether an expression of it may read `params` (names them)
 
 
 class Binding(NamedTuple):
@@ -163,6 +165,13 @@ def _policy(origin: Origin, obj: dict, known_kind) -> Policy:
             (item, expression, None if message is None else _compile(message, (*where, "messageExpression")))
         )
     policy.read = _read(policy)
+    policy.reads_params = any(
+        _PARAMS.search(expression.text)
+        for expression in (
+            *(expression for _, expression in (*policy.conditions, *policy.variables)),
+            *(each for _, expression, message in policy.validations for each in (expression, message) if each),
+        )
+    )
     return policy
 
 
@@ -381,38 +390,52 @@ class Admission:
         label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         self.current = label
         self.given = {} if subject.cost is None else {"cost": subject.cost}
-        if self.rules:
-            house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors, subject.cost)
-        data = shared = None  # shared: the data bound once, for the policies without params
+        matched = []  # (binding, its params or why it has none), in binding order
         for binding in self.bindings:
-            policy = binding.policy
             if not (
-                _matches(policy.constraints, request, labels, namespace_labels, operation, False)
+                _matches(binding.policy.constraints, request, labels, namespace_labels, operation, False)
                 and _matches(binding.match, request, labels, namespace_labels, operation, True)
             ):
                 continue
-            if data is None:
-                data = {
-                    "object": obj,
-                    "oldObject": subject.old,
-                    "request": request,
-                    "namespaceObject": namespace_object,
-                    **celauthz.values(self.authorizer, self.user, self.groups, request),
-                }
             try:
-                params = self._params(binding, namespace)
+                matched.append((binding, self._params(binding, namespace)))
             except _Config as exc:
+                matched.append((binding, exc))
+        # Converting the object to CEL values is most of an evaluation: one binding of the request's data serves the
+        # house rules and every policy that reads the same params (or none), each other params object its own. It
+        # holds the first params object, unless a policy without params names `params` (null to it).
+        naming = any(params == [None] and binding.policy.reads_params for binding, params in matched)
+        chosen = (
+            None if naming else next((params[0] for _, params in matched if isinstance(params, list) and params), None)
+        )
+        if not (matched or self.rules):
+            return
+        data = {  # what every policy reads besides its params and variables
+            "object": obj,
+            "oldObject": subject.old,
+            "request": request,
+            "namespaceObject": namespace_object,
+            **celauthz.values(self.authorizer, self.user, self.groups, request),
+        }
+        shared: list = []
+
+        def bound():
+            if not shared:
+                given = {"params": chosen, "variables": dict(self.given), "cost": subject.cost or {}}
+                shared.append(celengine.bind({**data, **given}))
+            return shared[0]
+
+        if self.rules:
+            house.check(self.rules, obj, namespace, label, subject.origin, subject.path, outcome.errors, bound)
+        for binding, params in matched:
+            policy = binding.policy
+            if isinstance(params, _Config):
                 if policy.failure == "Fail":
-                    self._act(binding, ["Deny"], f"failed to configure binding: {exc}", subject, label, outcome)
+                    self._act(binding, ["Deny"], f"failed to configure binding: {params}", subject, label, outcome)
                 continue
             for param in params:
-                if param is None:
-                    if shared is None:
-                        shared = celengine.bind({**data, "params": None, "variables": dict(self.given)})
-                    messages = self._validate(policy, {**data, "params": None}, shared)
-                else:
-                    messages = self._validate(policy, {**data, "params": param})
-                for message in messages:
+                together = param is chosen or not policy.reads_params
+                for message in self._validate(policy, {**data, "params": param}, bound() if together else None):
                     self._act(binding, binding.actions, message, subject, label, outcome)
 
     def _params(self, binding: Binding, namespace: str) -> list:
