@@ -205,7 +205,7 @@ def compiled(state: _Run) -> None:
         release=options.release,
         runtimes_words=options.runtimes_words,
     )
-    output, workers = None, options.workers or parallel.available_cores()
+    output, workers = None, _workers(options)
     if result.previous is None and not state.inputs.documents and recorder is None:
         output = parallel.build(
             found,
@@ -272,6 +272,11 @@ def base(state: _Run) -> None:
     result.base = output
 
 
+def _workers(options: Options) -> int:
+    """The processes the run may work on."""
+    return options.workers or parallel.available_cores()
+
+
 def _place(origin) -> tuple | None:
     return None if origin is None else (origin.file, origin.index, origin.base)
 
@@ -308,9 +313,13 @@ def _queues(state: _Run, staleness) -> None:
     known = [*cluster_documents, *result.others, *platform]
     if result.previous is not None:  # what the base is placed and priced on
         result.base_kueue_documents = [*cluster_documents, *result.previous.others, *platform]
+    visit = _standing(cluster) if cluster is not None else None
+    errors, notices, result.queues, visited = queues.check(
+        result.jobs, known, state.options.namespace, result.placements, visit, _workers(state.options)
+    )
     origins: dict = {}  # (namespace, name) -> where a standing's notice points
-    visit = _standing(state, cluster, origins) if cluster is not None else None
-    errors, notices, result.queues = queues.check(result.jobs, known, state.options.namespace, result.placements, visit)
+    for key, standing, origin in visited:
+        result.standings[key], origins[key] = standing, origin
     _marked(result, errors)  # before they are put in the order of their places
     result.errors += sorted([*read, *errors], key=build.error_place)
     result.notices += notices
@@ -345,20 +354,19 @@ def _cluster_state(state: _Run):
     return None if errors else cluster
 
 
-def _standing(state: _Run, cluster, origins: dict):
+def _standing(cluster):
     """What the Kueue check calls on each workload (`kueue.check`'s visit): where the TrainJob stands on the
-    cluster, admitted, admissible now, preempting or waiting, into the result's standings and `origins`."""
+    cluster, admitted, admissible now, preempting or waiting, as ((namespace, name), the standing, where its
+    notice points); None when Kueue does not manage it there."""
     from .validation import clusterstate
     from .validation import kueue as queues
 
-    standings = state.result.standings
-
-    def visit(work, jobset: dict, merged) -> None:
+    def visit(work, jobset: dict, merged):
         found = clusterstate.standing(work, (jobset.get("metadata") or {}).get("labels") or {}, cluster, merged)
-        if found is not None:
-            key = (work.namespace, work.name)
-            standings[key] = found
-            origins[key] = (work.origin, ("metadata", "labels", queues.QUEUE_LABEL) if work.labelled else ("metadata",))
+        if found is None:
+            return None
+        where = ("metadata", "labels", queues.QUEUE_LABEL) if work.labelled else ("metadata",)
+        return (work.namespace, work.name), found, (work.origin, where)
 
     return visit
 
@@ -390,7 +398,7 @@ def cost(state: _Run) -> None:
         return
     from .validation import cost as costs
 
-    result.prices, result.costs = table, costs.costs(result, table)
+    result.prices, result.costs = table, costs.costs(result, table, workers=_workers(options))
     result.cost_notices = [
         Notice(
             "notice",
@@ -404,7 +412,7 @@ def cost(state: _Run) -> None:
     ]
     result.notices += result.cost_notices
     if result.base is not None:
-        result.base_costs = costs.costs(result.base, table, result.base_queues())
+        result.base_costs = costs.costs(result.base, table, result.base_queues(), _workers(options))
 
 
 def policies(state: _Run) -> None:
@@ -430,7 +438,7 @@ def policies(state: _Run) -> None:
         user=policy.impersonated(options.as_user, options.as_groups),
         costs=result.costs,
         currency=result.prices.currency if result.prices else None,
-        workers=options.workers or parallel.available_cores(),
+        workers=_workers(options),
     )
     result.errors += errors
     result.notices += notices

@@ -1,4 +1,4 @@
-"""Admission spread over processes (`trainc.policy.spread`): the verdicts of a one-process admission, in its
+"""Admission spread over processes (`trainc.policy.spread`, through `trainc.shares`): the verdicts of a one-process admission, in its
 order, whatever the number of processes; a helper's failure is the run's, and a helper never outlives its run.
 The policies are a Deny cap, a Warn rule with a variable read by two validations, and an authorizer check
 no RBAC object answers (for the last TrainJobs only), over 200 TrainJobs' JobSets."""
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 from helpers import bounded as run_bounded
 
-from trainc import bounds, policy
+from trainc import bounds, policy, shares
 from trainc.errors import Origin
-from trainc.policy import spread, vap
+from trainc.policy import vap
 
 JOBS = 200
 helpers = pytest.mark.skipif(not bounds.HELPERS, reason="admission helpers are forked on Linux only")
@@ -90,8 +90,8 @@ def verdicts(workers):
 def test_two_processes_give_the_verdicts_of_one_in_its_order(monkeypatch):
     alone = verdicts(1)
     started = []
-    real = spread._start
-    monkeypatch.setattr(spread, "_start", lambda *args: started.append(1) or real(*args))
+    real = shares._start
+    monkeypatch.setattr(shares, "_start", lambda *args: started.append(1) or real(*args))
     assert verdicts(2) == alone and started == [1]  # one helper, beside this process
     errors, notices = alone
     assert [origin.file for origin, _, _ in errors] == [f"jobs/job-{n}.yaml" for n in range(151, JOBS)]
@@ -109,9 +109,7 @@ def test_two_processes_give_the_verdicts_of_one_in_its_order(monkeypatch):
 
 
 def test_few_objects_stay_in_one_process(monkeypatch):
-    monkeypatch.setattr(spread, "_start", lambda *args: pytest.fail("forked for a small admission"))
-    assert spread._shares(list(range(2 * spread.MIN_SHARE - 1)), 4) == [list(range(2 * spread.MIN_SHARE - 1))]
-    assert [len(share) for share in spread._shares(list(range(1000)), 2)] == [500, 500]
+    monkeypatch.setattr(shares, "_start", lambda *args: pytest.fail("forked for a small admission"))
     small = output()
     small.jobs = small.jobs[:100]
     errors, notices = policy.check(small, workers=2)

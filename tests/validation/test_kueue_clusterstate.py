@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -525,3 +526,44 @@ def test_the_cohort_sums_are_remembered_only_for_a_usage_that_cannot_change():
         amounts[key] = amounts.get(key, 0) + 8
     assert kueue.used(cohort, key, queues, changing) > before  # not a remembered sum
     assert kueue.used(cohort, key, queues, {}) == 0
+
+
+def test_judged_on_several_processes_as_on_one(tmp_path, monkeypatch):
+    """Many TrainJobs are placed, stood on the cluster and priced on several processes (`trainc.shares`): the
+    placements, standings, costs, errors and notices of one process, in its order. Here every TrainJob is a share
+    of its own, among them one Kueue can never admit and one only borrowing admits."""
+    from trainc import engine, shares
+    from trainc.validation import cost, kueue
+
+    jobs = (CASE / "trainjobs.yaml").read_text()
+    again = re.sub(r"(?m)^  name: (\S+)$", r"  name: \1-2", jobs).replace("numNodes: 1\n", "numNodes: 40\n", 1)
+    jobs += "---\n" + again
+    (tmp_path / "jobs.yaml").write_text(jobs)
+    (tmp_path / "queues.yaml").write_text((CASE / "queues.yaml").read_text())
+    (tmp_path / "state.json").write_text(json.dumps(state()))
+    (tmp_path / ".trainc.yaml").write_text("prices:\n  currency: USD\n  default: {nvidia.com/gpu: 2.5, cpu: 0.05}\n")
+    monkeypatch.setattr(kueue, "JUDGED_TOGETHER", 1)
+    monkeypatch.setattr(cost, "PRICED_TOGETHER", 1)
+    started = []
+    real = shares._start
+    monkeypatch.setattr(shares, "_start", lambda *args: started.append(1) or real(*args))
+    found = []
+    for workers in (1, 3):
+        options = engine.Options(
+            workers=workers, cluster_state=str(tmp_path / "state.json"), config=str(tmp_path / ".trainc.yaml")
+        )
+        result = engine.run(engine.Inputs((str(tmp_path / "queues.yaml"), str(tmp_path / "jobs.yaml"))), options)
+        found.append(
+            (
+                [each.render() for each in (*result.errors, *result.notices)],
+                list(result.placements.items()),
+                list(result.standings.items()),
+                list(result.costs.items()),
+            )
+        )
+    assert found[0] == found[1] and len(started) == 2 * 2  # two helpers beside this process, for each stage
+    said, placements, standings, costs = found[0]
+    assert len(costs) == 8 and len(standings) >= 6 and len(placements) >= 6
+    assert any("Kueue can never admit" in line for line in said), said
+    assert any("borrowing from cohort quota" in line for line in said), said
+    assert any("by preempting" in line for line in said) and any("waiting in" in line for line in said), said

@@ -13,9 +13,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
+from .. import shares
 from ..formats import prices as pricetable
 from ..k8s.enforced import enforced_bound
 from .requests import Job, each_job
+
+
+PRICED_TOGETHER = 128  # jobs a process prices at least: fewer are priced in one process (`shares`)
 
 
 class Cost(NamedTuple):
@@ -59,14 +63,20 @@ def rate(job: Job, table: pricetable.Prices, per_unit: dict | None = None) -> tu
     return total, tuple(sorted(unpriced))
 
 
-def costs(output, table: pricetable.Prices, others=None) -> dict:
+def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> dict:
     """{(namespace, name): Cost} of every compiled TrainJob of `output` (a build.Output; `others` as
-    `requests.jobs` takes them)."""
-    out, per_unit = {}, {}
-    for job, jobset in each_job(output, others):
-        hourly, unpriced = rate(job, table, per_unit)
-        out[(job.namespace, job.name)] = Cost(hourly, enforced_bound(jobset), unpriced)
-    return out
+    `requests.jobs` takes them), in output order; many are priced on up to `workers` processes (`shares`)."""
+
+    def price(share: list) -> list:
+        out, per_unit = [], {}
+        for job, jobset in each_job(output, others, share):
+            hourly, unpriced = rate(job, table, per_unit)
+            out.append(((job.namespace, job.name), Cost(hourly, enforced_bound(jobset), unpriced)))
+        return out
+
+    return {
+        key: cost for part in shares.spread(list(output.jobs), price, workers, PRICED_TOGETHER) for key, cost in part
+    }
 
 
 class Total(NamedTuple):

@@ -51,6 +51,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple
 
+from .. import shares
 from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
 from ..errors import InputError, Notice, Origin, plural
@@ -66,6 +67,7 @@ OLD = "v1beta1"  # no longer served from Kueue 0.20 (kubernetes-sigs/kueue #1455
 COHORT_FIELD = {SERVED: "cohortName", OLD: "cohort"}  # a ClusterQueue's cohort, per version
 _TAINT_EFFECTS = ("NoSchedule", "NoExecute")  # what the flavor assigner checks taints for
 _PODS = "pods"
+JUDGED_TOGETHER = 128  # jobs a process judges at least: fewer are judged in one process (`shares`)
 
 
 class PodSet(NamedTuple):
@@ -425,37 +427,52 @@ class Placement(NamedTuple):
 
 
 def check(
-    jobs, documents, namespace: str = "default", placements: dict | None = None, visit=None
-) -> tuple[list[InputError], list[Notice], Queues]:
-    """(errors, notices, the queues read) for the rendered JobSets of `jobs` ((TrainJob or its place, objects) as
-    `build.Output` holds them) against the Kueue objects among `documents` ((origin, object) pairs); each
-    Kueue-managed job's Placement on the empty cluster also goes into `placements` ({(namespace, name): Placement})
-    when given. `visit(workload, jobset, queues)` is called on each JobSet, whatever its queue: what else is
-    asked of every workload is asked with the JobSet read once."""
+    jobs, documents, namespace: str = "default", placements: dict | None = None, visit=None, workers: int = 1
+) -> tuple[list[InputError], list[Notice], Queues, list]:
+    """(errors, notices, the queues read, what `visit` found) for the rendered JobSets of `jobs` ((TrainJob or its
+    place, objects) as `build.Output` holds them) against the Kueue objects among `documents` ((origin, object)
+    pairs); each Kueue-managed job's Placement on the empty cluster also goes into `placements` ({(namespace,
+    name): Placement}) when given. `visit(workload, jobset, queues)` is called on each JobSet, whatever its queue:
+    what else is asked of every workload is asked with the JobSet read once; what it returns other than None is
+    listed, in job order. Many jobs are judged on up to `workers` processes (`shares`: the same results)."""
     notices: list = []
     queues, errors = read(documents, namespace, notices)
     placing = not errors and queues.present
     if not placing and visit is None:
-        return errors, notices, queues
-    for trainjob, objects in jobs:
-        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
-        if jobset is None:
-            continue
-        found = workload(trainjob.namespace, trainjob.name, jobset, queues, trainjob.origin)
-        if visit is not None:
-            visit(found, jobset, queues)
-        if not placing or found.queue is None:
-            continue
-        placed = place(found, queues)
+        return errors, notices, queues, []
+
+    def judge(share: list) -> tuple:
+        said, told, placed_all, found_all = [], [], [], []
+        for trainjob, objects in share:
+            jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
+            if jobset is None:
+                continue
+            found = workload(trainjob.namespace, trainjob.name, jobset, queues, trainjob.origin)
+            if visit is not None:
+                seen = visit(found, jobset, queues)
+                if seen is not None:
+                    found_all.append(seen)
+            if not placing or found.queue is None:
+                continue
+            placed = place(found, queues)
+            placed_all.append(((found.namespace, found.name), placed))
+            path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
+            if placed.problem is not None:
+                said.append(InputError(found.origin, path, f"Kueue can never admit this TrainJob: {placed.problem}"))
+            elif placed.notice is not None:
+                told.append(
+                    Notice("notice", found.origin, (), f"{found.namespace}/{found.name}: {placed.notice}", at=path)
+                )
+        return said, told, placed_all, found_all
+
+    visited: list = []
+    for said, told, placed_all, found_all in shares.spread(list(jobs), judge, workers, JUDGED_TOGETHER):
+        errors += said
+        notices += told
         if placements is not None:
-            placements[(found.namespace, found.name)] = placed
-        problem, notice = placed.problem, placed.notice
-        path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
-        if problem is not None:
-            errors.append(InputError(found.origin, path, f"Kueue can never admit this TrainJob: {problem}"))
-        elif notice is not None:
-            notices.append(Notice("notice", found.origin, (), f"{found.namespace}/{found.name}: {notice}", at=path))
-    return errors, notices, queues
+            placements.update(placed_all)
+        visited += found_all
+    return errors, notices, queues, visited
 
 
 def place(found: Workload, queues: Queues, usage: dict | None = None, oracle=None) -> Placement:

@@ -61,9 +61,9 @@ def jobs(output, others=None) -> list[Job]:
     return [job for job, _ in each_job(output, others)]
 
 
-def each_job(output, others=None):
+def each_job(output, others=None, jobs=None):
     """`jobs`, each Job with its JobSet: what else is asked of it is asked with its objects read once (a large
-    build holds them as bytes)."""
+    build holds them as bytes); of `jobs` only (some of the output's, in its order) when given."""
     placements, queues = {}, None
     if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's), and placed on
         others = getattr(output, "kueue_documents", None) or output.others
@@ -71,7 +71,7 @@ def each_job(output, others=None):
     if queues is None:
         queues, _ = kueue.read(others, output.namespace)
     standings = getattr(output, "standings", {})
-    for trainjob, objects in output.jobs:
+    for trainjob, objects in output.jobs if jobs is None else jobs:
         objects = list(objects)
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
         if jobset is None:
