@@ -19,6 +19,7 @@ import marshal
 import os
 import signal
 import sys
+from contextlib import nullcontext
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -26,7 +27,7 @@ from . import build as builder
 from . import inputs as inputset
 from .compiler import pipeline
 from .errors import Notice, Origin, locator
-from .formats import limits, source
+from .formats import blockyaml, limits, source
 from .formats.serialize import dump_all
 from .trainer import catalog
 
@@ -130,13 +131,19 @@ def _build(slices, namespace, context: dict, anchored: bool) -> builder.Output:
     workers, done = [], False
     try:
         for each in slices[1:]:  # the first slice is the parent's own
-            workers.append(_start(each, [channel for _, channel in workers], namespace, context))
-        reader, runtime_errors = inputset.Reader(source.Budget(slices[0].budget)), []
-        own = _read(slices[0].files, namespace, reader)
-        runtime_documents = reader.documents(slices[0].runtimes, runtime_errors)
-        output = _merge(
-            own, [channel for _, channel in workers], (runtime_documents, runtime_errors), namespace, context, anchored
-        )
+            workers.append(_start(each, [channel for _, channel in workers], namespace, context, anchored))
+        with _remembering(anchored):
+            reader, runtime_errors = inputset.Reader(source.Budget(slices[0].budget)), []
+            own = _read(slices[0].files, namespace, reader)
+            runtime_documents = reader.documents(slices[0].runtimes, runtime_errors)
+            output = _merge(
+                own,
+                [channel for _, channel in workers],
+                (runtime_documents, runtime_errors),
+                namespace,
+                context,
+                anchored,
+            )
         done = True
         return output
     finally:
@@ -147,7 +154,13 @@ def _build(slices, namespace, context: dict, anchored: bool) -> builder.Output:
             os.waitpid(pid, 0)
 
 
-def _start(work: _Slice, others, namespace, context: dict) -> tuple[int, _Channel]:
+def _remembering(anchored: bool):
+    """While a slice is read and compiled: with ANCHORS to place in every TrainJob's text, its files' texts are
+    remembered as read (`blockyaml.remembering`), not read again to be placed."""
+    return blockyaml.remembering() if anchored else nullcontext()
+
+
+def _start(work: _Slice, others, namespace, context: dict, anchored: bool) -> tuple[int, _Channel]:
     """A forked worker on a slice and the parent's end of its channel (os.fork and pipes: multiprocessing
     would add its import, about 20 ms, to the parent's start)."""
     import fcntl  # POSIX only, as fork is
@@ -166,7 +179,8 @@ def _start(work: _Slice, others, namespace, context: dict) -> tuple[int, _Channe
                 channel.close()
             os.close(down[1])
             os.close(up[0])
-            _worker(_Channel(down[0], up[1]), work, namespace, context)
+            with _remembering(anchored):
+                _worker(_Channel(down[0], up[1]), work, namespace, context)
             status = 0
         except Exception:
             import traceback  # only a worker that fails needs it

@@ -349,6 +349,28 @@ def test_a_long_list_is_read_through_once_however_many_places_are_asked():
     assert len(reads) < 20 * len(outline[0][0])  # a few reads per line, not one per line per item asked
 
 
+def test_a_text_read_already_is_placed_without_reading_it_again(monkeypatch):
+    """A parallel build's worker reads its files, then places each TrainJob's messages in its text as it compiles
+    it: within `remembering`, a text read is not read a second time to know it can be placed (a fifth of a build's
+    time with every check on); outside it, as one that was never read."""
+    text = "kind: TrainJob\nmetadata:\n  name: a\n  labels: {team: x}\nspec: {}\n"
+    read = []
+    real = blockyaml._document
+    monkeypatch.setattr(blockyaml, "_document", lambda lines: read.append(1) or real(lines))
+    with blockyaml.remembering():
+        texts = [text.replace("name: a", f"name: a{index}") for index in range(20)]
+        assert all(blockyaml.documents(each) is not None for each in texts) and len(read) == 20
+        assert [blockyaml.locate(each, 0, ("metadata", "labels", "team")) for each in texts] == [(3, 17)] * 20
+        assert len(read) == 20 and blockyaml._READ == {}  # each forgotten once outlined
+        other = text.replace("name: a", "name: b")
+        assert blockyaml.locate(other, 0, ("metadata", "name")) == (2, 8) and len(read) == 21  # never read: read
+        assert blockyaml.locate("kind: [a, b", 0, ("kind",)) is blockyaml.UNSURE  # libyaml's to place
+    assert blockyaml._READ is None
+    read.clear()
+    blockyaml.documents(text)
+    assert blockyaml.locate(text, 0, ("metadata", "name")) == (2, 8) and len(read) == 2  # read again to know
+
+
 def test_a_mapping_s_keys_are_read_off_the_lines():
     text = "metadata:\n  name: a\n  labels: {x: y, z: w}\nspec: [1]\nempty:\n"
     assert blockyaml.keys(text, 0, ()) == ["metadata", "spec", "empty"]

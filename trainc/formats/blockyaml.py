@@ -14,6 +14,7 @@ PyYAML and libyaml are not even imported.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from functools import cache, lru_cache
 from sys import intern
 
@@ -82,7 +83,35 @@ def documents(text: str) -> list | None:
             found.append(_document(lines))
     except (_Unsure, RecursionError):
         return None
+    if _READ is not None:
+        _READ[text] = None
     return found
+
+
+_READ: dict | None = None  # while `remembering`: the texts `documents` read and `_outline` has not
+
+
+@contextmanager
+def remembering():
+    """Within it, a text `documents` read is known to be of the shape read here when it is outlined to be placed,
+    without reading it a second time (a parallel build's workers read their files, then place each TrainJob's
+    messages in its text as they compile it: a fifth of the build with every check on)."""
+    global _READ
+    _READ = {}
+    try:
+        yield
+    finally:
+        _READ = None
+
+
+def _readable(text: str, outlined: bool = False) -> bool:
+    """Whether `documents` reads `text` (not libyaml); once `outlined`, it need not be remembered."""
+    if _READ is None or text not in _READ:
+        if documents(text) is None:
+            return False
+    if outlined and _READ is not None:
+        del _READ[text]
+    return True
 
 
 _END = (-1, "", False, None)  # after a document's last line: less indented than any line, so every block ends there
@@ -333,7 +362,7 @@ def _flow(text: str, start: int = 0, level: int = 0, places: list | None = None)
 def spans(text: str) -> list[tuple[int, int]] | None:
     """`yamltext.document_spans` of text `documents` reads (None for other text): a document runs from its `---`
     line to the next document's, the first from the start of the text."""
-    if documents(text) is None:
+    if not _readable(text):
         return None
     offsets, offset, content, explicit = [0], 0, False, False
     for line in text.split("\n"):
@@ -539,7 +568,7 @@ def _outline(text: str) -> list[tuple[list, dict]] | None:
     content, whether it is a sequence item), and after the last one `_END`'s; with the entries of its blocks found
     so far, (first line, column) -> `_Block._entries`, and its flow collections read so far, (mark,) -> `_Flow`.
     None for text it does not read."""
-    if documents(text) is None:
+    if not _readable(text, outlined=True):
         return None
     found, lines, explicit = [], [], False
     for number, line in enumerate(text.split("\n")):
