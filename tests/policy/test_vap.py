@@ -988,3 +988,64 @@ def test_one_binding_of_the_object_serves_the_house_rules_and_the_policies(
     vap.Admission(bindings, objects, "default", rules).admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
     assert [error.message.rpartition(": ")[2] for error in outcome.errors] == refusals
     assert len(counted) == binds
+
+
+def test_a_verdict_on_what_objects_share_is_kept_only_for_objects_alike():
+    """An admission keeps each binding's verdict on what the request shares with others (kind, namespace,
+    operation, a Namespace's own labels, names where resourceNames are given): admitting many objects in one
+    admission gives what admitting each in a fresh one gives."""
+    import yaml
+
+    from trainc.errors import Origin
+    from trainc.policy import vap
+
+    deny = "  validations: [{expression: 'false', message: refused}]\n"
+    head = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+    texts = [
+        head + "metadata: {name: by-namespace}\nspec:\n  matchConstraints:\n"
+        "    namespaceSelector: {matchLabels: {tier: gated}}\n"
+        "    resourceRules: [{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*']}]\n" + deny,
+        head + "metadata: {name: by-name}\nspec:\n  matchConstraints:\n"
+        "    resourceRules: [{apiGroups: [''], apiVersions: ['*'], operations: ['*'], resources: [configmaps],"
+        " resourceNames: [locked]}]\n" + deny,
+        head + "metadata: {name: by-labels}\nspec:\n  matchConstraints:\n"
+        "    objectSelector: {matchLabels: {frozen: 'yes'}}\n"
+        "    resourceRules: [{apiGroups: ['*'], apiVersions: ['*'], operations: [UPDATE], resources: ['*']}]\n" + deny,
+        *(binding(policy=name, name=name) for name in ("by-namespace", "by-name", "by-labels")),
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {tier: gated}}\n",
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-b}\n",
+    ]
+    found = [(Origin("policies.yaml", index), yaml.safe_load(text)) for index, text in enumerate(texts)]
+    bindings, errors = vap.load(found, found)
+    assert errors == []
+    objects = [obj for _, obj in found]
+    subjects = []
+    for namespace in ("team-a", "team-b", "team-c"):
+        for name in ("locked", "open"):
+            for labels in ({}, {"frozen": "yes"}):
+                obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace}}
+                obj["metadata"]["labels"] = labels
+                subjects += [vap.Subject(obj, Origin(f"{namespace}.yaml")), vap.Subject(obj, None, (), obj)]
+    subjects += [vap.Subject(obj, Origin("ns.yaml")) for obj in objects[-2:]]  # a Namespace: its own labels
+
+    def said(outcome):
+        return [error.message for error in outcome.errors]
+
+    together = vap.Outcome()
+    admission = vap.Admission(bindings, objects, "default")
+    for subject in subjects:
+        admission.admit(subject, together)
+    alone = vap.Outcome()
+    for subject in subjects:
+        vap.Admission(bindings, objects, "default").admit(subject, alone)
+    assert said(together) == said(alone)
+    refused = {message.split(": ")[0] + " " + message.split("'")[1] for message in said(together)}
+    assert refused >= {
+        "ConfigMap team-a/open by-namespace",
+        "ConfigMap team-b/locked by-name",
+        "ConfigMap team-c/open by-labels",
+        "Namespace team-a by-namespace",
+    }
+    assert not any(message.startswith("Namespace team-b") for message in said(together))
+    # team-a's 8 requests, the 12 on `locked`, the 6 updates of a frozen one, the Namespace team-a
+    assert len(said(together)) == 8 + 12 + 6 + 1

@@ -293,21 +293,21 @@ def _rule_matches(rule: dict, request: dict, operation: str) -> bool:
     return not names or request["name"] in names
 
 
-def _matches(
-    criteria: dict | None, request: dict, labels: dict, namespace_labels: dict | None, operation: str, any_rule: bool
-) -> bool:
-    """Whether `criteria` (matchConstraints or a binding's matchResources) take the request; `any_rule`: no
-    resourceRules means every resource (a binding's matchResources)."""
-    if criteria is None:
-        return True
+def _takes(criteria: dict, request: dict, namespace_labels: dict | None, operation: str, any_rule: bool) -> bool:
+    """Whether `criteria` (matchConstraints or a binding's matchResources) take the request, the object's labels
+    aside (`Admission._match`); `any_rule`: no resourceRules means every resource (a binding's matchResources)."""
     if namespace_labels is not None and not _selects(criteria.get("namespaceSelector"), namespace_labels):
-        return False
-    if not _selects(criteria.get("objectSelector"), labels):
         return False
     if any(_rule_matches(rule, request, operation) for rule in criteria.get("excludeResourceRules") or ()):
         return False
     rules = criteria.get("resourceRules") or ()
     return (any_rule and not rules) or any(_rule_matches(rule, request, operation) for rule in rules)
+
+
+def _named(criteria: dict | None) -> bool:
+    """Whether a rule of `criteria` names the objects it takes (resourceNames)."""
+    rules = (*(criteria.get("resourceRules") or ()), *(criteria.get("excludeResourceRules") or ())) if criteria else ()
+    return any(isinstance(rule, dict) and rule.get("resourceNames") for rule in rules)
 
 
 # --- evaluation (validating/validator.go, dispatcher.go)
@@ -337,6 +337,7 @@ class Admission:
     def __init__(self, bindings: list[Binding], objects: list, namespace: str, rules=(), user=("", ())):
         self.bindings, self.default_namespace, self.rules = bindings, namespace, rules
         self.user, self.groups = user[0], list(user[1])
+        self._taken: dict = {}  # `_match`'s verdicts on what objects alike share
         self.authorizer = celauthz.register(rbac.RBAC(objects, namespace).authorize)
         self.unevaluated: dict = {}  # (policy, expression path) -> (Policy, Expression): said once each
         self.current = ""  # the object being admitted, for the run bound's message
@@ -391,10 +392,13 @@ class Admission:
         self.current = label
         self.given = {} if subject.cost is None else {"cost": subject.cost}
         matched = []  # (binding, its params or why it has none), in binding order
+        # what `_takes` reads of the request but for names: the scope's labels are its Namespace's, or a Namespace's own
+        scope = name if kind == "Namespace" and group == "" else namespace
+        alike = (group, version, resource, kind, namespace, scope, operation)
         for binding in self.bindings:
             if not (
-                _matches(binding.policy.constraints, request, labels, namespace_labels, operation, False)
-                and _matches(binding.match, request, labels, namespace_labels, operation, True)
+                self._match(binding.policy.constraints, alike, request, labels, namespace_labels, False)
+                and self._match(binding.match, alike, request, labels, namespace_labels, True)
             ):
                 continue
             try:
@@ -437,6 +441,19 @@ class Admission:
                 together = param is chosen or not policy.reads_params
                 for message in self._validate(policy, {**data, "params": param}, bound() if together else None):
                     self._act(binding, binding.actions, message, subject, label, outcome)
+
+    def _match(self, criteria, alike: tuple, request: dict, labels: dict, namespace_labels, any_rule: bool) -> bool:
+        """Whether `criteria` take the request: the objectSelector on `labels`, the rest (`_takes`) kept for the next
+        object `alike`, as an admission asks it of every rendered object for every binding."""
+        if criteria is None:
+            return True
+        if not _selects(criteria.get("objectSelector"), labels):
+            return False
+        key = (id(criteria), any_rule, *alike, request["name"] if _named(criteria) else None)
+        found = self._taken.get(key)
+        if found is None:
+            found = self._taken[key] = _takes(criteria, request, namespace_labels, request["operation"], any_rule)
+        return found
 
     def _params(self, binding: Binding, namespace: str) -> list:
         """The params the binding evaluates with ([None] without paramKind), as generic.CollectParams."""
