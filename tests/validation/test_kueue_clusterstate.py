@@ -505,8 +505,8 @@ def test_a_cluster_queue_reporting_more_than_its_workloads_hold_is_a_notice(tmp_
 
 
 def test_the_cohort_sums_are_remembered_only_for_a_usage_that_cannot_change():
-    """`kueue.used` remembers its sums for the cluster's usage (read only) and sums afresh a usage being changed
-    (the preemption oracle charges and frees workloads on a copy between two questions)."""
+    """`kueue.used` and `kueue.available` remember their sums for the cluster's usage (read only) and sum afresh a
+    usage being changed (the preemption oracle charges and frees workloads on a copy between two questions)."""
     from types import MappingProxyType
 
     from trainc.validation import clusterstate, kueue
@@ -526,6 +526,16 @@ def test_the_cohort_sums_are_remembered_only_for_a_usage_that_cannot_change():
         amounts[key] = amounts.get(key, 0) + 8
     assert kueue.used(cohort, key, queues, changing) > before  # not a remembered sum
     assert kueue.used(cohort, key, queues, {}) == 0
+    # what a ClusterQueue may still use: remembered for the cluster's usage and the empty cluster, not for one changing
+    team_a = queues.cluster_queues["team-a-gpu"]
+    empty, now = kueue.available(team_a, key, queues, {}), kueue.available(team_a, key, queues, usage)
+    assert empty > now and kueue.available(team_a, key, queues, {}) == empty
+    assert kueue.available(team_a, key, queues, usage) == now
+    changing = {name: dict(amounts) for name, amounts in usage.items()}
+    assert kueue.available(team_a, key, queues, changing) == now
+    for amounts in changing.values():
+        amounts[key] = amounts.get(key, 0) + 4
+    assert kueue.available(team_a, key, queues, changing) < now  # not a remembered sum
 
 
 def test_judged_on_several_processes_as_on_one(tmp_path, monkeypatch):

@@ -933,7 +933,20 @@ def _local_available(node: Node, key: tuple, queues: Queues, usage: dict) -> int
 
 def available(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozenset = frozenset()) -> int:
     """Kueue's available: what a node may still use now, its own unused quota and what its cohort tree has
-    unused, within its borrowingLimit; negative when it is over-admitted."""
+    unused, within its borrowingLimit; negative when it is over-admitted. Remembered in `queues.sums` as `used`
+    is, for an empty cluster too: every flavor of every workload placed asks it."""
+    if usage and type(usage) is not MappingProxyType:
+        return _available(node, key, queues, usage, seen)
+    memo = ("available", id(usage) if usage else None, node.kind, node.name, key, seen)
+    found = queues.sums.get(memo)
+    if found is None:
+        if usage:
+            queues.sums[("usage", id(usage))] = usage  # held, so that its id names no other usage while the sums stand
+        found = queues.sums[memo] = _available(node, key, queues, usage, seen)
+    return found
+
+
+def _available(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozenset) -> int:
     if node.parent is None or node.parent in seen:
         return subtree_quota(node, key, queues) - used(node, key, queues, usage)
     from_parent = available(_cohort(node.parent, queues), key, queues, usage, seen | {node.name})
