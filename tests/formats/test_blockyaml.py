@@ -361,11 +361,11 @@ def test_a_text_read_already_is_placed_without_reading_it_again(monkeypatch):
         texts = [text.replace("name: a", f"name: a{index}") for index in range(20)]
         assert all(blockyaml.documents(each) is not None for each in texts) and len(read) == 20
         assert [blockyaml.locate(each, 0, ("metadata", "labels", "team")) for each in texts] == [(3, 17)] * 20
-        assert len(read) == 20 and blockyaml._READ == {}  # each forgotten once outlined
+        assert len(read) == 20 and blockyaml._READ == [{}]  # each forgotten once outlined
         other = text.replace("name: a", "name: b")
         assert blockyaml.locate(other, 0, ("metadata", "name")) == (2, 8) and len(read) == 21  # never read: read
         assert blockyaml.locate("kind: [a, b", 0, ("kind",)) is blockyaml.UNSURE  # libyaml's to place
-    assert blockyaml._READ is None
+    assert blockyaml._READ == []
     read.clear()
     blockyaml.documents(text)
     assert blockyaml.locate(text, 0, ("metadata", "name")) == (2, 8) and len(read) == 2  # read again to know

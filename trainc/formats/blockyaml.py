@@ -83,12 +83,12 @@ def documents(text: str) -> list | None:
             found.append(_document(lines))
     except (_Unsure, RecursionError):
         return None
-    if _READ is not None:
-        _READ[text] = None
+    if _READ:
+        _READ[-1][text] = None
     return found
 
 
-_READ: dict | None = None  # while `remembering`: the texts `documents` read and `_outline` has not
+_READ: list = []  # while `remembering`: {text: None} of the texts `documents` read and `_outline` has not
 
 
 @contextmanager
@@ -96,21 +96,21 @@ def remembering():
     """Within it, a text `documents` read is known to be of the shape read here when it is outlined to be placed,
     without reading it a second time (a parallel build's workers read their files, then place each TrainJob's
     messages in its text as they compile it: a fifth of the build with every check on)."""
-    global _READ
-    _READ = {}
+    _READ.append({})
     try:
         yield
     finally:
-        _READ = None
+        _READ.pop()
 
 
 def _readable(text: str, outlined: bool = False) -> bool:
     """Whether `documents` reads `text` (not libyaml); once `outlined`, it need not be remembered."""
-    if _READ is None or text not in _READ:
+    read = _READ[-1] if _READ else None
+    if read is None or text not in read:
         if documents(text) is None:
             return False
-    if outlined and _READ is not None:
-        del _READ[text]
+    if outlined and read is not None:
+        del read[text]
     return True
 
 
