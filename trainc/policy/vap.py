@@ -338,6 +338,7 @@ class Admission:
         self.bindings, self.default_namespace, self.rules = bindings, namespace, rules
         self.user, self.groups = user[0], list(user[1])
         self._taken: dict = {}  # `_match`'s verdicts on what objects alike share
+        self._named: dict = {}  # id(criteria) -> whether a rule of them gives resourceNames
         self.authorizer = celauthz.register(rbac.RBAC(objects, namespace).authorize)
         self.unevaluated: dict = {}  # (policy, expression path) -> (Policy, Expression): said once each
         self.current = ""  # the object being admitted, for the run bound's message
@@ -449,7 +450,10 @@ class Admission:
             return True
         if not _selects(criteria.get("objectSelector"), labels):
             return False
-        key = (id(criteria), any_rule, *alike, request["name"] if _named(criteria) else None)
+        named = self._named.get(id(criteria))
+        if named is None:
+            named = self._named[id(criteria)] = _named(criteria)
+        key = (id(criteria), any_rule, *alike, request["name"] if named else None)
         found = self._taken.get(key)
         if found is None:
             found = self._taken[key] = _takes(criteria, request, namespace_labels, request["operation"], any_rule)
