@@ -29,6 +29,7 @@ from .compiler import pipeline
 from .errors import Notice, Origin, locator
 from .formats import blockyaml, limits, source
 from .formats.serialize import dump_all
+from .output.manifests import rendered_identity
 from .trainer import catalog
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)
@@ -286,11 +287,12 @@ class _Marshalled(Sequence):
     """A TrainJob's objects as marshal bytes (what a worker sends), a fraction of their size as dicts: a large
     build's output is held this way until it is written, each use reading a fresh copy."""
 
-    __slots__ = ("_data", "_count", "yaml")
+    __slots__ = ("_data", "_count", "yaml", "identities")
 
-    def __init__(self, data: bytes, count: int, yaml: str | None = None):
+    def __init__(self, data: bytes, count: int, yaml: str | None = None, identities: tuple | None = None):
         self._data, self._count = data, count  # how many: list() asks it first, and should not read them twice
         self.yaml = yaml  # their YAML stream, when the worker rendered it (dump_all)
+        self.identities = identities  # their `identity`s, when objects pass through or later checks read them
 
     def __len__(self) -> int:
         return self._count
@@ -331,8 +333,8 @@ def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, di
 
 
 def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored: bool) -> list:
-    """(position, errors, notices, the TrainJob's place, (marshal bytes, how many, YAML text) or None) of the
-    TrainJobs `assigned` to this slice."""
+    """(position, errors, notices, the TrainJob's place, (marshal bytes, how many, YAML text, their identities when
+    `anchored`) or None) of the TrainJobs `assigned` to this slice."""
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
     compiled = []
     for local, position in assigned:
@@ -343,7 +345,8 @@ def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored
             origin = trainjob.origin  # plain: quickest to copy
             marks = tuple(locator(origin, path) for path in ANCHORS) if anchored else ()
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base, marks)
-            objects = (marshal.dumps(objects), len(objects), dump_all(objects))
+            named = tuple(map(rendered_identity, objects)) if anchored else None
+            objects = (marshal.dumps(objects), len(objects), dump_all(objects), named)
         compiled.append((position, problems, [_placed(notice) for notice in notices], trainjob, objects))
     return compiled
 

@@ -346,15 +346,21 @@ def _apply_problem(origin: Origin, data) -> InputError | None:
     return None
 
 
+def rendered_identity(obj: dict) -> tuple:
+    """A rendered object's (group, kind, namespace, name): which object it is in the cluster."""
+    metadata = obj["metadata"]
+    return obj["apiVersion"].rpartition("/")[0], obj["kind"], metadata["namespace"], metadata["name"]
+
+
 def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> list[InputError]:
     """Two objects with the same group, kind, namespace and name are one object in the cluster: refused, as
     kustomize refuses a repeated resource ID (a version does not make another object)."""
     if not documents:  # nothing passes through: the rendered objects are not read again
         return []
-    rendered = {
-        (o["apiVersion"].rpartition("/")[0], o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]): trainjob
+    rendered = {  # a parallel build's workers sent them (its objects are bytes)
+        key: trainjob
         for trainjob, objects in jobs
-        for o in objects
+        for key in (getattr(objects, "identities", None) or map(rendered_identity, objects))
     }
     seen: dict = {}
     paths: dict = {}
