@@ -28,10 +28,11 @@ class Usage(Exception):
         self.param_hint = param_hint
 
 
-def echo(line: str) -> None:
-    """A line on stderr, at once (a notice, an error); nowhere when the process has no stderr."""
-    if sys.stderr is not None:
-        sys.stderr.write(f"{line}\n")
+def echo(*lines) -> None:
+    """Lines on stderr, at once (notices, an error), in one write however many; nowhere when the process has no
+    stderr."""
+    if sys.stderr is not None and lines:
+        sys.stderr.write("".join(f"{line}\n" for line in lines))
         sys.stderr.flush()
 
 

@@ -32,8 +32,7 @@ def main(paths, options, output_format, allow_empty, check) -> None:
         fail(error)
     manifests = result.manifests
     seed = options.ssh_key_seed
-    for notice in (*seed.warnings, *result.notices, *manifests.notices, *passthrough.only_runtimes(result, manifests)):
-        echo(notice)
+    echo(*seed.warnings, *result.notices, *manifests.notices, *passthrough.only_runtimes(result, manifests))
     empty = passthrough.why_empty(result, paths)
     if empty is not None and not allow_empty:
         fail(TraincError(f"Error: {empty}"))
