@@ -29,7 +29,7 @@ from .compiler import pipeline
 from .errors import Notice, Origin, locator
 from .formats import blockyaml, limits, source
 from .formats.serialize import dump_all
-from .output.manifests import rendered_identity
+from .k8s.identity import rendered_identity
 from .trainer import catalog
 
 MIN_FILES = 64  # fewer input files than this are built in one process (TRAINC_PARALLEL_MIN_FILES)

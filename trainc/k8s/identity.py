@@ -105,6 +105,12 @@ def identity(obj: dict, namespace: str) -> tuple:
     return group, kind, scope, metadata.get("name")
 
 
+def rendered_identity(obj: dict) -> tuple:
+    """A rendered object's (group, kind, namespace, name), as it states them (trainc sets every one)."""
+    metadata = obj["metadata"]
+    return obj["apiVersion"].rpartition("/")[0], obj["kind"], metadata["namespace"], metadata["name"]
+
+
 def plural(kind: str) -> str:
     lower = kind.lower()
     if lower.endswith(("s", "x", "z", "ch", "sh")):

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
 from ..formats import blockyaml, source
 from ..formats.serialize import dump_all
+from ..k8s.identity import rendered_identity
 from ..k8s.names import DNS1035_LABEL
 from ..trainer import api
 
@@ -344,12 +345,6 @@ def _apply_problem(origin: Origin, data) -> InputError | None:
     if namespace is not None and api.namespace_problem(namespace) is not None:
         return InputError(origin, ("metadata", "namespace"), api.namespace_problem(namespace))
     return None
-
-
-def rendered_identity(obj: dict) -> tuple:
-    """A rendered object's (group, kind, namespace, name): which object it is in the cluster."""
-    metadata = obj["metadata"]
-    return obj["apiVersion"].rpartition("/")[0], obj["kind"], metadata["namespace"], metadata["name"]
 
 
 def _check_unique(documents: list, jobs: list, namespace: str, files: bool) -> list[InputError]:
