@@ -835,8 +835,8 @@ def _loaded(name: str, variables: str, validations: str, *extra_bindings: str):
     return bindings, [obj for _, obj in found]
 
 
-def _admitted(bindings, objects):
-    """The outcome of admitting a JobSet of 7 replicas."""
+def _admitted(bindings, objects, rules=()):
+    """The outcome of admitting a JobSet of 7 replicas (under house `rules` too)."""
     from trainc.errors import Origin
     from trainc.policy import vap
 
@@ -847,7 +847,7 @@ def _admitted(bindings, objects):
         "spec": {"replicas": 7},
     }
     outcome = vap.Outcome()
-    vap.Admission(bindings, objects, "default").admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    vap.Admission(bindings, objects, "default", rules).admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
     return outcome
 
 
@@ -973,19 +973,9 @@ def test_one_binding_of_the_object_serves_the_house_rules_and_the_policies(
 ):
     """Converting the object to CEL values is most of an evaluation: the house rules and the policies share one
     binding of it, with the first params object a policy reads, unless a policy without params names `params`."""
-    from trainc.errors import Origin
-    from trainc.policy import vap
-
     bindings, objects, rules = _with_params(tmp_path, unparamed, maxima)
     counted, _ = _counted(monkeypatch)
-    jobset = {
-        "apiVersion": "jobset.x-k8s.io/v1alpha2",
-        "kind": "JobSet",
-        "metadata": {"name": "demo", "namespace": "team-a"},
-        "spec": {"replicas": 7},
-    }
-    outcome = vap.Outcome()
-    vap.Admission(bindings, objects, "default", rules).admit(vap.Subject(jobset, Origin("job.yaml")), outcome)
+    outcome = _admitted(bindings, objects, rules)
     assert [error.message.rpartition(": ")[2] for error in outcome.errors] == refusals
     assert len(counted) == binds
 
