@@ -16,6 +16,7 @@ from ..errors import TraincError
 EXIT_INVALID = 1
 EXIT_DIFF_ERROR = 2  # `trainc diff` exits as `kubectl diff`: 1 means differences
 _CHUNK = 1 << 20  # characters of output encoded and written at a time
+_LINES_AT_ONCE = 1 << 16  # characters of notices written at a time
 
 
 class Usage(Exception):
@@ -29,11 +30,22 @@ class Usage(Exception):
 
 
 def echo(*lines) -> None:
-    """Lines on stderr, at once (notices, an error), in one write however many; nowhere when the process has no
-    stderr."""
-    if sys.stderr is not None and lines:
-        sys.stderr.write("".join(f"{line}\n" for line in lines))
-        sys.stderr.flush()
+    """Lines on stderr, at once (notices, an error), in a few writes however many (a large build's notices in
+    writes of about _LINES_AT_ONCE characters, not one each nor one copy of them all); nowhere when the process has
+    no stderr."""
+    if sys.stderr is None:
+        return
+    held, size = [], 0
+    for line in lines:
+        text = f"{line}\n"
+        held.append(text)
+        size += len(text)
+        if size >= _LINES_AT_ONCE:
+            sys.stderr.write("".join(held))
+            held, size = [], 0
+    if held:
+        sys.stderr.write("".join(held))
+    sys.stderr.flush()
 
 
 def fail(error: TraincError) -> None:
