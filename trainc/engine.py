@@ -359,14 +359,10 @@ def _standing(cluster):
     cluster, admitted, admissible now, preempting or waiting, as ((namespace, name), the standing, where its
     notice points); None when Kueue does not manage it there."""
     from .validation import clusterstate
-    from .validation import kueue as queues
 
     def visit(work, jobset: dict, merged):
         found = clusterstate.standing(work, (jobset.get("metadata") or {}).get("labels") or {}, cluster, merged)
-        if found is None:
-            return None
-        where = ("metadata", "labels", queues.QUEUE_LABEL) if work.labelled else ("metadata",)
-        return (work.namespace, work.name), found, (work.origin, where)
+        return None if found is None else ((work.namespace, work.name), found, (work.origin, work.at))
 
     return visit
 

@@ -19,8 +19,8 @@ import marshal
 import os
 import signal
 import sys
-from contextlib import nullcontext
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import NamedTuple
 
 from . import build as builder

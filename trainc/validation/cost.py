@@ -16,7 +16,7 @@ from typing import NamedTuple
 from .. import shares
 from ..formats import prices as pricetable
 from ..k8s.enforced import enforced_bound
-from .requests import Job, each_job
+from .requests import Job, each_job, placed_on
 
 
 PRICED_TOGETHER = 128  # jobs a process prices at least: fewer are priced in one process (`shares`)
@@ -67,9 +67,11 @@ def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> di
     """{(namespace, name): Cost} of every compiled TrainJob of `output` (a build.Output; `others` as
     `requests.jobs` takes them), in output order; many are priced on up to `workers` processes (`shares`)."""
 
+    placed = placed_on(output, others)  # read once, before the shares are cut
+
     def price(share: list) -> list:
         out, per_unit = [], {}
-        for job, jobset in each_job(output, others, share):
+        for job, jobset in each_job(output, jobs=share, placed=placed):
             hourly, unpriced = rate(job, table, per_unit)
             out.append(((job.namespace, job.name), Cost(hourly, enforced_bound(jobset), unpriced)))
         return out

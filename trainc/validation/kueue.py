@@ -400,6 +400,11 @@ class Workload(NamedTuple):
     pod_sets: tuple
     origin: Origin | None
 
+    @property
+    def at(self) -> tuple:
+        """Where a message about its queue points in the TrainJob: the queue label, else its metadata."""
+        return ("metadata", "labels", QUEUE_LABEL) if self.labelled else ("metadata",)
+
 
 def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Origin | None = None) -> Workload:
     queue = ((jobset.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
@@ -456,12 +461,13 @@ def check(
                 continue
             placed = place(found, queues)
             placed_all.append(((found.namespace, found.name), placed))
-            path = ("metadata", "labels", QUEUE_LABEL) if found.labelled else ("metadata",)
             if placed.problem is not None:
-                said.append(InputError(found.origin, path, f"Kueue can never admit this TrainJob: {placed.problem}"))
+                said.append(
+                    InputError(found.origin, found.at, f"Kueue can never admit this TrainJob: {placed.problem}")
+                )
             elif placed.notice is not None:
                 told.append(
-                    Notice("notice", found.origin, (), f"{found.namespace}/{found.name}: {placed.notice}", at=path)
+                    Notice("notice", found.origin, (), f"{found.namespace}/{found.name}: {placed.notice}", at=found.at)
                 )
         return said, told, placed_all, found_all
 

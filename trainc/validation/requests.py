@@ -61,15 +61,23 @@ def jobs(output, others=None) -> list[Job]:
     return [job for job, _ in each_job(output, others)]
 
 
-def each_job(output, others=None, jobs=None):
-    """`jobs`, each Job with its JobSet: what else is asked of it is asked with its objects read once (a large
-    build holds them as bytes); of `jobs` only (some of the output's, in its order) when given."""
+def placed_on(output, others=None) -> tuple:
+    """(the Kueue queues `jobs` reads, the placements found on them already) for `output` and `others` as `jobs`
+    takes them."""
     placements, queues = {}, None
     if others is None:  # a run's Result: the queues its Kueue check read (the cluster's, --kueue's), and placed on
         others = getattr(output, "kueue_documents", None) or output.others
         placements, queues = getattr(output, "placements", {}), getattr(output, "queues", None)
     if queues is None:
         queues, _ = kueue.read(others, output.namespace)
+    return queues, placements
+
+
+def each_job(output, others=None, jobs=None, placed=None):
+    """`jobs`, each Job with its JobSet: what else is asked of it is asked with its objects read once (a large
+    build holds them as bytes); of `jobs` only (some of the output's, in its order) when given, on the queues
+    `placed` (`placed_on`'s answer, read once for several calls) when given."""
+    queues, placements = placed if placed is not None else placed_on(output, others)
     standings = getattr(output, "standings", {})
     for trainjob, objects in output.jobs if jobs is None else jobs:
         objects = list(objects)
