@@ -197,6 +197,30 @@ def test_the_places_later_stages_point_at_are_found_by_the_workers(tmp_path, mon
 
 
 @pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])
+def test_one_process_places_every_message_of_a_file_reading_it_once(tmp_path, monkeypatch, cap, quota):
+    """A one-process run places what its stages said file by file (the placed stage), in the texts it read: no text
+    is read a second time to know it can be placed, however far apart its messages are printed (Kueue's, then the
+    cost's, then the house rules'), and each message points where it did when placed as it was printed."""
+    from trainc.formats import blockyaml
+
+    checked_repository(tmp_path, cap, quota)
+    monkeypatch.chdir(tmp_path)
+    read = []
+    real = blockyaml.documents
+    monkeypatch.setattr(blockyaml, "documents", lambda text: read.append(text) or real(text))
+    options = engine.Options(workers=1, config=(str(tmp_path / ".trainc.yaml"),), root=str(tmp_path))
+    result = engine.run(engine.Inputs(("jobs", "queues.yaml")), options)
+    said = [*result.errors, *result.notices]
+    assert len(said) >= 12 and all(each.mark is not None for each in said if each.origin is not None)
+    trainjobs = [text for text in read if "kind: TrainJob" in text]
+    assert len(trainjobs) == 12 == len(set(trainjobs)), "a TrainJob's text read again to place its messages"
+    placed = [each.render() for each in said]
+    for error in result.errors:
+        error.mark = None
+    assert [each.render() for each in [*result.errors, *(n._replace(mark=None) for n in result.notices)]] == placed
+
+
+@pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])
 def test_cli_parallel_says_what_the_later_stages_say_where_one_process_says_it(tmp_path, cap, quota):
     """Kueue's, the cost's and the house rules' words on TrainJobs that a parallel build compiled point at the lines
     a one-process build points at (those TrainJobs' origins keep only their file), in the same order."""

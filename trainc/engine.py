@@ -18,7 +18,7 @@ from . import build, parallel
 from . import inputs as inputset
 from .compiler.provenance import Provenance
 from .errors import InputError, InputErrors, Notice, locator
-from .formats import source
+from .formats import blockyaml, source
 from .formats.limits import MAX_INPUT_BYTES
 from .inputs import read_previous
 from .trainer import releases
@@ -153,6 +153,7 @@ class _Run:
         self.inputs, self.options = inputs, options
         self.reader = reader  # every read within the run's one bound
         self.result = Result()
+        self.read: dict = {}  # the texts a one-process build read, not yet placed in (`blockyaml.remembering`)
 
 
 def run(inputs: Inputs, options: Options = Options()) -> Result:
@@ -217,8 +218,10 @@ def compiled(state: _Run) -> None:
         )
     if output is None:
         errors: list = []
-        documents = [*state.inputs.documents, *state.reader.documents(found.inputs, errors)]
-        inputs = build.read(documents, state.reader.documents(found.runtimes, errors), options.namespace, errors)
+        with blockyaml.remembering(state.read):  # the placed stage places messages in these texts, unread again
+            documents = [*state.inputs.documents, *state.reader.documents(found.inputs, errors)]
+            runtimes = state.reader.documents(found.runtimes, errors)
+        inputs = build.read(documents, runtimes, options.namespace, errors)
         output = build.compile_all(
             inputs,
             options.namespace,
@@ -460,28 +463,27 @@ def output_set(state: _Run) -> None:
 
 
 def placed(state: _Run) -> None:
-    """What the stages said of the TrainJobs a parallel build compiled (whose origins keep only their file and
-    index) points at the line a one-process build points at (`_marked`: the places its workers found, else the
-    file read again)."""
+    """Where what the stages said points, found file by file (`_marked`): of the TrainJobs a parallel build
+    compiled (whose origins keep only their file and index), the line a one-process build points at; of the
+    others, in the text at hand, each read once (printed in output order, a file's messages are far apart)."""
     result = state.result
-    replaced = _marked(result, [*result.errors, *result.notices])
+    with blockyaml.remembering(state.read):
+        replaced = _marked(result, [*result.errors, *result.notices])
     if replaced:
         for name in ("notices", "standing_notices", "cost_notices"):
             setattr(result, name, [replaced.get(id(notice), notice) for notice in getattr(result, name)])
 
 
 def _marked(result: Result, said: list) -> dict:
-    """Marks for the errors and notices of `said` about a TrainJob a parallel build compiled: each file read once,
-    its positions found in turn, kept as marks (not as texts). An error gets its mark; a notice, immutable, is
-    replaced: {id(notice): the notice with its mark}. A place its worker found (`parallel.ANCHORS`) is not sought
-    again."""
+    """Marks for the errors and notices of `said` with a text at hand or about a TrainJob a parallel build
+    compiled: each file's positions found in turn (its text outlined once, a textless one read once), kept as
+    marks (not as texts). An error gets its mark; a notice, immutable, is replaced: {id(notice): the notice with
+    its mark}. A place its worker found (`parallel.ANCHORS`) is not sought again."""
     anchored = {
         (trainjob.origin.file, trainjob.origin.index, trainjob.origin.base): getattr(trainjob, "marks", ())
         for trainjob, _ in result.jobs
         if trainjob.origin is not None and trainjob.origin.text is None
     }
-    if not anchored:
-        return {}
     textless = {place[:2] for place in anchored}
     work = sorted(
         (
@@ -489,8 +491,7 @@ def _marked(result: Result, said: list) -> dict:
             for each in said
             if each.mark is None
             and each.origin is not None
-            and each.origin.text is None
-            and (each.origin.file, each.origin.index) in textless
+            and (each.origin.text is not None or (each.origin.file, each.origin.index) in textless)
         ),
         key=lambda each: each.origin.file,
     )
@@ -500,7 +501,9 @@ def _marked(result: Result, said: list) -> dict:
         path, key = (each.path if each.at is None else each.at, False) if notice else (each.path, each.key)
         marks = anchored.get((each.origin.file, each.origin.index, each.origin.base), ())
         mark = marks[parallel.ANCHORS.index(path)] if not key and marks and path in parallel.ANCHORS else None
-        if mark is None:
+        if mark is None and each.origin.text is not None:
+            mark = locator(each.origin, path, key=key)
+        elif mark is None:
             if each.origin.file != file:
                 file, text = each.origin.file, _text(each.origin.file)
             if text is None:

@@ -92,11 +92,12 @@ _READ: list = []  # while `remembering`: {text: None} of the texts `documents` r
 
 
 @contextmanager
-def remembering():
+def remembering(read: dict | None = None):
     """Within it, a text `documents` read is known to be of the shape read here when it is outlined to be placed,
     without reading it a second time (a parallel build's workers read their files, then place each TrainJob's
-    messages in its text as they compile it: a fifth of the build with every check on)."""
-    _READ.append({})
+    messages in its text as they compile it: a fifth of the build with every check on). `read`, a dict given
+    again, remembers across several: what one run reads, another stage of it places."""
+    _READ.append({} if read is None else read)
     try:
         yield
     finally:
