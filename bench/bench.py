@@ -381,6 +381,13 @@ def main() -> None:
         "--huge", type=int, default=0, help="TrainJobs of a build measured once (e.g. 100000; default none)"
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best counts (default 5)")
+    parser.add_argument(
+        "--workloads",
+        type=int,
+        default=2,
+        help="Workloads per namespace in the checked repository's cluster state, half of those past two pending "
+        "(default 2: 20 in all; a large cluster holds thousands)",
+    )
     parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
     parser.add_argument("--trainc", help="trainc executable (default: the one beside this Python, else PATH)")
     parser.add_argument("--keep", action="store_true", help="keep the generated directory and print its path")
@@ -403,7 +410,7 @@ def main() -> None:
         for label, jobs in (("one", 1), ("main", options.jobs), ("large", options.large)):
             checked[label] = work / f"checked-{label}"
             generate(checked[label] / "inputs", jobs, options.seed, checks.label)
-            checks.write(checked[label], NAMESPACES)
+            checks.write(checked[label], NAMESPACES, options.workloads)
         run([*trainc, "--help"], env)  # writes the bytecode caches
         _, _, single = run([*trainc, "build", str(one)], env)
         split_for_kustomize(single.stdout, work / "kustomize-one")
@@ -457,7 +464,8 @@ def main() -> None:
 
         print(
             f"trainc benchmark on commit {commit()}: {options.jobs} TrainJobs in {files} files under "
-            f"{len(NAMESPACES)} namespaces x {GROUPS} groups (seed {options.seed}), large build {options.large}"
+            f"{len(NAMESPACES)} namespaces x {GROUPS} groups (seed {options.seed}), large build {options.large}, "
+            f"{len(NAMESPACES) * options.workloads} Workloads in the checked cluster state"
             f"{f', huge build {options.huge}' if options.huge else ''}; best and median of {options.repeat}, "
             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; bytecode cached"
         )

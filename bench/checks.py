@@ -206,17 +206,20 @@ def _local_queues(namespace: str) -> list[dict]:
 
 
 def _workload(namespace: str, index: int) -> dict:
-    """A running job of the namespace's, not among the inputs: 4 nodes x 8 a100 GPUs holding quota."""
+    """A job of the namespace's, not among the inputs: 4 nodes x 8 a100 GPUs, the first two of each namespace
+    holding quota, after them every other one pending (created a minute later each, behind the first two)."""
     name = f"jobset-earlier-{index}-5f2c1"
     usage = {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "32"}
-    return {
+    found = {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
         "kind": "Workload",
         "metadata": {
             "name": name,
             "namespace": namespace,
             "uid": f"uid-{namespace}-{index}",
-            "creationTimestamp": "2026-12-01T08:00:00Z",
+            "creationTimestamp": f"2026-12-01T{8 + index // 60:02d}:{index % 60:02d}:00Z"
+            if index >= 2
+            else "2026-12-01T08:00:00Z",
             "ownerReferences": [
                 {
                     "apiVersion": "jobset.x-k8s.io/v1alpha2",
@@ -273,6 +276,9 @@ def _workload(namespace: str, index: int) -> dict:
             },
         },
     }
+    if index >= 2 and index % 2:  # pending: no quota reserved yet
+        del found["status"]
+    return found
 
 
 def label(index: int) -> list[str]:
@@ -280,8 +286,9 @@ def label(index: int) -> list[str]:
     return ["  labels:", f"    {QUEUE_LABEL}: {LABELLED_QUEUE}"] if index % 2 == 0 else []
 
 
-def write(root: Path, namespaces) -> None:
-    """The repository around the TrainJobs under `root / "inputs"` (written by bench.generate with `label`)."""
+def write(root: Path, namespaces, workloads: int = 2) -> None:
+    """The repository around the TrainJobs under `root / "inputs"` (written by bench.generate with `label`), its
+    cluster state holding `workloads` Workloads per namespace."""
     import yaml
 
     platform = root / "platform"
@@ -294,6 +301,6 @@ def write(root: Path, namespaces) -> None:
     (platform / "kueue" / "queues.yaml").write_text(yaml.safe_dump_all(queues, sort_keys=False))
     local = [queue for namespace in namespaces for queue in _local_queues(namespace)]
     (root / "inputs" / "queues.yaml").write_text(yaml.safe_dump_all(local, sort_keys=False))
-    running = [_workload(namespace, index) for namespace in namespaces for index in range(2)]
+    running = [_workload(namespace, index) for namespace in namespaces for index in range(workloads)]
     state = {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [*queues, *local, *running]}
     (platform / "state.json").write_text(json.dumps(state, indent=2))

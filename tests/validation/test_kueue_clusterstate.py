@@ -538,6 +538,52 @@ def test_the_cohort_sums_are_remembered_only_for_a_usage_that_cannot_change():
     assert kueue.available(team_a, key, queues, changing) < now  # not a remembered sum
 
 
+def test_the_pending_ahead_of_a_job_are_counted_as_kueue_orders_its_queue():
+    """`State.ahead` bisects each ClusterQueue's pending workloads, sorted once, where each TrainJob asked them all
+    (a cluster holds thousands): the same count as Kueue's order read literally (higher priority first, then the
+    older, one without a creation time last, then by uid; the job's own pending workload not ahead of itself),
+    over every mix of equal priorities, equal and missing times and uids."""
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from trainc.validation import clusterstate, kueue
+
+    def before(other, priority, created, own) -> bool:
+        if other.priority != priority:
+            return other.priority > priority
+        if created is None:
+            return True
+        if other.created is None or other.created != created:
+            return other.created is not None and other.created < created
+        return other.uid < (own.uid if own is not None else "")
+
+    draw = random.Random(2170)
+    epoch = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    for _ in range(200):
+        queues = kueue.Queues()
+        queues.local_queues = {("a", "q"): "cq", ("b", "q"): "cq", ("a", "r"): "other"}
+        cluster = clusterstate.State("state.json")
+        for index in range(draw.randrange(0, 12)):
+            namespace, queue = draw.choice([("a", "q"), ("b", "q"), ("a", "r"), ("a", "gone")])
+            created = None if draw.random() < 0.2 else epoch + timedelta(minutes=draw.randrange(4))
+            uid = draw.choice(["u1", "u2", "u3", f"u{index}"])
+            owner = ("JobSet", f"j{index}")
+            cluster.pending.append(
+                clusterstate.Pending(namespace, f"w{index}", queue, draw.randrange(-1, 2), created, uid, owner)
+            )
+        own = draw.choice([None, *cluster.pending])
+        priority = own.priority if own is not None and draw.random() < 0.7 else draw.randrange(-1, 2)
+        created = own.created if own is not None else None
+        expected = sum(
+            1
+            for each in cluster.pending
+            if each is not own
+            and queues.local_queues.get((each.namespace, each.queue)) == "cq"
+            and before(each, priority, created, own)
+        )
+        assert cluster.ahead(queues, "cq", priority, created, own) == expected
+
+
 def test_judged_on_several_processes_as_on_one(tmp_path, monkeypatch):
     """Many TrainJobs are placed, stood on the cluster and priced on several processes (`trainc.shares`): the
     placements, standings, costs, errors and notices of one process, in its order. Here every TrainJob is a share

@@ -30,6 +30,7 @@ quota a workload uses, admission checks, topology-aware scheduling and the prior
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
@@ -104,6 +105,8 @@ class State:
         self.pending: list = []
         self.priorities: dict = {}  # WorkloadPriorityClass name -> value
         self._usage: tuple | None = None  # (queues, usage) computed last
+        self._owned: tuple | None = None  # ({(namespace, owner): first Held}, {(namespace, owner): first Pending})
+        self._queued: tuple | None = None  # (queues, {ClusterQueue: the queue-order keys of its pending, sorted})
 
     def usage(self, queues: kueue.Queues) -> Mapping:
         """{ClusterQueue: {(flavor, resource): amount}} of the held workloads (computed once per `queues`), read
@@ -115,6 +118,38 @@ class State:
                     _charge(out, held, 1)
             self._usage = (queues, MappingProxyType({name: MappingProxyType(amounts) for name, amounts in out.items()}))
         return self._usage[1]
+
+    def owned(self, namespace: str, owner: tuple) -> tuple[Held | None, Pending | None]:
+        """The first held and the first pending workload `owner` made in `namespace`: indexed once, as every
+        TrainJob asks (a cluster holds thousands of workloads)."""
+        if self._owned is None:
+            held: dict = {}
+            pending: dict = {}
+            for each in self.held:
+                held.setdefault((each.namespace, each.owner), each)
+            for each in self.pending:
+                pending.setdefault((each.namespace, each.owner), each)
+            self._owned = (held, pending)
+        return self._owned[0].get((namespace, owner)), self._owned[1].get((namespace, owner))
+
+    def ahead(self, queues: kueue.Queues, cq_name: str, priority: int, created: datetime | None, own) -> int:
+        """How many pending workloads of ClusterQueue `cq_name` Kueue's queue orders before a job of `priority`
+        created at `created` (None: now), `own` (its pending workload, or None) left out: each ClusterQueue's
+        pending sorted once (per `queues`) by `_order`, then one bisection per job."""
+        if self._queued is None or self._queued[0] is not queues:
+            queued: dict = {}
+            for each in self.pending:
+                name = queues.local_queues.get((each.namespace, each.queue))
+                if name is not None:
+                    queued.setdefault(name, []).append(_order(each.priority, each.created, each.uid))
+            for keys in queued.values():
+                keys.sort()
+            self._queued = (queues, queued)
+        job = (-priority, (2,), "") if created is None else _order(priority, created, own.uid if own else "")
+        count = bisect_left(self._queued[1].get(cq_name, ()), job)
+        if own is not None and queues.local_queues.get((own.namespace, own.queue)) == cq_name:
+            count -= _order(own.priority, own.created, own.uid) < job  # counted above, and not ahead of itself
+        return count
 
 
 def _charge(usage: dict, held: Held, sign: int) -> None:
@@ -327,26 +362,18 @@ def standing(work: kueue.Workload, labels: dict, state: State, queues: kueue.Que
     spec = cq.document.get("spec") or {}
     strategy = spec.get("queueingStrategy") or "BestEffortFIFO"
     names = tuple(pod_set.name for pod_set in work.pod_sets)
-    mine = ("JobSet", work.name)
-    for held in state.held:
-        if held.namespace == work.namespace and held.owner == mine:
-            return Standing(
-                "admitted", held.cluster_queue, held.flavors, strategy=strategy, priority=held.priority, pod_sets=names
-            )
+    held, own = state.owned(work.namespace, ("JobSet", work.name))
+    if held is not None:
+        return Standing(
+            "admitted", held.cluster_queue, held.flavors, strategy=strategy, priority=held.priority, pod_sets=names
+        )
     priority = state.priorities.get(labels.get(PRIORITY_LABEL), 0)
-    own = next((each for each in state.pending if each.namespace == work.namespace and each.owner == mine), None)
     created = own.created if own is not None else None  # None: created after every workload there
     oracle = _Oracle(state, queues, priority, created)
     placed = kueue.place(work, queues, state.usage(queues), oracle)
     if placed.problem is not None or placed.mode is None:
         return None
-    ahead = sum(
-        1
-        for each in state.pending
-        if each is not own
-        and queues.local_queues.get((each.namespace, each.queue)) == cq_name
-        and _before(each, priority, created, own)
-    )
+    ahead = state.ahead(queues, cq_name, priority, created, own)
     kind = {"fit": "admissible", "preempt": "preempting", "wait": "waiting"}[placed.mode]
     if kind != "waiting" and ahead and strategy == "StrictFIFO":
         kind = "waiting"
@@ -366,15 +393,11 @@ def standing(work: kueue.Workload, labels: dict, state: State, queues: kueue.Que
     )
 
 
-def _before(other: Pending, priority: int, created: datetime | None, own: Pending | None) -> bool:
-    """Whether Kueue's queue orders `other` before the job: higher priority first, then the older, then by uid."""
-    if other.priority != priority:
-        return other.priority > priority
-    if created is None:
-        return True
-    if other.created is None or other.created != created:
-        return other.created is not None and other.created < created
-    return other.uid < (own.uid if own is not None else "")
+def _order(priority: int, created: datetime | None, uid: str) -> tuple:
+    """A pending workload's place in Kueue's queue, as a key: higher priority first, then the older (one without a
+    creation time after every other), then by uid. A job created now sorts as (-priority, (2,), ""): after all
+    of its priority."""
+    return (-priority, (1,) if created is None else (0, created), uid)
 
 
 class _Oracle:
@@ -386,11 +409,31 @@ class _Oracle:
 
     def __call__(self, cq: kueue.Node, needs: dict) -> list[Held]:
         preemption = (cq.document.get("spec") or {}).get("preemption") or {}
+        forbidden = ((preemption.get("borrowWithinCohort") or {}).get("policy") or "Never") == "Never"
+        memo = ("candidates", id(self.state), cq.name, frozenset(needs), self.priority, self.created)
+        candidates = self.queues.sums.get(memo)
+        if candidates is None:  # the same for every job of this priority and age needing these resources here
+            self.queues.sums[("state", id(self.state))] = self.state  # held: its id names no other state meanwhile
+            candidates = self.queues.sums[memo] = self._candidates(cq, needs, preemption, forbidden)
+        usage = self.state.usage(self.queues)  # read only: each attempt works on its own copy
+        others = any(held.cluster_queue != cq.name for held, _ in candidates)
+        under = all(
+            (cq.quotas.get(key) or kueue.Quota(0, None, None)).nominal > kueue.used(cq, key, self.queues, usage)
+            for key in needs
+        )
+        options = [True] if not others or (forbidden and not under) else [False, True] if forbidden else [True, False]
+        for borrowing in options:
+            found = self._attempt(cq, needs, candidates, borrowing)
+            if found:
+                return found
+        return []
+
+    def _candidates(self, cq: kueue.Node, needs: dict, preemption: dict, forbidden: bool) -> list[tuple]:
+        """(held workload, whether it is preempted only without borrowing) of every workload the job may preempt to
+        free what it `needs` in `cq`, in the order Kueue tries them (common/ordering.go)."""
         within = preemption.get("withinClusterQueue") or "Never"
         reclaim = preemption.get("reclaimWithinCohort") or "Never"
-        borrow = preemption.get("borrowWithinCohort") or {}
-        forbidden = (borrow.get("policy") or "Never") == "Never"
-        threshold = borrow.get("maxPriorityThreshold")
+        threshold = (preemption.get("borrowWithinCohort") or {}).get("maxPriorityThreshold")
         root = self._root(cq)
         candidates = []
         for held in self.state.held:
@@ -419,18 +462,7 @@ class _Oracle:
                 each[0].uid,
             )
         )
-        usage = self.state.usage(self.queues)  # read only: each attempt works on its own copy
-        others = any(held.cluster_queue != cq.name for held, _ in candidates)
-        under = all(
-            (cq.quotas.get(key) or kueue.Quota(0, None, None)).nominal > kueue.used(cq, key, self.queues, usage)
-            for key in needs
-        )
-        options = [True] if not others or (forbidden and not under) else [False, True] if forbidden else [True, False]
-        for borrowing in options:
-            found = self._attempt(cq, needs, candidates, borrowing)
-            if found:
-                return found
-        return []
+        return candidates
 
     def _attempt(self, cq: kueue.Node, needs: dict, candidates: list, borrowing: bool) -> list[Held]:
         """classicalPreemptions' loop: remove candidates in order until it fits, then put back what it need not
@@ -489,11 +521,15 @@ class _Oracle:
         )
 
     def _root(self, node: kueue.Node) -> str | None:
-        seen = set()
-        while node.parent is not None and node.parent not in seen:
-            seen.add(node.name)
-            node = kueue._cohort(node.parent, self.queues)
-        return node.name if node.kind == "Cohort" else None
+        """The Cohort at the top of `node`'s tree (None outside any), remembered in `queues.sums`."""
+        memo = ("root", node.kind, node.name)
+        if memo not in self.queues.sums:
+            start, seen = memo, set()
+            while node.parent is not None and node.parent not in seen:
+                seen.add(node.name)
+                node = kueue._cohort(node.parent, self.queues)
+            self.queues.sums[start] = node.name if node.kind == "Cohort" else None
+        return self.queues.sums[memo]
 
 
 def unreported(state: State, queues: kueue.Queues) -> list[Notice]:
