@@ -108,3 +108,17 @@ def test_values_glued_together_are_located(tmp_path):
         "not string",  # and the empty object, as kubectl apply refuses it
         "job.json:1:1: apiVersion: required for kubectl apply: a non-empty string",
     ]
+
+
+def test_depth_counts_the_brackets_outside_strings_only():
+    """The depth check sums brackets at C speed once strings are cut out (a cluster state is megabytes): brackets
+    in strings, escaped quotes among them, never count; the level past the limit is still refused where it opens."""
+    from trainc.formats import jsontext
+
+    strings = ", ".join(f'"k{index}": "\\"{"[" * 600}\\\\"' for index in range(5))
+    nested = "[" * 999 + "]" * 999
+    assert len(jsontext.values(f'{{{strings}, "deep": {nested}}}')) == 1
+    deeper = f'{{{strings}, "deep": [{nested}]}}'
+    with pytest.raises(jsontext.JsonError) as caught:
+        jsontext.values(deeper)
+    assert caught.value.args == ("nested deeper than 1000 levels", deeper.index('"deep": ') + 8 + 999)
