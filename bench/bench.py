@@ -388,6 +388,12 @@ def main() -> None:
         help="Workloads per namespace in the checked repository's cluster state, half of those past two pending "
         "(default 2: 20 in all; a large cluster holds thousands)",
     )
+    parser.add_argument(
+        "--configmaps",
+        type=int,
+        default=0,
+        help="ConfigMaps passed through in the checked repository's inputs, admitted beside the TrainJobs (default 0)",
+    )
     parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
     parser.add_argument("--trainc", help="trainc executable (default: the one beside this Python, else PATH)")
     parser.add_argument("--keep", action="store_true", help="keep the generated directory and print its path")
@@ -410,7 +416,7 @@ def main() -> None:
         for label, jobs in (("one", 1), ("main", options.jobs), ("large", options.large)):
             checked[label] = work / f"checked-{label}"
             generate(checked[label] / "inputs", jobs, options.seed, checks.label)
-            checks.write(checked[label], NAMESPACES, options.workloads)
+            checks.write(checked[label], NAMESPACES, options.workloads, options.configmaps)
         run([*trainc, "--help"], env)  # writes the bytecode caches
         _, _, single = run([*trainc, "build", str(one)], env)
         split_for_kustomize(single.stdout, work / "kustomize-one")
@@ -466,6 +472,7 @@ def main() -> None:
             f"trainc benchmark on commit {commit()}: {options.jobs} TrainJobs in {files} files under "
             f"{len(NAMESPACES)} namespaces x {GROUPS} groups (seed {options.seed}), large build {options.large}, "
             f"{len(NAMESPACES) * options.workloads} Workloads in the checked cluster state"
+            f"{f', {options.configmaps} ConfigMaps beside its TrainJobs' if options.configmaps else ''}"
             f"{f', huge build {options.huge}' if options.huge else ''}; best and median of {options.repeat}, "
             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; bytecode cached"
         )

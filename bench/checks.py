@@ -286,9 +286,10 @@ def label(index: int) -> list[str]:
     return ["  labels:", f"    {QUEUE_LABEL}: {LABELLED_QUEUE}"] if index % 2 == 0 else []
 
 
-def write(root: Path, namespaces, workloads: int = 2) -> None:
+def write(root: Path, namespaces, workloads: int = 2, configmaps: int = 0) -> None:
     """The repository around the TrainJobs under `root / "inputs"` (written by bench.generate with `label`), its
-    cluster state holding `workloads` Workloads per namespace."""
+    cluster state holding `workloads` Workloads per namespace, `configmaps` ConfigMaps passed through beside them
+    (each admitted by the policies, the registries one looked up among them for every object)."""
     import yaml
 
     platform = root / "platform"
@@ -301,6 +302,14 @@ def write(root: Path, namespaces, workloads: int = 2) -> None:
     (platform / "kueue" / "queues.yaml").write_text(yaml.safe_dump_all(queues, sort_keys=False))
     local = [queue for namespace in namespaces for queue in _local_queues(namespace)]
     (root / "inputs" / "queues.yaml").write_text(yaml.safe_dump_all(local, sort_keys=False))
+    if configmaps:
+        (root / "inputs" / "configmaps.yaml").write_text(
+            "".join(
+                f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-{index:05d}\n"
+                f"  namespace: {namespaces[index % len(namespaces)]}\ndata:\n  learning-rate: '0.{index}'\n---\n"
+                for index in range(configmaps)
+            )
+        )
     running = [_workload(namespace, index) for namespace in namespaces for index in range(workloads)]
     state = {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [*queues, *local, *running]}
     (platform / "state.json").write_text(json.dumps(state, indent=2))

@@ -1039,3 +1039,64 @@ def test_a_verdict_on_what_objects_share_is_kept_only_for_objects_alike():
     assert not any(message.startswith("Namespace team-b") for message in said(together))
     # team-a's 8 requests, the 12 on `locked`, the 6 updates of a frozen one, the Namespace team-a
     assert len(said(together)) == 8 + 12 + 6 + 1
+
+
+def test_params_are_found_by_place_as_a_scan_finds_them():
+    """A binding's params are looked up by (namespace, name) in an index made once per kind, where each admitted
+    object scanned every object of the param kind (thousands of ConfigMaps passed through made an admission
+    quadratic): the same params in the same (input) order as the scan, by name, by selector, in the object's
+    namespace, another one or any (a cluster-scoped kind), and none for a paramRef of another type."""
+    import random
+
+    from trainc.policy import vap
+
+    draw = random.Random(2170)
+    objects = []
+    for index in range(300):
+        metadata = {"name": draw.choice(["a", "b", "c", f"x{index}"])}
+        if draw.random() < 0.8:
+            metadata["namespace"] = draw.choice(["team-a", "team-b", "default"])
+        if draw.random() < 0.5:
+            metadata["labels"] = {"tier": draw.choice(["gold", "silver"])}
+        objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata})
+    objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}} for name in ("n1", "n2", "n1")]
+    admission = vap.Admission([], objects, "default")
+
+    def scanned(group, kind, ref, namespace):  # generic.CollectParams read literally: every object, in order
+        _, cluster = admission.resources.of(group, kind)
+        where = None if cluster else ref.get("namespace") or namespace
+        found = []
+        for candidate in admission.params.get((group, kind), ()):
+            metadata = candidate.get("metadata") or {}
+            if where is not None and (metadata.get("namespace") or "default") != where:
+                continue
+            if ref.get("name") is not None:
+                if metadata.get("name") == ref["name"]:
+                    found.append(candidate)
+            elif vap._selects(ref.get("selector"), metadata.get("labels") or {}):
+                found.append(candidate)
+        return found
+
+    refs = [
+        {"name": "a"},
+        {"name": "b", "namespace": "team-b"},
+        {"name": "x7"},
+        {"selector": {"matchLabels": {"tier": "gold"}}},
+        {"selector": {}, "namespace": "team-a"},
+        {"name": 5},
+        {"name": "a", "namespace": ["team-a"]},
+    ]
+    asked = 0
+    for kind, ref, namespace in [
+        (kind, ref, namespace)
+        for kind in ("ConfigMap", "Namespace")
+        for ref in [*refs, {"name": "n1"}]
+        for namespace in ("team-a", "team-b", "default")
+    ]:
+        policy = vap.Policy.__new__(vap.Policy)
+        policy.param_kind = ("", "v1", kind)
+        binding = vap.Binding(None, "b", policy, ("Deny",), {**ref, "parameterNotFoundAction": "Allow"}, None)
+        found = admission._params(binding, namespace)
+        assert [id(each) for each in found] == [id(each) for each in scanned("", kind, ref, namespace)]
+        asked += bool(found)
+    assert asked > 10  # most lookups find params

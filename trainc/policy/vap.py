@@ -346,6 +346,7 @@ class Admission:
         self.resources = Resources(objects)
         self.namespaces = {}
         self.params: dict = {}  # (group, kind) -> [objects]
+        self._placed: dict = {}  # (group, kind) -> `_by_place` of its objects, made when a binding first asks
         for obj in objects:
             kind = obj.get("kind")
             group = group_version(obj.get("apiVersion") or "")[0]
@@ -469,19 +470,37 @@ class Admission:
         where = None if cluster else ref.get("namespace") or namespace
         if where == "":
             raise _Config("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources")
-        found = []
-        for candidate in self.params.get((group, kind), ()):
-            metadata = candidate.get("metadata") or {}
-            if where is not None and (metadata.get("namespace") or self.default_namespace) != where:
-                continue
-            if ref.get("name") is not None:
-                if metadata.get("name") == ref["name"]:
-                    found.append(candidate)
-            elif _selects(ref.get("selector"), metadata.get("labels") or {}):
-                found.append(candidate)
+        name = ref.get("name")
+        placed = self._placed.get((group, kind))
+        if placed is None:
+            placed = self._placed[(group, kind)] = self._by_place(self.params.get((group, kind), ()))
+        if not all(part is None or isinstance(part, str) for part in (where, name)):
+            found = []  # every candidate's namespace and name are strings: nothing else is theirs
+        elif name is not None:
+            found = list(placed.get((where, name), ()))
+        else:
+            selector = ref.get("selector")
+            found = [
+                candidate
+                for candidate in placed.get((where, None), ())
+                if _selects(selector, (candidate.get("metadata") or {}).get("labels") or {})
+            ]
         if not found and ref.get("parameterNotFoundAction", "Deny") == "Deny":
             raise _Config("no params found for policy binding with `Deny` parameterNotFoundAction")
         return found
+
+    def _by_place(self, candidates) -> dict:
+        """{(namespace or None for any, name or None for any): [candidate, ...] in input order}: a paramRef's params
+        found at once, as every admitted object asks them (a repository passes thousands of ConfigMaps through)."""
+        placed: dict = {}
+        for candidate in candidates:
+            metadata = candidate.get("metadata") or {}
+            there, name = metadata.get("namespace") or self.default_namespace, metadata.get("name")
+            there, name = (there if isinstance(there, str) else ...), (name if isinstance(name, str) else ...)
+            for key in ((there, name), (there, None), (None, name), (None, None)):
+                if ... not in key:  # a namespace or name of another type matches no paramRef's
+                    placed.setdefault(key, []).append(candidate)
+        return placed
 
     def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
         """The messages of the validations that refuse (or fail, under failurePolicy Fail); `bound`: `data` with
