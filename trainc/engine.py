@@ -329,13 +329,14 @@ def _queues(state: _Run, staleness) -> None:
     result.kueue_documents = known
     if cluster is not None:
         _standings(state, cluster, origins, staleness)
-        placed = {f"{namespace}/{name}: " for namespace, name in result.standings}
+        # the cluster state says more of a TrainJob it places than its notice here: "namespace/name: ..." (neither
+        # name holds ": "), looked up, as every TrainJob may have one
+        placed = {f"{namespace}/{name}" for namespace, name in result.standings}
+        ours = {id(notice) for notice in notices}
         result.notices = [
             notice
             for notice in result.notices
-            if not (  # the cluster state says more
-                notice in notices and any(notice.message.startswith(prefix) for prefix in placed)
-            )
+            if not (id(notice) in ours and notice.message.partition(": ")[0] in placed)
         ]
 
 

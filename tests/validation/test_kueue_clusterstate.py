@@ -538,6 +538,18 @@ def test_the_cohort_sums_are_remembered_only_for_a_usage_that_cannot_change():
     assert kueue.available(team_a, key, queues, changing) < now  # not a remembered sum
 
 
+def test_a_standing_replaces_the_empty_cluster_s_borrowing_notice(tmp_path):
+    """On an empty cluster pretrain fits a100 only by borrowing (a notice); with the cluster's state its standing
+    says where it stands instead, and the borrowing notice of the same TrainJob is dropped, none of another's."""
+    plain = CliRunner().invoke(cli, ["build", str(CASE / "queues.yaml"), str(CASE / "trainjobs.yaml")])
+    assert "team-a/pretrain: Kueue admits it only by borrowing" in plain.stderr
+    result = run(tmp_path, command="build")
+    assert result.exit_code == 0, result.output
+    pretrain = [line for line in result.stderr.splitlines() if "team-a/pretrain: " in line]
+    assert len(pretrain) == 1 and "only by borrowing" not in result.stderr  # its standing alone
+    assert "team-a/pretrain: Kueue: admissible now in ClusterQueue 'team-a-gpu' on a100 borrowing" in pretrain[0]
+
+
 def test_the_pending_ahead_of_a_job_are_counted_as_kueue_orders_its_queue():
     """`State.ahead` bisects each ClusterQueue's pending workloads, sorted once, where each TrainJob asked them all
     (a cluster holds thousands): the same count as Kueue's order read literally (higher priority first, then the
