@@ -196,6 +196,39 @@ def test_the_places_later_stages_point_at_are_found_by_the_workers(tmp_path, mon
         assert sum(":6:3:" in line and "USD an hour" in line for line in said[1]) == 6
 
 
+@pytest.mark.parametrize(
+    "command, status",
+    [(["validate"], 1), (["summary", "--format", "json"], 1), (["diff", "--base", "base"], 2)],
+    ids=["validate", "summary", "diff"],
+)
+def test_the_review_routes_run_on_every_core_as_build_does(tmp_path, monkeypatch, command, status):
+    """validate, summary and diff compile and check on as many processes as build (-j, TRAINC_JOBS; by default the
+    available cores): what they print, the house rules' denials among it, is what one process prints."""
+    from click.testing import CliRunner
+
+    from trainc.cli import cli
+
+    checked_repository(tmp_path, "8.0", "20")
+    shutil.copytree(tmp_path / "jobs", tmp_path / "base")
+    changed = tmp_path / "jobs" / "job-05.yaml"
+    changed.write_text(changed.read_text().replace("'6'", "'7'"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
+    forked = []
+    real = parallel._build
+    monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(1) or real(*args, **kwargs))
+    said = []
+    for jobs in ("1", "2", None):
+        forked.clear()
+        arguments = [*command[:1], "jobs", "queues.yaml", *command[1:], *(["-j", jobs] if jobs else [])]
+        result = CliRunner().invoke(cli, ["--root", str(tmp_path), *arguments])
+        said.append((result.exit_code, result.stdout, result.stderr))
+        # diff compiles the base first, on one process (as a build with --previous), then stops at the denials
+        assert bool(forked) == (jobs != "1" and command[0] != "diff"), (jobs, forked)
+    assert said[0] == said[1] == said[2] and said[0][0] == status
+    assert "house rule 'cost-cap' denied" in said[0][1] + said[0][2]
+
+
 @pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])
 def test_one_process_places_every_message_of_a_file_reading_it_once(tmp_path, monkeypatch, cap, quota):
     """A one-process run places what its stages said file by file (the placed stage), in the texts it read: no text

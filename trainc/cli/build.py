@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from . import plain
-from .shared import _cluster_state, _inputs, _policies, _previous, _ssh_key_seed, _ssh_keys
+from .shared import _cluster_state, _inputs, _jobs, _policies, _previous, _ssh_key_seed, _ssh_keys
 
 
 def _output_format(ctx, param, value: str) -> str:
@@ -52,15 +52,7 @@ def _output_format(ctx, param, value: str) -> str:
 @_previous
 @_cluster_state
 @_policies
-@click.option(
-    "-j",
-    "--jobs",
-    "workers",
-    type=click.IntRange(min=1),
-    envvar="TRAINC_JOBS",
-    help="Processes to build with (env TRAINC_JOBS; default: the available cores); the output is the "
-    "same with any number.",
-)
+@_jobs
 @click.option(
     "--check",
     is_flag=True,

@@ -6,7 +6,7 @@ import click
 
 from ..trainer import releases
 from . import call
-from .shared import _cluster_state, _inputs, _policies, _review_format, _ssh_key_seed, _ssh_keys
+from .shared import _cluster_state, _inputs, _jobs, _policies, _review_format, _ssh_key_seed, _ssh_keys
 
 
 @click.command()
@@ -42,6 +42,7 @@ from .shared import _cluster_state, _inputs, _policies, _review_format, _ssh_key
 )
 @_cluster_state
 @_policies
+@_jobs
 def diff(
     base,
     base_trainer_version,
@@ -53,6 +54,7 @@ def diff(
     color,
     trainer_only,
     policy_paths,
+    workers,
 ):
     """Show what changing PATHS since --base does to the rendered objects, and whether the cluster accepts it.
 
@@ -69,7 +71,7 @@ def diff(
 
     flow.main(
         paths,
-        call.options(ssh_key_seed=call.seed(ssh_key_seed), previous=base, trainer_only=trainer_only),
+        call.options(ssh_key_seed=call.seed(ssh_key_seed), previous=base, trainer_only=trainer_only, workers=workers),
         output_format,
         color,
         base_trainer_version,

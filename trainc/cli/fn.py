@@ -7,6 +7,7 @@ import click
 from . import call
 from .shared import (
     _cluster_state,
+    _jobs,
     _max_input_bytes,
     _plugin,
     _policies,
@@ -43,8 +44,9 @@ from .shared import (
 @_max_input_bytes
 @_trainer_version
 @_plugin
+@_jobs
 @_settled
-def fn(ssh_key_seed, namespace, runtime_paths, policy_paths):
+def fn(ssh_key_seed, namespace, runtime_paths, policy_paths, workers):
     """Run as a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout.
 
     TrainJobs and runtimes stay among the items, annotated
@@ -61,4 +63,4 @@ def fn(ssh_key_seed, namespace, runtime_paths, policy_paths):
     """
     from ..commands import fn as flow
 
-    flow.main(call.options(ssh_key_seed=call.seed(ssh_key_seed), trainer_only=True))
+    flow.main(call.options(ssh_key_seed=call.seed(ssh_key_seed), trainer_only=True, workers=workers))

@@ -153,6 +153,17 @@ _previous = click.option(
 )
 
 
+_jobs = click.option(
+    "-j",
+    "--jobs",
+    "workers",
+    type=click.IntRange(min=1),
+    envvar="TRAINC_JOBS",
+    help="Processes to compile and check with (env TRAINC_JOBS; default: the available cores); the output is the "
+    "same with any number.",
+)
+
+
 _cluster_state = click.option(
     "--cluster-state",
     "cluster_state",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from . import call
-from .shared import _cluster_state, _inputs, _policies, _review_format, _ssh_keys
+from .shared import _cluster_state, _inputs, _jobs, _policies, _review_format, _ssh_keys
 
 
 @click.command("summary")
@@ -22,7 +22,8 @@ from .shared import _cluster_state, _inputs, _policies, _review_format, _ssh_key
 @_cluster_state
 @_policies
 @_ssh_keys
-def summary(paths, runtime_paths, namespace, base, output_format, policy_paths):
+@_jobs
+def summary(paths, runtime_paths, namespace, base, output_format, policy_paths, workers):
     """Show what the TrainJobs in PATHS ask of the cluster: per TrainJob its Kueue queue, nodes x processes,
     GPUs, CPUs and memory per node and in total, then the totals per queue and per namespace.
 
@@ -33,4 +34,4 @@ def summary(paths, runtime_paths, namespace, base, output_format, policy_paths):
     """
     from ..commands import summary as flow
 
-    flow.main(paths, call.options(ssh_key_seed=call.throwaway_seed(), previous=base), output_format)
+    flow.main(paths, call.options(ssh_key_seed=call.throwaway_seed(), previous=base, workers=workers), output_format)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from . import call
-from .shared import _cluster_state, _inputs, _output, _policies, _previous, _ssh_keys
+from .shared import _cluster_state, _inputs, _jobs, _output, _policies, _previous, _ssh_keys
 
 
 @click.command()
@@ -27,7 +27,10 @@ from .shared import _cluster_state, _inputs, _output, _policies, _previous, _ssh
     help="Pass over files that mention neither trainer.kubeflow.org nor what it is checked against "
     "(kueue.x-k8s.io, admissionregistration.k8s.io), for hooks given every changed YAML file.",
 )
-def validate(paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files):
+@_jobs
+def validate(
+    paths, runtime_paths, namespace, previous, policy_paths, output_format, annotations, skip_other_files, workers
+):
     """Check PATHS as the API server and Trainer's webhooks would on apply, then compile them.
 
     Checks the CRD schemas and CEL rules, the TrainJob and (Cluster)TrainingRuntime
@@ -48,7 +51,7 @@ def validate(paths, runtime_paths, namespace, previous, policy_paths, output_for
 
     flow.main(
         paths,
-        call.options(ssh_key_seed=call.throwaway_seed(), previous=previous),
+        call.options(ssh_key_seed=call.throwaway_seed(), previous=previous, workers=workers),
         output_format,
         annotations,
         skip_other_files,
