@@ -181,8 +181,8 @@ def test_the_places_later_stages_point_at_are_found_by_the_workers(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TRAINC_PARALLEL_MIN_FILES", "2")
     reread = []
-    real = engine._text
-    monkeypatch.setattr(engine, "_text", lambda file: reread.append(file) or real(file))
+    real = engine.reread
+    monkeypatch.setattr(engine, "reread", lambda file: reread.append(file) or real(file))
     said = []
     for workers in (1, 2):
         options = engine.Options(workers=workers, config=(str(tmp_path / ".trainc.yaml"),), root=str(tmp_path))
@@ -197,18 +197,25 @@ def test_the_places_later_stages_point_at_are_found_by_the_workers(tmp_path, mon
 
 
 @pytest.mark.parametrize(
-    "command, status",
-    [(["validate"], 1), (["summary", "--format", "json"], 1), (["diff", "--base", "base"], 2)],
-    ids=["validate", "summary", "diff"],
+    "command, cap, status, said",
+    [
+        (["validate"], "8.0", 1, "house rule 'cost-cap' denied"),
+        (["summary", "--format", "json"], "8.0", 1, "house rule 'cost-cap' denied"),
+        (["diff", "--base", "base"], "8.0", 2, "house rule 'cost-cap' denied"),
+        (["diff", "--base", "base"], "1000.0", 1, ":9:3: the JobSet webhook refuses this update of JobSet 'job-05'"),
+        (["validate", "--previous", "base"], "1000.0", 1, "job-05.yaml:11:5: spec.trainer: field is immutable"),
+    ],
+    ids=["validate", "summary", "diff-denied", "diff", "validate-previous"],
 )
-def test_the_review_routes_run_on_every_core_as_build_does(tmp_path, monkeypatch, command, status):
+def test_the_review_routes_run_on_every_core_as_build_does(tmp_path, monkeypatch, command, cap, status, said):
     """validate, summary and diff compile and check on as many processes as build (-j, TRAINC_JOBS; by default the
-    available cores): what they print, the house rules' denials among it, is what one process prints."""
+    available cores), with previous versions too (each worker holds them, read before it forks): what they print,
+    denials and an update's refusals among it, where they point, is what one process prints."""
     from click.testing import CliRunner
 
     from trainc.cli import cli
 
-    checked_repository(tmp_path, "8.0", "20")
+    checked_repository(tmp_path, cap, "20" if cap == "8.0" else "100")  # a cap that denies, quota that refuses
     shutil.copytree(tmp_path / "jobs", tmp_path / "base")
     changed = tmp_path / "jobs" / "job-05.yaml"
     changed.write_text(changed.read_text().replace("'6'", "'7'"))
@@ -217,16 +224,15 @@ def test_the_review_routes_run_on_every_core_as_build_does(tmp_path, monkeypatch
     forked = []
     real = parallel._build
     monkeypatch.setattr(parallel, "_build", lambda *args, **kwargs: forked.append(1) or real(*args, **kwargs))
-    said = []
+    printed = []
     for jobs in ("1", "2", None):
         forked.clear()
         arguments = [*command[:1], "jobs", "queues.yaml", *command[1:], *(["-j", jobs] if jobs else [])]
         result = CliRunner().invoke(cli, ["--root", str(tmp_path), *arguments])
-        said.append((result.exit_code, result.stdout, result.stderr))
-        # diff compiles the base first, on one process (as a build with --previous), then stops at the denials
-        assert bool(forked) == (jobs != "1" and command[0] != "diff"), (jobs, forked)
-    assert said[0] == said[1] == said[2] and said[0][0] == status
-    assert "house rule 'cost-cap' denied" in said[0][1] + said[0][2]
+        printed.append((result.exit_code, result.stdout, result.stderr))
+        assert bool(forked) == (jobs != "1"), (jobs, forked)
+    assert printed[0] == printed[1] == printed[2] and printed[0][0] == status
+    assert said in printed[0][1] + printed[0][2]
 
 
 @pytest.mark.parametrize("cap, quota", [("1000.0", "100"), ("8.0", "20")], ids=["notices", "denials"])

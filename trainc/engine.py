@@ -207,13 +207,14 @@ def compiled(state: _Run) -> None:
         runtimes_words=options.runtimes_words,
     )
     output, workers = None, _workers(options)
-    if result.previous is None and not state.inputs.documents and recorder is None:
+    if not state.inputs.documents and recorder is None:
         output = parallel.build(
             found,
             workers=workers,
             namespace=options.namespace,
             limit=options.max_input_bytes,
             anchored=options.checks_after_build,
+            previous=result.previous,
             **context,
         )
     if output is None:
@@ -506,7 +507,7 @@ def _marked(result: Result, said: list) -> dict:
             mark = locator(each.origin, path, key=key)
         elif mark is None:
             if each.origin.file != file:
-                file, text = each.origin.file, _text(each.origin.file)
+                file, text = each.origin.file, reread(each.origin.file)
             if text is None:
                 continue
             mark = locator(each.origin._replace(text=text), path, key=key)
@@ -517,8 +518,9 @@ def _marked(result: Result, said: list) -> dict:
     return replaced
 
 
-def _text(file: str) -> str | None:
-    """A file's text, None when it cannot be read now (its messages then point at no line, as they would have)."""
+def reread(file: str) -> str | None:
+    """A file's text read again, where a parallel build kept only its name (`parallel.Placed`); None when it cannot
+    be read now (its messages then point at no line, as they would have)."""
     try:
         return source.read(file)
     except Exception:  # the position is a nicety: the message stands without it

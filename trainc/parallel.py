@@ -53,6 +53,7 @@ def build(
     namespace: str,
     limit: int = limits.MAX_INPUT_BYTES,
     anchored: bool = False,
+    previous=None,
     **context,
 ) -> builder.Output | None:
     """The compiled inputs `found` on up to `workers` processes (each TrainJob's objects held as marshal bytes),
@@ -60,14 +61,16 @@ def build(
     stdin, no fork, or problems reading the inputs (which the one-process build weighs against each other).
     `limit` is the run's byte bound, shared out among the processes; with `anchored` (checks after the build that
     speak of TrainJobs), or when objects pass through (Kueue's queues, policies), each TrainJob carries ANCHORS'
-    places; `context` is what pipeline.Context takes besides the catalog."""
+    places; `previous` (previous_versions.Previous, read before the workers fork: each holds it) makes every
+    TrainJob an update of its previous version, as in one process; `context` is what pipeline.Context takes
+    besides the catalog."""
     if workers <= 1 or "-" in found.inputs or not _can_fork():
         return None
     slices = _slices(found, workers, limit)
     if slices is None:
         return None
     try:
-        output = _build(slices, namespace, context, anchored)
+        output = _build(slices, namespace, context, anchored, previous)
     except _ReadProblems:
         return None
     output.files = len(found.inputs)
@@ -125,14 +128,14 @@ def _size(file: str, known: dict) -> int:
         return 0
 
 
-def _build(slices, namespace, context: dict, anchored: bool) -> builder.Output:
+def _build(slices, namespace, context: dict, anchored: bool, previous) -> builder.Output:
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
     workers, done = [], False
     try:
         for each in slices[1:]:  # the first slice is the parent's own
-            workers.append(_start(each, [channel for _, channel in workers], namespace, context, anchored))
+            workers.append(_start(each, [channel for _, channel in workers], namespace, context, anchored, previous))
         with _remembering(anchored):
             reader, runtime_errors = inputset.Reader(source.Budget(slices[0].budget)), []
             own = _read(slices[0].files, namespace, reader)
@@ -144,6 +147,7 @@ def _build(slices, namespace, context: dict, anchored: bool) -> builder.Output:
                 namespace,
                 context,
                 anchored,
+                previous,
             )
         done = True
         return output
@@ -161,7 +165,7 @@ def _remembering(anchored: bool):
     return blockyaml.remembering() if anchored else nullcontext()
 
 
-def _start(work: _Slice, others, namespace, context: dict, anchored: bool) -> tuple[int, _Channel]:
+def _start(work: _Slice, others, namespace, context: dict, anchored: bool, previous) -> tuple[int, _Channel]:
     """A forked worker on a slice and the parent's end of its channel (os.fork and pipes: multiprocessing
     would add its import, about 20 ms, to the parent's start)."""
     import fcntl  # POSIX only, as fork is
@@ -181,7 +185,7 @@ def _start(work: _Slice, others, namespace, context: dict, anchored: bool) -> tu
             os.close(down[1])
             os.close(up[0])
             with _remembering(anchored):
-                _worker(_Channel(down[0], up[1]), work, namespace, context)
+                _worker(_Channel(down[0], up[1]), work, namespace, context, previous)
             status = 0
         except Exception:
             import traceback  # only a worker that fails needs it
@@ -219,7 +223,7 @@ class _Channel:
                 pass
 
 
-def _merge(own, pipes, runtimes_read, namespace, context: dict, anchored: bool) -> builder.Output:
+def _merge(own, pipes, runtimes_read, namespace, context: dict, anchored: bool, previous) -> builder.Output:
     """The parent's part: its own slice read (`own`, and the runtime files), then every slice's TrainJobs
     ordered and compiled, its own share while the workers compile theirs."""
     inputs, summary = own
@@ -247,23 +251,24 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict, anchored: bool) 
         pipe.send((runtimes, theirs, anchored))
     output = builder.Output(len(keys), len(runtimes), namespace=namespace)
     output.notices += more.notices
-    builder.check_runtimes(runtimes, None, output, pipeline.Context(None, **context).release)
+    builder.check_runtimes(runtimes, previous, output, pipeline.Context(None, **context).release)
     results = [None] * len(order)
     seed_warnings = []
     for compiled, warnings in [
-        (_compile(inputs, runtimes, assigned[0], namespace, context, anchored), ()),
+        (_compile(inputs, runtimes, assigned[0], namespace, context, anchored, previous), ()),
         *(_receive(pipe) for pipe in pipes),
     ]:
         seed_warnings = seed_warnings or warnings
         for position, *result in compiled:
             results[position] = result
-    for problems, notices, _, _ in results:
+    for problems, refusals, notices, _, _ in results:
         output.errors += problems
+        output.refusals += refusals
         output.notices += notices
     output.errors.sort(key=builder.error_place)
     output.jobs = [
         (Placed(place[0], place[1], Origin(place[2], place[3], base=place[4]), place[5]), _Marshalled(*objects))
-        for _, _, place, objects in results
+        for _, _, _, place, objects in results
         if objects is not None
     ]
     output.inputs = sum(each["documents"] for each in loaded)
@@ -332,22 +337,22 @@ def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, di
     }
 
 
-def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored: bool) -> list:
-    """(position, errors, notices, the TrainJob's place, (marshal bytes, how many, YAML text, their identities when
-    `anchored`) or None) of the TrainJobs `assigned` to this slice."""
+def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored: bool, previous) -> list:
+    """(position, errors, an update's refusals among them, notices, the TrainJob's place, (marshal bytes, how many,
+    YAML text, their identities when `anchored`) or None) of the TrainJobs `assigned` to this slice."""
     ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
     compiled = []
     for local, position in assigned:
         trainjob, inputs.trainjobs[local] = inputs.trainjobs[local], None  # its memory free for the output's
-        job = builder.compile_trainjob(trainjob, None, ctx, None, every_runtime)
-        problems, notices, objects = job.errors, job.notices, job.objects
+        job = builder.compile_trainjob(trainjob, None, ctx, previous, every_runtime)
+        problems, notices, objects = job.errors + job.refusals, job.notices, job.objects
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             origin = trainjob.origin  # plain: quickest to copy
             marks = tuple(locator(origin, path) for path in ANCHORS) if anchored else ()
             trainjob = (trainjob.namespace, trainjob.name, origin.file, origin.index, origin.base, marks)
             named = tuple(map(rendered_identity, objects)) if anchored else None
             objects = (marshal.dumps(objects), len(objects), dump_all(objects), named)
-        compiled.append((position, problems, [_placed(notice) for notice in notices], trainjob, objects))
+        compiled.append((position, problems, job.refusals, [_placed(notice) for notice in notices], trainjob, objects))
     return compiled
 
 
@@ -370,12 +375,12 @@ class Placed(NamedTuple):
     marks: tuple = ()  # the place of each of ANCHORS in its text
 
 
-def _worker(pipe, work: _Slice, namespace, context: dict) -> None:
+def _worker(pipe, work: _Slice, namespace, context: dict, previous) -> None:
     inputs, summary = _read(work.files, namespace, inputset.Reader(source.Budget(work.budget)))
     pipe.send(summary)
     try:
         every_runtime, assigned, anchored = pipe.recv()
     except EOFError:  # the parent found errors already, or a problem with the runtimes
         return
-    compiled = _compile(inputs, every_runtime, assigned, namespace, context, anchored)
+    compiled = _compile(inputs, every_runtime, assigned, namespace, context, anchored, previous)
     pipe.send((compiled, list(getattr(context.get("ssh_key_seed"), "warnings", ()))))

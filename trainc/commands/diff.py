@@ -185,7 +185,7 @@ def compare(
         for obj in objects
         if _key(obj) not in old_objects
     }
-    found = []
+    found, texts = [], {}
     for key in sorted(old_objects.keys() | new_objects.keys() | refusals.keys()):
         if key in unknown:  # no update check holds against a base the cluster would not have taken
             found.append(
@@ -201,6 +201,7 @@ def compare(
                         refusals.get(key, []),
                         passed.get(key),
                         rendered.get(key),
+                        texts,
                     )
                 )
         else:  # a runtime: not rendered, but an update the cluster refuses
@@ -343,9 +344,10 @@ def _object_diff(
     refusals: list,
     origin: Origin | None = None,
     trainjob: Origin | None = None,
+    texts: dict | None = None,
 ) -> list[ObjectDiff]:
     """What changed in one object, and the cluster's verdict; `origin` is where an object passed through
-    comes from, `trainjob` the TrainJob a rendered one comes from."""
+    comes from, `trainjob` the TrainJob a rendered one comes from (`texts`: `_placeable`'s)."""
     kind, namespace, name = key[:3]
     if old is None:
         return [ObjectDiff(kind, namespace, name, "added", CREATED, hunks=[((), MISSING, _redact(new))])]
@@ -354,6 +356,7 @@ def _object_diff(
     hunks = list(treediff.changes(_redact(old), _redact(new), named=True))
     if not hunks:
         return []
+    trainjob = _placeable(trainjob, texts)
     reasons = list(refusals)
     if kind == "JobSet" and trainjob is not None and reasons:  # the webhook that sees what trainc applies
         webhook = [error.render() for error in jobset_update.refusals(trainjob, name, new, old)]
@@ -374,6 +377,19 @@ def _object_diff(
         )
         effect = UNTIL_ADMITTED if until_admitted else mpikeys.update_effect(old, new) or UPDATED
     return [ObjectDiff(kind, namespace, name, "changed", effect, reasons, hunks, until_admitted)]
+
+
+def _placeable(origin: Origin | None, texts: dict) -> Origin | None:
+    """A rendered object's TrainJob `origin` with its file's text: a parallel build keeps only its file and place
+    (`parallel.Placed`), and the verdicts worked out here point into that text, as after a one-process build
+    (each file read once, into `texts`)."""
+    if origin is None or origin.text is not None:
+        return origin
+    if origin.file not in texts:
+        from ..engine import reread
+
+        texts[origin.file] = reread(origin.file)
+    return origin if texts[origin.file] is None else origin._replace(text=texts[origin.file])
 
 
 def _redact(obj: dict) -> dict:
