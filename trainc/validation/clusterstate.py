@@ -107,6 +107,7 @@ class State:
         self._usage: tuple | None = None  # (queues, usage) computed last
         self._owned: tuple | None = None  # ({(namespace, owner): first Held}, {(namespace, owner): first Pending})
         self._queued: tuple | None = None  # (queues, {ClusterQueue: the queue-order keys of its pending, sorted})
+        self._candidates: tuple | None = None  # (queues, {(ClusterQueue, needs, priority, created): candidates})
 
     def usage(self, queues: kueue.Queues) -> Mapping:
         """{ClusterQueue: {(flavor, resource): amount}} of the held workloads (computed once per `queues`), read
@@ -131,6 +132,13 @@ class State:
                 pending.setdefault((each.namespace, each.owner), each)
             self._owned = (held, pending)
         return self._owned[0].get((namespace, owner)), self._owned[1].get((namespace, owner))
+
+    def candidates(self, queues: kueue.Queues) -> dict:
+        """The preemption oracle's candidates found so far on `queues` (`_Oracle`), kept with the state, not with the
+        queues (which the run's result keeps, and would keep every workload of the state with them)."""
+        if self._candidates is None or self._candidates[0] is not queues:
+            self._candidates = (queues, {})
+        return self._candidates[1]
 
     def ahead(self, queues: kueue.Queues, cq_name: str, priority: int, created: datetime | None, own) -> int:
         """How many pending workloads of ClusterQueue `cq_name` Kueue's queue orders before a job of `priority`
@@ -410,11 +418,10 @@ class _Oracle:
     def __call__(self, cq: kueue.Node, needs: dict) -> list[Held]:
         preemption = (cq.document.get("spec") or {}).get("preemption") or {}
         forbidden = ((preemption.get("borrowWithinCohort") or {}).get("policy") or "Never") == "Never"
-        memo = ("candidates", id(self.state), cq.name, frozenset(needs), self.priority, self.created)
-        candidates = self.queues.sums.get(memo)
+        known, memo = self.state.candidates(self.queues), (cq.name, frozenset(needs), self.priority, self.created)
+        candidates = known.get(memo)
         if candidates is None:  # the same for every job of this priority and age needing these resources here
-            self.queues.sums[("state", id(self.state))] = self.state  # held: its id names no other state meanwhile
-            candidates = self.queues.sums[memo] = self._candidates(cq, needs, preemption, forbidden)
+            candidates = known[memo] = self._candidates(cq, needs, preemption, forbidden)
         usage = self.state.usage(self.queues)  # read only: each attempt works on its own copy
         others = any(held.cluster_queue != cq.name for held, _ in candidates)
         under = all(
