@@ -15,7 +15,6 @@ import bisect
 import json
 import math
 import re
-from itertools import accumulate
 from functools import lru_cache
 
 from .limits import MAX_DEPTH, room_for_depth
@@ -35,9 +34,9 @@ _SCALAR = re.compile(f"{_NUMBER_PATTERN}|true|false|null")
 # string's loop unrolled (runs of plain characters, each escape between), as alternating each character is slower
 _LENIENT_STRING_PATTERN = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _TOKEN = re.compile(_LENIENT_STRING_PATTERN + r"|[\[\]{}]", re.S)
-_LENIENT_STRING = re.compile(_LENIENT_STRING_PATTERN, re.S)
-_NO_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# from a token's end to the next bracket outside strings, in one match: strings, runs of other characters, a quote
+# that opens no string (skipped, as _TOKEN's scan skips it), each taken whole (possessive: never a bracket inside)
+_TO_BRACKET = re.compile(r"(?:" + _LENIENT_STRING_PATTERN + r'|[^\[\]{}"]++|")*+([\[\]{}])', re.S)
 _NUMBER_OR_STRING = re.compile(f"{_STRING_PATTERN}|{_NUMBER_PATTERN}|-?Infinity|NaN")
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 # Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
@@ -245,22 +244,20 @@ def _token_at(text: str, start: int, token: str) -> int:
 
 
 def _check_depth(text: str) -> None:
-    """Refuse nesting past MAX_DEPTH, at the bracket that opens level MAX_DEPTH + 1 (as libyaml reports it)."""
+    """Refuse nesting past MAX_DEPTH, at the bracket that opens level MAX_DEPTH + 1 (as libyaml reports it): one
+    match per bracket outside strings (`_TO_BRACKET`), the strings between skipped at C speed, nothing copied (a
+    cluster state is megabytes of tokens)."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    # the brackets _TOKEN finds, outside its strings, summed at C speed: a cluster state is megabytes of tokens
-    brackets = _NO_BRACKET.sub("", _LENIENT_STRING.sub("", text))
-    if max(accumulate(map(_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
-        return
-    depth = 0  # too deep: where, token by token
-    for token in _TOKEN.finditer(text):
-        bracket = token.group()
-        if bracket in ("[", "{"):
+    depth, at, match = 0, 0, _TO_BRACKET.match
+    while (found := match(text, at)) is not None:
+        if found.group(1) in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                raise JsonError(f"nested deeper than {MAX_DEPTH} levels", token.start())
-        elif bracket in ("]", "}"):
+                raise JsonError(f"nested deeper than {MAX_DEPTH} levels", found.start(1))
+        else:
             depth -= 1
+        at = found.end()
 
 
 def line_column(text: str, offset: int) -> tuple[int, int]:
