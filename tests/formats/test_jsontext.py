@@ -111,9 +111,10 @@ def test_values_glued_together_are_located(tmp_path):
 
 
 def test_depth_counts_the_brackets_outside_strings_only(monkeypatch):
-    """The depth check matches from bracket to bracket, the strings between skipped whole at C speed (a cluster state
-    is megabytes): brackets in strings, escaped quotes among them, never count; the level past the limit is refused
-    where it opens. Over random texts of quotes, escapes and brackets (a limit of 3), it refuses exactly what a scan
+    """The text is decoded first and scanned for depth only when its values nest too deep or the decoder stops (a
+    cluster state is megabytes), from bracket to bracket, the strings between skipped whole: brackets in strings,
+    escaped quotes among them, never count; the level past the limit is refused where it opens, before a syntax
+    error or a duplicate key. Over random texts of quotes, escapes and brackets (a limit of 3), it refuses exactly what a scan
     of every string and bracket token refuses, at the same offset."""
     import random
 
@@ -126,6 +127,10 @@ def test_depth_counts_the_brackets_outside_strings_only(monkeypatch):
     with pytest.raises(jsontext.JsonError) as caught:
         jsontext.values(deeper)
     assert caught.value.args == ("nested deeper than 1000 levels", deeper.index('"deep": ') + 8 + 999)
+    for broken in (deeper[:-1] + ", }", deeper.replace('"k3"', '"k1"')):  # too deep is said before what else is wrong
+        with pytest.raises(jsontext.JsonError) as caught:
+            jsontext.values(broken)
+        assert caught.value.args[0] == "nested deeper than 1000 levels"
 
     def scanned(text: str):  # every token, one by one
         depth = 0

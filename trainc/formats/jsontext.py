@@ -105,8 +105,33 @@ def _go_escapes(text: str) -> str:
 
 def values(text: str) -> list:
     """The values of a JSON stream; JsonError for text that is no JSON stream Go's decoder reads
-    (kubectl refuses `{`-led text that is not JSON, rather than reading it as YAML)."""
-    _check_depth(text)
+    (kubectl refuses `{`-led text that is not JSON, rather than reading it as YAML). Nesting past MAX_DEPTH is
+    refused first, whatever else is wrong: decoded at C speed, the text is scanned for where only when the decoder
+    stops or its values nest that deep (`_check_depth`, a step per bracket: a cluster state is megabytes)."""
+    try:
+        decoded = _decoded(text)
+    except (JsonError, RecursionError):
+        _check_depth(text)
+        raise
+    if text.count("[") + text.count("{") > MAX_DEPTH and _deeper(decoded):
+        _check_depth(text)
+    return decoded
+
+
+def _deeper(decoded: list) -> bool:
+    """Whether a decoded value nests more than MAX_DEPTH levels of objects and arrays."""
+    stack = [(value, 1) for value in decoded if type(value) is dict or type(value) is list]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        for child in value.values() if type(value) is dict else value:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
+
+
+def _decoded(text: str) -> list:
     decoded, at = [], _SPACE.match(text).end()
     clean = _go_escapes(text)  # the same length as `text`: offsets stay
     with room_for_depth():  # Python < 3.12 decodes each level of JSON in a frame
