@@ -550,6 +550,48 @@ def test_a_standing_replaces_the_empty_cluster_s_borrowing_notice(tmp_path):
     assert "team-a/pretrain: Kueue: admissible now in ClusterQueue 'team-a-gpu' on a100 borrowing" in pretrain[0]
 
 
+def test_a_well_formed_object_is_known_at_once_exactly_when_it_has_no_problem(monkeypatch):
+    """`_problems` checks an object of the state in one walk (`_conforms`) and looks for each problem's path only
+    when that finds one: over the case's objects with random fields replaced by values of every type (a bad time, a
+    bad quantity, a null item among them), the walk says well-formed exactly when the problems are none."""
+    import copy
+    import random
+
+    from trainc.validation import clusterstate
+
+    shapes = {"Workload": clusterstate._WORKLOAD, "ClusterQueue": clusterstate._REPORTED}
+    shapes["WorkloadPriorityClass"] = clusterstate._PRIORITY_CLASS
+    odd = [None, 1, -(2**40), True, "x", "12Gi", "2026-13-01T00:00:00Z", "2026-12-01T08:00:00Z", [], [None], {}, 1.5]
+    draw, checked = random.Random(2170), 0
+
+    def places(value, path=()):
+        yield path
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                yield from places(inner, (*path, key))
+        elif isinstance(value, list):
+            for index, inner in enumerate(value):
+                yield from places(inner, (*path, index))
+
+    objects = [obj for obj in state()["items"] if obj["kind"] in shapes]
+    for _ in range(3000):
+        obj = copy.deepcopy(draw.choice(objects))
+        shape = shapes[obj["kind"]]
+        for _ in range(draw.randrange(3)):
+            path = draw.choice(list(places(obj))[1:])
+            parent = obj
+            for part in path[:-1]:
+                parent = parent[part]
+            parent[path[-1]] = copy.deepcopy(draw.choice(odd))
+        fast = clusterstate._conforms(obj, shape)
+        with monkeypatch.context() as patched:
+            patched.setattr(clusterstate, "_conforms", lambda *_: False)
+            slow = clusterstate._problems(None, obj, shape)
+        assert fast == (not slow), (obj, slow)
+        checked += not fast
+    assert checked > 500  # many of them have a problem
+
+
 def test_the_pending_ahead_of_a_job_are_counted_as_kueue_orders_its_queue():
     """`State.ahead` bisects each ClusterQueue's pending workloads, sorted once, where each TrainJob asked them all
     (a cluster holds thousands): the same count as Kueue's order read literally (higher priority first, then the
