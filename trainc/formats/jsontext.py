@@ -30,8 +30,8 @@ _STRING_PATTERN = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
 _NUMBER_PATTERN = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
 _STRING = re.compile(_STRING_PATTERN)
 _SCALAR = re.compile(f"{_NUMBER_PATTERN}|true|false|null")
-# strings (whose brackets do not nest) and brackets, read leniently: the depth check runs before decoding; a
-# string's loop unrolled (runs of plain characters, each escape between), as alternating each character is slower
+# strings (whose brackets do not nest) and brackets, read leniently, as the depth check reads text that may not
+# decode; a string's loop unrolled (runs of plain characters, each escape between): alternating per character is slower
 _LENIENT_STRING_PATTERN = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _TOKEN = re.compile(_LENIENT_STRING_PATTERN + r"|[\[\]{}]", re.S)
 # from a token's end to the next bracket outside strings, in one match: strings, runs of other characters, a quote
