@@ -970,6 +970,18 @@ def _run(args, **kwargs):
     return subprocess.run([sys.executable, "-m", "trainc", *args], capture_output=True, text=True, timeout=60, **kwargs)
 
 
+def test_deep_json_behind_a_run_of_escaped_quotes_is_refused_at_once(tmp_path):
+    """Nesting past the limit is found by a scan that reads each character a bounded number of times: behind a
+    megabyte of escaped quotes (each of which a scan trying every quote as a string's start read to the end again:
+    hours), the level past the limit is refused where it opens."""
+    text = '{"a": "' + '\\"' * 500_000 + " " + "[" * 1001
+    (tmp_path / "a.json").write_text(text)
+    result = _run(["build", str(tmp_path / "a.json")])
+    assert result.returncode == 1 and result.stdout == ""
+    column = len(text) - 1  # the last bracket but one: the outer object is the first level
+    assert result.stderr.strip() == f"{tmp_path / 'a.json'}:1:{column}: invalid JSON: nested deeper than 1000 levels"
+
+
 @pytest.mark.parametrize("command", [["build", "-"], ["fn"], ["status"]])
 def test_closed_stdin_is_an_input_error(command):
     """`trainc build - <&-`: Python starts with sys.stdin None, which raised AttributeError."""

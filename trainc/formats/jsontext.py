@@ -37,6 +37,10 @@ _TOKEN = re.compile(_LENIENT_STRING_PATTERN + r"|[\[\]{}]", re.S)
 # from a token's end to the next bracket outside strings, in one match: strings, runs of other characters, a quote
 # that opens no string (skipped, as _TOKEN's scan skips it), each taken whole (possessive: never a bracket inside)
 _TO_BRACKET = re.compile(r"(?:" + _LENIENT_STRING_PATTERN + r'|[^\[\]{}"]++|")*+([\[\]{}])', re.S)
+# the first quote that opens no string: past it no quote does (each would read on to the end as it did), so every
+# bracket there counts; found in one pass, where trying each quote would read the rest again for each (quadratic)
+_UNCLOSED = re.compile(r'(?:[^"]++|' + _LENIENT_STRING_PATTERN + r')*+"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
 _NUMBER_OR_STRING = re.compile(f"{_STRING_PATTERN}|{_NUMBER_PATTERN}|-?Infinity|NaN")
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 # Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
@@ -270,19 +274,27 @@ def _token_at(text: str, start: int, token: str) -> int:
 
 def _check_depth(text: str) -> None:
     """Refuse nesting past MAX_DEPTH, at the bracket that opens level MAX_DEPTH + 1 (as libyaml reports it): one
-    match per bracket outside strings (`_TO_BRACKET`), the strings between skipped at C speed, nothing copied (a
-    cluster state is megabytes of tokens)."""
+    match per bracket outside strings (`_TO_BRACKET`) up to a quote that opens no string (`_UNCLOSED`), then every
+    bracket; nothing copied, each character read a bounded number of times (a hostile text of escaped quotes)."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
+    unclosed = _UNCLOSED.match(text)
+    end = len(text) if unclosed is None else unclosed.end() - 1
     depth, at, match = 0, 0, _TO_BRACKET.match
-    while (found := match(text, at)) is not None:
-        if found.group(1) in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise JsonError(f"nested deeper than {MAX_DEPTH} levels", found.start(1))
-        else:
-            depth -= 1
+    while (found := match(text, at, end)) is not None:
         at = found.end()
+        depth = _deeper_by(found.group(1), depth, found.start(1))
+    for found in _BRACKET.finditer(text, end):
+        depth = _deeper_by(found.group(), depth, found.start())
+
+
+def _deeper_by(bracket: str, depth: int, offset: int) -> int:
+    """The depth after `bracket` (at `offset`); refused past MAX_DEPTH."""
+    if bracket in "[{":
+        if depth >= MAX_DEPTH:
+            raise JsonError(f"nested deeper than {MAX_DEPTH} levels", offset)
+        return depth + 1
+    return depth - 1
 
 
 def line_column(text: str, offset: int) -> tuple[int, int]:
