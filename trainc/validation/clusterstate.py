@@ -104,21 +104,28 @@ class State:
         self.held: list = []
         self.pending: list = []
         self.priorities: dict = {}  # WorkloadPriorityClass name -> value
-        self._usage: tuple | None = None  # (queues, usage) computed last
         self._owned: tuple | None = None  # ({(namespace, owner): first Held}, {(namespace, owner): first Pending})
-        self._queued: tuple | None = None  # (queues, {ClusterQueue: the queue-order keys of its pending, sorted})
-        self._candidates: tuple | None = None  # (queues, {(ClusterQueue, needs, priority, created): candidates})
+        # (queues, {what: value}) of what was worked out on the queues last asked of (`_on`): the usage, the pending
+        # of each ClusterQueue in queue order, the preemption candidates. Kept with the state, not the queues (which
+        # the run's result keeps, and would keep every workload of the state with them)
+        self._derived: tuple | None = None
+
+    def _on(self, queues: kueue.Queues) -> dict:
+        if self._derived is None or self._derived[0] is not queues:
+            self._derived = (queues, {})
+        return self._derived[1]
 
     def usage(self, queues: kueue.Queues) -> Mapping:
         """{ClusterQueue: {(flavor, resource): amount}} of the held workloads (computed once per `queues`), read
         only: `kueue.used` remembers its sums, and whoever charges or frees a workload works on a copy."""
-        if self._usage is None or self._usage[0] is not queues:
+        derived = self._on(queues)
+        if "usage" not in derived:
             out: dict = {}
             for held in self.held:
                 if held.cluster_queue in queues.cluster_queues:
                     _charge(out, held, 1)
-            self._usage = (queues, MappingProxyType({name: MappingProxyType(amounts) for name, amounts in out.items()}))
-        return self._usage[1]
+            derived["usage"] = MappingProxyType({name: MappingProxyType(amounts) for name, amounts in out.items()})
+        return derived["usage"]
 
     def owned(self, namespace: str, owner: tuple) -> tuple[Held | None, Pending | None]:
         """The first held and the first pending workload `owner` made in `namespace`: indexed once, as every
@@ -134,17 +141,16 @@ class State:
         return self._owned[0].get((namespace, owner)), self._owned[1].get((namespace, owner))
 
     def candidates(self, queues: kueue.Queues) -> dict:
-        """The preemption oracle's candidates found so far on `queues` (`_Oracle`), kept with the state, not with the
-        queues (which the run's result keeps, and would keep every workload of the state with them)."""
-        if self._candidates is None or self._candidates[0] is not queues:
-            self._candidates = (queues, {})
-        return self._candidates[1]
+        """The preemption oracle's candidates found so far on `queues` (`_Oracle`): {(ClusterQueue, needs,
+        priority, creation time): candidates}."""
+        return self._on(queues).setdefault("candidates", {})
 
     def ahead(self, queues: kueue.Queues, cq_name: str, priority: int, created: datetime | None, own) -> int:
         """How many pending workloads of ClusterQueue `cq_name` Kueue's queue orders before a job of `priority`
         created at `created` (None: now), `own` (its pending workload, or None) left out: each ClusterQueue's
         pending sorted once (per `queues`) by `_order`, then one bisection per job."""
-        if self._queued is None or self._queued[0] is not queues:
+        derived = self._on(queues)
+        if "queued" not in derived:
             queued: dict = {}
             for each in self.pending:
                 name = queues.local_queues.get((each.namespace, each.queue))
@@ -152,9 +158,9 @@ class State:
                     queued.setdefault(name, []).append(_order(each.priority, each.created, each.uid))
             for keys in queued.values():
                 keys.sort()
-            self._queued = (queues, queued)
+            derived["queued"] = queued
         job = (-priority, (2,), "") if created is None else _order(priority, created, own.uid if own else "")
-        count = bisect_left(self._queued[1].get(cq_name, ()), job)
+        count = bisect_left(derived["queued"].get(cq_name, ()), job)
         if own is not None and queues.local_queues.get((own.namespace, own.queue)) == cq_name:
             count -= _order(own.priority, own.created, own.uid) < job  # counted above, and not ahead of itself
         return count
@@ -568,11 +574,11 @@ class _Oracle:
         """The Cohort at the top of `node`'s tree (None outside any), remembered in `queues.sums`."""
         memo = ("root", node.kind, node.name)
         if memo not in self.queues.sums:
-            start, seen = memo, set()
+            seen = set()
             while node.parent is not None and node.parent not in seen:
                 seen.add(node.name)
                 node = kueue._cohort(node.parent, self.queues)
-            self.queues.sums[start] = node.name if node.kind == "Cohort" else None
+            self.queues.sums[memo] = node.name if node.kind == "Cohort" else None
         return self.queues.sums[memo]
 
 

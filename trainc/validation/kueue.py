@@ -911,11 +911,18 @@ def used(node: Node, key: tuple, queues: Queues, usage: Mapping, seen: frozenset
         return 0
     if type(usage) is not MappingProxyType or node.kind == "ClusterQueue":
         return _used(node, key, queues, usage, seen)
-    memo = ("used", id(usage), node.kind, node.name, key, seen)
+    return _on_usage(_used, node, key, queues, usage, seen)
+
+
+def _on_usage(function, node: Node, key: tuple, queues: Queues, usage: Mapping, seen: frozenset) -> int:
+    """`function(node, key, queues, usage, seen)` remembered in `queues.sums` for a usage that cannot change (the
+    cluster's, a MappingProxyType, or none: an empty cluster), as the quotas' sums are."""
+    memo = (function.__name__, id(usage) if usage else None, node.kind, node.name, key, seen)
     found = queues.sums.get(memo)
     if found is None:
-        queues.sums[("usage", id(usage))] = usage  # held, so that its id names no other usage while the sums stand
-        found = queues.sums[memo] = _used(node, key, queues, usage, seen)
+        if usage:
+            queues.sums[("usage", id(usage))] = usage  # held, so that its id names no other usage while the sums stand
+        found = queues.sums[memo] = function(node, key, queues, usage, seen)
     return found
 
 
@@ -943,13 +950,7 @@ def available(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozens
     is, for an empty cluster too: every flavor of every workload placed asks it."""
     if usage and type(usage) is not MappingProxyType:
         return _available(node, key, queues, usage, seen)
-    memo = ("available", id(usage) if usage else None, node.kind, node.name, key, seen)
-    found = queues.sums.get(memo)
-    if found is None:
-        if usage:
-            queues.sums[("usage", id(usage))] = usage  # held, so that its id names no other usage while the sums stand
-        found = queues.sums[memo] = _available(node, key, queues, usage, seen)
-    return found
+    return _on_usage(_available, node, key, queues, usage, seen)
 
 
 def _available(node: Node, key: tuple, queues: Queues, usage: dict, seen: frozenset) -> int:
