@@ -70,7 +70,7 @@ def build(
     if slices is None:
         return None
     try:
-        output = _build(slices, namespace, context, anchored, previous)
+        output = _build(slices, _Compiling(namespace, context, previous), anchored)
     except _ReadProblems:
         return None
     output.files = len(found.inputs)
@@ -128,26 +128,33 @@ def _size(file: str, known: dict) -> int:
         return 0
 
 
-def _build(slices, namespace, context: dict, anchored: bool, previous) -> builder.Output:
+class _Compiling(NamedTuple):
+    """What every process compiles with, the same in each: the run's namespace, what pipeline.Context takes
+    besides the catalog, the previous versions (read before the workers fork) or None."""
+
+    namespace: str
+    context: dict
+    previous: object = None
+
+
+def _build(slices, compiling: _Compiling, anchored: bool) -> builder.Output:
     for stream in (sys.stdout, sys.stderr):  # or a worker would write out a copy of what is buffered
         if stream is not None:
             stream.flush()
     workers, done = [], False
     try:
         for each in slices[1:]:  # the first slice is the parent's own
-            workers.append(_start(each, [channel for _, channel in workers], namespace, context, anchored, previous))
+            workers.append(_start(each, [channel for _, channel in workers], compiling, anchored))
         with _remembering(anchored):
             reader, runtime_errors = inputset.Reader(source.Budget(slices[0].budget)), []
-            own = _read(slices[0].files, namespace, reader)
+            own = _read(slices[0].files, compiling.namespace, reader)
             runtime_documents = reader.documents(slices[0].runtimes, runtime_errors)
             output = _merge(
                 own,
                 [channel for _, channel in workers],
                 (runtime_documents, runtime_errors),
-                namespace,
-                context,
+                compiling,
                 anchored,
-                previous,
             )
         done = True
         return output
@@ -165,7 +172,7 @@ def _remembering(anchored: bool):
     return blockyaml.remembering() if anchored else nullcontext()
 
 
-def _start(work: _Slice, others, namespace, context: dict, anchored: bool, previous) -> tuple[int, _Channel]:
+def _start(work: _Slice, others, compiling: _Compiling, anchored: bool) -> tuple[int, _Channel]:
     """A forked worker on a slice and the parent's end of its channel (os.fork and pipes: multiprocessing
     would add its import, about 20 ms, to the parent's start)."""
     import fcntl  # POSIX only, as fork is
@@ -185,7 +192,7 @@ def _start(work: _Slice, others, namespace, context: dict, anchored: bool, previ
             os.close(down[1])
             os.close(up[0])
             with _remembering(anchored):
-                _worker(_Channel(down[0], up[1]), work, namespace, context, previous)
+                _worker(_Channel(down[0], up[1]), work, compiling)
             status = 0
         except Exception:
             import traceback  # only a worker that fails needs it
@@ -223,9 +230,10 @@ class _Channel:
                 pass
 
 
-def _merge(own, pipes, runtimes_read, namespace, context: dict, anchored: bool, previous) -> builder.Output:
+def _merge(own, pipes, runtimes_read, compiling: _Compiling, anchored: bool) -> builder.Output:
     """The parent's part: its own slice read (`own`, and the runtime files), then every slice's TrainJobs
     ordered and compiled, its own share while the workers compile theirs."""
+    namespace, context = compiling.namespace, compiling.context
     inputs, summary = own
     loaded = [summary, *(_receive(pipe) for pipe in pipes)]
     runtime_documents, errors = runtimes_read
@@ -251,11 +259,11 @@ def _merge(own, pipes, runtimes_read, namespace, context: dict, anchored: bool, 
         pipe.send((runtimes, theirs, anchored))
     output = builder.Output(len(keys), len(runtimes), namespace=namespace)
     output.notices += more.notices
-    builder.check_runtimes(runtimes, previous, output, pipeline.Context(None, **context).release)
+    builder.check_runtimes(runtimes, compiling.previous, output, pipeline.Context(None, **context).release)
     results = [None] * len(order)
     seed_warnings = []
     for compiled, warnings in [
-        (_compile(inputs, runtimes, assigned[0], namespace, context, anchored, previous), ()),
+        (_compile(inputs, runtimes, assigned[0], compiling, anchored), ()),
         *(_receive(pipe) for pipe in pipes),
     ]:
         seed_warnings = seed_warnings or warnings
@@ -337,14 +345,14 @@ def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, di
     }
 
 
-def _compile(inputs, every_runtime, assigned, namespace, context: dict, anchored: bool, previous) -> list:
+def _compile(inputs, every_runtime, assigned, compiling: _Compiling, anchored: bool) -> list:
     """(position, errors, an update's refusals among them, notices, the TrainJob's place, (marshal bytes, how many,
     YAML text, their identities when `anchored`) or None) of the TrainJobs `assigned` to this slice."""
-    ctx = pipeline.Context(catalog.build(every_runtime, namespace), **context)
+    ctx = pipeline.Context(catalog.build(every_runtime, compiling.namespace), **compiling.context)
     compiled = []
     for local, position in assigned:
         trainjob, inputs.trainjobs[local] = inputs.trainjobs[local], None  # its memory free for the output's
-        job = builder.compile_trainjob(trainjob, None, ctx, previous, every_runtime)
+        job = builder.compile_trainjob(trainjob, None, ctx, compiling.previous, every_runtime)
         problems, notices, objects = job.errors + job.refusals, job.notices, job.objects
         if objects is not None:  # what the output needs: objects are JSON data, which marshal copies fastest
             origin = trainjob.origin  # plain: quickest to copy
@@ -375,12 +383,12 @@ class Placed(NamedTuple):
     marks: tuple = ()  # the place of each of ANCHORS in its text
 
 
-def _worker(pipe, work: _Slice, namespace, context: dict, previous) -> None:
-    inputs, summary = _read(work.files, namespace, inputset.Reader(source.Budget(work.budget)))
+def _worker(pipe, work: _Slice, compiling: _Compiling) -> None:
+    inputs, summary = _read(work.files, compiling.namespace, inputset.Reader(source.Budget(work.budget)))
     pipe.send(summary)
     try:
         every_runtime, assigned, anchored = pipe.recv()
     except EOFError:  # the parent found errors already, or a problem with the runtimes
         return
-    compiled = _compile(inputs, every_runtime, assigned, namespace, context, anchored, previous)
-    pipe.send((compiled, list(getattr(context.get("ssh_key_seed"), "warnings", ()))))
+    compiled = _compile(inputs, every_runtime, assigned, compiling, anchored)
+    pipe.send((compiled, list(getattr(compiling.context.get("ssh_key_seed"), "warnings", ()))))

@@ -283,13 +283,13 @@ def _check_depth(text: str) -> None:
     depth, at, match = 0, 0, _TO_BRACKET.match
     while (found := match(text, at, end)) is not None:
         at = found.end()
-        depth = _deeper_by(found.group(1), depth, found.start(1))
+        depth = _step(found.group(1), depth, found.start(1))
     for found in _BRACKET.finditer(text, end):
-        depth = _deeper_by(found.group(), depth, found.start())
+        depth = _step(found.group(), depth, found.start())
 
 
-def _deeper_by(bracket: str, depth: int, offset: int) -> int:
-    """The depth after `bracket` (at `offset`); refused past MAX_DEPTH."""
+def _step(bracket: str, depth: int, offset: int) -> int:
+    """The depth after `bracket` (at `offset`), from `depth`; refused past MAX_DEPTH."""
     if bracket in "[{":
         if depth >= MAX_DEPTH:
             raise JsonError(f"nested deeper than {MAX_DEPTH} levels", offset)

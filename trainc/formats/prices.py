@@ -122,17 +122,18 @@ def _yaml_table(path: str) -> _Node | None:
     from . import blockyaml, source
 
     text = source.read(path)
-    documents = blockyaml.documents(text)
-    if documents is None:
-        return _composed_table(text)
-    root = documents[0] if documents else None
-    if not isinstance(root, dict) or KEY not in root:
-        return None
-    try:
-        node = _from_lines(text, text.split("\n"), (KEY,), root[KEY], 0)
-        node.key = _place(text, (KEY,), key=True)
-    except _Unplaced:  # a place blockyaml leaves to libyaml (an empty value)
-        return _composed_table(text)
+    with blockyaml.remembering():  # read once: placing the table's values does not read it again
+        documents = blockyaml.documents(text)
+        if documents is None:
+            return _composed_table(text)
+        root = documents[0] if documents else None
+        if not isinstance(root, dict) or KEY not in root:
+            return None
+        try:
+            node = _from_lines(text, text.split("\n"), (KEY,), root[KEY], 0)
+            node.key = _place(text, (KEY,), key=True)
+        except _Unplaced:  # a place blockyaml leaves to libyaml (an empty value)
+            return _composed_table(text)
     return node
 
 

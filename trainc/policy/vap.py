@@ -496,10 +496,10 @@ class Admission:
         for candidate in candidates:
             metadata = candidate.get("metadata") or {}
             there, name = metadata.get("namespace") or self.default_namespace, metadata.get("name")
-            there, name = (there if isinstance(there, str) else ...), (name if isinstance(name, str) else ...)
-            for key in ((there, name), (there, None), (None, name), (None, None)):
-                if ... not in key:  # a namespace or name of another type matches no paramRef's
-                    placed.setdefault(key, []).append(candidate)
+            # a namespace or name of another type matches no paramRef's: it is under "any" alone
+            for where in (None, there) if isinstance(there, str) else (None,):
+                for called in (None, name) if isinstance(name, str) else (None,):
+                    placed.setdefault((where, called), []).append(candidate)
         return placed
 
     def _validate(self, policy: Policy, data: dict, bound=None) -> list[str]:
