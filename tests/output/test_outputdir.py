@@ -282,3 +282,14 @@ def test_a_build_prunes_only_what_its_own_inputs_rendered_and_says_so(tmp_path):
     assert run("build", "b", "--output-dir", "out", cwd=tmp_path).returncode == 0
     checked = run("build", "a", "--output-dir", "out", "--check", cwd=tmp_path)  # b's file is not a's left-over
     assert (checked.returncode, checked.stderr) == (0, "")
+
+
+def test_a_directory_another_build_makes_meanwhile_is_taken_as_there(tmp_path, monkeypatch):
+    """Two builds into one new directory: the second finds it missing, then made by the first when it makes it. It
+    goes on as if it had been there (the lock then decides), never `cannot create out: File exists`; and it is not
+    the second build's to remove."""
+    made_meanwhile = tmp_path / "out"
+    real = os.path.lexists
+    monkeypatch.setattr(os.path, "lexists", lambda path: False if str(path) == str(made_meanwhile) else real(path))
+    made_meanwhile.mkdir()  # by the other build, after this one looked
+    assert outputdir._make(str(made_meanwhile / "team-a")) == [str(made_meanwhile / "team-a")]

@@ -85,6 +85,8 @@ def _make(directory: str) -> list[str]:
     for folder in reversed(missing):
         try:
             os.mkdir(folder)
+        except FileExistsError:  # another build made it meanwhile: as if it had been there (and not ours to remove)
+            continue
         except OSError as exc:
             _unmake(made)
             raise OutputDirError(f"cannot create {folder}: {exc.strerror}") from None
