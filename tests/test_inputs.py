@@ -8,6 +8,7 @@ import subprocess
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import ROOT
 
 from trainc import inputs as inputset
 from trainc.cli import cli
@@ -90,6 +91,71 @@ def test_a_repository_root_builds_and_validates(tmp_path, monkeypatch):
     assert identities(result.stdout) == {("JobSet", "a"), ("JobSet", "b")}
     result = run(tmp_path, monkeypatch, "validate", ".")
     assert result.exit_code == 0 and result.stderr.endswith("valid: 2 TrainJobs, 1 runtime\n"), result.stderr
+
+
+NAME_POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: short-names}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: ["*"], apiVersions: ["*"], operations: [CREATE, UPDATE], resources: ["*"]}]
+  validations: [{expression: "object.metadata.name.size() <= 63"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: short-names}
+spec: {policyName: short-names, validationActions: [Deny]}
+"""
+
+
+def test_the_platform_s_files_are_no_inputs_however_paths_reach_them(tmp_path, monkeypatch):
+    """The platform's queues (kueue-paths), its policies (policy-paths) and the cluster state are read apart and
+    never pass through: `trainc build .` at the root, a hook given every file and a diff against a commit read
+    them as the runs naming only the apps do. They were inputs too: the state's queues were then "defined twice"
+    (first in the platform's queues), and an app's render would have deployed them."""
+    case = ROOT / "golden" / "kueue-placement"
+    write(
+        tmp_path,
+        {
+            ".trainc.yaml": "kueue-paths: [platform/kueue]\ncluster-state: platform/state.json\n"
+            "policy-paths: [platform/policies]\n",
+            "platform/kueue/queues.yaml": (case / "queues.yaml").read_text(),
+            "platform/state.json": (case / "cluster" / "state.json").read_text(),
+            "platform/policies/names.yaml": NAME_POLICY,
+            "apps/jobs.yaml": (case / "trainjobs.yaml").read_text(),
+        },
+    )
+    git = ["git", "-C", str(tmp_path), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    (tmp_path / "apps" / "jobs.yaml").write_text((tmp_path / "apps" / "jobs.yaml").read_text() + "\n# changed\n")
+    # what the trainc-validate hook is given: every file but dot-files (its `exclude`)
+    every_file = sorted(
+        str(path.relative_to(tmp_path))
+        for path in tmp_path.rglob("*")
+        if path.suffix in (".yaml", ".json")
+        and not any(part.startswith(".") for part in path.relative_to(tmp_path).parts)
+    )
+    for command in (
+        ["build"],
+        ["validate"],
+        ["summary"],
+        ["diff", "--base", "HEAD"],
+        ["validate", "--previous", "HEAD"],
+    ):
+        apps = run(tmp_path, monkeypatch, *command, "apps")
+        assert apps.exit_code in (0, 1) and "defined twice" not in apps.stderr, (command, apps.stderr)
+        for paths in (["."], every_file):
+            reached = run(tmp_path, monkeypatch, *command, *paths)
+            assert (reached.exit_code, reached.stdout) == (apps.exit_code, apps.stdout), (
+                command,
+                paths,
+                reached.stderr,
+            )
+    built = identities(run(tmp_path, monkeypatch, "build", ".").stdout)
+    assert {kind for kind, _ in built} == {"JobSet"} and built  # no queue, policy or workload passed through
 
 
 def test_hidden_names_are_skipped_in_directories_only(tmp_path):

@@ -87,6 +87,14 @@ class Options(NamedTuple):
         )
 
     @property
+    def apart(self) -> tuple:
+        """What the run reads apart from its inputs, never as one of them however PATHS reach it (a directory
+        holding the platform's files too, a hook given every changed file): the rendered tree (--output-dir), the
+        platform's Kueue objects and policies (--kueue, --policies) and the cluster state (--cluster-state)."""
+        given = (self.output_dir, *self.kueue_paths, *self.policy_paths, self.cluster_state)
+        return tuple(path for path in given if path is not None and path != "-")
+
+    @property
     def release(self) -> releases.Release:
         """The Kubeflow Trainer release the run renders for."""
         return releases.named(self.trainer_version) if self.trainer_version else releases.DEFAULT
@@ -184,8 +192,9 @@ def previous(state: _Run) -> None:
     given = state.options.previous
     if isinstance(given, str):
         try:
+            options = state.options
             given = read_previous(
-                given, state.inputs.paths, state.options.namespace, state.options.runtime_paths, state.reader
+                given, state.inputs.paths, options.namespace, options.runtime_paths, state.reader, options.apart
             )
         except (InputError, InputErrors) as unread:  # no update check without them; the other stages go on
             state.result.errors += unread.errors if isinstance(unread, InputErrors) else [unread]
@@ -197,7 +206,7 @@ def compiled(state: _Run) -> None:
     """Read the input set, register its runtimes, thread every TrainJob through build.STAGES: on several
     processes when the run is large (`parallel`: the same result), else in this one."""
     options, result = state.options, state.result
-    found = inputset.files(state.inputs.paths, options.runtime_paths, options.output_dir, options.root)
+    found = inputset.files(state.inputs.paths, options.runtime_paths, options.apart, options.root)
     recorder = Provenance() if options.provenance else None
     context = dict(
         ssh_key_seed=options.ssh_key_seed,

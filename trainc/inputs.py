@@ -67,17 +67,15 @@ class Files(NamedTuple):
     sizes: dict | None = None
 
 
-def files(paths, runtime_paths=(), output_dir: str | None = None, root: str | None = None) -> Files:
-    """The input set of PATHS and --runtimes; files under `output_dir` (a rendered tree inside PATHS) are
-    not inputs. `root`: the run's repository (`listed`)."""
+def files(paths, runtime_paths=(), apart=(), root: str | None = None) -> Files:
+    """The input set of PATHS and --runtimes; files under a path of `apart` (what the run reads apart from its
+    inputs, inside PATHS: `engine.Options.apart`) are not inputs. `root`: the run's repository (`listed`)."""
     seen: set = set()
     sizes: dict = {}
     inputs = listed(paths, seen, root, sizes)
-    if output_dir is not None:
-        rendered = os.path.realpath(output_dir)
-        inputs = [
-            file for file in inputs if file == "-" or os.path.commonpath([rendered, os.path.realpath(file)]) != rendered
-        ]
+    for path in apart:
+        away = os.path.realpath(path)
+        inputs = [file for file in inputs if file == "-" or os.path.commonpath([away, os.path.realpath(file)]) != away]
     return Files(inputs, listed(runtime_paths, seen, root, sizes), sizes)
 
 
@@ -280,15 +278,16 @@ def runtimes_only(documents, notices: list) -> list:
     return found
 
 
-def read_previous(rev_or_dir: str | None, paths, namespace: str = "default", runtime_paths=(), reader=None):
+def read_previous(rev_or_dir: str | None, paths, namespace: str = "default", runtime_paths=(), reader=None, apart=()):
     """The previous versions (trainer/previous.Previous) of PATHS and --runtimes (of which only runtimes are read);
     None: PATHS as they are (read by `reader`, the run's), for a change of Trainer release alone. A directory
     or a revision is read within a bound of its own, as large as `reader`'s, and a directory confined to its root.
 
     REV_OR_DIR is a directory holding the previous versions (searched like the inputs), or a git revision: PATHS
     (and --runtimes) are then read as the tree at that revision holds them (`at_revision`), so a file deleted
-    since holds removed objects and a moved one its objects where they were. Raises PreviousError for a
-    REV_OR_DIR that is neither, InputErrors for previous versions that cannot be read."""
+    since holds removed objects and a moved one its objects where they were. What PATHS hold under a path of
+    `apart` is no previous version, as it is no input (`files`). Raises PreviousError for a REV_OR_DIR that is
+    neither, InputErrors for previous versions that cannot be read."""
     from .formats import position
     from .errors import PreviousError
     from .trainer.previous import collect
@@ -296,14 +295,14 @@ def read_previous(rev_or_dir: str | None, paths, namespace: str = "default", run
     errors: list = []
     reader = reader or Reader()
     if rev_or_dir is None:
-        inputs = files(paths, runtime_paths, root=reader.root)
+        inputs = files(paths, runtime_paths, apart, reader.root)
         found, runtime_documents = reader.documents(inputs.inputs, errors), reader.documents(inputs.runtimes, errors)
     elif os.path.isdir(rev_or_dir):
         own = reader.fresh()
         found, runtime_documents = own.documents(own.listed([rev_or_dir]), errors), []
     else:
         try:
-            texts, runtime_texts = at_revision(rev_or_dir, paths, runtime_paths, reader.fresh().budget)
+            texts, runtime_texts = at_revision(rev_or_dir, paths, runtime_paths, reader.fresh().budget, apart)
         except RevisionError as exc:
             raise PreviousError(str(exc)) from None
         found = documents(_decoded(texts), errors)
@@ -330,13 +329,14 @@ class _Blob(NamedTuple):
     link: bool  # a symbolic link: its content is the path it names
 
 
-def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None = None) -> tuple[list, list]:
+def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None = None, apart=()) -> tuple[list, list]:
     """([(label, bytes)] of PATHS, the same of --runtimes) as they were at git revision `rev`: each PATH read as
     the tree at `rev` holds it, by the rule of the working tree, so a file deleted or moved since is read where
     it was. `label` is `REV:path/in/the/repository`. Per repository, one `git ls-tree` and one `git cat-file`
     process, whatever the number of files; what they give is read within `budget` (the run's bound).
     --runtimes outside any repository holding `rev` (a sidecar's own runtimes) are not read: the base then
-    compiles with the current ones."""
+    compiles with the current ones. Files under a path of `apart` (in the working tree) are left out, as `files`
+    leaves them out of the inputs."""
     budget = budget or source.Budget()
     if all(path == "-" for path in [*paths, *runtime_paths]):
         raise RevisionError(f"{rev!r} is not a directory, and the inputs hold no file a git revision can be read at")
@@ -353,7 +353,10 @@ def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None 
                     if runtimes:
                         continue
                     raise
-                for label_path, blob in tree.under(os.path.relpath(os.path.realpath(path), tree.top)):
+                away = tuple(_in_tree(each, tree.top) for each in apart)
+                for label_path, blob in tree.under(_in_tree(path, tree.top)):
+                    if any(label_path == each or label_path.startswith(each + "/") for each in away):
+                        continue
                     if (tree.top, blob.path) not in seen:
                         seen.add((tree.top, blob.path))
                         chosen.append((tree, label_path, blob))
@@ -367,6 +370,11 @@ def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None 
     finally:
         for tree in trees.values():
             tree.close()
+
+
+def _in_tree(path: str, top: str) -> str:
+    """A working-tree path as the repository at `top` names it."""
+    return os.path.relpath(os.path.realpath(path), top).replace(os.sep, "/")
 
 
 def _tree_of(path: str, rev: str, trees: dict) -> _Tree:

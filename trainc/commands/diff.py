@@ -125,7 +125,9 @@ def compare(
 
     base = options.previous
     if base_release is not None:
-        before = inputset.read_previous(base, paths, options.namespace, options.runtime_paths, options.reader())
+        before = inputset.read_previous(
+            base, paths, options.namespace, options.runtime_paths, options.reader(), options.apart
+        )
         options = options._replace(previous=before._replace(release=base_release))
     elif isinstance(base, str):
         options = options._replace(base_ssh_key_seed=_seed_at(base, options.ssh_key_seed, options.max_input_bytes))

@@ -85,7 +85,7 @@ def find(paths, options, runtimes: dict, base: str) -> Reach:
     own = {os.path.realpath(file) for file in [*given.inputs, *given.runtimes]}
     candidates = [
         file
-        for file in inputset.files([os.path.relpath(root)], (), options.output_dir, root).inputs
+        for file in inputset.files([os.path.relpath(root)], (), options.apart, root).inputs
         if os.path.realpath(file) not in own and reader.may_matter(file)
     ]
     governing = _governing(options.config)
