@@ -508,3 +508,28 @@ def test_runtimes_outside_the_repository_are_current_at_a_git_base(history, tmp_
     assert headers(result) == ["JobSet default/c added", "1 added, 0 changed, 0 removed"]
     result = run(history, monkeypatch, "validate", "--previous", "HEAD", "apps", "--runtimes", str(outside))
     assert result.exit_code == 0, result.stderr
+
+
+def test_a_file_reaching_the_platform_s_files_through_a_link_is_no_input(tmp_path):
+    """`files` leaves out what lies under a path read apart, by where each file really is: a link to one of the
+    platform's files, or to its folder, is left out too; a sibling whose name only begins like it is kept."""
+    write(
+        tmp_path,
+        {
+            "platform/policies/names.yaml": NAME_POLICY,
+            "platform/policies-extra/kept.yaml": NAME_POLICY,
+            "apps/job.yaml": "kind: TrainJob\n",
+        },
+    )
+    (tmp_path / "apps" / "policy.yaml").symlink_to(tmp_path / "platform" / "policies" / "names.yaml")
+    (tmp_path / "linked").symlink_to(tmp_path / "platform")
+    found = inputset.files(
+        [str(tmp_path / "apps"), str(tmp_path / "linked" / "policies-extra")],
+        apart=[str(tmp_path / "platform" / "policies")],
+    )
+    assert found.inputs == [
+        str(tmp_path / "apps" / "job.yaml"),
+        str(tmp_path / "linked" / "policies-extra" / "kept.yaml"),
+    ]
+    linked = inputset.files([str(tmp_path / "linked" / "policies")], apart=[str(tmp_path / "platform" / "policies")])
+    assert linked.inputs == []

@@ -73,10 +73,27 @@ def files(paths, runtime_paths=(), apart=(), root: str | None = None) -> Files:
     seen: set = set()
     sizes: dict = {}
     inputs = listed(paths, seen, root, sizes)
-    for path in apart:
-        away = os.path.realpath(path)
-        inputs = [file for file in inputs if file == "-" or os.path.commonpath([away, os.path.realpath(file)]) != away]
+    if apart:
+        away = tuple(os.path.realpath(path) for path in apart)
+        folders: dict = {}  # each folder resolved once: a repository's thousands of files share a few dozen
+        inputs = [file for file in inputs if file == "-" or not _under(_resolved(file, folders), away)]
     return Files(inputs, listed(runtime_paths, seen, root, sizes), sizes)
+
+
+def _resolved(file: str, folders: dict) -> str:
+    """`file`'s real path (os.path.realpath), its folder's looked up in `folders`."""
+    if os.path.islink(file):
+        return os.path.realpath(file)
+    folder, name = os.path.split(file)
+    real = folders.get(folder)
+    if real is None:
+        real = folders[folder] = os.path.realpath(folder)
+    return os.path.join(real, name)
+
+
+def _under(real: str, tops: tuple) -> bool:
+    """Whether the real path `real` is one of the real paths `tops` or inside one."""
+    return any(real == top or real.startswith(top.rstrip(os.sep) + os.sep) for top in tops)
 
 
 def listed(paths, seen: set | None = None, root: str | None = None, sizes: dict | None = None) -> list[str]:
