@@ -16,7 +16,7 @@ from typing import NamedTuple
 from .. import shares
 from ..formats import prices as pricetable
 from ..k8s.enforced import enforced_bound
-from .requests import Job, each_job, placed_on
+from .requests import Job, charged, placed_on, workload
 
 
 PRICED_TOGETHER = 128  # jobs a process prices at least: fewer are priced in one process (`shares`)
@@ -43,12 +43,12 @@ class Cost(NamedTuple):
         return out
 
 
-def rate(job: Job, table: pricetable.Prices, per_unit: dict | None = None) -> tuple[Fraction, tuple]:
-    """(hourly rate, resources priced nowhere) of `job`'s pod sets on the flavors they are placed on; `per_unit`
-    keeps each (flavor, resource)'s price per Kueue integer, as a Fraction, for the next job."""
+def rate(pod_sets, table: pricetable.Prices, per_unit: dict | None = None) -> tuple[Fraction, tuple]:
+    """(hourly rate, resources priced nowhere) of a job's pod sets (requests.Usage) on the flavors they are placed
+    on; `per_unit` keeps each (flavor, resource)'s price per Kueue integer, as a Fraction, for the next job."""
     total, unpriced = Fraction(0), set()
     per_unit = {} if per_unit is None else per_unit
-    for pod_set in job.pod_sets:
+    for pod_set in pod_sets:
         for resource, amount in pod_set.total.items():
             key = (pod_set.flavors.get(resource), resource)
             price = per_unit.get(key, False)
@@ -68,12 +68,18 @@ def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> di
     `requests.jobs` takes them), in output order; many are priced on up to `workers` processes (`shares`)."""
 
     placed = placed_on(output, others)  # read once, before the shares are cut
+    standings = getattr(output, "standings", {})
 
     def price(share: list) -> list:
         out, per_unit = [], {}
-        for job, jobset in each_job(output, jobs=share, placed=placed):
-            hourly, unpriced = rate(job, table, per_unit)
-            out.append(((job.namespace, job.name), Cost(hourly, enforced_bound(jobset), unpriced)))
+        for trainjob, objects in share:
+            jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
+            if jobset is None:
+                continue
+            key = (trainjob.namespace, trainjob.name)
+            work, placement = workload(trainjob, jobset, placed)
+            hourly, unpriced = rate(charged(work, placement, standings.get(key)), table, per_unit)
+            out.append((key, Cost(hourly, enforced_bound(jobset), unpriced)))
         return out
 
     return {

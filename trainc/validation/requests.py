@@ -77,39 +77,25 @@ def each_job(output, others=None, jobs=None, placed=None):
     """`jobs`, each Job with its JobSet: what else is asked of it is asked with its objects read once (a large
     build holds them as bytes); of `jobs` only (some of the output's, in its order) when given, on the queues
     `placed` (`placed_on`'s answer, read once for several calls) when given."""
-    queues, placements = placed if placed is not None else placed_on(output, others)
+    placed = placed if placed is not None else placed_on(output, others)
     standings = getattr(output, "standings", {})
     for trainjob, objects in output.jobs if jobs is None else jobs:
         objects = list(objects)
         jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
         if jobset is None:
             continue
-        work = kueue.workload(trainjob.namespace, trainjob.name, jobset, queues)
+        work, placement = workload(trainjob, jobset, placed)
+        standing = standings.get((trainjob.namespace, trainjob.name))
+        usage = charged(work, placement, standing)
         trainer = _trainer(jobset, work.pod_sets)
         total: dict = {}
-        for pod_set in work.pod_sets:
-            for resource in pod_set.requests:
-                total[resource] = total.get(resource, 0) + pod_set.total(resource)
+        for pod_set in usage:
+            for resource, amount in pod_set.total.items():
+                total[resource] = total.get(resource, 0) + amount
         per_node = {
             resource: max(0, kueue.value(resource, amount))
             for resource, amount in (trainer.requests if trainer else {}).items()
         }
-        placed = placements.get((work.namespace, work.name))
-        if placed is None:
-            placed = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
-        standing = standings.get((trainjob.namespace, trainjob.name))
-        flavors = placed.flavors or ({},) * len(work.pod_sets)
-        if standing is not None and standing.state != "waiting" and standing.flavors:  # where it runs now
-            flavors = standing.flavors
-        usage = tuple(
-            Usage(
-                pod_set.name,
-                pod_set.count,
-                {resource: pod_set.total(resource) for resource in pod_set.requests},
-                dict(chosen),
-            )
-            for pod_set, chosen in zip(work.pod_sets, flavors)
-        )
         nodes = _mpi_hosts(trainjob.name, objects)
         yield (
             Job(
@@ -121,12 +107,40 @@ def each_job(output, others=None, jobs=None, placed=None):
                 per_node,
                 total,
                 usage,
-                placed.cluster_queue,
+                placement.cluster_queue,
                 standing,
-                placed if work.queue is not None else None,
+                placement if work.queue is not None else None,
             ),
             jobset,
         )
+
+
+def workload(trainjob, jobset: dict, placed: tuple) -> tuple:
+    """(kueue.Workload, kueue.Placement on an empty cluster) of a compiled TrainJob's JobSet, on the queues
+    `placed` (`placed_on`'s answer), its placement there found already or found now."""
+    queues, placements = placed
+    work = kueue.workload(trainjob.namespace, trainjob.name, jobset, queues)
+    placement = placements.get((work.namespace, work.name))
+    if placement is None:
+        placement = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
+    return work, placement
+
+
+def charged(work, placement, standing) -> tuple:
+    """A Usage per pod set of `work`: on the flavors it runs on now (`standing`, a clusterstate.Standing, unless
+    waiting), else on those `placement` picks."""
+    flavors = placement.flavors or ({},) * len(work.pod_sets)
+    if standing is not None and standing.state != "waiting" and standing.flavors:  # where it runs now
+        flavors = standing.flavors
+    return tuple(
+        Usage(
+            pod_set.name,
+            pod_set.count,
+            {resource: pod_set.total(resource) for resource in pod_set.requests},
+            dict(chosen),
+        )
+        for pod_set, chosen in zip(work.pod_sets, flavors)
+    )
 
 
 def flavor_names(job: Job) -> str:
