@@ -3,7 +3,9 @@ issue 15: only runtimes under --runtimes)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -533,3 +535,47 @@ def test_a_file_reaching_the_platform_s_files_through_a_link_is_no_input(tmp_pat
     ]
     linked = inputset.files([str(tmp_path / "linked" / "policies")], apart=[str(tmp_path / "platform" / "policies")])
     assert linked.inputs == []
+
+
+def test_git_asked_past_the_deadline_is_stopped_with_the_shell(tmp_path, monkeypatch):
+    """Staleness asks git through one shell; a git that does not answer in time is stopped with it (the whole
+    process group), and the run takes no answer: the state's modification time stands."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git").write_text(f"#!/bin/sh\necho $$ > {tmp_path}/pid\nexec sleep 30\n")
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    asked = inputset._spawned(inputset._QUESTIONS, str(tmp_path), str(tmp_path), "state.json")
+    while not (tmp_path / "pid").exists() or not (tmp_path / "pid").read_text().strip():
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert inputset._answers(asked, time.monotonic() + 0.2) == []
+    assert time.monotonic() - started < 5
+    git = int((tmp_path / "pid").read_text())
+    for _ in range(500):  # stopped: gone, or a zombie until its new parent reaps it
+        try:
+            with open(f"/proc/{git}/stat") as stat:
+                if stat.read().rpartition(")")[2].split()[0] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("the git the shell started still runs")
+
+
+def test_git_s_answers_come_back_one_per_question(tmp_path):
+    """Each question's answer, None for one git failed; past a failure nothing more is asked."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "state.json").write_text("{}")
+    asked = inputset._spawned(inputset._QUESTIONS, str(tmp_path), str(tmp_path), "state.json")
+    assert inputset._answers(asked, time.monotonic() + 60) == [None]  # no commit yet
+    git = ["git", "-C", str(tmp_path), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "add", "state.json"], check=True)
+    subprocess.run(
+        [*git, "commit", "-qm", "state", "--date", "@1764590400"],
+        check=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": "@1764590400"},
+    )
+    asked = inputset._spawned(inputset._QUESTIONS, str(tmp_path), str(tmp_path), "state.json")
+    assert inputset._answers(asked, time.monotonic() + 60) == ["1764590400\n", "state.json\n", "", "1764590400\n"]
