@@ -525,16 +525,17 @@ def cost() -> float:
 
 def _plain(result, program):
     try:
-        if result.type() == cel.Type.ERROR:
-            raise EvalError(_go_wording(str(result.value())))
         value = result.plain_value()
+        answer = value is True or value is False  # most rules', never an error's (whose plain value is its text)
+        if not answer and result.type() == cel.Type.ERROR:
+            raise EvalError(_go_wording(str(result.value())))
     except (TypeError, SystemError, RuntimeError):  # an optional or a type: cel-expr-python has no value for it
         raise EvalError(
             f"a value of type {program.return_type().name()} cannot be used here, only plain "
             "values (bool, int, uint, double, string, bytes, null, lists and maps of them)"
         ) from None
     try:
-        _Meter.charge(_size(value))
+        _Meter.charge(1 if answer else _size(value))
     except ValueError as exc:
         raise EvalError(str(exc)) from None
     return value

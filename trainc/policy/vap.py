@@ -345,6 +345,7 @@ class Admission:
         self.given = {}  # the variables trainc gives the object's policies (`cost`); a policy's own of a name wins
         self.resources = Resources(objects)
         self.namespaces = {}
+        self._namespace_objects: dict = {}  # name -> `_namespace_object`'s answer
         self.params: dict = {}  # (group, kind) -> [objects]
         self._placed: dict = {}  # (group, kind) -> `_by_place` of its objects, made when a binding first asks
         for obj in objects:
@@ -355,6 +356,14 @@ class Admission:
                 self.namespaces.setdefault((obj.get("metadata") or {}).get("name"), obj)
 
     def _namespace_object(self, name: str) -> dict:
+        """The Namespace `name` as policies read it (`namespaceObject`), the same object for every request in it:
+        no evaluation changes it."""
+        made = self._namespace_objects.get(name)
+        if made is None:
+            made = self._namespace_objects[name] = self._made_namespace(name)
+        return made
+
+    def _made_namespace(self, name: str) -> dict:
         found = self.namespaces.get(name)
         if found is None:  # not among the inputs: the Namespace the API server would create, as it labels it
             found = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
