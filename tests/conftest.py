@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,10 @@ SHARED = ROOT.parent / "shared"
 ORACLE = SHARED / "oracle" / "validate_manifests.py"
 GOLDEN_SEED = (ROOT / "tests" / "golden-ssh-seed").read_bytes()
 IN_CI = os.environ.get("CI") == "true"
+# The run's CEL compile cache (trainc.k8s.celcache) in a folder of this session's, never the user's: every
+# test after the first that compiles an expression reads it back, in this process or a `trainc` it starts.
+os.environ["TRAINC_CACHE_DIR"] = tempfile.mkdtemp(prefix="trainc-test-cache-")
+atexit.register(shutil.rmtree, os.environ["TRAINC_CACHE_DIR"], True)
 
 
 def need(condition: bool, reason: str) -> None:

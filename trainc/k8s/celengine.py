@@ -421,15 +421,24 @@ def _env(names: tuple[str, ...]):
 @lru_cache(maxsize=4096)
 def compile(expression: str, names: tuple[str, ...]):
     """The program of `expression` over the variables `names` (all dynamically typed, as the API server
-    types schemaless objects); raises CompileError."""
-    try:
-        program = _standard(names).compile(expression)
-    except RuntimeError:  # a library function or the optional syntax: the API server's whole environment
+    types schemaless objects); raises CompileError. A program compiled before is read back from the
+    compile cache (`celcache`)."""
+    from . import celcache
+
+    program = celcache.read(expression, names, _ENVS)
+    if program is None:
         try:
-            program = _env(names).compile(expression)
-        except RuntimeError as exc:
-            raise CompileError(_strip_status(str(exc))) from None
+            kind, program = "standard", _standard(names).compile(expression)
+        except RuntimeError:  # a library function or the optional syntax: the API server's whole environment
+            try:
+                kind, program = "full", _env(names).compile(expression)
+            except RuntimeError as exc:
+                raise CompileError(_strip_status(str(exc))) from None
+        celcache.write(expression, names, kind, program)
     return _Isolated(program) if _OPTIONAL.search(expression) and re.search(_PYTHON_CALL, expression) else program
+
+
+_ENVS = {"standard": _standard, "full": _env}  # the environments a program is compiled in, by name
 
 
 def checked_ast(expression: str, names: tuple[str, ...]) -> bytes:
