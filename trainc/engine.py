@@ -12,12 +12,11 @@ listed apart, for `trainc diff`, which shows them as the cluster's verdict on a 
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
 from . import build, parallel
 from . import inputs as inputset
 from .compiler.provenance import Provenance
-from .errors import InputError, InputErrors, Notice, locator
+from .errors import InputError, InputErrors, Notice, Record, locator
 from .formats import blockyaml, source
 from .formats.limits import MAX_INPUT_BYTES
 from .inputs import read_previous
@@ -25,7 +24,7 @@ from .trainer import releases
 from .trainer.catalog import RUNTIMES_WORDS
 
 
-class Options(NamedTuple):
+class Options(Record):
     """Everything a run depends on besides its inputs, frozen: built once from the resolved settings
     (`from_settings`), or given by the Python API. A setting is one field here, named as in settings.SETTINGS."""
 
@@ -104,7 +103,7 @@ class Options(NamedTuple):
         return inputset.Reader(source.Budget(self.max_input_bytes), self.root)
 
 
-class Inputs(NamedTuple):
+class Inputs(Record):
     """What a run reads: files, directories and `-` (stdin), by the input rule (`trainc.inputs`), within the
     run's byte bound; and (origin, object) pairs read already (a ResourceList's items, the Python API's objects)."""
 

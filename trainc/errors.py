@@ -1,16 +1,53 @@
-"""Errors that point at the input: file, line, column and field path.
+"""Errors that point at the input: file, line, column and field path; and `Record`, the base of every record class
+(these errors' own first).
 
 Positions are looked up only when an error is rendered, so the hot path never
 pays for them. Finding one reads text, which is the formats layer's (`formats/position.py`); this module sits
 below it and never imports it: the formats package installs its lookup in `locator` when it is imported,
 which it is before any input (any Origin with text) exists.
+
+Record: typing.NamedTuple's class syntax, made as collections.namedtuple makes the class. typing.NamedTuple
+checks every field's annotation, and under `from __future__ import annotations` each is a string it compiles:
+about 0.1 ms a class more than collections.namedtuple takes, and a run imports dozens of them before its first
+byte. A Record is the same class otherwise: a tuple with its fields, defaults, `_replace`, `_asdict`, the class
+body's methods, properties and docstring, pickled by its module and name; its annotations are kept as written,
+never evaluated.
 """
 
 from __future__ import annotations
 
+import collections
 import re
 from functools import partial
-from typing import NamedTuple
+
+# what the class body may not set, as typing.NamedTuple refuses it; and what the namedtuple sets itself
+_REFUSED = frozenset(
+    ("__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults", "_make", "_replace", "_asdict")
+)
+_OWN = frozenset(("__module__", "__name__", "__annotations__"))
+
+
+class _Made(type):
+    def __new__(mcs, name: str, bases: tuple, namespace: dict):
+        if not bases:  # Record itself
+            return super().__new__(mcs, name, bases, namespace)
+        fields = namespace.get("__annotations__", {})
+        defaults = [namespace[field] for field in fields if field in namespace]
+        if any(field not in namespace for field in list(fields)[len(fields) - len(defaults) :]):
+            raise TypeError(f"{name}: a field without a default follows one with a default")
+        made = collections.namedtuple(name, fields, defaults=defaults, module=namespace["__module__"])
+        made.__annotations__ = dict(fields)
+        for key, value in namespace.items():
+            if key in _REFUSED:
+                raise AttributeError(f"{name}: cannot overwrite NamedTuple attribute {key}")
+            if key not in _OWN and key not in fields:
+                setattr(made, key, value)
+        return made
+
+
+class Record(metaclass=_Made):
+    """The base of a record class: `class Placement(Record):` with annotated fields, as with typing.NamedTuple."""
+
 
 Path = tuple  # field path: keys (str) and list indexes (int)
 SHOWN = 256  # characters of a value (or key) a message shows (a name has at most 253): never a 1 MB line
@@ -85,7 +122,7 @@ def render_path(path: Path) -> str:
     return "".join(out)
 
 
-class Origin(NamedTuple):
+class Origin(Record):
     """Where an object came from; `text` is kept to locate fields on error.
 
     `base` is the object's path inside its document: () for a top-level object,
@@ -135,7 +172,7 @@ def _located_line(position: tuple[str, int, int] | None, path: Path, message: st
     return one_line(f"{where}{field}: {message}" if field else f"{where}{message}")
 
 
-class Notice(NamedTuple):
+class Notice(Record):
     """A warning or notice for the user, kept as its parts (not as its printed line) so that `trainc validate`
     reports its file, line and column as it does an error's, and a parallel build's workers send it back whole.
 

@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import NamedTuple
 
-from .errors import SHOWN, InputError, InputErrors, Notice, Origin, caught
+from .errors import InputError, InputErrors, Notice, Origin, Record, SHOWN, caught
 from .formats import source
 from .trainer import api
 
@@ -58,7 +57,7 @@ def manifest_name(name: str) -> bool:
     return name.endswith(SUFFIXES) and not hidden(name)
 
 
-class Files(NamedTuple):
+class Files(Record):
     """The files of a run: PATHS' and those of --runtimes not among them, each in walk order, and the size of
     each regular file as listed (for a parallel build to share them out without another stat each)."""
 
@@ -339,7 +338,7 @@ class RevisionError(ValueError):
     """A git base that cannot be read: the inputs are in no git repository, or REV is no commit of it."""
 
 
-class _Blob(NamedTuple):
+class _Blob(Record):
     path: str  # in the repository, `/`-separated
     oid: str
     size: int

@@ -21,12 +21,11 @@ import signal
 import sys
 from collections.abc import Sequence
 from contextlib import nullcontext
-from typing import NamedTuple
 
 from . import build as builder
 from . import inputs as inputset
 from .compiler import pipeline
-from .errors import Notice, Origin, locator
+from .errors import Notice, Origin, Record, locator
 from .formats import blockyaml, limits, source
 from .formats.serialize import dump_all
 from .k8s.identity import rendered_identity
@@ -112,7 +111,7 @@ def _slices(found: inputset.Files, workers: int, limit: int) -> list[_Slice] | N
     return slices
 
 
-class _Slice(NamedTuple):
+class _Slice(Record):
     files: list
     budget: int  # the bytes its process may read
     runtimes: list = []  # the runtime files, read by the parent
@@ -128,7 +127,7 @@ def _size(file: str, known: dict) -> int:
         return 0
 
 
-class _Compiling(NamedTuple):
+class _Compiling(Record):
     """What every process compiles with, the same in each: the run's namespace, what pipeline.Context takes
     besides the catalog, the previous versions (read before the workers fork) or None."""
 
@@ -374,7 +373,7 @@ def _placed(notice: Notice) -> Notice:
     return notice._replace(origin=Origin(origin.file, origin.index, base=origin.base), mark=position[1:])
 
 
-class Placed(NamedTuple):
+class Placed(Record):
     """What the output needs of a compiled TrainJob: a few strings, where the model would be copied whole."""
 
     namespace: str

@@ -24,9 +24,8 @@ exists, its type, mode or size, where a link leads).
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
-from .errors import TraincError, one_line
+from .errors import Record, TraincError, one_line
 
 ROUTES = ("argocd", "kustomize")
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")  # kustomize's names, in its order
@@ -84,7 +83,7 @@ _PLUGIN_SSH_KEYS = (
 COMMANDLINE, ENVIRONMENT, DEFAULT = "COMMANDLINE", "ENVIRONMENT", "DEFAULT"
 
 
-class Invocation(NamedTuple):
+class Invocation(Record):
     """How the command was called, as far as its settings care, however its command line was read: where each
     parameter's value came from (COMMANDLINE, ENVIRONMENT, else a default), and --root (TRAINC_ROOT) if given."""
 
@@ -97,7 +96,7 @@ class SettingError(TraincError):
     """A setting that cannot be used, said in the terms of where it came from."""
 
 
-class Given(NamedTuple):
+class Given(Record):
     """One value and where it came from: a flag, an environment variable, `FILE:LINE:COL` of the project
     config, or a description of a default. `confined`: a path that must resolve inside the root."""
 

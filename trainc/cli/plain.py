@@ -17,16 +17,16 @@ import os
 import stat
 import sys
 from collections import deque
-from typing import NamedTuple
 
 from ..compiler.sshkeys import MODES
+from ..errors import Record
 from ..formats.limits import MAX_INPUT_BYTES
 from ..settings import COMMANDLINE, DEFAULT, ENVIRONMENT, Invocation
 from ..trainer import releases
 from . import call
 
 
-class Option(NamedTuple):
+class Option(Record):
     """One of build's options as click declares it (`cli/build.py`, `cli/shared.py`)."""
 
     name: str  # the parameter
@@ -83,7 +83,7 @@ _SPELLED = {flag: option for option in OPTIONS for flag in option.flags}
 COMPLETION = "_TRAINC_COMPLETE"  # click's shell completion runs instead of the command when this is set
 
 
-class Reading(NamedTuple):
+class Reading(Record):
     invocation: Invocation
     params: dict  # build's parameters, as click passes them
     input_limit: int  # --max-input-bytes, which is no parameter

@@ -12,8 +12,7 @@ gang scheduling and the network sync read the final pod counts; the TrainJob's d
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from ..errors import Record
 from ..trainer import releases
 from ..trainer.catalog import RUNTIMES_WORDS, Catalog
 from .ir import Unit
@@ -42,7 +41,7 @@ PASSES = FRONT + (
 )
 
 
-class Context(NamedTuple):
+class Context(Record):
     """Read-only inputs every pass may consult."""
 
     catalog: Catalog

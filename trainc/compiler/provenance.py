@@ -17,15 +17,14 @@ the runtime's `spec.template` (`explain.py`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
-from ..errors import Origin
+from ..errors import Origin, Record
 from ..k8s import fieldpath
 
 TRAINER_OVERRIDE = "trainer override"
 
 
-class Source(NamedTuple):
+class Source(Record):
     by: str  # the pass, plugin, runtime or patch that wrote the field
     origin: Origin | None = None  # the input document the value came from
     path: tuple = ()  # the input field in that document

@@ -22,9 +22,8 @@ comment, ending in a newline (as Go's `ssh.MarshalAuthorizedKey`).
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
-from ..errors import Notice
+from ..errors import Notice, Record
 
 # --ssh-keys: how MPI keys reach the cluster (mpikeys.py); the first is the default
 MODES = ("seed", "external-secrets", "sealed-secrets")
@@ -59,7 +58,7 @@ _P521_ORDER = int(
 _OKM_BYTES = 66 + 16
 
 
-class KeyPair(NamedTuple):
+class KeyPair(Record):
     """Contents of the two Secret keys; repr shows only the public half."""
 
     private_pem: bytes

@@ -25,9 +25,8 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 from types import MappingProxyType
-from typing import NamedTuple
 
-from ..errors import InputError, Origin
+from ..errors import InputError, Origin, Record
 
 KEY = "prices"
 MAX_PRICE = Decimal(1_000_000)  # per unit and hour: more is a typo, or an attempt at overflowing a total
@@ -38,7 +37,7 @@ _CURRENCY = re.compile(r"[A-Z]{3}")  # an ISO 4217 code
 _NAME_LENGTH = 253  # a ResourceFlavor's name, a resource's qualified name
 
 
-class Prices(NamedTuple):
+class Prices(Record):
     """A price table: {resource: Decimal per unit-hour} per flavor and for `default`; `where` is the table's
     `FILE:LINE:COL`."""
 

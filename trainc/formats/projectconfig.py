@@ -22,9 +22,8 @@ messages in the config's own terms.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
-from ..errors import InputError, Origin
+from ..errors import InputError, Origin, Record
 
 FILE = ".trainc.yaml"
 PYPROJECT = "pyproject.toml"
@@ -48,7 +47,7 @@ HOUSE_RULES = "policies"  # a list of house rules, read with their positions by 
 PRICES = "prices"  # the price table, read with its positions and decimals by trainc.formats.prices
 
 
-class Config(NamedTuple):
+class Config(Record):
     path: str | None  # the nearest file read, None when there is none
     values: dict  # parameter name -> value, paths resolved
     where: dict  # parameter name -> ["FILE:LINE:COL", ...], one per value (item)

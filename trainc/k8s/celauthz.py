@@ -13,7 +13,8 @@ values are maps with one marker key.
 from __future__ import annotations
 
 import itertools
-from typing import NamedTuple
+
+from ..errors import Record
 
 _MARK = "@kubernetes.Authorizer"
 NOT_EVALUATED = "authorizer check not evaluated"
@@ -22,7 +23,7 @@ _authorizers: dict = {}  # handle -> authorize(user, groups, Attributes) -> (all
 _handles = itertools.count(1)
 
 
-class Attributes(NamedTuple):
+class Attributes(Record):
     """What a check asks (authorizer.AttributesRecord): a resource request, or a non-resource `path`."""
 
     verb: str

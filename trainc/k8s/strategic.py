@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
+
+from ..errors import Record
 
 
-class MergeList(NamedTuple):
+class MergeList(Record):
     """A list tagged ``patchStrategy:"merge"``.
 
     ``key`` is the ``patchMergeKey`` (``None`` for a list of scalars, merged as a set); ``item``

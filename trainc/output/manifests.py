@@ -15,9 +15,8 @@ import json
 import os
 import re
 from functools import lru_cache
-from typing import NamedTuple
 
-from ..errors import InputError, InputErrors, Notice, Origin, defined_twice
+from ..errors import InputError, InputErrors, Notice, Origin, Record, defined_twice
 from ..formats import blockyaml, source
 from ..formats.serialize import dump_all
 from ..k8s.identity import rendered_identity
@@ -54,7 +53,7 @@ CLUSTER_DIRECTORY = "_cluster"  # cluster-scoped objects, in --output-dir (no na
 _MARKER = r"---(?:[ \t]+(#.*)?)?$"  # a `---` line holding nothing else (a comment at most)
 
 
-class Document(NamedTuple):
+class Document(Record):
     """An input object printed as it came, but for the namespace trainc gave it."""
 
     origin: Origin

@@ -16,14 +16,13 @@ A cost cap: `has(cost.bounded) && cost.bounded <= 500.0`.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from .. import bounds
-from ..errors import InputError, Origin
+from ..errors import InputError, Origin, Record
 from ..k8s.identity import group_version
 
 
-class Rule(NamedTuple):
+class Rule(Record):
     name: str
     kinds: tuple  # ((group or None, kind), ...)
     namespaces: tuple | None

@@ -20,10 +20,9 @@ so and what its failurePolicy makes of it, and the expression is skipped.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from .. import bounds
-from ..errors import InputError, Notice, Origin
+from ..errors import InputError, Notice, Origin, Record
 from ..k8s import celauthz, celengine
 from ..k8s.identity import Resources, group_version, is_policy
 from . import house, rbac
@@ -44,7 +43,7 @@ _VARIABLES = re.compile(r"\bvariables\b")  # an expression without this word can
 _PARAMS = re.compile(r"\bparams\b")  # nor one without this word its params
 
 
-class Subject(NamedTuple):
+class Subject(Record):
     """One object admitted: reported at `origin`/`path` (the TrainJob that rendered it, or itself)."""
 
     obj: dict
@@ -54,7 +53,7 @@ class Subject(NamedTuple):
     cost: dict | None = None  # its TrainJob's cost (validation.cost.Cost.cel), with a price table
 
 
-class Expression(NamedTuple):
+class Expression(Record):
     text: str
     program: object
     path: tuple = ()  # where it is written in its policy, for a notice about it
@@ -76,7 +75,7 @@ class Policy:
         self.reads_params = False  # whether an expression of it may read `params` (names them)
 
 
-class Binding(NamedTuple):
+class Binding(Record):
     origin: Origin
     name: str
     policy: Policy

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 from functools import cache, partial
-from typing import NamedTuple
 
-from ..errors import InputError, InputErrors, Origin, defined_twice, did_you_mean
+from ..errors import InputError, InputErrors, Origin, Record, defined_twice, did_you_mean
 from .api import Runtime, described, identity
 
 Key = tuple  # (kind, namespace or None, name)
@@ -39,7 +38,7 @@ def key_of(runtime: Runtime, default_namespace: str) -> Key:
     return identity(runtime.kind, runtime.metadata.namespace or default_namespace, runtime.name)
 
 
-class Catalog(NamedTuple):
+class Catalog(Record):
     runtimes: dict  # Key -> Runtime, or a zero-argument loader for a bundled one
 
     def find(self, kind: str, namespace: str, name: str) -> Runtime | None:

@@ -8,9 +8,8 @@ defaulted like the inputs, as the API server stored them.
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
-from ..errors import InputError, Origin, caught
+from ..errors import InputError, Origin, Record, caught
 from . import api
 
 
@@ -18,7 +17,7 @@ def key(obj) -> tuple:
     return api.identity(obj.kind, obj.metadata.namespace, obj.name)
 
 
-class Previous(NamedTuple):
+class Previous(Record):
     trees: dict  # key -> defaulted document
     objects: dict  # key -> the parsed previous TrainJob or runtime
     others: list  # (origin, object) of other API groups, as `build` passes them

@@ -15,10 +15,10 @@ forked build workers render for it too, and nothing here changes while trainc ru
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from ..errors import Record
 
 
-class Release(NamedTuple):
+class Release(Record):
     name: str
     # kubeflow/trainer #4029 (issue #4028): the MPI launcher also gets Open MPI 5's PRTE_MCA_* env, and those
     # names are reserved as the OMPI_MCA_* ones are.

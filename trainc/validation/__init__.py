@@ -22,11 +22,11 @@ returns InputErrors at upstream's field paths.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..compiler.ir import Unit
 from ..compiler.plugins.registry import PLUGINS
-from ..errors import InputError, Notice
+from ..errors import InputError, Notice, Record
 from ..k8s import openapi as schema
 from ..trainer.releases import DEFAULT, Release
 from . import heredoc, initializers, jobset, patches, runtime
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # imported only by an update's checks (--previous)
     from ..trainer.previous import Previous
 
 
-class Change(NamedTuple):
+class Change(Record):
     """An update: the new and old documents, both defaulted."""
 
     new: dict

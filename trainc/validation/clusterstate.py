@@ -34,9 +34,8 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
-from typing import NamedTuple
 
-from ..errors import InputError, Notice, Origin, plural
+from ..errors import InputError, Notice, Origin, Record, plural
 from ..formats.limits import MAX_CLUSTER_STATE_ITEMS
 from ..k8s.quantity import parse
 from . import kueue
@@ -65,7 +64,7 @@ _PRIORITY_CLASS = {"value": int}
 _REPORTED = {"status": {"flavorsUsage": [{"name": str, "resources": [{"name": str, "total": _QUANTITY}]}]}}
 
 
-class Held(NamedTuple):
+class Held(Record):
     """A workload holding quota: what Kueue's cache charges its ClusterQueue."""
 
     namespace: str
@@ -83,7 +82,7 @@ class Held(NamedTuple):
         return f"{self.namespace}/{self.name} (ClusterQueue {self.cluster_queue}, priority {self.priority})"
 
 
-class Pending(NamedTuple):
+class Pending(Record):
     """A workload waiting in its LocalQueue."""
 
     namespace: str
@@ -349,7 +348,7 @@ def _true(conditions: dict, kind: str) -> bool:
     return (conditions.get(kind) or {}).get("status") == "True"
 
 
-class Standing(NamedTuple):
+class Standing(Record):
     """Where one TrainJob stands on the cluster: admitted, admissible, preempting or waiting."""
 
     state: str  # "admitted", "admissible", "preempting", "waiting"

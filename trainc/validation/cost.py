@@ -11,9 +11,9 @@ table's `default`; a resource priced nowhere costs nothing and is named (`unpric
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple
 
 from .. import shares
+from ..errors import Record
 from ..formats import prices as pricetable
 from ..k8s.enforced import enforced_bound
 from .requests import Job, charged, placed_on, workload
@@ -22,7 +22,7 @@ from .requests import Job, charged, placed_on, workload
 PRICED_TOGETHER = 128  # jobs a process prices at least: fewer are priced in one process (`shares`)
 
 
-class Cost(NamedTuple):
+class Cost(Record):
     """One TrainJob's hourly rate (exact), the seconds the cluster lets it run at most (None: unbounded), and the
     resources it requests that the table prices nowhere."""
 
@@ -87,7 +87,7 @@ def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> di
     }
 
 
-class Total(NamedTuple):
+class Total(Record):
     """The sum of several jobs' costs: the bound is None (unbounded) when one of them is."""
 
     jobs: int = 0

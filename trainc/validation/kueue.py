@@ -49,12 +49,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cached_property
 from types import MappingProxyType
-from typing import NamedTuple
 
 from .. import shares
 from ..compiler.ir import job_spec, pod_spec
 from ..compiler.passes.podgroup import pod_requests
-from ..errors import InputError, Notice, Origin, plural
+from ..errors import InputError, Notice, Origin, Record, plural
 from ..k8s.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse
 from ..trainer import api
 
@@ -70,7 +69,7 @@ _PODS = "pods"
 JUDGED_TOGETHER = 128  # jobs a process judges at least: fewer are judged in one process (`shares`)
 
 
-class PodSet(NamedTuple):
+class PodSet(Record):
     """One replicated job as a Kueue pod set: its pods, and the requests of one pod as Kueue adjusts them."""
 
     name: str
@@ -140,7 +139,7 @@ def _adjusted(spec: dict, limit_ranges, runtime_classes: dict | None) -> dict:
     return adjusted
 
 
-class Quota(NamedTuple):
+class Quota(Record):
     nominal: int
     borrowing: int | None  # borrowingLimit: how much more than nominal it may take from its cohort
     lending: int | None  # lendingLimit: how much of nominal its cohort may use
@@ -390,7 +389,7 @@ def _node(origin: Origin, kind: str, name: str, spec: dict, obj: dict) -> Node:
     return node
 
 
-class Workload(NamedTuple):
+class Workload(Record):
     """What Kueue admits for one TrainJob."""
 
     namespace: str
@@ -415,7 +414,7 @@ def workload(namespace: str, name: str, jobset: dict, queues: Queues, origin: Or
     return Workload(namespace, name, queue, labelled, tuple(found), origin)
 
 
-class Placement(NamedTuple):
+class Placement(Record):
     """Where Kueue's flavor assigner puts a workload on an empty cluster: per pod set (in order), the flavor of
     each resource its ClusterQueue covers; or why Kueue can never admit it; and a notice when only borrowing fits.
     `flavors` is empty when nothing places it (no ClusterQueue among the inputs, or a problem)."""
@@ -546,7 +545,7 @@ NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
 MAY_STOP, TRY_NEXT = "MayStopSearch", "TryNextFlavor"
 
 
-class Fungibility(NamedTuple):
+class Fungibility(Record):
     """A ClusterQueue's flavorFungibility with v1beta2's defaults (apis/kueue/v1beta2/clusterqueue_types.go):
     stop at a flavor that fits by borrowing, try the next one past a flavor that needs preemption."""
 
@@ -565,7 +564,7 @@ def fungibility(cq: Node) -> Fungibility:
     )
 
 
-class Attempt(NamedTuple):
+class Attempt(Record):
     """One flavor the assigner tried for one pod set's resource group, and how it came out (`fitsResourceQuota`
     over the group's resources, the worst of them)."""
 

@@ -9,9 +9,8 @@ is charged.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..compiler.ir import NODE, TRAINER, pod_spec, step_of
+from ..errors import Record
 from ..formats.table import markdown
 from . import kueue
 
@@ -20,7 +19,7 @@ BINARY = ("memory", "ephemeral-storage")  # shown with binary suffixes (`256Gi`)
 NO_QUEUE = "-"
 
 
-class Usage(NamedTuple):
+class Usage(Record):
     """One pod set of a job as Kueue charges it: its pods, its requests over every pod, and the flavor Kueue's
     flavor assigner picks for each resource its ClusterQueue covers (none when nothing places it)."""
 
@@ -30,7 +29,7 @@ class Usage(NamedTuple):
     flavors: dict  # resource -> ResourceFlavor name
 
 
-class Job(NamedTuple):
+class Job(Record):
     namespace: str
     name: str
     queue: str | None  # the Kueue LocalQueue, None when Kueue does not manage it

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from typing import NamedTuple
+
+from ...errors import Record
 
 ML, GANG = "ml_policy", "pod_group_policy"  # where a runtime spec holds the policies
 
 
-class Plugin(NamedTuple):
+class Plugin(Record):
     name: str
     active: Callable | None = None
     validate: Callable | None = None
