@@ -134,7 +134,7 @@ def test_depth_counts_the_brackets_outside_strings_only(monkeypatch):
 
     def scanned(text: str):  # every token, one by one
         depth = 0
-        for token in jsontext._TOKEN.finditer(text):
+        for token in jsontext._patterns().token.finditer(text):
             depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(token.group(), 0)
             if depth > 3 and token.group() in "[{":
                 return token.start()

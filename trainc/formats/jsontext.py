@@ -15,8 +15,9 @@ import bisect
 import json
 import math
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
+from ..errors import Record
 from .limits import MAX_DEPTH, room_for_depth
 
 
@@ -28,24 +29,47 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 # JSON's tokens, as RFC 8259 (and Go's scanner) spell them.
 _STRING_PATTERN = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
 _NUMBER_PATTERN = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
-_STRING = re.compile(_STRING_PATTERN)
-_SCALAR = re.compile(f"{_NUMBER_PATTERN}|true|false|null")
 # strings (whose brackets do not nest) and brackets, read leniently, as the depth check reads text that may not
 # decode; a string's loop unrolled (runs of plain characters, each escape between): alternating per character is slower
 _LENIENT_STRING_PATTERN = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_TOKEN = re.compile(_LENIENT_STRING_PATTERN + r"|[\[\]{}]", re.S)
-# from a token's end to the next bracket outside strings, in one match: strings, runs of other characters, a quote
-# that opens no string (skipped, as _TOKEN's scan skips it), each taken whole (possessive: never a bracket inside)
-_TO_BRACKET = re.compile(r"(?:" + _LENIENT_STRING_PATTERN + r'|[^\[\]{}"]++|")*+([\[\]{}])', re.S)
-# the first quote that opens no string: past it no quote does (each would read on to the end as it did), so every
-# bracket there counts; found in one pass, where trying each quote would read the rest again for each (quadratic)
-_UNCLOSED = re.compile(r'(?:[^"]++|' + _LENIENT_STRING_PATTERN + r')*+"', re.S)
-_BRACKET = re.compile(r"[\[\]{}]")
-_NUMBER_OR_STRING = re.compile(f"{_STRING_PATTERN}|{_NUMBER_PATTERN}|-?Infinity|NaN")
-_LINE_BREAK = re.compile(r"\r\n|\n|\r")
-# Escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes.
-_ESCAPES = re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)")
-_SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+class _Patterns(Record):
+    """The patterns of what valid JSON needs none of (errors, depth, positions, surrogate escapes): compiled on
+    first use (`_patterns`), as most runs never use them (1.2 ms at start)."""
+
+    string: re.Pattern
+    scalar: re.Pattern
+    token: re.Pattern
+    to_bracket: re.Pattern
+    unclosed: re.Pattern
+    bracket: re.Pattern
+    number_or_string: re.Pattern
+    line_break: re.Pattern
+    escapes: re.Pattern
+    surrogate_pair: re.Pattern
+
+
+@cache
+def _patterns() -> _Patterns:
+    return _Patterns(
+        string=re.compile(_STRING_PATTERN),
+        scalar=re.compile(f"{_NUMBER_PATTERN}|true|false|null"),
+        token=re.compile(_LENIENT_STRING_PATTERN + r"|[\[\]{}]", re.S),
+        # from a token's end to the next bracket outside strings, in one match: strings, runs of other characters,
+        # a quote that opens no string (skipped, as `token`'s scan skips it), each taken whole (possessive: never a
+        # bracket inside)
+        to_bracket=re.compile(r"(?:" + _LENIENT_STRING_PATTERN + r'|[^\[\]{}"]++|")*+([\[\]{}])', re.S),
+        # the first quote that opens no string: past it no quote does (each would read on to the end as it did), so
+        # every bracket there counts; found in one pass, where trying each quote would read the rest again for each
+        unclosed=re.compile(r'(?:[^"]++|' + _LENIENT_STRING_PATTERN + r')*+"', re.S),
+        bracket=re.compile(r"[\[\]{}]"),
+        number_or_string=re.compile(f"{_STRING_PATTERN}|{_NUMBER_PATTERN}|-?Infinity|NaN"),
+        line_break=re.compile(r"\r\n|\n|\r"),
+        # escapes in a JSON string (`\\` first, so `\\ud800` is no escape) and runs of UTF-16 surrogate escapes
+        escapes=re.compile(r"\\\\|((?:\\u[dD][89a-fA-F][0-9a-fA-F]{2})+)"),
+        surrogate_pair=re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"),
+    )
 
 
 class _Duplicate(Exception):
@@ -97,14 +121,14 @@ def _lone_surrogates(match: re.Match) -> str:
         return match.group()
     out, at = [], 0
     while at < len(run):
-        pair = _SURROGATE_PAIR.match(run, at)
+        pair = _patterns().surrogate_pair.match(run, at)
         out.append(pair.group() if pair else "\\ufffd")
         at = pair.end() if pair else at + 6
     return "".join(out)
 
 
 def _go_escapes(text: str) -> str:
-    return _ESCAPES.sub(_lone_surrogates, text) if "\\u" in text else text
+    return _patterns().escapes.sub(_lone_surrogates, text) if "\\u" in text else text
 
 
 def values(text: str) -> list:
@@ -189,7 +213,7 @@ def _syntax_error(text: str, at: int, single: bool = False) -> tuple[str, int] |
                 if isinstance(end, tuple):
                     return end
                 expect, position = "after", end
-            elif (match := _SCALAR.match(text, position)) is not None:
+            elif (match := _patterns().scalar.match(text, position)) is not None:
                 expect, position = "after", match.end()
             else:
                 return f"invalid character {_quote(char)} looking for beginning of value", position
@@ -226,7 +250,7 @@ def _syntax_error(text: str, at: int, single: bool = False) -> tuple[str, int] |
 
 def _string_end(text: str, start: int) -> int | tuple[str, int]:
     """The end of the JSON string at `start`, or (message, offset) of what breaks it."""
-    match = _STRING.match(text, start)
+    match = _patterns().string.match(text, start)
     if match is not None:
         return match.end()
     position = start + 1
@@ -269,22 +293,22 @@ def _quote(char: str) -> str:
 
 def _token_at(text: str, start: int, token: str) -> int:
     """The offset of the number or constant `token` (never a look-alike inside a string) after `start`."""
-    return next(found.start() for found in _NUMBER_OR_STRING.finditer(text, start) if found.group() == token)
+    return next(found.start() for found in _patterns().number_or_string.finditer(text, start) if found.group() == token)
 
 
 def _check_depth(text: str) -> None:
     """Refuse nesting past MAX_DEPTH, at the bracket that opens level MAX_DEPTH + 1 (as libyaml reports it): one
-    match per bracket outside strings (`_TO_BRACKET`) up to a quote that opens no string (`_UNCLOSED`), then every
+    match per bracket outside strings (`to_bracket`) up to a quote that opens no string (`unclosed`), then every
     bracket; nothing copied, each character read a bounded number of times (a hostile text of escaped quotes)."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    unclosed = _UNCLOSED.match(text)
+    unclosed = _patterns().unclosed.match(text)
     end = len(text) if unclosed is None else unclosed.end() - 1
-    depth, at, match = 0, 0, _TO_BRACKET.match
+    depth, at, match = 0, 0, _patterns().to_bracket.match
     while (found := match(text, at, end)) is not None:
         at = found.end()
         depth = _step(found.group(1), depth, found.start(1))
-    for found in _BRACKET.finditer(text, end):
+    for found in _patterns().bracket.finditer(text, end):
         depth = _step(found.group(), depth, found.start())
 
 
@@ -306,7 +330,7 @@ def line_column(text: str, offset: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=8)  # every error in a file counts lines in the same text
 def _line_starts(text: str) -> list[int]:
-    return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+    return [0, *(match.end() for match in _patterns().line_break.finditer(text))]
 
 
 class _Index:
@@ -322,17 +346,17 @@ class _Index:
         if at not in self._ends:
             text, first = self.text, self.text[at]
             if first == '"':
-                self._ends[at] = _STRING.match(text, at).end()
+                self._ends[at] = _patterns().string.match(text, at).end()
             elif first in "[{":
                 depth = 0
-                for token in _TOKEN.finditer(text, at):
+                for token in _patterns().token.finditer(text, at):
                     depth += token.group() in ("[", "{")
                     depth -= token.group() in ("]", "}")
                     if depth == 0:
                         self._ends[at] = token.end()
                         break
             else:
-                self._ends[at] = _SCALAR.match(text, at).end()
+                self._ends[at] = _patterns().scalar.match(text, at).end()
         return self._ends[at]
 
     def members(self, at: int) -> list:
@@ -343,7 +367,7 @@ class _Index:
             position = _SPACE.match(text, at + 1).end()
             while position < len(text) and text[position] != closing:
                 if closing == "}":
-                    key_end = _STRING.match(text, position).end()
+                    key_end = _patterns().string.match(text, position).end()
                     key = json.loads(_go_escapes(text[position:key_end]))
                     value = _SPACE.match(text, _SPACE.match(text, key_end).end() + 1).end()
                     found.append((key, position, value))

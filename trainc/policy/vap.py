@@ -667,7 +667,6 @@ class Admission:
             outcome.notices.append(Notice(severity, subject.origin, (), text, at=subject.path))
 
 
-_VARIABLES = re.compile(r"\bvariables\b")
 _NAMED_VARIABLE = re.compile(r"\bvariables\.[A-Za-z_][A-Za-z0-9_]*")
 
 
