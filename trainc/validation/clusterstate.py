@@ -33,6 +33,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping
 from datetime import datetime
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 from ..errors import InputError, Notice, Origin, Record, plural
@@ -227,36 +228,64 @@ def _problems(origin: Origin, obj: dict, shape: dict) -> list[InputError]:
 
 def _conforms(value, shape) -> bool:
     """Whether `value` is of `shape` throughout, times included: True exactly when `_problems` finds nothing
-    (kueue.mistakes' rules, a time also read as one), in one walk without generators."""
+    (kueue.mistakes' rules, a time also read as one); by the shape's checker, made once (`_checker`)."""
+    return _checker(id(shape))(value)
+
+
+@cache
+def _checker(shape_id: int):
+    """The function telling whether a value is of the shape (by id: one of `_SHAPES`), one closure per node of
+    it, so that a state's thousands of Workloads are checked without asking each node what its shape is."""
+    return _check(_SHAPES[shape_id])
+
+
+def _check(shape):
+    if shape is _TIME:
+        return _is_time
+    if shape is _QUANTITY:
+        return _is_quantity
+    if shape is str:
+        return lambda value: value is None or isinstance(value, str)
+    if shape is int:
+        return lambda value: (
+            value is None or (not isinstance(value, bool) and isinstance(value, int) and -(2**31) <= value < 2**31)
+        )
+    if shape is bool:
+        return lambda value: value is None or isinstance(value, bool)
+    if isinstance(shape, list):
+        item = _check(shape[0])
+        return lambda value: (
+            value is None or (isinstance(value, list) and all(each is not None and item(each) for each in value))
+        )
+    if str in shape:
+        inner = _check(shape[str])
+        return lambda value: value is None or (isinstance(value, dict) and all(map(inner, value.values())))
+    fields = tuple((key, _check(inner)) for key, inner in shape.items())
+    return lambda value: (
+        value is None or (isinstance(value, dict) and all(check(value.get(key)) for key, check in fields))
+    )
+
+
+def _is_time(value) -> bool:
     if value is None:
         return True
-    if shape is _TIME:
-        if not isinstance(value, str):
-            return False
-        try:
-            _time(value)
-        except ValueError:
-            return False
-        return True
-    if shape is _QUANTITY:
-        try:
-            parse(value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else "")
-        except ValueError:
-            return False
-        return True
-    if shape is str:
-        return isinstance(value, str)
-    if shape is int:
-        return not isinstance(value, bool) and isinstance(value, int) and -(2**31) <= value < 2**31
-    if shape is bool:
-        return isinstance(value, bool)
-    if isinstance(shape, list):
-        return isinstance(value, list) and all(item is not None and _conforms(item, shape[0]) for item in value)
-    if not isinstance(value, dict):
+    if not isinstance(value, str):
         return False
-    if str in shape:
-        return all(_conforms(item, shape[str]) for item in value.values())
-    return all(_conforms(value.get(key), inner) for key, inner in shape.items())
+    try:
+        _time(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_quantity(value) -> bool:
+    if value is None:
+        return True
+    try:
+        parse(value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else "")
+    except ValueError:
+        return False
+    return True
 
 
 def _typed(shape):
@@ -270,7 +299,8 @@ def _typed(shape):
     return shape
 
 
-_TYPED = {id(shape): _typed(shape) for shape in (_WORKLOAD, _PRIORITY_CLASS, _REPORTED)}
+_SHAPES = {id(shape): shape for shape in (_WORKLOAD, _PRIORITY_CLASS, _REPORTED)}
+_TYPED = {id(shape): _typed(shape) for shape in _SHAPES.values()}
 
 
 def _times(value, shape, path: tuple):
@@ -288,6 +318,7 @@ def _times(value, shape, path: tuple):
             yield from _times(value.get(key), inner, (*path, key))
 
 
+@lru_cache(maxsize=16384)  # a Workload's times are read when checked, then when held; a datetime never changes
 def _time(text: str) -> datetime:
     """An RFC 3339 time as the API server writes it (`2026-12-01T10:00:00Z`)."""
     if not text.endswith("Z") and "+" not in text[10:] and "-" not in text[10:]:
