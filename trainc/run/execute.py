@@ -54,8 +54,15 @@ class Runner:
         deadline = None if timeout is None else time.monotonic() + timeout
         started: set[str] = set()
         state = "Running"
+        # Ctrl-C only sets a flag the loop reads each tick: a KeyboardInterrupt raised wherever the main thread
+        # happens to be (inside a queue's or a thread start's lock) could leave that lock held, and the run hung
+        interrupted = threading.Event()
+        main = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGINT, lambda number, frame: interrupted.set()) if main else None
         try:
             while state == "Running":
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
                 self._start_ready(started)
                 try:
                     pod, phase, detail = self.events.get(timeout=POLL_SECONDS)
@@ -67,11 +74,13 @@ class Runner:
                 if state == "Running" and deadline is not None and time.monotonic() > deadline:
                     self.progress(f"timed out after {timeout:g}s: stopping every pod")
                     state = "TimedOut"
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # the flag, or Ctrl-C off the main thread (its caller's)
             self.progress("interrupted: stopping every pod")
             state = "Interrupted"
         finally:
             self._stop_all()
+            if main:
+                signal.signal(signal.SIGINT, before)
         return Outcome(state, self._jobset(state))
 
     def _start_ready(self, started: set) -> None:
