@@ -127,3 +127,23 @@ def test_a_full_folder_makes_room_for_a_new_entry(cache, monkeypatch):
         celengine.compile(text, NAMES)
     kept = sorted(path.name for path in (cache / "00").iterdir())
     assert kept == sorted(str(len(text)) for text in texts[-3:])
+
+
+def test_what_is_no_regular_file_at_an_entry_s_place_is_not_read(cache, monkeypatch, tmp_path):
+    """A FIFO there would make the run wait for a writer, a link read another file: both are compiled past."""
+    import os
+
+    entry = cache / "00" / "entry"
+    entry.parent.mkdir(parents=True)
+    monkeypatch.setattr(celcache, "_path", lambda expression, names: str(entry))
+    os.mkfifo(entry)
+    assert celcache.read(EXPRESSIONS[0], NAMES, celengine._ENVS) is None  # at once: no writer is waited for
+    entry.unlink()
+    celengine.compile(EXPRESSIONS[0], NAMES)  # written
+    target = tmp_path / "elsewhere"
+    entry.rename(target)
+    entry.symlink_to(target)
+    assert celcache.read(EXPRESSIONS[0], NAMES, celengine._ENVS) is None
+    entry.unlink()
+    target.rename(entry)
+    assert celcache.read(EXPRESSIONS[0], NAMES, celengine._ENVS) is not None

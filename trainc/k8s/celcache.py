@@ -16,6 +16,7 @@ the oldest written making room for a new one: 1 GiB at the very most, a few mega
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from functools import cache
 
@@ -30,11 +31,17 @@ def read(expression: str, names: tuple, envs: dict):
     path = _path(expression, names)
     if path is None:
         return None
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(_MAX_ENTRY + 1)
+    try:  # a regular file only, its name no link: nothing in the cache folder can make a run wait or read elsewhere
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
+    with os.fdopen(descriptor, "rb") as stream:
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return None
+            data = stream.read(_MAX_ENTRY + 1)
+        except OSError:
+            return None
     fields = _fields(data)
     if fields is None:
         return None
@@ -64,7 +71,8 @@ def write(expression: str, names: tuple, kind: str, program) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         _make_room(os.path.dirname(path))
-        with open(temporary, "wb") as stream:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(temporary, flags, 0o644), "wb") as stream:
             stream.write(data)
         os.replace(temporary, path)  # whole or not at all, should another run write it meanwhile
     except OSError:
