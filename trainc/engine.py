@@ -12,7 +12,6 @@ listed apart, for `trainc diff`, which shows them as the cluster's verdict on a 
 
 from __future__ import annotations
 
-
 from . import build, parallel
 from . import inputs as inputset
 from .compiler.provenance import Provenance

@@ -90,9 +90,9 @@ def _resolved(file: str, folders: dict) -> str:
     return os.path.join(real, name)
 
 
-def _under(real: str, tops: tuple) -> bool:
-    """Whether the real path `real` is one of the real paths `tops` or inside one."""
-    return any(real == top or real.startswith(top.rstrip(os.sep) + os.sep) for top in tops)
+def _under(path: str, tops, sep: str = os.sep) -> bool:
+    """Whether `path` is one of the paths `tops` (real paths, or a repository's `/`-separated ones) or inside one."""
+    return any(path == top or path.startswith(top.rstrip(sep) + sep) for top in tops)
 
 
 def listed(paths, seen: set | None = None, root: str | None = None, sizes: dict | None = None) -> list[str]:
@@ -371,7 +371,7 @@ def at_revision(rev: str, paths, runtime_paths=(), budget: source.Budget | None 
                     raise
                 away = tuple(_in_tree(each, tree.top) for each in apart)
                 for label_path, blob in tree.under(_in_tree(path, tree.top)):
-                    if any(label_path == each or label_path.startswith(each + "/") for each in away):
+                    if _under(label_path, away, "/"):
                         continue
                     if (tree.top, blob.path) not in seen:
                         seen.add((tree.top, blob.path))
@@ -397,7 +397,7 @@ def _tree_of(path: str, rev: str, trees: dict) -> _Tree:
     """The tree at `rev` of the repository holding `path` (which may not exist any more)."""
     real = os.path.realpath(path)
     for top, tree in trees.items():
-        if real == top or real.startswith(top.rstrip("/") + "/"):
+        if _under(real, (top,), "/"):
             return tree
     folder = real
     while not os.path.isdir(folder):

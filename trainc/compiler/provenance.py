@@ -17,7 +17,6 @@ the runtime's `spec.template` (`explain.py`).
 
 from __future__ import annotations
 
-
 from ..errors import Origin, Record
 from ..k8s import fieldpath
 

@@ -75,10 +75,10 @@ def write(expression: str, names: tuple, kind: str, program) -> None:
         with os.fdopen(os.open(temporary, flags, 0o644), "wb") as stream:
             stream.write(data)
         os.replace(temporary, path)  # whole or not at all, should another run write it meanwhile
-    except OSError:
+    except OSError:  # not written: the run compiles, as without a cache
         try:
             os.unlink(temporary)
-        except OSError:
+        except OSError:  # never made (the folder or the file could not be): nothing to take back
             pass
 
 

@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 from cel_expr_python import cel
 
 from ..errors import SHOWN
+from . import celcache
 from . import quantity as _quantity
 
 
@@ -423,8 +424,6 @@ def compile(expression: str, names: tuple[str, ...]):
     """The program of `expression` over the variables `names` (all dynamically typed, as the API server
     types schemaless objects); raises CompileError. A program compiled before is read back from the
     compile cache (`celcache`)."""
-    from . import celcache
-
     program = celcache.read(expression, names, _ENVS)
     if program is None:
         try:

@@ -8,7 +8,6 @@ defaulted like the inputs, as the API server stored them.
 
 from __future__ import annotations
 
-
 from ..errors import InputError, Origin, Record, caught
 from . import api
 

@@ -16,7 +16,7 @@ from .. import shares
 from ..errors import Record
 from ..formats import prices as pricetable
 from ..k8s.enforced import enforced_bound
-from .requests import Job, charged, placed_on, workload
+from .requests import Job, charges, placed_on
 
 
 PRICED_TOGETHER = 128  # jobs a process prices at least: fewer are priced in one process (`shares`)
@@ -68,18 +68,12 @@ def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> di
     `requests.jobs` takes them), in output order; many are priced on up to `workers` processes (`shares`)."""
 
     placed = placed_on(output, others)  # read once, before the shares are cut
-    standings = getattr(output, "standings", {})
 
     def price(share: list) -> list:
         out, per_unit = [], {}
-        for trainjob, objects in share:
-            jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
-            if jobset is None:
-                continue
-            key = (trainjob.namespace, trainjob.name)
-            work, placement = workload(trainjob, jobset, placed)
-            hourly, unpriced = rate(charged(work, placement, standings.get(key)), table, per_unit)
-            out.append((key, Cost(hourly, enforced_bound(jobset), unpriced)))
+        for trainjob, _, jobset, _, _, _, usage in charges(output, share, placed):
+            hourly, unpriced = rate(usage, table, per_unit)
+            out.append(((trainjob.namespace, trainjob.name), Cost(hourly, enforced_bound(jobset), unpriced)))
         return out
 
     return {

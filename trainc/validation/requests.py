@@ -77,15 +77,8 @@ def each_job(output, others=None, jobs=None, placed=None):
     build holds them as bytes); of `jobs` only (some of the output's, in its order) when given, on the queues
     `placed` (`placed_on`'s answer, read once for several calls) when given."""
     placed = placed if placed is not None else placed_on(output, others)
-    standings = getattr(output, "standings", {})
-    for trainjob, objects in output.jobs if jobs is None else jobs:
-        objects = list(objects)
-        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
-        if jobset is None:
-            continue
-        work, placement = workload(trainjob, jobset, placed)
-        standing = standings.get((trainjob.namespace, trainjob.name))
-        usage = charged(work, placement, standing)
+    for charge in charges(output, output.jobs if jobs is None else jobs, placed):
+        trainjob, objects, jobset, work, placement, standing, usage = charge
         trainer = _trainer(jobset, work.pod_sets)
         total: dict = {}
         for pod_set in usage:
@@ -114,32 +107,36 @@ def each_job(output, others=None, jobs=None, placed=None):
         )
 
 
-def workload(trainjob, jobset: dict, placed: tuple) -> tuple:
-    """(kueue.Workload, kueue.Placement on an empty cluster) of a compiled TrainJob's JobSet, on the queues
-    `placed` (`placed_on`'s answer), its placement there found already or found now."""
+def charges(output, jobs, placed: tuple):
+    """(trainjob, its objects, its JobSet, kueue.Workload, kueue.Placement on an empty cluster, its standing on
+    the cluster state or None, a Usage per pod set) of each of `jobs` (some of `output`'s) that renders a JobSet, on
+    the queues `placed` (`placed_on`'s answer): what it charges its queue, on the flavors it runs on now (its
+    standing, unless waiting), else on those its placement picks."""
     queues, placements = placed
-    work = kueue.workload(trainjob.namespace, trainjob.name, jobset, queues)
-    placement = placements.get((work.namespace, work.name))
-    if placement is None:
-        placement = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
-    return work, placement
-
-
-def charged(work, placement, standing) -> tuple:
-    """A Usage per pod set of `work`: on the flavors it runs on now (`standing`, a clusterstate.Standing, unless
-    waiting), else on those `placement` picks."""
-    flavors = placement.flavors or ({},) * len(work.pod_sets)
-    if standing is not None and standing.state != "waiting" and standing.flavors:  # where it runs now
-        flavors = standing.flavors
-    return tuple(
-        Usage(
-            pod_set.name,
-            pod_set.count,
-            {resource: pod_set.total(resource) for resource in pod_set.requests},
-            dict(chosen),
+    standings = getattr(output, "standings", {})
+    for trainjob, objects in jobs:
+        objects = list(objects)
+        jobset = next((obj for obj in objects if obj.get("kind") == "JobSet"), None)
+        if jobset is None:
+            continue
+        work = kueue.workload(trainjob.namespace, trainjob.name, jobset, queues)
+        placement = placements.get((work.namespace, work.name))
+        if placement is None:
+            placement = kueue.place(work, queues) if work.queue is not None else kueue.Placement()
+        standing = standings.get((trainjob.namespace, trainjob.name))
+        flavors = placement.flavors or ({},) * len(work.pod_sets)
+        if standing is not None and standing.state != "waiting" and standing.flavors:
+            flavors = standing.flavors
+        usage = tuple(
+            Usage(
+                pod_set.name,
+                pod_set.count,
+                {resource: pod_set.total(resource) for resource in pod_set.requests},
+                dict(chosen),
+            )
+            for pod_set, chosen in zip(work.pod_sets, flavors)
         )
-        for pod_set, chosen in zip(work.pod_sets, flavors)
-    )
+        yield trainjob, objects, jobset, work, placement, standing, usage
 
 
 def flavor_names(job: Job) -> str:
