@@ -1161,3 +1161,26 @@ def test_the_cluster_state_parameter_gives_each_queued_job_a_notice(tmp_path):
     assert refused.returncode == 1
     assert refused.stderr.startswith("PARAM_CLUSTER_STATE (the plugin parameter cluster-state): ")
     assert "outside the repository being rendered" in refused.stderr
+
+
+def test_the_sidecar_keeps_compiled_policies_on_its_writable_volume(tmp_path):
+    """The example sidecar's root filesystem is read-only: its CEL compile cache (TRAINC_CACHE_DIR) is on a volume
+    it may write, and the plugin's renders fill it there, never in HOME, each render the same."""
+    patch = yaml.safe_load((ARGOCD / "repo-server-patch.yaml").read_text())
+    sidecar = next(c for c in patch["spec"]["template"]["spec"]["containers"] if c["name"] == "trainc")
+    assert sidecar["securityContext"]["readOnlyRootFilesystem"] is True
+    cache = {entry["name"]: entry["value"] for entry in sidecar["env"]}["TRAINC_CACHE_DIR"]
+    writable = [mount["mountPath"] for mount in sidecar["volumeMounts"] if not mount.get("readOnly")]
+    volume = next(mount for mount in writable if cache.startswith(mount.rstrip("/") + "/"))
+    config = (
+        "policies:\n  - name: gpu-cap\n    match: {kinds: [JobSet]}\n"
+        "    rule: object.spec.replicatedJobs.all(j, j.replicas <= 8)\n"
+    )
+    app = checkout(tmp_path, {".trainc.yaml": config, "apps/training/job.yaml": TORCH_JOB.replace("NAME", "job")})
+    mounted = tmp_path / volume.strip("/")  # the sidecar's volume, here
+    env = cmp_env(tmp_path, sidecar={"TRAINC_CACHE_DIR": str(mounted / cache[len(volume) :].strip("/"))})
+    env["HOME"] = str(tmp_path / "home")
+    first, second = generate(app, env), generate(app, env)
+    assert rendered(first) == rendered(second) and first.stderr == second.stderr
+    assert [path for path in mounted.rglob("*") if path.is_file()]  # the rule's program, and the CRDs' rules
+    assert not (tmp_path / "home").exists()
