@@ -8,10 +8,6 @@ A value is an exact decimal, ``coefficient * 10**exponent``.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from fractions import Fraction
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -74,8 +70,8 @@ class Quantity:
             return self._coefficient * 10**self._exponent
         return _divide_away_from_zero(self._coefficient, -self._exponent)
 
-    def exact(self) -> Fraction:
-        """The amount as a fraction, for exact division (a resourceFieldRef's divisor)."""
+    def exact(self):
+        """The amount as a fractions.Fraction, for exact division (a resourceFieldRef's divisor)."""
         from fractions import Fraction  # with decimal: only for a divisor
 
         return Fraction(self._coefficient) * Fraction(10) ** self._exponent

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Mapping
 
 from ..errors import Record
 
@@ -34,14 +33,14 @@ class MergeList(Record):
     """
 
     key: str | None = None
-    item: Mapping[str, Any] = {}
+    item: dict = {}
 
 
 # metav1.ObjectMeta (apimachinery pkg/apis/meta/v1/types.go).
-OBJECT_META: dict[str, Any] = {"finalizers": MergeList(), "ownerReferences": MergeList("uid")}
+OBJECT_META: dict = {"finalizers": MergeList(), "ownerReferences": MergeList("uid")}
 
 # core/v1 Container (k8s.io/api core/v1/types.go); EphemeralContainerCommon has the same tags.
-CONTAINER: dict[str, Any] = {
+CONTAINER: dict = {
     "ports": MergeList("containerPort"),
     "env": MergeList("name"),
     "volumeMounts": MergeList("mountPath"),
@@ -50,11 +49,11 @@ CONTAINER: dict[str, Any] = {
 
 # core/v1 Volume: VolumeSource is inlined and untagged except for the ephemeral PVC template's
 # ObjectMeta.
-VOLUME: dict[str, Any] = {"ephemeral": {"volumeClaimTemplate": {"metadata": OBJECT_META}}}
+VOLUME: dict = {"ephemeral": {"volumeClaimTemplate": {"metadata": OBJECT_META}}}
 
 # core/v1 PodSpec, every tagged field. "merge,retainKeys" (volumes, resourceClaims) acts as
 # "merge" because retainKeys only matters with a $retainKeys directive, which is rejected here.
-POD_SPEC: dict[str, Any] = {
+POD_SPEC: dict = {
     "volumes": MergeList("name", VOLUME),
     "initContainers": MergeList("name", CONTAINER),
     "containers": MergeList("name", CONTAINER),
@@ -67,14 +66,14 @@ POD_SPEC: dict[str, Any] = {
 }
 
 # batch/v1 JobTemplateSpec -> JobSpec.template (core/v1 PodTemplateSpec); JobSpec has no tags.
-JOB_TEMPLATE: dict[str, Any] = {
+JOB_TEMPLATE: dict = {
     "metadata": OBJECT_META,
     "spec": {"template": {"metadata": OBJECT_META, "spec": POD_SPEC}},
 }
 
 # jobset v1alpha2 JobSetSpec (api/jobset/v1alpha2/jobset_types.go): replicatedJobs and
 # ReplicatedJob.dependsOn merge by name.
-JOBSET_SPEC: dict[str, Any] = {
+JOBSET_SPEC: dict = {
     "replicatedJobs": MergeList("name", {"template": JOB_TEMPLATE, "dependsOn": MergeList("name")}),
 }
 
@@ -82,7 +81,7 @@ _DIRECTIVE_KEYS = ("$patch", "$retainKeys")
 _DIRECTIVE_PREFIXES = ("$setElementOrder/", "$deleteFromPrimitiveList/")
 
 
-def merge(original: Any, patch: Any, schema: Mapping[str, Any] = JOBSET_SPEC) -> dict:
+def merge(original, patch, schema: dict = JOBSET_SPEC) -> dict:
     """Return ``original`` with the strategic merge ``patch`` applied; neither input is mutated.
 
     ``None`` stands for a ``null`` document (an empty object upstream). Patch directives
@@ -98,7 +97,7 @@ def merge(original: Any, patch: Any, schema: Mapping[str, Any] = JOBSET_SPEC) ->
     return _merge_map(copy.deepcopy(original), copy.deepcopy(patch), schema)
 
 
-def _reject_directives(value: Any) -> None:
+def _reject_directives(value) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if key in _DIRECTIVE_KEYS or str(key).startswith(_DIRECTIVE_PREFIXES):
@@ -109,7 +108,7 @@ def _reject_directives(value: Any) -> None:
             _reject_directives(item)
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value) -> str:
     """The Go type encoding/json decodes ``value`` into; upstream compares these, not values."""
     if isinstance(value, bool):
         return "bool"
@@ -118,7 +117,7 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _discard_nulls(value: Any) -> Any:
+def _discard_nulls(value):
     """discardNullValuesFromPatch: drop null object members anywhere (list elements stay)."""
     if isinstance(value, dict):
         for key in [k for k, v in value.items() if v is None]:
@@ -131,7 +130,7 @@ def _discard_nulls(value: Any) -> Any:
     return value
 
 
-def _merge_map(original: dict, patch: dict, schema: Mapping[str, Any]) -> dict:
+def _merge_map(original: dict, patch: dict, schema: dict) -> dict:
     """mergeMap with IgnoreUnmatchedNulls: null deletes, objects recurse, tagged lists merge.
 
     Any other patch value replaces the original one with its null object members discarded,
@@ -230,11 +229,11 @@ def _element_type(items: list) -> str:
     return types.pop()
 
 
-def _ident(item: Any, key: str | None) -> Any:
+def _ident(item, key: str | None):
     return item[key] if key is not None else item
 
 
-def _marker(value: Any) -> Any:
+def _marker(value):
     """A dict key equal for values Go's `==` takes as equal (`true` is not `1`, `1` is `1.0`)."""
     if isinstance(value, (dict, list)):
         return ("json", json.dumps(value, sort_keys=True))

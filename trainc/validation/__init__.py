@@ -22,8 +22,6 @@ returns InputErrors at upstream's field paths.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..compiler.ir import Unit
 from ..compiler.plugins.registry import PLUGINS
 from ..errors import InputError, Notice, Record
@@ -31,9 +29,6 @@ from ..k8s import openapi as schema
 from ..trainer.releases import DEFAULT, Release
 from . import heredoc, initializers, jobset, patches, runtime
 from .base import info
-
-if TYPE_CHECKING:  # imported only by an update's checks (--previous)
-    from ..trainer.previous import Previous
 
 
 class Change(Record):
@@ -46,8 +41,9 @@ class Change(Record):
 JOBSET_RULES = (initializers.check, patches.check)  # upstream's JobSet plugin, before the policy plugins
 
 
-def runtime_transition(runtime_obj, previous: Previous | None) -> list[InputError]:
-    """The CRD's transition rules for an update of a user runtime (none on create)."""
+def runtime_transition(runtime_obj, previous) -> list[InputError]:
+    """The CRD's transition rules for an update of a user runtime (none on create): `previous` is a
+    trainer.previous.Previous, or None (that module is imported only by an update's checks, --previous)."""
     old = previous.find(runtime_obj) if previous is not None else None
     if old is None:
         return []
@@ -56,9 +52,7 @@ def runtime_transition(runtime_obj, previous: Previous | None) -> list[InputErro
     return immutable.check(runtime_obj.origin, runtime_obj.document, old, _schema("trainingruntime", runtime_obj))
 
 
-def check_runtime(
-    runtime_obj, previous: Previous | None = None, release: Release = DEFAULT
-) -> tuple[list[InputError], list[Notice]]:
+def check_runtime(runtime_obj, previous=None, release: Release = DEFAULT) -> tuple[list[InputError], list[Notice]]:
     """(errors, warnings) of the runtime webhook of `release` for one user runtime, on create or on update."""
     old = previous.find(runtime_obj) if previous is not None else None
     created = old is None
@@ -66,7 +60,7 @@ def check_runtime(
     return errors, runtime.warnings(runtime_obj, created=created)
 
 
-def trainjob_transition(trainjob, previous: Previous | None) -> tuple[Change | None, list[InputError]]:
+def trainjob_transition(trainjob, previous) -> tuple[Change | None, list[InputError]]:
     """(the update, or None on create; the CRD's transition rules' errors for it)."""
     old = previous.find(trainjob) if previous is not None else None
     if old is None:
