@@ -368,6 +368,12 @@ def test_a_tracked_snapshot_was_taken_when_it_was_committed(tmp_path):
             "metadata.creationTimestamp: must be a time ('yesterday' is not an RFC 3339 time with its zone)",
         ),
         (
+            lambda data: item(data, "Workload", "jobset-batch-5f2c1")["metadata"].update(
+                creationTimestamp="2026-02-29T10:00:00Z"
+            ),
+            "metadata.creationTimestamp: must be a time ('2026-02-29T10:00:00Z' is not an RFC 3339 time)",
+        ),
+        (
             lambda data: item(data, "Workload", "jobset-old-run-5f2c1")["status"]["admission"]["podSetAssignments"][0][
                 "resourceUsage"
             ].update(cpu="lots"),
@@ -677,3 +683,30 @@ def test_judged_on_several_processes_as_on_one(tmp_path, monkeypatch):
     assert any("Kueue can never admit" in line for line in said), said
     assert any("borrowing from cohort quota" in line for line in said), said
     assert any("by preempting" in line for line in said) and any("waiting in" in line for line in said), said
+
+
+def test_times_are_the_instants_go_reads_whatever_their_offset():
+    """A time is nanoseconds since the epoch, what datetime makes of the same text, across the calendar and
+    every offset: workloads are ordered by the instant, not by the text."""
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from trainc.validation.clusterstate import _time
+
+    rng, epoch = random.Random(2170), datetime(1970, 1, 1, tzinfo=timezone.utc)
+    for _ in range(20000):
+        instant = datetime(
+            rng.randint(2, 9998), rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23), rng.randint(0, 59),
+            rng.randint(0, 59), rng.choice([0, rng.randint(0, 999999)]), tzinfo=timezone.utc,
+        )  # fmt: skip
+        minutes = rng.choice([None, rng.randint(-(23 * 60 + 59), 23 * 60 + 59)])
+        local = instant if minutes is None else instant.astimezone(timezone(timedelta(minutes=minutes)))
+        zone = "Z" if minutes is None else local.strftime("%z")[:3] + ":" + local.strftime("%z")[3:]
+        fraction = f".{instant.microsecond:06d}" if instant.microsecond else ""
+        text = f"{local.year:04d}-{local:%m-%dT%H:%M:%S}{fraction}{zone}"
+        since = instant - epoch
+        assert _time(text) == (since.days * 86400 + since.seconds) * 10**9 + since.microseconds * 1000, text
+    assert _time("2024-02-29T00:00:00.123456789+05:30") == 1709145000123456789
+    for bad in ("2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00+24:00"):
+        with pytest.raises(ValueError, match="is not an RFC 3339 time$"):
+            _time(bad)

@@ -30,9 +30,9 @@ quota a workload uses, admission checks, topology-aware scheduling and the prior
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Mapping
-from datetime import datetime
 from functools import cache, lru_cache
 from types import MappingProxyType
 
@@ -72,8 +72,8 @@ class Held(Record):
     name: str
     cluster_queue: str
     priority: int
-    created: datetime | None  # its queue-order time (creationTimestamp)
-    reserved: datetime | None  # when its QuotaReserved condition turned True
+    created: int | None  # its queue-order time (creationTimestamp), in nanoseconds since the epoch (`_time`)
+    reserved: int | None  # when its QuotaReserved condition turned True, likewise
     uid: str
     usage: dict  # (flavor, resource) -> Kueue's integer
     flavors: tuple  # per pod set {resource: flavor}
@@ -90,7 +90,7 @@ class Pending(Record):
     name: str
     queue: str
     priority: int
-    created: datetime | None
+    created: int | None  # as Admitted's
     uid: str
     owner: tuple | None
 
@@ -145,7 +145,7 @@ class State:
         priority, creation time): candidates}."""
         return self._on(queues).setdefault("candidates", {})
 
-    def ahead(self, queues: kueue.Queues, cq_name: str, priority: int, created: datetime | None, own) -> int:
+    def ahead(self, queues: kueue.Queues, cq_name: str, priority: int, created: int | None, own) -> int:
         """How many pending workloads of ClusterQueue `cq_name` Kueue's queue orders before a job of `priority`
         created at `created` (None: now), `own` (its pending workload, or None) left out: each ClusterQueue's
         pending sorted once (per `queues`) by `_order`, then one bisection per job."""
@@ -318,15 +318,47 @@ def _times(value, shape, path: tuple):
             yield from _times(value.get(key), inner, (*path, key))
 
 
-@lru_cache(maxsize=16384)  # a Workload's times are read when checked, then when held; a datetime never changes
-def _time(text: str) -> datetime:
-    """An RFC 3339 time as the API server writes it (`2026-12-01T10:00:00Z`)."""
-    if not text.endswith("Z") and "+" not in text[10:] and "-" not in text[10:]:
-        raise ValueError(f"{text!r} is not an RFC 3339 time with its zone")
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not an RFC 3339 time") from None
+@lru_cache(maxsize=16384)  # a Workload's times are read when checked, then when held
+def _time(text: str) -> int:
+    """An RFC 3339 time as the API server writes it (`2026-12-01T10:00:00Z`) and Go's time.Parse reads it
+    (metav1.Time), in nanoseconds since the epoch: exact and ordered as the instants are, whatever their
+    offsets, without the datetime module (a millisecond of every run with a cluster state)."""
+    match = re.fullmatch(_RFC3339, text)
+    if match is None:
+        zoned = text.endswith("Z") or "+" in text[10:] or "-" in text[10:]
+        raise ValueError(f"{text!r} is not an RFC 3339 time{'' if zoned else ' with its zone'}")
+    year, month, day, hour, minute, second = (int(match[index]) for index in range(1, 7))
+    fraction, sign, zone_hour, zone_minute = match[7] or "", match[8], match[9], match[10]
+    if not (
+        1 <= month <= 12
+        and 1 <= day <= _days_in(year, month)
+        and hour < 24
+        and minute < 60
+        and second < 60
+        and (sign is None or (int(zone_hour) < 24 and int(zone_minute) < 60))
+    ):
+        raise ValueError(f"{text!r} is not an RFC 3339 time")
+    offset = 0 if sign is None else (1 if sign == "+" else -1) * (int(zone_hour) * 3600 + int(zone_minute) * 60)
+    seconds = _days_since_epoch(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset
+    return seconds * 1_000_000_000 + int(fraction[:9].ljust(9, "0"))
+
+
+_RFC3339 = r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|([+-])(\d\d):(\d\d))"
+
+
+def _days_in(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days_since_epoch(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to the date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil)."""
+    year -= month <= 2
+    era = year // 400
+    of_era = year - era * 400
+    of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    return era * 146097 + of_era * 365 + of_era // 4 - of_era // 100 + of_year - 719468
 
 
 def _workload(origin: Origin, obj: dict, state: State, errors: list) -> None:
@@ -474,7 +506,7 @@ def standing(work: kueue.Workload, labels: dict, state: State, queues: kueue.Que
     )
 
 
-def _order(priority: int, created: datetime | None, uid: str) -> tuple:
+def _order(priority: int, created: int | None, uid: str) -> tuple:
     """A pending workload's place in Kueue's queue, as a key: higher priority first, then the older (one without a
     creation time after every other), then by uid. A job created now sorts as (-priority, (2,), ""): after all
     of its priority."""
@@ -485,7 +517,7 @@ class _Oracle:
     """Kueue's classical preemption for a workload of `priority` created at `created` (None: now): the workloads
     it would preempt to fit `needs` ({(flavor, resource): amount}) in `cq`, or none."""
 
-    def __init__(self, state: State, queues: kueue.Queues, priority: int, created: datetime | None):
+    def __init__(self, state: State, queues: kueue.Queues, priority: int, created: int | None):
         self.state, self.queues, self.priority, self.created = state, queues, priority, created
 
     def __call__(self, cq: kueue.Node, needs: dict) -> list[Held]:
@@ -538,7 +570,7 @@ class _Oracle:
             key=lambda each: (
                 each[0].cluster_queue == cq.name,
                 each[0].priority,
-                -(each[0].reserved.timestamp() if each[0].reserved else 0),
+                -(each[0].reserved or 0),
                 each[0].uid,
             )
         )
