@@ -112,7 +112,13 @@ class Given(Record):
 
 class Settings:
     def __init__(
-        self, root: Given, config: str | None, values: dict | None = None, route: str | None = None, configs: tuple = ()
+        self,
+        root: Given,
+        config: str | None,
+        values: dict | None = None,
+        route: str | None = None,
+        configs: tuple = (),
+        house_rules: bool = False,
     ):
         self.root = root
         self.config = config  # the project config read, if any
@@ -122,6 +128,7 @@ class Settings:
         self.moved_to: Given | None = None
         self.route = route
         self.configs = configs  # every project config layered, outermost first (`config` is the last)
+        self.house_rules = house_rules  # whether one of them writes house rules
 
     def placement(self) -> dict:
         """What sealing must know of where the objects end up (`sshkeys.SeedFile`): under the kustomize
@@ -195,7 +202,7 @@ def resolve(invocation: Invocation, params: dict, limit: int | None = None) -> S
             )
         )
     route = _route()
-    settings = Settings(root, found.path, route=route, configs=found.paths)
+    settings = Settings(root, found.path, route=route, configs=found.paths, house_rules=found.house_rules)
     for name, (key, envvar, flag) in SETTINGS.items():
         if name not in params:
             continue

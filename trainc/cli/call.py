@@ -88,11 +88,18 @@ def _admitted_as(user: str | None, groups: tuple) -> None:
 
 
 def options(**given):
-    """The run's options (`trainc.engine.Options`): the command's resolved settings, then `given`."""
-    from ..engine import Options
+    """The run's options (`trainc.engine.Options`): the command's resolved settings, then `given`. A run the
+    settings give the repository's own CEL (policies, house rules) goes under the supervisor now
+    (`bounds.supervise`), before the engine is imported: a child forked this small copies few of its parent's
+    pages (forking at the first policy cost a one-TrainJob build with every check about 5 ms)."""
+    from .. import bounds
 
     call = current()
     settings = call.settings
+    if settings.house_rules or settings.value("policy_paths"):
+        bounds.supervise()
+    from ..engine import Options
+
     plugins = tuple(dict.fromkeys(settings.value("plugins"))) if settings.has("plugins") else ()
     return Options.from_settings(settings, plugins=plugins, max_input_bytes=call.input_limit, **given)
 

@@ -52,6 +52,7 @@ class Config(Record):
     values: dict  # parameter name -> value, paths resolved
     where: dict  # parameter name -> ["FILE:LINE:COL", ...], one per value (item)
     paths: tuple = ()  # every file layered, outermost first
+    house_rules: bool = False  # whether one of them writes house rules (`policies`), read later by policy.house
 
 
 def in_folder(folder: str) -> str | None:
@@ -149,16 +150,17 @@ def load(start: str | None = None, root: str | None = None, limit: int | None = 
     `chain`, layered, a YAML one read within `limit` bytes (the run's bound); raises InputError on unknown keys
     or wrong types."""
     paths = chain(start or os.getcwd(), root)
-    values, where = {}, {}
+    values, where, rules = {}, {}, False
     for path in paths:
         one = _load(path, limit)
+        rules = rules or one.house_rules
         for name, value in one.values.items():
             if KEYS[_key_of(name)][2]:  # a list: the platform's items stay, the team's follow
                 values[name] = [*values.get(name, []), *value]
                 where[name] = [*where.get(name, []), *one.where[name]]
             else:
                 values[name], where[name] = value, one.where[name]
-    return Config(paths[-1] if paths else None, values, where, tuple(paths))
+    return Config(paths[-1] if paths else None, values, where, tuple(paths), rules)
 
 
 def _key_of(name: str) -> str:
@@ -202,7 +204,7 @@ def _load(path: str, limit: int | None = None) -> Config:
             for index in range(len(items))
         ]
         positions[name] = ["{}:{}:{}".format(origin.file, *mark) for mark in marks]
-    return Config(path, values, positions)
+    return Config(path, values, positions, house_rules=HOUSE_RULES in raw)
 
 
 def _yaml(path: str, limit: int | None = None):
