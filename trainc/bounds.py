@@ -61,7 +61,7 @@ def supervised(run) -> None:
     `supervise`; exit as it exits, or with the bound's error."""
     global _armed
     seconds, size = _limits(os.environ)
-    if not seconds and not size or _verb(sys.argv[1:]) == "run":  # `run` starts the user's own processes
+    if not seconds and not size or verb(sys.argv[1:]) == "run":  # `run` starts the user's own processes
         run()
         return
     import resource
@@ -184,8 +184,16 @@ def _past_time(_number, _frame) -> None:
     os._exit(1)
 
 
-def _verb(arguments: list) -> str | None:
-    return next((argument for argument in arguments if not argument.startswith("-")), None)
+def verb(arguments: list) -> str | None:
+    """The command `arguments` (the command line after `trainc`) name: the first word that is neither an option
+    of the group nor the value of `--root DIR`, the group's one option taking one."""
+    words = iter(arguments)
+    for argument in words:
+        if argument == "--root":
+            next(words, None)
+        elif not argument.startswith("-"):
+            return argument
+    return None
 
 
 def _wait(pid: int, seconds: float, select):
