@@ -118,3 +118,17 @@ def test_floats_are_floats_to_yaml_1_1_and_go_yaml_readers():
     text = dump_all([{"v": values}])
     assert text == "---\nv:\n- 1.0e-05\n- 1.0e+21\n- 1.5\n- 2.0\n- -3.0e-07\n- 1.0e+100\n- 0.1\n"
     assert yaml.safe_load(text) == {"v": values}
+
+
+def test_ascii_text_is_escaped_as_by_the_whole_class():
+    # quote() escapes ASCII text with the class's ASCII part alone: the same escapes, ASCII or not
+    import re
+
+    from trainc.formats import serialize
+
+    whole = re.compile(serialize._ESCAPE)
+    rng = random.Random(3)
+    ranges = [(0, 0x80), (0x80, 0xA0), (0x2020, 0x2030), (0xD7F0, 0xE010), (0xFEF0, 0xFFFF)]
+    for _ in range(20000):
+        text = "".join(chr(rng.randint(*rng.choice(ranges))) for _ in range(rng.randint(0, 10)))
+        assert serialize.quote(text) == '"' + whole.sub(serialize._escape, text) + '"', repr(text)
