@@ -6,43 +6,105 @@ pays for them. Finding one reads text, which is the formats layer's (`formats/po
 below it and never imports it: the formats package installs its lookup in `locator` when it is imported,
 which it is before any input (any Origin with text) exists.
 
-Record: typing.NamedTuple's class syntax, made as collections.namedtuple makes the class. typing.NamedTuple
-checks every field's annotation, and under `from __future__ import annotations` each is a string it compiles:
-about 0.1 ms a class more than collections.namedtuple takes, and a run imports dozens of them before its first
-byte. A Record is the same class otherwise: a tuple with its fields, defaults, `_replace`, `_asdict`, the class
-body's methods, properties and docstring, pickled by its module and name; its annotations are kept as written,
-never evaluated.
+Record: typing.NamedTuple's class syntax, made as collections.namedtuple makes the class, in one step.
+typing.NamedTuple checks every field's annotation, and under `from __future__ import annotations` each is a
+string it compiles; collections.namedtuple compiles the source of each class's `__new__`; and setting the class
+body's attributes one by one on the made class updates its slots each time: about 0.1 ms a class, and a run with
+every check makes forty before its first byte. Here `__new__` is compiled once per number of fields, its
+arguments renamed, and the class made with its body in one `type()` call. A Record is the same class otherwise: a
+tuple with its fields, defaults, `_make`, `_replace`, `_asdict`, the class body's methods, properties and
+docstring, pickled by its module and name; its annotations are kept as written, never evaluated.
 """
 
 from __future__ import annotations
 
-import collections
 import re
+import sys
+from collections import _tuplegetter  # the C field accessor collections.namedtuple gives each field
 from functools import partial
+from types import FunctionType
 
 # what the class body may not set, as typing.NamedTuple refuses it; and what the namedtuple sets itself
 _REFUSED = frozenset(
     ("__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults", "_make", "_replace", "_asdict")
 )
 _OWN = frozenset(("__module__", "__name__", "__annotations__"))
+_NEW_GLOBALS = {"_tuple_new": tuple.__new__, "__builtins__": {}}
+_NEW_CODE: dict = {}  # number of fields -> the code of a __new__ taking that many, its arguments f0, f1, ...
 
 
 class _Made(type):
     def __new__(mcs, name: str, bases: tuple, namespace: dict):
         if not bases:  # Record itself
             return super().__new__(mcs, name, bases, namespace)
-        fields = namespace.get("__annotations__", {})
-        defaults = [namespace[field] for field in fields if field in namespace]
-        if any(field not in namespace for field in list(fields)[len(fields) - len(defaults) :]):
+        annotations = namespace.get("__annotations__", {})
+        fields = tuple(map(sys.intern, annotations))
+        defaults = tuple(namespace[field] for field in fields if field in namespace)
+        if any(field not in namespace for field in fields[len(fields) - len(defaults) :]):
             raise TypeError(f"{name}: a field without a default follows one with a default")
-        made = collections.namedtuple(name, fields, defaults=defaults, module=namespace["__module__"])
-        made.__annotations__ = dict(fields)
+        made = _tuple_namespace(name, fields, defaults)
         for key, value in namespace.items():
             if key in _REFUSED:
                 raise AttributeError(f"{name}: cannot overwrite NamedTuple attribute {key}")
             if key not in _OWN and key not in fields:
-                setattr(made, key, value)
-        return made
+                made[key] = value
+        made["__module__"], made["__annotations__"] = namespace["__module__"], dict(annotations)
+        return type(name, (tuple,), made)
+
+
+def _tuple_namespace(name: str, fields: tuple, defaults: tuple) -> dict:
+    """What collections.namedtuple(name, fields, defaults=defaults) puts in its class."""
+    arguments, count = ", ".join(fields) + "," * (len(fields) == 1), len(fields)
+    code = _NEW_CODE.get(count)
+    if code is None:
+        listed = "".join(f", f{index}" for index in range(count))
+        code = _NEW_CODE[count] = eval(
+            f"lambda _cls{listed}: _tuple_new(_cls, ({listed[2:]}{',' * (count == 1)}))", _NEW_GLOBALS
+        ).__code__
+    new = FunctionType(code.replace(co_varnames=("_cls", *fields)), _NEW_GLOBALS, "__new__")
+    new.__doc__, new.__defaults__ = f"Create new instance of {name}({arguments})", defaults
+    shown = "(" + ", ".join(f"{field}=%r" for field in fields) + ")"
+
+    @classmethod
+    def _make(cls, iterable):
+        result = tuple.__new__(cls, iterable)
+        if len(result) != count:
+            raise TypeError(f"Expected {count} arguments, got {len(result)}")
+        return result
+
+    def _replace(self, /, **changes):
+        result = self._make(map(changes.pop, fields, self))
+        if changes:
+            raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+        return result
+
+    def __repr__(self):
+        return self.__class__.__name__ + shown % self
+
+    def _asdict(self):
+        return dict(zip(self._fields, self))
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    for method in (new, _make.__func__, _replace, __repr__, _asdict, __getnewargs__):
+        method.__qualname__ = f"{name}.{method.__name__}"
+    made = {
+        "__doc__": f"{name}({arguments})",
+        "__slots__": (),
+        "_fields": fields,
+        "_field_defaults": dict(zip(fields[count - len(defaults) :], defaults)),
+        "__new__": new,
+        "_make": _make,
+        "_replace": _replace,
+        "__repr__": __repr__,
+        "_asdict": _asdict,
+        "__getnewargs__": __getnewargs__,
+        "__match_args__": fields,
+    }
+    for index, field in enumerate(fields):
+        made[field] = _tuplegetter(index, sys.intern(f"Alias for field number {index}"))
+    return made
 
 
 class Record(metaclass=_Made):
