@@ -6,7 +6,8 @@ it was doing (the policy and object, when it was evaluating one), exit 1: never 
 signal. The run holds its bound itself (an address-space limit, a wall-time timer whose handler reports) until it
 first compiles the repository's own CEL (a policy, a house rule: `supervise`), or until its settings say it will
 (`trainc.cli.call.options`, before the engine is imported: a child forked that small copies few of its parent's
-pages); from there it goes on in a forked child of a small supervisor, because native code (cel-cpp) is not interrupted by Python's signals and may crash.
+pages); from there it goes on in a forked child of a small supervisor, because native code (cel-cpp) is not
+interrupted by Python's signals and may crash.
 The child notes what it is doing in a page of memory both share. Forking a run only where it meets such
 programs keeps the others free of the fork's cost (about a fifth of a one-TrainJob build).
 
