@@ -318,6 +318,10 @@ def _times(value, shape, path: tuple):
             yield from _times(value.get(key), inner, (*path, key))
 
 
+# a date, `T`, a time, maybe a fraction of a second, `Z` or an offset (compiled on first use: re's cache)
+_RFC3339 = r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|([+-])(\d\d):(\d\d))"
+
+
 @lru_cache(maxsize=16384)  # a Workload's times are read when checked, then when held
 def _time(text: str) -> int:
     """An RFC 3339 time as the API server writes it (`2026-12-01T10:00:00Z`) and Go's time.Parse reads it
@@ -341,9 +345,6 @@ def _time(text: str) -> int:
     offset = 0 if sign is None else (1 if sign == "+" else -1) * (int(zone_hour) * 3600 + int(zone_minute) * 60)
     seconds = _days_since_epoch(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset
     return seconds * 1_000_000_000 + int(fraction[:9].ljust(9, "0"))
-
-
-_RFC3339 = r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|([+-])(\d\d):(\d\d))"
 
 
 def _days_in(year: int, month: int) -> int:
