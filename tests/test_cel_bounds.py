@@ -362,23 +362,6 @@ def test_a_run_goes_on_under_the_supervisor_once_it_meets_the_repositorys_cel():
     )
 
 
-@pytest.mark.parametrize(
-    "argv", [["run", "job.yaml"], ["--root", ".", "run", "job.yaml"], ["--root=.", "-h", "run"], ["--root", "run"]]
-)
-def test_trainc_run_is_left_unbounded_however_it_is_named(argv):
-    # `trainc run` starts the user's own training, which may take days and gigabytes: the bound never holds it,
-    # also after the group's one option with a value (`--root DIR`); `--root run` names a directory, not the verb
-    done = run_bounded(
-        "import resource\nprint(resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY)\ntime.sleep(1)",
-        f"sys.argv = ['trainc', *{argv!r}]\n",
-        TRAINC_RUN_TIMEOUT="0.3",
-    )
-    if argv == ["--root", "run"]:
-        assert done.returncode == 1 and "ran past the time bound" in done.stderr
-    else:
-        assert (done.returncode, done.stdout, done.stderr) == (0, "True\n", "")
-
-
 def test_the_memory_bound_holds_before_and_after_supervision():
     for body in ("b = bytearray(1 << 31)", "bounds.supervise()\nb = bytearray(1 << 31)"):
         done = bounded(body, TRAINC_RUN_MEMORY="1Gi")

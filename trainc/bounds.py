@@ -57,12 +57,13 @@ def _limits(environ) -> tuple[float, int]:
     return seconds, size
 
 
-def supervised(run) -> None:
-    """Call `run()` (the command line) bounded by the operator's limits, in this process until it calls
-    `supervise`; exit as it exits, or with the bound's error."""
+def supervised(run, bounded: bool = True) -> None:
+    """Call `run()` (the command line) bounded by the operator's limits (unless not `bounded`: a command that
+    starts the user's own processes), in this process until it calls `supervise`; exit as it exits, or with the
+    bound's error."""
     global _armed
     seconds, size = _limits(os.environ)
-    if not seconds and not size or verb(sys.argv[1:]) == "run":  # `run` starts the user's own processes
+    if not bounded or not seconds and not size:
         run()
         return
     import resource
@@ -183,18 +184,6 @@ def _past_time(_number, _frame) -> None:
     """The timer's handler, before any supervision: Python code is interrupted between two instructions."""
     _report(f"ran past the time bound ({TIMEOUT_ENV}={_armed[1]:g} seconds)")
     os._exit(1)
-
-
-def verb(arguments: list) -> str | None:
-    """The command `arguments` (the command line after `trainc`) name: the first word that is neither an option
-    of the group nor the value of `--root DIR`, the group's one option taking one."""
-    words = iter(arguments)
-    for argument in words:
-        if argument == "--root":
-            next(words, None)
-        elif not argument.startswith("-"):
-            return argument
-    return None
 
 
 def _wait(pid: int, seconds: float, select):

@@ -241,3 +241,18 @@ def test_a_plain_build_imports_no_click():
     assert built.stdout == (case / "expected.out.yaml").read_text()
     loaded = set(built.stderr.split())
     assert "trainc.cli.plain" in loaded and not {"click", "trainc.cli.group", "trainc.cli.build"} & loaded
+
+
+@pytest.mark.parametrize(
+    "argv, verb",
+    [
+        (["run", "job.yaml"], "run"),
+        (["--root", ".", "run", "job.yaml"], "run"),
+        (["--root=.", "build", "."], "build"),
+        (["--root", "run"], None),  # a directory named run, and no command
+        (["-h", "run"], None),  # click answers the group's help
+        ([], None),
+    ],
+)
+def test_the_verb_is_read_past_the_group_s_options_as_click_reads_it(argv, verb):
+    assert plain.verb(argv) == verb

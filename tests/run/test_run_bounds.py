@@ -65,6 +65,27 @@ def trainc(*args, cwd=None, timeout=60):
     )
 
 
+@pytest.mark.parametrize("group", [[], ["--root", "."], ["--root=."]])
+def test_trainc_run_is_never_held_by_the_run_bound(tmp_path, group):
+    # the run bound (TRAINC_RUN_TIMEOUT, TRAINC_RUN_MEMORY) would hold the user's training and every process it
+    # starts: `trainc run` is left unbounded, however the group's options come before it
+    path = write(tmp_path)
+    env = {**os.environ, "TRAINC_RUN_TIMEOUT": "0.001"}
+    done = subprocess.run(
+        [sys.executable, "-m", "trainc", *group, "run", "--dry-run", path],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0 and "ran past the time bound" not in done.stderr, done.stderr
+    # `--root run` names a directory: no command is named, and the bound holds
+    bounded = subprocess.run(
+        [sys.executable, "-m", "trainc", "--root", "run", "--dry-run", path], capture_output=True, text=True, env=env
+    )
+    assert bounded.returncode == 1 and "ran past the time bound (TRAINC_RUN_TIMEOUT=0.001 seconds)" in bounded.stderr
+
+
 def test_a_huge_node_count_is_refused_at_once_with_the_cap_named(tmp_path):
     started = time.perf_counter()
     result = trainc("run", "--dry-run", write(tmp_path, nodes=2147483647))

@@ -27,11 +27,12 @@ def main() -> None:
     import gc
 
     from .. import bounds
+    from . import plain
 
     # A command is one short run over JSON trees, which hold no cycles: the young objects are still collected,
     # but the whole heap (every TrainJob read so far) is never traversed again and again (about 5% of a build)
     gc.set_threshold(10_000, 10, 1_000_000)
-    bounds.supervised(_main)
+    bounds.supervised(_main, bounded=plain.verb(sys.argv[1:]) != "run")  # `run` starts the user's own processes
 
 
 def _main() -> None:

@@ -121,15 +121,34 @@ def read(argv: list[str], environ) -> Reading | None:
         return None
 
 
-def _read(args: deque, environ) -> Reading:
-    for word in args:
-        _utf8(word)
-    root, root_source = None, DEFAULT
-    while args and _is_option(args[0]):  # the group's options: click's group reads none after the command
+def verb(argv: list[str]) -> str | None:
+    """The command `argv` names, read past the group's options as click reads them; None when there is none, or
+    another group option comes first (click answers it: help, version)."""
+    args = deque(argv)
+    try:
+        _group_options(args)
+    except _Unplain:
+        return None
+    return args[0] if args else None
+
+
+def _group_options(args: deque) -> str | None:
+    """--root's value, if given, with the group's options taken off the front of `args` (click's group reads none
+    after the command); raises _Unplain on another group option."""
+    root = None
+    while args and _is_option(args[0]):
         spelled, equals, value = args.popleft().partition("=")
         if spelled != "--root":
             raise _Unplain
-        root, root_source = value if equals else _value(args), COMMANDLINE
+        root = value if equals else _value(args)
+    return root
+
+
+def _read(args: deque, environ) -> Reading:
+    for word in args:
+        _utf8(word)
+    root = _group_options(args)
+    root_source = DEFAULT if root is None else COMMANDLINE
     if root is None and environ.get(ROOT.envvar):
         root, root_source = _utf8(environ[ROOT.envvar]), ENVIRONMENT
     if not args or args.popleft() != "build":
