@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
+from contextlib import suppress
 from functools import cache
 
 _MAGIC = b"trainc-cel 1\n"
@@ -76,10 +77,8 @@ def write(expression: str, names: tuple, kind: str, program) -> None:
             stream.write(data)
         os.replace(temporary, path)  # whole or not at all, should another run write it meanwhile
     except OSError:  # not written: the run compiles, as without a cache
-        try:
+        with suppress(OSError):  # never made (the folder or the file could not be): nothing to take back
             os.unlink(temporary)
-        except OSError:  # never made (the folder or the file could not be): nothing to take back
-            pass
 
 
 def _make_room(folder: str) -> None:
@@ -90,10 +89,8 @@ def _make_room(folder: str) -> None:
         return
     entries.sort(key=lambda entry: entry.stat(follow_symlinks=False).st_mtime_ns)
     for entry in entries[: len(entries) - _PER_FOLDER + 1]:
-        try:
+        with suppress(FileNotFoundError):  # another run made room meanwhile
             os.unlink(entry.path)
-        except FileNotFoundError:  # another run made room meanwhile
-            pass
 
 
 def _sized(data: bytes) -> bytes:
