@@ -362,6 +362,59 @@ def test_a_run_goes_on_under_the_supervisor_once_it_meets_the_repositorys_cel():
     )
 
 
+def test_a_native_module_past_the_memory_bound_is_the_bound_s_error():
+    # cel-cpp's libraries are loaded when a run first needs them: a bound that leaves no room to map one is the
+    # memory bound's error, not an ImportError's traceback
+    fill = (
+        "import resource\n"
+        "used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+        "filler = bytearray(resource.getrlimit(resource.RLIMIT_AS)[0] - used - (4 << 20))\n"
+        "from cel_expr_python.ext import ext_optional\n"
+    )
+    for body in (fill, "bounds.supervise()\n" + fill):
+        done = bounded(body, TRAINC_RUN_MEMORY="200Mi")
+        assert done.returncode == 1 and done.stderr.startswith(
+            f"Error: the run ran out of the memory bound (TRAINC_RUN_MEMORY={200 << 20} bytes)"
+        ), done.stderr
+    missing = bounded("import trainc_no_such_module", TRAINC_RUN_MEMORY="200Mi")
+    assert "ModuleNotFoundError" in missing.stderr  # any other failed import is no memory error
+
+
+def test_the_bound_is_reported_with_every_byte_of_it_held():
+    # what fills the address space is still held when the bound's error is said: the reserve kept past the bound
+    # is what saying it takes
+    body = (
+        "chunks = []\n"
+        "for size in (1 << 20, 1 << 12, 1 << 6, 8):  # down to the smallest gap\n"
+        "    try:\n"
+        "        while True:\n"
+        "            chunks.append(bytearray(size))\n"
+        "    except MemoryError:\n"
+        "        pass\n"
+        "raise MemoryError"
+    )
+    for each in (body, "bounds.supervise()\n" + body):
+        done = bounded(each, TRAINC_RUN_MEMORY="200Mi")
+        assert (done.returncode, done.stderr.count("\n")) == (1, 1) and done.stderr.startswith(
+            "Error: the run ran out of the memory bound"
+        ), done.stderr
+
+
+@pytest.mark.parametrize(
+    "raised, memory",
+    [
+        ("OSError(errno.ENOMEM, 'Cannot allocate memory')", True),  # a system call's, under the bound
+        ("SystemError('error return without exception set')", True),  # the interpreter's, failing to allocate
+        ("OSError(errno.EACCES, 'Permission denied')", False),
+        ("SystemError('something else')", False),
+    ],
+)
+def test_what_says_the_memory_ran_out_is_the_bound_s_error(raised, memory):
+    done = bounded(f"import errno\nraise {raised}", TRAINC_RUN_MEMORY="200Mi")
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: the run ran out of the memory bound") is memory, done.stderr
+
+
 def test_the_memory_bound_holds_before_and_after_supervision():
     for body in ("b = bytearray(1 << 31)", "bounds.supervise()\nb = bytearray(1 << 31)"):
         done = bounded(body, TRAINC_RUN_MEMORY="1Gi")

@@ -274,3 +274,16 @@ def test_cli_parallel_says_what_the_later_stages_say_where_one_process_says_it(t
         assert serial.returncode == 0 and sum("USD an hour" in line for line in said) == 12
     commented = [line for line in said if "job-01.yaml" in line or "job-03.yaml" in line]
     assert commented and not any(".yaml:1:1:" in line for line in commented), commented  # below the comment
+
+
+def test_a_parallel_build_past_the_memory_bound_says_so_from_any_process(inputs):
+    # wherever the address space runs out, in the parent or in a worker (mapping cel-cpp, reading, compiling), the
+    # run ends with the bound's error alone: no worker's traceback, nothing written
+    said = set()
+    for mebibytes in range(16, 100, 6):
+        done = _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 2, TRAINC_RUN_MEMORY=f"{mebibytes}Mi")
+        assert "Traceback" not in done.stderr and done.returncode in (0, 1), (mebibytes, done.stderr)
+        if done.returncode:
+            assert done.stdout == "" and done.stderr.startswith("Error: the run ran out of the memory bound")
+        said.add(done.returncode)
+    assert said == {0, 1}  # the range reaches from too little to enough

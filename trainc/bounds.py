@@ -17,11 +17,13 @@ programs keeps the others free of the fork's cost (about a fifth of a one-TrainJ
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
 TIMEOUT_ENV, MEMORY_ENV = "TRAINC_RUN_TIMEOUT", "TRAINC_RUN_MEMORY"
 DEFAULT_TIMEOUT, DEFAULT_MEMORY = 600, 4 << 30
+_RESERVE = 16 << 20  # address space kept back past the memory bound, for the run to report reaching it
 _NOTE_SIZE = 4096
 _note = None  # the shared page, in a supervised run
 _armed = None  # (deadline on the monotonic clock, seconds, bytes) in a bounded command line
@@ -70,8 +72,8 @@ def supervised(run, bounded: bool = True) -> None:
     import signal
     import time
 
-    if size:
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    if size:  # the hard limit keeps a reserve back, released to report reaching the bound (`release_reserve`)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size + _RESERVE))
     if seconds:  # a backstop should the timer's handler never run: CPU time never exceeds wall time
         resource.setrlimit(resource.RLIMIT_CPU, (int(seconds) + 1, int(seconds) + 2))
         signal.signal(signal.SIGALRM, _past_time)
@@ -79,9 +81,33 @@ def supervised(run, bounded: bool = True) -> None:
     _armed = (time.monotonic() + seconds, seconds, size)
     try:
         run()
-    except MemoryError:
+    except (MemoryError, ImportError, OSError, SystemError) as exc:
+        if not out_of_memory(exc):
+            raise
+        release_reserve()
         _report(f"ran out of the memory bound ({MEMORY_ENV}={size} bytes)")
         os._exit(1)
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether `exc` says the process ran out of address space: Python's MemoryError, a system call's ENOMEM, a
+    native module (cel-cpp's, imported when a run first needs it) the dynamic loader could not map, or the
+    interpreter's own C code failing to allocate without saying so (a SystemError of a NULL returned without an
+    exception: what CPython raises then, as a sweep of bounds from 20 to 70 MiB over every route found)."""
+    text = str(exc)
+    if isinstance(exc, ImportError):
+        return "failed to map segment" in text or "annot allocate memory" in text
+    if isinstance(exc, SystemError):
+        return "without exception set" in text or "without setting an exception" in text
+    return isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM)
+
+
+def release_reserve() -> None:
+    """Let this process use the address space kept back past the memory bound: only to say it reached it."""
+    if _armed is not None and _armed[2]:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (_armed[2] + _RESERVE, _armed[2] + _RESERVE))
 
 
 def supervise() -> None:

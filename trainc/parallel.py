@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import nullcontext
 
+from . import bounds
 from . import build as builder
 from . import inputs as inputset
 from .compiler import pipeline
@@ -184,19 +185,24 @@ def _start(work: _Slice, others, compiling: _Compiling, anchored: bool) -> tuple
             pass
     pid = os.fork()
     if pid == 0:  # the worker: never returns into the parent's code, nor runs its exit handlers
-        status = 1
+        status, pipe = 1, None
         try:
             for channel in others:  # the parent's ends of the other workers' pipes
                 channel.close()
             os.close(down[1])
             os.close(up[0])
+            pipe = _Channel(down[0], up[1])
             with _remembering(anchored):
-                _worker(_Channel(down[0], up[1]), work, compiling)
+                _worker(pipe, work, compiling)
             status = 0
-        except Exception:
-            import traceback  # only a worker that fails needs it
+        except Exception as exc:
+            if bounds.out_of_memory(exc) and pipe is not None:  # the run says so, with the bound's error (`_receive`)
+                bounds.release_reserve()
+                pipe.send(_OUT_OF_MEMORY)
+            else:
+                import traceback  # only a worker that fails needs it
 
-            traceback.print_exc()
+                traceback.print_exc()
         finally:
             os._exit(status)
     os.close(down[0])
@@ -316,13 +322,19 @@ class _Marshalled(Sequence):
         return iter(marshal.loads(self._data))
 
 
+_OUT_OF_MEMORY = "out of memory"  # what a worker sends instead of its results when it reached the memory bound
+
+
 def _receive(pipe):
     import pickle
 
     try:
-        return pipe.recv()
+        received = pipe.recv()
     except (EOFError, pickle.UnpicklingError):  # the worker died; what killed it is on stderr
         raise RuntimeError("a build worker ended unexpectedly") from None
+    if isinstance(received, str) and received == _OUT_OF_MEMORY:
+        raise MemoryError
+    return received
 
 
 def _read(files, namespace, reader: inputset.Reader) -> tuple[builder.Inputs, dict]:

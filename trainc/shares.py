@@ -82,6 +82,8 @@ def _start(work, share: list):
             try:
                 sent = pickle.dumps(("done", work(share)), pickle.HIGHEST_PROTOCOL)
             except BaseException as exc:  # noqa: BLE001 - raised again in the parent, as one process would
+                if bounds.out_of_memory(exc):  # the parent says so, with the bound's error; room to send it
+                    bounds.release_reserve()
                 try:
                     sent = pickle.dumps(("raised", exc))
                 except Exception:  # noqa: BLE001 - an exception that does not pickle: its words
