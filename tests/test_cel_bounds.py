@@ -371,11 +371,7 @@ def test_a_native_module_past_the_memory_bound_is_the_bound_s_error():
         "filler = bytearray(resource.getrlimit(resource.RLIMIT_AS)[0] - used - (4 << 20))\n"
         "from cel_expr_python.ext import ext_optional\n"
     )
-    for body in (fill, "bounds.supervise()\n" + fill):
-        done = bounded(body, TRAINC_RUN_MEMORY="200Mi")
-        assert done.returncode == 1 and done.stderr.startswith(
-            f"Error: the run ran out of the memory bound (TRAINC_RUN_MEMORY={200 << 20} bytes)"
-        ), done.stderr
+    runs_out_of_the_memory_bound(fill)
     missing = bounded("import trainc_no_such_module", TRAINC_RUN_MEMORY="200Mi")
     assert "ModuleNotFoundError" in missing.stderr  # any other failed import is no memory error
 
@@ -393,10 +389,15 @@ def test_the_bound_is_reported_with_every_byte_of_it_held():
         "        pass\n"
         "raise MemoryError"
     )
+    runs_out_of_the_memory_bound(body)
+
+
+def runs_out_of_the_memory_bound(body: str) -> None:
+    """`body`, under a 200 MiB bound before supervision and after it, ends with the bound's error alone."""
     for each in (body, "bounds.supervise()\n" + body):
         done = bounded(each, TRAINC_RUN_MEMORY="200Mi")
         assert (done.returncode, done.stderr.count("\n")) == (1, 1) and done.stderr.startswith(
-            "Error: the run ran out of the memory bound"
+            f"Error: the run ran out of the memory bound (TRAINC_RUN_MEMORY={200 << 20} bytes)"
         ), done.stderr
 
 
