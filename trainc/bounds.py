@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from functools import cache
 
 TIMEOUT_ENV, MEMORY_ENV = "TRAINC_RUN_TIMEOUT", "TRAINC_RUN_MEMORY"
 DEFAULT_TIMEOUT, DEFAULT_MEMORY = 600, 4 << 30
@@ -172,19 +173,42 @@ def fork_helper():
     Returns (pid, page) here and (0, page) in the helper; page is None outside a supervised run."""
     global _note
     import mmap
+    import signal
 
     page = mmap.mmap(-1, _NOTE_SIZE) if _note is not None else None
+    prctl = _prctl()
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         if os.getppid() != parent:  # the parent ended before the signal was set
             os._exit(1)
         _note = page
     return pid, page
+
+
+@cache
+def _prctl():
+    """libc's prctl, found once in the parent: importing ctypes (4 ms) in every helper of every stage delays each."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+_ending: list = []  # helpers that sent all they had to, perhaps still freeing their memory
+
+
+def ending(pid: int) -> None:
+    """A helper that sent all its results: its exit (freeing its memory takes milliseconds) is waited for later,
+    at the next spread or as the command exits (`reap_helpers`), not now."""
+    _ending.append(pid)
+
+
+def reap_helpers() -> None:
+    """Wait for the helpers `ending` names (ended by now): a long-lived process (the Python API) keeps none of
+    them beyond its next spread, and a command's CPU time and memory count every helper's."""
+    while _ending:
+        os.waitpid(_ending.pop(), 0)
 
 
 def helper_note(page) -> None:

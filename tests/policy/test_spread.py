@@ -5,6 +5,7 @@ no RBAC object answers (for the last TrainJobs only), over 200 TrainJobs' JobSet
 
 from __future__ import annotations
 
+import os
 import time
 from types import SimpleNamespace
 
@@ -99,10 +100,10 @@ def test_two_processes_give_the_verdicts_of_one_in_its_order(monkeypatch):
         "JobSet team-a/job-151: ValidatingAdmissionPolicy 'cap' with binding 'cap-binding' denied request: at most 150"
     )
     warned = [n.message.partition(": ")[0] for n in notices if n.severity == "warning"]
-    assert warned == [  # both halves' warnings, the first half's first
+    assert warned == [  # every part's warnings, in the order of the parts
         f"JobSet team-a/job-{n}" for n in range(JOBS) for fails in (n % 2, n % 3 == 0) if fails
     ]
-    # the authorizer check no RBAC object answers, met only by the helper's share: one notice, at the expression
+    # the authorizer check no RBAC object answers, met only by the last parts: one notice, at the expression
     assert [(n.origin, n.path) for n in notices if n.severity == "notice"] == [
         (Origin("policies.yaml", 4), ("spec", "validations", 0, "expression"))
     ]
@@ -117,12 +118,17 @@ def test_few_objects_stay_in_one_process(monkeypatch):
 
 
 @helpers
-def test_a_helpers_exception_is_raised_here(monkeypatch):
-    real = vap.Admission.admit
+def test_a_helpers_exception_is_raised_here(monkeypatch, tmp_path):
+    real, parent, mark = vap.Admission.admit, os.getpid(), tmp_path / "helper"
 
-    def admit(self, subject, outcome):
-        if subject.obj["metadata"]["name"] == "job-150":
+    def admit(self, subject, outcome):  # this process waits until the helper has taken a part, and raised
+        if os.getpid() != parent:
+            mark.write_text("")
             raise ValueError("met in the helper")
+        for _ in range(3000):
+            if mark.exists():
+                break
+            time.sleep(0.01)
         real(self, subject, outcome)
 
     monkeypatch.setattr(vap.Admission, "admit", admit)
@@ -138,14 +144,22 @@ def bounded(body: str, **env):
     return run_bounded("bounds.supervise()\n" + body, prelude, **env)
 
 
-# job-150 is the helper's: its first policy's evaluation crashes (as native code may), or never ends
-MEETS_150 = """\
-meeting, real_admit, real_evaluate = [False], vap.Admission.admit, celengine.evaluate
+# The helper's first object: its first policy's evaluation crashes (as native code may), or never ends. This
+# process waits in its own first admission until the helper has taken a part of the work and noted that object.
+MEETS_HELPERS_FIRST = """\
+parent, meeting, real_admit, real_evaluate = os.getpid(), [None], vap.Admission.admit, celengine.evaluate
 def admit(self, subject, outcome):
-    meeting[0] = subject.obj["metadata"]["name"] == "job-150"
+    if os.getpid() == parent:
+        for _ in range(3000):
+            if os.path.exists({mark!r}):
+                break
+            time.sleep(0.01)
+    elif meeting[0] is None:
+        meeting[0] = subject.obj["metadata"]["name"]
+        open({mark!r}, "w").write(f"{{os.getpid()}} {{meeting[0]}}")
     real_admit(self, subject, outcome)
 def evaluate(program, data):
-    if meeting[0]:
+    if meeting[0] is not None:
         {action}
     return real_evaluate(program, data)
 vap.Admission.admit, celengine.evaluate = admit, evaluate
@@ -154,33 +168,37 @@ print("ended")
 """
 
 
+def _helpers_first(mark, action: str, **env):
+    """The run of MEETS_HELPERS_FIRST, and (pid, name) of the helper and the object it met."""
+    done = bounded(MEETS_HELPERS_FIRST.format(mark=str(mark), action=action), **env)
+    pid, name = mark.read_text().split()
+    return done, int(pid), name
+
+
 @helpers
-def test_a_helpers_crash_ends_the_run_naming_what_the_helper_was_evaluating():
-    done = bounded(MEETS_150.format(action="os.kill(os.getpid(), signal.SIGSEGV)"))
+def test_a_helpers_crash_ends_the_run_naming_what_the_helper_was_evaluating(tmp_path):
+    done, _, name = _helpers_first(tmp_path / "helper", "os.kill(os.getpid(), signal.SIGSEGV)")
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(
-        "Error: the run crashed (SIGSEGV) while evaluating ValidatingAdmissionPolicy 'cap' on JobSet team-a/job-150;"
+        f"Error: the run crashed (SIGSEGV) while evaluating ValidatingAdmissionPolicy 'cap' on JobSet team-a/{name};"
     ), done.stderr
 
 
 @helpers
-def test_a_helper_out_of_memory_ends_the_run_naming_what_the_helper_was_evaluating():
-    done = bounded(MEETS_150.format(action="raise MemoryError"), TRAINC_RUN_MEMORY="4Gi")
+def test_a_helper_out_of_memory_ends_the_run_naming_what_the_helper_was_evaluating(tmp_path):
+    done, _, name = _helpers_first(tmp_path / "helper", "raise MemoryError", TRAINC_RUN_MEMORY="4Gi")
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(
         f"Error: the run ran out of the memory bound (TRAINC_RUN_MEMORY={4 << 30} bytes) while evaluating "
-        "ValidatingAdmissionPolicy 'cap' on JobSet team-a/job-150;"
+        f"ValidatingAdmissionPolicy 'cap' on JobSet team-a/{name};"
     ), done.stderr
 
 
 @helpers
 def test_a_helper_ends_with_its_run_past_the_bound(tmp_path):
-    mark = tmp_path / "helper"
-    action = f"open({str(mark)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
-    done = bounded(MEETS_150.format(action=action), TRAINC_RUN_TIMEOUT="3")
+    done, helper, _ = _helpers_first(tmp_path / "helper", "time.sleep(60)", TRAINC_RUN_TIMEOUT="3")
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("Error: the run ran past the time bound (TRAINC_RUN_TIMEOUT=3 seconds)"), done.stderr
-    helper = int(mark.read_text())
     for _ in range(100):  # the kernel ends it as its parent ends (then whoever adopts it reaps it)
         if _state(helper) in (None, "Z"):
             break

@@ -62,4 +62,7 @@ def _exit_now(code: int) -> None:
                 stream.flush()
     except (OSError, ValueError):
         return
+    from .. import bounds  # imported already: the console script runs under it
+
+    bounds.reap_helpers()  # so that the command's CPU time and memory count every helper's
     os._exit(code)

@@ -1,8 +1,8 @@
 """Admission on several cores, with the verdicts of a one-process admission in its order.
 
 Each object's admission is independent of the others' (the policies, params, Namespaces and RBAC objects are
-read before any), so the objects are cut into shares (`trainc.shares`): each process admits one and returns its
-errors, notices and the authorizer checks it could not evaluate, put after the first share's in share order.
+read before any), so the objects are cut into parts (`trainc.shares`): each process admits the parts it takes
+and returns their errors, notices and the authorizer checks it could not evaluate, put in the order of the parts.
 """
 
 from __future__ import annotations
