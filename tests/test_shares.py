@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from helpers import bounded, checked_repository
+
 from trainc import bounds, shares
 
 helpers = pytest.mark.skipif(not bounds.HELPERS, reason="helpers are forked on Linux only")
@@ -148,3 +150,21 @@ def test_a_command_waits_for_its_helpers_as_it_exits():
 
     done = subprocess.run([sys.executable, "-c", ADOPTER, COMMAND], capture_output=True, text=True, check=True)
     assert done.stdout == "0\n", done.stderr
+
+
+@helpers
+def test_helpers_of_the_stages_before_supervision_are_the_supervisors(tmp_path):
+    """A run whose first CEL program is compiled at the policies stage (a house rule) goes on in a forked child,
+    after the Kueue and cost stages spread: their helpers are reaped before, and the child reaps none of them."""
+    checked_repository(tmp_path, cap="1000", quota="1000")
+    body = f"""\
+from trainc import engine
+from trainc.validation import cost, kueue
+kueue.JUDGED_TOGETHER = cost.PRICED_TOGETHER = 1
+root = {str(tmp_path)!r}
+options = engine.Options(workers=2, kueue_paths=(root + "/queues.yaml",), config=root + "/.trainc.yaml")
+result = engine.run(engine.Inputs((root + "/jobs",)), options)
+print(len(result.costs), "priced,", len(result.errors), "errors")
+"""
+    done = bounded(body)
+    assert (done.returncode, done.stdout) == (0, "12 priced, 0 errors\n"), done.stderr

@@ -124,6 +124,7 @@ def supervise() -> None:
     import time
 
     deadline, seconds, size = _armed
+    reap_helpers()  # the Kueue and cost stages' (policies only among the inputs): this process's children
     _note = mmap.mmap(-1, _NOTE_SIZE)
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
@@ -195,20 +196,23 @@ def _prctl():
     return ctypes.CDLL(None, use_errno=True).prctl
 
 
-_ending: list = []  # helpers that sent all they had to, perhaps still freeing their memory
+_ending: list = []  # (parent, helper) of helpers that sent all they had to, perhaps still freeing their memory
 
 
 def ending(pid: int) -> None:
     """A helper that sent all its results: its exit (freeing its memory takes milliseconds) is waited for later,
-    at the next spread or as the command exits (`reap_helpers`), not now."""
-    _ending.append(pid)
+    at the next spread, before the run forks under its supervisor, or as the command exits (`reap_helpers`)."""
+    _ending.append((os.getpid(), pid))
 
 
 def reap_helpers() -> None:
-    """Wait for the helpers `ending` names (ended by now): a long-lived process (the Python API) keeps none of
-    them beyond its next spread, and a command's CPU time and memory count every helper's."""
+    """Wait for the helpers `ending` names (ended by now), those of this process: a process forked since holds
+    the list too, but they are not its children. A long-lived process (the Python API) keeps none beyond its
+    next spread, and a command's CPU time and memory count every helper's."""
     while _ending:
-        os.waitpid(_ending.pop(), 0)
+        parent, pid = _ending.pop()
+        if parent == os.getpid():
+            os.waitpid(pid, 0)
 
 
 def helper_note(page) -> None:
