@@ -9,10 +9,11 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import GOLDEN, GOLDEN_SEED, ROOT
-from helpers import checked_repository
+from helpers import bounded, checked_repository
 
 from trainc import engine, parallel
 from trainc.output.manifests import dump
@@ -283,7 +284,45 @@ def test_a_parallel_build_past_the_memory_bound_says_so_from_any_process(inputs)
     for mebibytes in range(16, 100, 6):
         done = _cli([str(inputs), "--ssh-key-seed", SEED_FILE], 2, TRAINC_RUN_MEMORY=f"{mebibytes}Mi")
         assert "Traceback" not in done.stderr and done.returncode in (0, 1), (mebibytes, done.stderr)
-        if done.returncode:
-            assert done.stdout == "" and done.stderr.startswith("Error: the run ran out of the memory bound")
+        if done.returncode:  # what was said before it ran out (the seed's warning, say) stands before the error
+            *before, last = done.stderr.splitlines()
+            assert done.stdout == "" and last.startswith("Error: the run ran out of the memory bound"), done.stderr
+            assert all(line.startswith(("warning: ", "notice: ")) for line in before), done.stderr
         said.add(done.returncode)
     assert said == {0, 1}  # the range reaches from too little to enough
+
+
+def test_a_build_stopped_at_its_bound_leaves_no_worker_running(inputs, tmp_path):
+    # the parent ends (its time bound) while a worker compiles: the worker ends with it, saying nothing
+    mark = tmp_path / "worker"
+    body = f"""\
+from trainc import engine, parallel
+real, parent = parallel._compile, os.getpid()
+def compiling(*args):
+    if os.getpid() != parent:
+        open({str(mark)!r}, "w").write(str(os.getpid()))
+        time.sleep(30)
+    return real(*args)
+parallel._compile = compiling
+engine.run(engine.Inputs(({str(inputs)!r},)), engine.Options(workers=2))
+print("ended")
+"""
+    done = bounded(body, TRAINC_RUN_TIMEOUT="2", TRAINC_PARALLEL_MIN_FILES="2")
+    assert (done.returncode, done.stdout) == (1, "") and done.stderr.startswith(
+        "Error: the run ran past the time bound (TRAINC_RUN_TIMEOUT=2 seconds)"
+    ), done.stderr
+    assert "Traceback" not in done.stderr
+    worker = int(mark.read_text())
+    for _ in range(100):  # the kernel ends it as its parent ends (then whoever adopts it reaps it)
+        if _state(worker) in (None, "Z"):
+            break
+        time.sleep(0.05)
+    assert _state(worker) in (None, "Z")
+
+
+def _state(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return None

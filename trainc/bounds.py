@@ -169,23 +169,33 @@ HELPERS = sys.platform.startswith("linux")  # where a helper can be tied to its 
 
 def fork_helper():
     """os.fork() for a helper that evaluates beside this process under the run's bound (Linux: `HELPERS`): it
-    ends when this process ends (the parent-death signal: a run stopped at its bound leaves no orphan) and
-    notes what it does in a page of its own that this process reads should it crash (`helper_crashed`).
-    Returns (pid, page) here and (0, page) in the helper; page is None outside a supervised run."""
+    ends when this process ends (`fork_tied`) and notes what it does in a page of its own that this process
+    reads should it crash (`helper_crashed`). Returns (pid, page) here and (0, page) in the helper; page is None
+    outside a supervised run."""
     global _note
     import mmap
-    import signal
 
     page = mmap.mmap(-1, _NOTE_SIZE) if _note is not None else None
-    prctl = _prctl()
+    pid = fork_tied()
+    if pid == 0:
+        _note = page
+    return pid, page
+
+
+def fork_tied() -> int:
+    """os.fork() for a process that ends when this one ends, however it ends (its bound, a signal, a crash): on
+    Linux (`HELPERS`) the kernel's parent-death signal kills it, so that no worker or helper of a stopped run
+    goes on, nor says anything after the run's last word. Elsewhere a plain fork."""
+    import signal
+
+    prctl = _prctl() if HELPERS else None
     parent = os.getpid()
     pid = os.fork()
-    if pid == 0:
+    if pid == 0 and prctl is not None:
         prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         if os.getppid() != parent:  # the parent ended before the signal was set
             os._exit(1)
-        _note = page
-    return pid, page
+    return pid
 
 
 @cache

@@ -183,7 +183,7 @@ def _start(work: _Slice, others, compiling: _Compiling, anchored: bool) -> tuple
             fcntl.fcntl(up[1], fcntl.F_SETPIPE_SZ, 1 << 20)
         except OSError:  # more than this system lets a pipe hold: the default, only slower
             pass
-    pid = os.fork()
+    pid = bounds.fork_tied()
     if pid == 0:  # the worker: never returns into the parent's code, nor runs its exit handlers
         status, pipe = 1, None
         try:
@@ -199,6 +199,8 @@ def _start(work: _Slice, others, compiling: _Compiling, anchored: bool) -> tuple
             if bounds.out_of_memory(exc) and pipe is not None:  # the run says so, with the bound's error (`_receive`)
                 bounds.release_reserve()
                 pipe.send(_OUT_OF_MEMORY)
+            elif isinstance(exc, BrokenPipeError):  # the parent ended first: the kernel's signal ends this one too
+                pass
             else:
                 import traceback  # only a worker that fails needs it
 
