@@ -201,6 +201,31 @@ def test_an_optional_inside_an_argument_is_no_such_overload(tmp_path, expression
     assert denied(done, f"expression '{expression}' resulted in error: no such overload"), done.stderr
 
 
+ISOLATED_SEND_FAILS = """\
+import os, sys
+from trainc.k8s import celengine
+program = celengine.compile("optional.none().hasValue() || [1, 2].max() == 2", ("object",))  # isolated, no crash
+parent, real = os.getpid(), os.fdopen
+def fdopen(*args, **kwargs):
+    if os.getpid() != parent:  # the child's result cannot be sent (its parent gone, say)
+        raise BrokenPipeError(32, "Broken pipe")
+    return real(*args, **kwargs)
+os.fdopen = fdopen
+try:
+    celengine.evaluate(program, {"object": {}})
+except celengine.EvalError as exc:
+    print(os.getpid() == parent, exc)
+"""
+
+
+def test_an_isolated_evaluation_never_returns_into_the_callers_code():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ISOLATED_SEND_FAILS], capture_output=True, text=True, timeout=60)
+    assert (done.stdout, done.stderr) == ("True no such overload\n", "")  # the parent alone goes on
+
+
 def test_an_optional_argument_under_ignore_is_allowed(tmp_path):
     done = trainc(tmp_path, TRAINJOB, policy("[optional.none()].sum() == 1", failure="Ignore"))
     assert done.returncode == 0 and "kind: JobSet" in done.stdout, done.stderr

@@ -470,23 +470,25 @@ class _Isolated:
 
         read, write = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: evaluate, send the outcome, leave at once
-            import faulthandler
+        if pid == 0:  # the child: evaluate, send the outcome, leave at once, never back into the caller's code
+            try:  # (should sending fail, the parent gone, say, the parent reads nothing: a crash)
+                import faulthandler
 
-            faulthandler.disable()  # a crash here is the expected outcome, reported by the parent
-            os.close(read)
-            try:
-                outcome = (
-                    "ok",
-                    _plain(self.program.eval(bind(data) if isinstance(data, dict) else data), self.program),
-                )
-            except EvalError as exc:
-                outcome = ("error", str(exc))
-            except BaseException as exc:  # noqa: BLE001 - whatever it is, the parent reports it as an error
-                outcome = ("error", _runtime_wording(exc))
-            with os.fdopen(write, "wb") as stream:
-                stream.write(pickle.dumps((outcome, _Meter.spent)))
-            os._exit(0)
+                faulthandler.disable()  # a crash here is the expected outcome, reported by the parent
+                os.close(read)
+                try:
+                    outcome = (
+                        "ok",
+                        _plain(self.program.eval(bind(data) if isinstance(data, dict) else data), self.program),
+                    )
+                except EvalError as exc:
+                    outcome = ("error", str(exc))
+                except BaseException as exc:  # noqa: BLE001 - whatever it is, the parent reports it as an error
+                    outcome = ("error", _runtime_wording(exc))
+                with os.fdopen(write, "wb") as stream:
+                    stream.write(pickle.dumps((outcome, _Meter.spent)))
+            finally:
+                os._exit(0)
         os.close(write)
         with os.fdopen(read, "rb") as stream:
             found = stream.read()
