@@ -200,7 +200,7 @@ def fork_tied() -> int:
 
 @cache
 def _prctl():
-    """libc's prctl, found once in the parent: importing ctypes (4 ms) in every helper of every stage delays each."""
+    """libc's prctl, found once in the parent: importing ctypes (about 3 ms) in every forked process delays each."""
     import ctypes
 
     return ctypes.CDLL(None, use_errno=True).prctl
