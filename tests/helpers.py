@@ -18,6 +18,7 @@ import sys
 import sysconfig
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import yaml
@@ -487,6 +488,20 @@ spec:
     resourcesPerNode:
       {resources}
 """
+
+
+def ends(pid: int, seconds: float = 5) -> bool:
+    """Whether process `pid` ends within `seconds`: gone, or a zombie (the kernel ended it as its parent ended,
+    and whoever adopts it reaps it)."""
+    for _ in range(int(seconds / 0.05)):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rpartition(")")[2].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def bounded(body: str, prelude: str = "", **env) -> subprocess.CompletedProcess:
