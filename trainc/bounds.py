@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from contextlib import suppress
 from functools import cache
 
 TIMEOUT_ENV, MEMORY_ENV = "TRAINC_RUN_TIMEOUT", "TRAINC_RUN_MEMORY"
@@ -128,10 +129,8 @@ def supervise() -> None:
     _note = mmap.mmap(-1, _NOTE_SIZE)
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
-            try:
+            with suppress(OSError, ValueError):  # the child meets it again and reports it
                 stream.flush()
-            except (OSError, ValueError):
-                pass  # the child meets it again and reports it
     if seconds:
         signal.setitimer(signal.ITIMER_REAL, 0)  # from here the supervisor keeps the time
     pid = os.fork()
@@ -269,7 +268,5 @@ def _report(what: str) -> None:
         f"Error: the run {what}{where}; nothing was written. The operator sets the bound with "
         f"{TIMEOUT_ENV} and {MEMORY_ENV}.\n"
     )
-    try:
+    with suppress(OSError):  # no stderr: the exit status alone says it
         os.write(2, text.encode(errors="replace"))
-    except OSError:
-        pass  # no stderr: the exit status alone says it

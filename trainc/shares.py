@@ -90,14 +90,12 @@ def shares(units: list, workers: int, min_share: int = MIN_SHARE) -> list[list]:
 def _taken(work, parts: list, numbers: int, pickled: bool = False) -> list:
     """[(number, work(part)), ...] of the parts this process takes from the pipe `numbers` until it is empty; each
     result pickled with `pickled` (a helper's)."""
+    import pickle  # imported already where `pickled` (spread's helpers)
+
     found = []
     while taken := os.read(numbers, 1):
         result = work(parts[taken[0]])
-        if pickled:
-            import pickle
-
-            result = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
-        found.append((taken[0], result))
+        found.append((taken[0], pickle.dumps(result, pickle.HIGHEST_PROTOCOL) if pickled else result))
     return found
 
 

@@ -22,7 +22,7 @@ import os
 import re
 import secrets
 import stat
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from ..errors import Notice, one_line
 from .manifests import dump
@@ -102,10 +102,8 @@ def _unmake(made: list[str]) -> None:
 def _quietly(remove, *args, **kwargs) -> None:
     """Best-effort clean-up after a failed write: what cannot be removed stays, and the write's own error is the
     one reported."""
-    try:
+    with suppress(OSError):  # see the docstring: the failure that got us here is the one to report
         remove(*args, **kwargs)
-    except OSError:  # see the docstring: the failure that got us here is the one to report
-        pass
 
 
 @contextmanager
@@ -125,14 +123,11 @@ def _holder(root: int) -> str:
     """` (pid N)` of the process holding the lock on DIR, from Linux's /proc/locks; empty elsewhere."""
     status = os.fstat(root)
     device = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
-    try:
-        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
-            for line in locks:
-                fields = line.split()  # `1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF`
-                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
-                    return f" (pid {fields[4]})"
-    except OSError:  # /proc/locks unreadable: the message only lacks the holder's pid
-        pass
+    with suppress(OSError), open("/proc/locks", encoding="ascii", errors="replace") as locks:
+        for line in locks:  # (/proc/locks unreadable: the message only lacks the holder's pid)
+            fields = line.split()  # `1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF`
+            if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
+                return f" (pid {fields[4]})"
     return ""
 
 

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 
 from .plan import Container, Plan, Pod, inside
@@ -64,12 +65,10 @@ class Runner:
                 if interrupted.is_set():
                     raise KeyboardInterrupt
                 self._start_ready(started)
-                try:
+                with suppress(queue.Empty):  # no pod changed phase in this tick: look at the state anyway
                     pod, phase, detail = self.events.get(timeout=POLL_SECONDS)
                     self.phase[pod.name] = phase
                     self.progress(f"pod {pod.name} {detail}")
-                except queue.Empty:  # no pod changed phase in this tick: look at the state anyway
-                    pass
                 state = self._state()
                 if state == "Running" and deadline is not None and time.monotonic() > deadline:
                     self.progress(f"timed out after {timeout:g}s: stopping every pod")
