@@ -16,7 +16,10 @@ and these figures against their goals (GOALS), with the commit they ran on:
 - --huge TrainJobs (e.g. 100000; default none): time, peak RSS and time per TrainJob against --large;
 - start-up: `trainc --help`, the `python -X importtime` total of a one-TrainJob build's imports, and the
   floor under any one-TrainJob build: trainc's Python starting and importing only cel-cpp (its CEL; a plain
-  build command line is read without click).
+  build command line is read without click);
+- the same with every check a platform repository turns on (checks.py), and the checks' budget: their CPU a
+  TrainJob, what the floor goal leaves them, and the floor under them, cel-cpp alone evaluating their programs
+  (`bench/celfloor.py`).
 
 Python runs with bytecode caching on (in a folder of the temporary directory), as an installed trainc
 has its .pyc files, whatever PYTHONDONTWRITEBYTECODE says. Writes only inside the temporary directory.
@@ -317,6 +320,33 @@ def import_times(env: dict, one: Path) -> tuple[float, list[tuple[str, float]]] 
     return sum(ms for _, ms in top), sorted(top, key=lambda item: -item[1])[:5]
 
 
+def cel_floor(trainc: list[str], repository: Path, objects: Path, repeat: int, env: dict) -> tuple[float, int, int]:
+    """(best CPU seconds, evaluations, objects) of `celfloor.py`: cel-cpp alone evaluating the checked repository's
+    programs on the checked build's output objects, in trainc's Python."""
+    script = str(Path(__file__).with_name("celfloor.py"))
+    command = [interpreter(trainc), script, str(repository), str(objects), str(repeat)]
+    seconds, evaluations, count = subprocess.run(
+        command, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return float(seconds), int(evaluations), int(count)
+
+
+def budget(main_build: dict, cel: tuple[float, int, int], jobs: int) -> str:
+    """The checks' CPU a TrainJob, what the floor goal leaves them (its wall time on the cores the plain build
+    keeps busy, less the plain build's CPU) and cel-cpp's own share: why the goal is or is not in reach."""
+    plain_wall, plain_cpu = main_build["trainc"][0], main_build["trainc"][1]
+    cores = plain_cpu / plain_wall
+    left = GOALS["floor"] * main_build["floor"][0] * cores - plain_cpu
+    spent = main_build["checked"][1] - plain_cpu
+    seconds, evaluations, objects = cel
+    return (
+        f"{'  the checks, CPU a TrainJob':<44} {spent / jobs * 1e6:8.0f} us  (the floor goal leaves them "
+        f"{left / jobs * 1e6:.0f} us on the plain build's {cores:.2f} cores;\n"
+        f"{'':<44} {'':8}     cel-cpp alone takes {seconds / jobs * 1e6:.0f} us: {evaluations} evaluations of "
+        f"{objects} objects, bench/celfloor.py)"
+    )
+
+
 def trainc_command(given: str | None) -> list[str]:
     if given:
         return [given]
@@ -467,6 +497,11 @@ def main() -> None:
             huge_build = interleaved({"trainc": [*trainc, "build", str(huge)]}, 1, env)["trainc"]
             rss_huge = peak_rss_mb([*trainc, "build", str(huge)], env)
         imports = import_times(env, one)
+        _, _, checked_main = run(every_check("main"), env)
+        (work / "checked.marshal").write_bytes(
+            marshal.dumps(list(yaml.load_all(checked_main.stdout, Loader=yaml.CSafeLoader)))
+        )
+        cel = cel_floor(trainc, checked["main"], work / "checked.marshal", options.repeat, env)
 
         print(
             f"trainc benchmark on commit {commit()}: {options.jobs} TrainJobs in {files} files under "
@@ -537,6 +572,7 @@ def main() -> None:
             )
         )
         print(ratio(f"peak RSS, {options.large} TrainJobs to stdout", rss_checked, GOALS["rss"], "MB"))
+        print(budget(main_build, cel, options.jobs))
         if options.huge:
             per_large, per_huge = large_build["trainc"][0] / options.large, huge_build[0] / options.huge
             print(

@@ -15,6 +15,7 @@ from helpers import run
 from trainc import engine
 from trainc.formats.prices import Prices
 from trainc.validation import cost
+from trainc.validation.requests import Usage
 
 CASE = tuple(str(ROOT / "tests" / "cost-case" / name) for name in ("queues.yaml", "runtime.yaml", "trainjobs.yaml"))
 CONFIG = str(ROOT / "tests" / "cost-case" / ".trainc.yaml")
@@ -42,6 +43,19 @@ def test_a_resource_priced_nowhere_is_named_and_costs_nothing():
     found = costs(prices=table)
     assert found[("team-a", "llm")] == cost.Cost(Fraction(40), 14400, ("cpu", "memory"))
     assert found[("team-a", "finetune")].unpriced == ("cpu", "memory", "nvidia.com/gpu")
+
+
+def test_rates_summed_in_integers_are_the_exact_rationals():
+    # a price per GiB charged by the byte, a price per CPU by the millicore, an API user's float: the integers
+    # summed over one common scale give the rationals pricing each would
+    table = Prices("EUR", {"a100": {"memory": Decimal("0.0037"), "cpu": 0.1}}, {"nvidia.com/gpu": Decimal("2.125")})
+    scale = cost.common_scale(table)
+    usage = [
+        Usage("workers", 2, {"memory": 3 * 2**30 + 7, "cpu": 1500, "pods": 2}, {"memory": "a100", "cpu": "a100"}),
+        Usage("launcher", 1, {"nvidia.com/gpu": 3}, {}),
+    ]
+    expected = Fraction("0.0037") * (3 * 2**30 + 7) / 2**30 + Fraction(0.1) * 1500 / 1000 + Fraction("2.125") * 3
+    assert cost.rate(usage, table, {}, scale) == (expected, ("pods",))
 
 
 @pytest.mark.parametrize(

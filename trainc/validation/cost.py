@@ -10,6 +10,7 @@ table's `default`; a resource priced nowhere costs nothing and is named (`unpric
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from .. import shares
@@ -43,24 +44,39 @@ class Cost(Record):
         return out
 
 
-def rate(pod_sets, table: pricetable.Prices, per_unit: dict | None = None) -> tuple[Fraction, tuple]:
+def rate(pod_sets, table: pricetable.Prices, per_unit: dict, scale: int) -> tuple[Fraction, tuple]:
     """(hourly rate, resources priced nowhere) of a job's pod sets (requests.Usage) on the flavors they are placed
-    on; `per_unit` keeps each (flavor, resource)'s price per Kueue integer, as a Fraction, for the next job."""
-    total, unpriced = Fraction(0), set()
-    per_unit = {} if per_unit is None else per_unit
+    on. Summed in integers: `per_unit` keeps each (flavor, resource)'s price per Kueue integer times `scale`
+    (`common_scale`), an integer, for the next job; one Fraction is made of the sum."""
+    total, unpriced = 0, set()
     for pod_set in pod_sets:
         for resource, amount in pod_set.total.items():
             key = (pod_set.flavors.get(resource), resource)
             price = per_unit.get(key, False)
             if price is False:
                 found = table.price(*key)
-                price = per_unit[key] = None if found is None else Fraction(found) / pricetable.unit(resource)
+                price = per_unit[key] = None if found is None else _scaled(found, resource, scale)
             if price is None:
                 if amount:
                     unpriced.add(resource)
                 continue
             total += price * amount
-    return total, tuple(sorted(unpriced))
+    return Fraction(total, scale), tuple(sorted(unpriced))
+
+
+def common_scale(table: pricetable.Prices) -> int:
+    """The least integer that makes every price of `table` per Kueue integer an integer: rates summed in integers
+    are exact (a Fraction's every addition reduces by a gcd, most of pricing a job)."""
+    scale = 1
+    for prices in (table.default, *table.flavors.values()):
+        for resource, price in prices.items():
+            scale = math.lcm(scale, (Fraction(price) / pricetable.unit(resource)).denominator)
+    return scale
+
+
+def _scaled(price, resource: str, scale: int) -> int:
+    exact = Fraction(price) * scale / pricetable.unit(resource)
+    return exact.numerator  # an integer: `scale` is a multiple of its denominator
 
 
 def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> dict:
@@ -68,11 +84,12 @@ def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> di
     `requests.jobs` takes them), in output order; many are priced on up to `workers` processes (`shares`)."""
 
     placed = placed_on(output, others)  # read once, before the shares are cut
+    scale = common_scale(table)
 
     def price(share: list) -> list:
         out, per_unit = [], {}
         for trainjob, _, jobset, _, _, _, usage in charges(output, share, placed):
-            hourly, unpriced = rate(usage, table, per_unit)
+            hourly, unpriced = rate(usage, table, per_unit, scale)
             out.append(((trainjob.namespace, trainjob.name), Cost(hourly, enforced_bound(jobset), unpriced)))
         return out
 
