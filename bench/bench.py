@@ -339,9 +339,14 @@ def budget(main_build: dict, cel: tuple[float, int, int], jobs: int) -> str:
     left = GOALS["floor"] * main_build["floor"][0] * cores - plain_cpu
     spent = main_build["checked"][1] - plain_cpu
     seconds, evaluations, objects = cel
+    leaves = (
+        f"the floor goal leaves them {left / jobs * 1e6:.0f} us"
+        if left > 0
+        else "the plain build alone misses the floor goal"
+    )
     return (
-        f"{'  the checks, CPU a TrainJob':<44} {spent / jobs * 1e6:8.0f} us  (the floor goal leaves them "
-        f"{left / jobs * 1e6:.0f} us on the plain build's {cores:.2f} cores;\n"
+        f"{'  the checks, CPU a TrainJob':<44} {spent / jobs * 1e6:8.0f} us  ({leaves} on the {cores:.2f} "
+        "cores the plain build keeps busy;\n"
         f"{'':<44} {'':8}     cel-cpp alone takes {seconds / jobs * 1e6:.0f} us: {evaluations} evaluations of "
         f"{objects} objects, bench/celfloor.py)"
     )
