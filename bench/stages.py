@@ -2,11 +2,12 @@
 
     python bench/stages.py [--repeat N] [--python PY] -- build --jobs 1 inputs
 
-Runs `trainc ARGS` in a fresh Python (PY, default this one) N times, the stages of each run timed in
-its process, and prints the best of each stage over the runs, then the whole run's. CPU time is the
-process's own and that of the children it waited for (a parallel build's workers, the shares' helpers),
-across the fork of a supervised run (`trainc.bounds`), whose stage loses what it used before the fork. Where the machine's speed moves, compare
-two installs by giving each its own PY in turn, as bench/alternate.py does for whole commands.
+Runs `trainc ARGS` in a fresh Python (PY, default this one; its own trainc, even run from a checkout) N
+times, the stages of each run timed in its process, and prints the best of each stage over the runs, then the
+whole run's. CPU time is the process's own and that of the children it waited for (a parallel build's workers,
+the shares' helpers), across the fork of a supervised run (`trainc.bounds`), whose stage loses what it used
+before the fork. Where the machine's speed moves, compare two installs by giving each its own PY in turn, as
+bench/alternate.py does for whole commands.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def main() -> None:
     for _ in range(given.repeat):
         read, write = os.pipe()
         subprocess.run(
-            [given.python, "-c", _TIMED, *args],
+            [given.python, "-P", "-c", _TIMED, *args],  # -P: the trainc of PY, not a checkout in the working folder
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(write,),
