@@ -980,10 +980,12 @@ def test_one_binding_of_the_object_serves_the_house_rules_and_the_policies(
     assert len(counted) == binds
 
 
-def test_a_verdict_on_what_objects_share_is_kept_only_for_objects_alike():
+@pytest.mark.parametrize("by_labels", [True, False], ids=["with-an-object-selector", "without"])
+def test_a_verdict_on_what_objects_share_is_kept_only_for_objects_alike(by_labels):
     """An admission keeps each binding's verdict on what the request shares with others (kind, namespace,
-    operation, a Namespace's own labels, names where resourceNames are given): admitting many objects in one
-    admission gives what admitting each in a fresh one gives."""
+    operation, a Namespace's own labels, names where resourceNames are given), and without an objectSelector the
+    bindings that take it: admitting many objects in one admission gives what admitting each in a fresh one
+    gives."""
     import yaml
 
     from trainc.errors import Origin
@@ -1005,6 +1007,8 @@ def test_a_verdict_on_what_objects_share_is_kept_only_for_objects_alike():
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {tier: gated}}\n",
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-b}\n",
     ]
+    if not by_labels:
+        texts = [text for text in texts if "by-labels" not in text]
     found = [(Origin("policies.yaml", index), yaml.safe_load(text)) for index, text in enumerate(texts)]
     bindings, errors = vap.load(found, found)
     assert errors == []
@@ -1033,12 +1037,12 @@ def test_a_verdict_on_what_objects_share_is_kept_only_for_objects_alike():
     assert refused >= {
         "ConfigMap team-a/open by-namespace",
         "ConfigMap team-b/locked by-name",
-        "ConfigMap team-c/open by-labels",
+        *(["ConfigMap team-c/open by-labels"] if by_labels else []),
         "Namespace team-a by-namespace",
     }
     assert not any(message.startswith("Namespace team-b") for message in said(together))
     # team-a's 8 requests, the 12 on `locked`, the 6 updates of a frozen one, the Namespace team-a
-    assert len(said(together)) == 8 + 12 + 6 + 1
+    assert len(said(together)) == 8 + 12 + (6 if by_labels else 0) + 1
 
 
 def test_params_are_found_by_place_as_a_scan_finds_them():

@@ -338,6 +338,10 @@ class Admission:
         self.user, self.groups = user[0], list(user[1])
         self._taken: dict = {}  # `_match`'s verdicts on what objects alike share
         self._named: dict = {}  # id(criteria) -> whether a rule of them gives resourceNames
+        criteria = [c for b in bindings for c in (b.policy.constraints, b.match) if c is not None]
+        self._by_labels = any(isinstance(c, dict) and c.get("objectSelector") for c in criteria)
+        self._by_name = any(_named(c) for c in criteria)
+        self._matches: dict = {}  # `_matched`'s answers, by what they depend on
         self.authorizer = celauthz.register(rbac.RBAC(objects, namespace).authorize)
         self.unevaluated: dict = {}  # (policy, expression path) -> (Policy, Expression): said once each
         self.current = ""  # the object being admitted, for the run bound's message
@@ -401,20 +405,10 @@ class Admission:
         label = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         self.current = label
         self.given = {} if subject.cost is None else {"cost": subject.cost}
-        matched = []  # (binding, its params or why it has none), in binding order
         # what `_takes` reads of the request but for names: the scope's labels are its Namespace's, or a Namespace's own
         scope = name if kind == "Namespace" and group == "" else namespace
         alike = (group, version, resource, kind, namespace, scope, operation)
-        for binding in self.bindings:
-            if not (
-                self._match(binding.policy.constraints, alike, request, labels, namespace_labels, False)
-                and self._match(binding.match, alike, request, labels, namespace_labels, True)
-            ):
-                continue
-            try:
-                matched.append((binding, self._params(binding, namespace)))
-            except _Config as exc:
-                matched.append((binding, exc))
+        matched = self._matched(alike, request, labels, namespace_labels)
         # Converting the object to CEL values is most of an evaluation: one binding of the request's data serves the
         # house rules and every policy that reads the same params (or none), each other params object its own. It
         # holds the first params object, unless a policy without params names `params` (null to it).
@@ -451,6 +445,32 @@ class Admission:
                 together = param is chosen or not policy.reads_params
                 for message in self._validate(policy, {**data, "params": param}, bound() if together else None):
                     self._act(binding, binding.actions, message, subject, label, outcome)
+
+    def _matched(self, alike: tuple, request: dict, labels: dict, namespace_labels) -> list:
+        """[(binding, its params or why it has none)] of the bindings that take the request, in binding order: the
+        same for every object `alike` (and of its name, when a rule names objects) unless an objectSelector reads
+        its labels, so found once for them (a render admits thousands of JobSets alike)."""
+        if self._by_labels:
+            return self._matching(alike, request, labels, namespace_labels)
+        key = (*alike, request["name"] if self._by_name else None)
+        found = self._matches.get(key)
+        if found is None:
+            found = self._matches[key] = self._matching(alike, request, labels, namespace_labels)
+        return found
+
+    def _matching(self, alike: tuple, request: dict, labels: dict, namespace_labels) -> list:
+        matched = []
+        for binding in self.bindings:
+            if not (
+                self._match(binding.policy.constraints, alike, request, labels, namespace_labels, False)
+                and self._match(binding.match, alike, request, labels, namespace_labels, True)
+            ):
+                continue
+            try:
+                matched.append((binding, self._params(binding, alike[4])))
+            except _Config as exc:
+                matched.append((binding, exc))
+        return matched
 
     def _match(self, criteria, alike: tuple, request: dict, labels: dict, namespace_labels, any_rule: bool) -> bool:
         """Whether `criteria` take the request: the objectSelector on `labels`, the rest (`_takes`) kept for the next
