@@ -47,7 +47,7 @@ class Cost(Record):
 def rate(pod_sets, table: pricetable.Prices, per_unit: dict, scale: int) -> tuple[Fraction, tuple]:
     """(hourly rate, resources priced nowhere) of a job's pod sets (requests.Usage) on the flavors they are placed
     on. Summed in integers: `per_unit` keeps each (flavor, resource)'s price per Kueue integer times `scale`
-    (`common_scale`), an integer, for the next job; one Fraction is made of the sum."""
+    (`common_scale`: a multiple of its denominator, so an integer) for the next job; one Fraction is made of the sum."""
     total, unpriced = 0, set()
     for pod_set in pod_sets:
         for resource, amount in pod_set.total.items():
@@ -55,7 +55,7 @@ def rate(pod_sets, table: pricetable.Prices, per_unit: dict, scale: int) -> tupl
             price = per_unit.get(key, False)
             if price is False:
                 found = table.price(*key)
-                price = per_unit[key] = None if found is None else _scaled(found, resource, scale)
+                price = per_unit[key] = None if found is None else (_per_unit(found, resource) * scale).numerator
             if price is None:
                 if amount:
                     unpriced.add(resource)
@@ -70,13 +70,13 @@ def common_scale(table: pricetable.Prices) -> int:
     scale = 1
     for prices in (table.default, *table.flavors.values()):
         for resource, price in prices.items():
-            scale = math.lcm(scale, (Fraction(price) / pricetable.unit(resource)).denominator)
+            scale = math.lcm(scale, _per_unit(price, resource).denominator)
     return scale
 
 
-def _scaled(price, resource: str, scale: int) -> int:
-    exact = Fraction(price) * scale / pricetable.unit(resource)
-    return exact.numerator  # an integer: `scale` is a multiple of its denominator
+def _per_unit(price, resource: str) -> Fraction:
+    """A price per Kueue integer of `resource`, exact."""
+    return Fraction(price) / pricetable.unit(resource)
 
 
 def costs(output, table: pricetable.Prices, others=None, workers: int = 1) -> dict:
