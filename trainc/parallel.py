@@ -20,7 +20,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 
 from . import bounds
 from . import build as builder
@@ -179,10 +179,8 @@ def _start(work: _Slice, others, compiling: _Compiling, anchored: bool) -> tuple
 
     down, up = os.pipe(), os.pipe()
     if hasattr(fcntl, "F_SETPIPE_SZ"):  # room for all a worker sends back, so it is written in one go
-        try:
+        with suppress(OSError):  # more than this system lets a pipe hold: the default, only slower
             fcntl.fcntl(up[1], fcntl.F_SETPIPE_SZ, 1 << 20)
-        except OSError:  # more than this system lets a pipe hold: the default, only slower
-            pass
     pid = bounds.fork_tied()
     if pid == 0:  # the worker: never returns into the parent's code, nor runs its exit handlers
         status, pipe = 1, None
@@ -199,9 +197,7 @@ def _start(work: _Slice, others, compiling: _Compiling, anchored: bool) -> tuple
             if bounds.out_of_memory(exc) and pipe is not None:  # the run says so, with the bound's error (`_receive`)
                 bounds.release_reserve()
                 pipe.send(_OUT_OF_MEMORY)
-            elif isinstance(exc, BrokenPipeError):  # the parent ended first: the kernel's signal ends this one too
-                pass
-            else:
+            elif not isinstance(exc, BrokenPipeError):  # (the parent ended first: the kernel's signal ends this one)
                 import traceback  # only a worker that fails needs it
 
                 traceback.print_exc()
@@ -231,10 +227,8 @@ class _Channel:
 
     def close(self) -> None:
         for stream in (self._out, self._in):
-            try:
+            with suppress(OSError):  # the worker went away before reading what was sent
                 stream.close()
-            except OSError:  # the worker went away before reading what was sent
-                pass
 
 
 def _merge(own, pipes, runtimes_read, compiling: _Compiling, anchored: bool) -> builder.Output:

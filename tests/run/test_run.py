@@ -295,6 +295,26 @@ def test_ctrl_c_stops_every_process(tmp_path):
     assert processes_with(marker) == []
 
 
+def test_a_sidecar_is_stopped_when_the_pod_s_main_container_ends(tmp_path):
+    """A native sidecar (an init container that restarts Always) runs beside the trainer; once the trainer exits,
+    the sidecar's group gets SIGTERM, then SIGKILL past the grace period (this one ignores SIGTERM and leaves a
+    child): the pod succeeds and nothing of it is left."""
+    marker = f"trainc-test-{uuid.uuid4().hex}"
+    sidecar = {"name": "logs", "image": "img", "restartPolicy": "Always", "command": ["python", "-c", STUBBORN, marker]}
+    main = {"name": "node", "image": "img", "command": ["python", "-c", "import time; time.sleep(1); print('done')"]}
+    pod = {"initContainers": [sidecar], "containers": [main]}
+    (tmp_path / "runtime.yaml").write_text(runtime("with-sidecar", [replicated_job("node", pod, "trainer")]))
+    job = trainjob(tmp_path, "side", "    numNodes: 1", "with-sidecar", "TrainingRuntime")
+    started = time.monotonic()
+    result = trainc_run(job, tmp_path / "runtime.yaml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert time.monotonic() - started < 60
+    logs = {tuple(part.strip() for part in line.split(" | ")) for line in result.stdout.split("---")[0].splitlines()}
+    assert logs == {("side-node-0-0/logs", "up"), ("side-node-0-0", "done")}
+    assert condition(status_of(result.stdout)) == ("Complete", "AllJobsCompleted")
+    assert processes_with(marker) == []
+
+
 def test_bad_input_is_refused_before_anything_starts(tmp_path):
     """A missing Secret, a PVC with no --mount and a command not on PATH: all reported, nothing run."""
     marker = tmp_path / "ran"

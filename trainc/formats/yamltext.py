@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from contextlib import suppress
 from functools import lru_cache
 from sys import intern
 
@@ -59,14 +60,13 @@ class Loader(yaml.CSafeLoader):
         Only its nesting verdict counts: libyaml's reading stands for everything else."""
         loader = _DepthScanner(self.text)
         try:
-            for _ in range(documents):
-                if loader.check_node():
-                    loader.get_node()
+            with suppress(ValueError):  # the pure scanner's own failure on escapes past U+10FFFF: libyaml reports it
+                for _ in range(documents):
+                    if loader.check_node():
+                        loader.get_node()
         except yaml.YAMLError as exc:
             if yamlshape.is_too_deep(exc):
                 raise
-        except ValueError:  # the pure scanner's own failure on escapes past U+10FFFF, which libyaml reports
-            pass
         finally:
             loader.dispose()
 
@@ -180,12 +180,11 @@ def _non_specific_scalars(text: str) -> list:
     found = []
     parser = yaml.CSafeLoader(text)
     try:
-        while parser.check_event():
-            event = parser.get_event()
-            if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
-                found.append((event.start_mark.line, event.start_mark.column))
-    except yaml.YAMLError:  # the text's own error is libyaml's to report, where the document is loaded
-        pass
+        with suppress(yaml.YAMLError):  # the text's own error is libyaml's to report, where the document is loaded
+            while parser.check_event():
+                event = parser.get_event()
+                if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
+                    found.append((event.start_mark.line, event.start_mark.column))
     finally:
         parser.dispose()
     return found

@@ -355,11 +355,10 @@ def _remove(root: int, directory: str, relative: str) -> bool:
     except OSError:
         return True
     try:
-        if not stat.S_ISREG(os.lstat(name, dir_fd=folder_fd).st_mode) or not _headed(folder_fd, name):
-            return False
-        os.unlink(name, dir_fd=folder_fd)
-    except FileNotFoundError:  # already gone: nothing of trainc's to remove
-        pass
+        with suppress(FileNotFoundError):  # already gone: nothing of trainc's to remove
+            if not stat.S_ISREG(os.lstat(name, dir_fd=folder_fd).st_mode) or not _headed(folder_fd, name):
+                return False
+            os.unlink(name, dir_fd=folder_fd)
     except OSError as exc:
         raise OutputDirError(f"{os.path.join(directory, relative)}: cannot remove it: {exc.strerror}") from None
     finally:

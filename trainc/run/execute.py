@@ -194,12 +194,9 @@ class Runner:
         for line in iter(process.stdout.readline, b""):
             if log is not None:
                 log.write(line)
-            with self.lock:
-                try:
-                    self.logs.write(prefix + (line if line.endswith(b"\n") else line + b"\n"))
-                    self.logs.flush()
-                except OSError:  # stdout went away (`| head`): keep draining, so the pod never blocks on it
-                    pass
+            with self.lock, suppress(OSError):  # stdout went away (`| head`): keep draining, so the pod never blocks
+                self.logs.write(prefix + (line if line.endswith(b"\n") else line + b"\n"))
+                self.logs.flush()
         process.stdout.close()
         if log is not None:
             log.close()
@@ -212,22 +209,21 @@ class Runner:
         return code
 
     def _finish(self, processes) -> None:
+        """SIGTERM each process group, SIGKILL what is left after one grace period, and wait for each process."""
+        processes = [process for process in processes if process is not None]
         for process in processes:
-            if process is not None:
-                self._kill(process, signal.SIGTERM)
+            self._kill(process, signal.SIGTERM)
+        end = time.monotonic() + GRACE_SECONDS
         for process in processes:
-            if process is not None:
-                try:
-                    process.wait(GRACE_SECONDS)
-                except subprocess.TimeoutExpired:  # past its grace period: killed below
-                    pass
-                self._kill(process, signal.SIGKILL)
+            with suppress(subprocess.TimeoutExpired):  # past the grace period: killed below
+                process.wait(max(0.0, end - time.monotonic()))
+        for process in processes:
+            self._kill(process, signal.SIGKILL)
+            process.wait()
 
     def _kill(self, process: subprocess.Popen, sig: int) -> None:
-        try:
+        with suppress(ProcessLookupError, PermissionError):  # the group is gone already
             os.killpg(process.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def _stop_all(self) -> None:
         """SIGTERM every process group, SIGKILL what is left after the grace period, then wait for every thread."""
@@ -236,18 +232,7 @@ class Runner:
         with self.lock:
             self.stopping.set()
             processes = list(self.groups.values())
-        for process in processes:
-            if process.poll() is None:
-                self._kill(process, signal.SIGTERM)
-        end = time.monotonic() + GRACE_SECONDS
-        for process in processes:
-            try:
-                process.wait(max(0.0, end - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
-        for process in processes:
-            self._kill(process, signal.SIGKILL)
-            process.wait()
+        self._finish(processes)
         end = time.monotonic() + GRACE_SECONDS
         for thread in self.threads:  # a log reader waits only for a process that left its group (a daemon)
             thread.join(max(0.0, end - time.monotonic()))
