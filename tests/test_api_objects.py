@@ -79,6 +79,8 @@ def test_sdk_model_kubernetes_objects_datetimes_and_bytes_render_as_the_posted_j
     }
     for form, document in forms.items():
         assert trainc.from_objects([document]) == expected, form
+    for document in (body, json.dumps(body), json.dumps(body).encode()):  # one document alone is one
+        assert trainc.from_objects(document) == expected
 
 
 def test_datetimes_become_iso_8601_strings():

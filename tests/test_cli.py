@@ -235,6 +235,12 @@ def test_python_api_matches_the_cli():
     cli = run("build", "examples/torch-ddp.yaml", cwd=ROOT).stdout
     assert trainc.render([str(ROOT / "examples/torch-ddp.yaml")]) == cli
     assert [o["kind"] for o in trainc.objects([str(ROOT / "examples/torch-ddp.yaml")])] == ["JobSet"]
+    # one path alone, as text or a Path (runtimes too), is one path: not the characters of its text
+    assert (
+        trainc.render(str(ROOT / "examples/torch-ddp.yaml")) == trainc.render(ROOT / "examples/torch-ddp.yaml") == cli
+    )
+    runtime = ROOT / "runtimes" / "torch-distributed.yaml"
+    assert trainc.render([ROOT / "examples/torch-ddp.yaml"], runtimes=runtime) == cli
 
 
 def test_python_api_takes_the_project_config_as_the_cli_does(tmp_path, monkeypatch):

@@ -19,13 +19,13 @@ def objects(
     runtime_snapshot: bool = False,
     **options,
 ) -> list[dict]:
-    """The rendered objects for every TrainJob under `paths` (files, directories or "-"), as `trainc build`;
-    `options` are the run's other options (`trainc.engine.Options`: policy_paths, previous, plugins, ...).
-    Raises InputErrors for everything the build refuses."""
+    """The rendered objects for every TrainJob under `paths` (files, directories or "-"; one path alone is one),
+    as `trainc build`; `options` are the run's other options (`trainc.engine.Options`: policy_paths, previous,
+    plugins, ...). Raises InputErrors for everything the build refuses."""
     from . import engine
 
     settings = _options(runtimes, namespace, ssh_key_seed, runtime_snapshot=runtime_snapshot, **options)
-    return engine.run(engine.Inputs(tuple(paths)), settings).checked().documents()
+    return engine.run(engine.Inputs(_paths(paths)), settings).checked().documents()
 
 
 def render(paths, runtimes=(), **options) -> str:
@@ -50,6 +50,8 @@ def from_objects(
     from .errors import InputErrors, Origin, caught
     from .formats import source
 
+    if isinstance(documents, (str, bytes, dict)):  # one document alone, not its characters or keys
+        documents = [documents]
     found, errors = [], []
     for index, document in enumerate(documents):
         name = f"<object {index}>"
@@ -91,7 +93,7 @@ def _options(runtimes, namespace, ssh_key_seed, **given):
             releases.named(defaults["trainer_version"])
         except ValueError as exc:
             raise TraincError(f"{config.where['trainer_version'][0]}: trainer-version: {exc}") from None
-    chosen = {"runtime_paths": tuple(runtimes) or None, "namespace": namespace}
+    chosen = {"runtime_paths": _paths(runtimes) or None, "namespace": namespace}
     return Options(
         **{
             **defaults,
@@ -101,6 +103,13 @@ def _options(runtimes, namespace, ssh_key_seed, **given):
             **given,
         }
     )
+
+
+def _paths(given) -> tuple:
+    """Paths as the run reads them: text, bytes or os.PathLike each; one path alone is one, not its characters."""
+    import os
+
+    return tuple(map(os.fsdecode, [given] if isinstance(given, (str, bytes, os.PathLike)) else given))
 
 
 def _as_text(document, origin) -> str:
